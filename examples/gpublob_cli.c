@@ -1,0 +1,196 @@
+/* gpublob_cli.c: the gpublob command line.  Kernel in, blob out.
+**
+**   gpublob [options] INPUT      INPUT: .ll or .bc, or - for stdin
+**
+** Exit 0 on success; on failure one line on stderr (plus the tool's or LLVM's
+** detail below it) and no output file.  Output is written atomically.
+*/
+#define _POSIX_C_SOURCE 200809L
+#include "gpublob.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <llvm-c/ErrorHandling.h>
+
+static const char usage[] =
+    "usage: gpublob [options] INPUT            INPUT: .ll or .bc, or - for stdin\n"
+    "  -t, --target NAME[:CHIP]         a target from the spec; CHIP defaults per target\n"
+    "      --features STR               LLVM target features, e.g. +ptx80\n"
+    "  -f, --format llvm|asm|bin        default bin\n"
+    "  -O0 .. -O3                       default -O3\n"
+    "  -o FILE                          output file; - for stdout\n"
+    "      --ftz                        flush denormals (device-library variant)\n"
+    "      --fast-math                  unsafe, finite-only math (device-library variant)\n"
+    "      --list-targets               name, triple, default chip, formats, attribute,\n"
+    "                                   and whether its blob tool was found\n"
+    "      --version\n"
+    "  -h, --help\n";
+
+typedef struct cli {
+  gpublob_options opts;
+  const char *input, *output;
+  int list_targets;
+} cli;
+
+static int fail(const char *fmt, const char *arg) {
+  fputs("gpublob: error: ", stderr);
+  fprintf(stderr, fmt, arg);
+  fputc('\n', stderr);
+  return 2;
+}
+
+/* ---- arguments ---- */
+static int parse_format(const char *s) {
+  if (!strcmp(s, "bin")) return GPUBLOB_FORMAT_BIN;
+  if (!strcmp(s, "asm")) return GPUBLOB_FORMAT_ASM;
+  if (!strcmp(s, "llvm")) return GPUBLOB_FORMAT_LLVM;
+  return -1;
+}
+
+/* Returns 0 to go on, 1 when done (help, version), 2 on a usage error. */
+static int parse_args(cli *c, int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes = !strcmp(a, "-t") || !strcmp(a, "--target") || !strcmp(a, "--features") ||
+                !strcmp(a, "-f") || !strcmp(a, "--format") || !strcmp(a, "-o");
+    if (takes && !next) return fail("option %s needs a value", a);
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(usage, stdout);
+      return 1;
+    } else if (!strcmp(a, "--version")) {
+      printf("gpublob %s\n", gpublob_version());
+      return 1;
+    } else if (!strcmp(a, "-t") || !strcmp(a, "--target")) {
+      if (c->opts.target) return fail("%s", "-t may be given once");
+      c->opts.target = argv[++i];
+    } else if (!strcmp(a, "--features")) {
+      c->opts.features = argv[++i];
+    } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
+      c->opts.format = parse_format(argv[++i]);
+      if (c->opts.format < 0) return fail("unknown format '%s' (use llvm, asm or bin)", argv[i]);
+    } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+      c->opts.opt = GPUBLOB_OPT_O0 + (a[2] - '0');
+    } else if (!strcmp(a, "-o")) {
+      c->output = argv[++i];
+    } else if (!strcmp(a, "--ftz")) {
+      c->opts.flags |= GPUBLOB_FLAG_FTZ;
+    } else if (!strcmp(a, "--fast-math")) {
+      c->opts.flags |= GPUBLOB_FLAG_FAST_MATH;
+    } else if (!strcmp(a, "--list-targets")) {
+      c->list_targets = 1;
+    } else if (a[0] == '-' && a[1]) {
+      return fail("unknown option '%s' (see --help)", a);
+    } else if (c->input) {
+      return fail("more than one input ('%s')", a);
+    } else {
+      c->input = a;
+    }
+  }
+  if (!c->input && !c->list_targets) return fail("%s", "no input (see --help)");
+  return 0;
+}
+
+/* ---- --list-targets ---- */
+static int list_targets(gpublob *g) {
+  printf("%-8s %-26s %-8s %-14s %-14s %s\n", "target", "triple", "chip", "formats", "attribute",
+         "blob tool");
+  for (int i = 0; i < gpublob_target_count(); i++) {
+    gpublob_target_info t;
+    gpublob_target_get(i, &t);
+    gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = t.name};
+    char tool[4096];
+    int rc = gpublob_tool_find(g, &o, tool, sizeof tool);
+    const char *state = rc ? "not found" : *tool ? tool : "none needed";
+    printf("%-8s %-26s %-8s %-14s %-14s %s (%s)\n", t.name, t.triple, t.chip, "llvm,asm,bin",
+           t.attribute, state, t.tool_kind);
+  }
+  return 0;
+}
+
+/* ---- output: stdout, or a temporary file renamed into place ---- */
+static int write_all(int fd, const unsigned char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static int write_atomic(const char *path, const gpublob_blob *b) {
+  if (!strcmp(path, "-")) return write_all(1, b->data, b->size);
+  size_t n = strlen(path);
+  char *tmp = malloc(n + 16);
+  if (!tmp) return -1;
+  snprintf(tmp, n + 16, "%s.tmp-XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    free(tmp);
+    return -1;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  int rc = fchmod(fd, 0666 & ~mask) | write_all(fd, b->data, b->size);
+  rc |= close(fd);
+  if (!rc) rc = rename(tmp, path);
+  int err = errno;
+  if (rc) unlink(tmp);
+  free(tmp);
+  errno = err;
+  return rc;
+}
+
+/* INPUT.ll -> INPUT.cubin beside it; stdin -> stdout. */
+static char *default_output(const char *input, const char *suffix) {
+  if (!strcmp(input, "-")) return strdup("-");
+  const char *slash = strrchr(input, '/'), *dot = strrchr(input, '.');
+  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - input) : strlen(input);
+  char *out = malloc(stem + strlen(suffix) + 1);
+  if (out) sprintf(out, "%.*s%s", (int)stem, input, suffix);
+  return out;
+}
+
+static void on_llvm_fatal(const char *reason) {
+  fprintf(stderr, "gpublob: error: LLVM fatal error: %s\n", reason);
+}
+
+int main(int argc, char **argv) {
+  cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION}};
+  int rc = parse_args(&c, argc, argv);
+  if (rc) return rc == 1 ? 0 : 2;
+  gpublob *g;
+  if (gpublob_open(&g)) return fail("%s", "out of memory");
+  LLVMInstallFatalErrorHandler(on_llvm_fatal);
+  if (c.list_targets) {
+    rc = list_targets(g);
+    gpublob_close(g);
+    return rc;
+  }
+  gpublob_blob blob;
+  if (gpublob_file_compile(g, &c.opts, c.input, &blob)) {
+    fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));
+    rc = 10 + gpublob_error_code(g);
+    gpublob_close(g);
+    return rc;
+  }
+  char *out = c.output ? strdup(c.output) : default_output(c.input, blob.suffix);
+  if (!out || write_atomic(out, &blob)) {
+    fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", out ? out : "?", strerror(errno));
+    rc = 10 + GPUBLOB_IO;
+  } else if (strcmp(out, "-")) {
+    fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", out, blob.size);
+  }
+  free(out);
+  gpublob_blob_free(&blob);
+  gpublob_close(g);
+  return rc;
+}

@@ -1,0 +1,1180 @@
+/* gpublob.c: the one translation unit of gpublob's target-neutral core.
+**
+** In-tree:  ./configure && ninja   (build/gpublob_targets.def comes from the spec)
+** Vendored: cc -std=c11 -O2 -c gpublob.c $(llvm-config-22 --cflags)
+**           using build/vendor/gpublob.c, which has the target table pasted in.
+**
+** The file runs in pipeline order: options and targets, input, parse and verify,
+** target machine, module flags, device libraries, optimisation, emission, blob
+** tool, and last the public API.  Nothing here names a target: whatever differs
+** between targets is a field of the descriptor generated from targets/.
+*/
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "gpublob.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/BitWriter.h>
+#include <llvm-c/Core.h>
+#include <llvm-c/IRReader.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+extern char **environ;
+
+/* ---- the target descriptors, generated from the spec ---- */
+enum emit_kind { EMIT_asm, EMIT_obj };
+enum tool_kind { TOOL_exec, TOOL_none };
+
+typedef struct target_desc {
+  const char *name, *triple, *chip, *chip_prefix, *chips, *chip_features;
+  const char *features, *feature_names, *version_feature, *feature_min;
+  enum emit_kind emit;
+  enum tool_kind tool_kind;
+  const char *tool_kind_name, *tool, *tool_argv, *tool_search;
+  const char *attribute, *suffix_asm, *suffix_bin;
+  const char *libs, *lib_search, *module_flags, *intrinsics;
+} target_desc;
+
+#define GPUBLOB_TARGET(name, triple, chip, chip_prefix, chips, chip_features, features,  \
+                       feature_names, version_feature, feature_min, emit, tool_kind,     \
+                       tool, tool_argv, tool_search, attribute, suffix_asm, suffix_bin,  \
+                       libs, lib_search, module_flags, intrinsics)                       \
+  {name, triple, chip, chip_prefix, chips, chip_features, features, feature_names,      \
+   version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind, #tool_kind, tool,       \
+   tool_argv, tool_search, attribute, suffix_asm, suffix_bin, libs, lib_search,         \
+   module_flags, intrinsics},
+static const target_desc targets[] = {
+#include "gpublob_targets.def"
+};
+#undef GPUBLOB_TARGET
+#define NTARGETS ((int)(sizeof targets / sizeof *targets))
+
+/* ---- strings: a growable buffer, blank-separated lists, globs ---- */
+typedef struct strbuf {
+  char *s;
+  size_t len, cap;
+  int oom;
+} strbuf;
+
+static void sb_addn(strbuf *b, const char *s, size_t n) {
+  if (b->oom) return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 128;
+    while (cap < b->len + n + 1) cap *= 2;
+    char *p = realloc(b->s, cap);
+    if (!p) {
+      b->oom = 1;
+      return;
+    }
+    b->s = p;
+    b->cap = cap;
+  }
+  memcpy(b->s + b->len, s, n);
+  b->len += n;
+  b->s[b->len] = 0;
+}
+
+static void sb_add(strbuf *b, const char *s) { sb_addn(b, s, strlen(s)); }
+
+static void sb_addf(strbuf *b, const char *fmt, ...) {
+  char small[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if ((size_t)n < sizeof small) {
+    sb_addn(b, small, (size_t)n);
+    return;
+  }
+  char *big = malloc((size_t)n + 1);
+  if (!big) {
+    b->oom = 1;
+    return;
+  }
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  sb_addn(b, big, (size_t)n);
+  free(big);
+}
+
+static const char *sb_str(const strbuf *b) { return b->s ? b->s : ""; }
+static void sb_free(strbuf *b) {
+  free(b->s);
+  memset(b, 0, sizeof *b);
+}
+
+/* The next word of a list separated by any of seps; NULL at the end. */
+static const char *next_word(const char **p, const char *seps, size_t *n) {
+  const char *s = *p;
+  while (*s && strchr(seps, *s)) s++;
+  if (!*s) return NULL;
+  const char *e = s;
+  while (*e && !strchr(seps, *e)) e++;
+  *n = (size_t)(e - s);
+  *p = e;
+  return s;
+}
+
+static int word_is(const char *w, size_t n, const char *s) {
+  return strlen(s) == n && !strncmp(w, s, n);
+}
+
+static int list_has(const char *list, const char *s) {
+  size_t n;
+  const char *w;
+  while ((w = next_word(&list, " ", &n)))
+    if (word_is(w, n, s)) return 1;
+  return 0;
+}
+
+/* Value of KEY in a "KEY:VALUE KEY:VALUE" list, copied into out; 0 if absent. */
+static int pair_value(const char *list, const char *key, char *out, size_t size) {
+  size_t n, k = strlen(key);
+  const char *w;
+  while ((w = next_word(&list, " ", &n)))
+    if (n > k && w[k] == ':' && !strncmp(w, key, k)) {
+      snprintf(out, size, "%.*s", (int)(n - k - 1), w + k + 1);
+      return 1;
+    }
+  return 0;
+}
+
+static int glob_match(const char *pattern, size_t n, const char *s) {
+  char pat[128];
+  snprintf(pat, sizeof pat, "%.*s", (int)n, pattern);
+  return fnmatch(pat, s, 0) == 0;
+}
+
+/* ---- the handle and its error message ---- */
+struct gpublob {
+  int code;
+  strbuf msg;
+};
+
+static const char *const error_strings[] = {
+#define GPUBLOB_ERROR_TEXT(name, value, text) [value] = text,
+    GPUBLOB_ERRORS(GPUBLOB_ERROR_TEXT)
+#undef GPUBLOB_ERROR_TEXT
+};
+
+static int set_error(gpublob *g, int code, const char *fmt, ...) {
+  g->code = code;
+  g->msg.len = 0;
+  if (g->msg.s) g->msg.s[0] = 0;
+  char small[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  sb_add(&g->msg, small);
+  return code;
+}
+
+/* Appends detail (a diagnostic, a tool's stderr) to the current message. */
+static void add_detail(gpublob *g, const char *detail) {
+  size_t n = strlen(detail);
+  while (n && (detail[n - 1] == '\n' || detail[n - 1] == ' ')) n--;
+  if (!n) return;
+  sb_add(&g->msg, ":\n");
+  sb_addn(&g->msg, detail, n);
+}
+
+/* ---- one compile: the job and the options it resolved ---- */
+typedef struct job {
+  gpublob *g;
+  const target_desc *t;
+  char chip[64];
+  strbuf features;  /* what LLVM gets: spec default, then the caller's */
+  strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */
+  int format, opt;
+  unsigned flags;
+  const gpublob_options *o;
+  const char *name;
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMTargetMachineRef tm;
+  strbuf diag; /* LLVM diagnostics of this job */
+  gpublob_blob out;
+} job;
+
+static const gpublob_options default_options = {.version = GPUBLOB_OPTIONS_VERSION};
+
+/* ---- options: target, chip, features, format and level, checked before LLVM ---- */
+static const target_desc *target_named(const char *name, size_t n) {
+  for (int i = 0; i < NTARGETS; i++)
+    if (word_is(name, n, targets[i].name)) return &targets[i];
+  return NULL;
+}
+
+static int resolve_target(job *j) {
+  const char *spec = j->o->target ? j->o->target : targets[0].name;
+  const char *colon = strchr(spec, ':');
+  size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+  j->t = target_named(spec, n);
+  if (!j->t) {
+    strbuf known = {0};
+    for (int i = 0; i < NTARGETS; i++) sb_addf(&known, "%s%s", i ? " " : "", targets[i].name);
+    set_error(j->g, GPUBLOB_TARGET, "unknown target '%.*s' (known: %s)", (int)n, spec,
+              sb_str(&known));
+    sb_free(&known);
+    return GPUBLOB_TARGET;
+  }
+  const char *chip = j->o->chip ? j->o->chip : colon ? colon + 1 : j->t->chip;
+  if (!*chip || strlen(chip) >= sizeof j->chip || !list_has(j->t->chips, chip))
+    return set_error(j->g, GPUBLOB_CHIP, "invalid chip '%s' for target %s (valid: %s)", chip,
+                     j->t->name, j->t->chips);
+  strcpy(j->chip, chip);
+  return GPUBLOB_OK;
+}
+
+/* A feature +NAME of the versioned family (+ptx80) must reach the chip's minimum. */
+static int check_feature_version(job *j, const char *w, size_t n) {
+  const target_desc *t = j->t;
+  size_t p = strlen(t->version_feature);
+  if (!p || n <= p + 1 || w[0] != '+' || strncmp(w + 1, t->version_feature, p)) return GPUBLOB_OK;
+  char min[32];
+  if (!pair_value(t->feature_min, j->chip, min, sizeof min)) return GPUBLOB_OK;
+  long have = strtol(w + 1 + p, NULL, 10), need = strtol(min + p, NULL, 10);
+  if (have >= need) return GPUBLOB_OK;
+  return set_error(j->g, GPUBLOB_FEATURES,
+                   "feature '%.*s' is too low for chip %s: it needs at least +%s", (int)n, w,
+                   j->chip, min);
+}
+
+static int check_feature(job *j, const char *w, size_t n) {
+  if (n < 2 || (w[0] != '+' && w[0] != '-'))
+    return set_error(j->g, GPUBLOB_FEATURES, "feature '%.*s' must start with '+' or '-'", (int)n, w);
+  char name[128];
+  snprintf(name, sizeof name, "%.*s", (int)(n - 1), w + 1);
+  const char *pats = *j->t->feature_names ? j->t->feature_names : "*", *pw;
+  size_t pn;
+  int ok = 0;
+  while (!ok && (pw = next_word(&pats, " ", &pn))) ok = glob_match(pw, pn, name);
+  if (!ok)
+    return set_error(j->g, GPUBLOB_FEATURES, "unknown feature '%.*s' for target %s (accepted: %s)",
+                     (int)n, w, j->t->name, j->t->feature_names);
+  return check_feature_version(j, w, n);
+}
+
+static void add_features(strbuf *b, const char *list) {
+  const char *w;
+  size_t n;
+  while ((w = next_word(&list, ", ", &n))) {
+    if (b->len) sb_add(b, ",");
+    sb_addn(b, w, n);
+  }
+}
+
+static void add_chip_features(job *j) {
+  const char *list = j->t->chip_features, *w;
+  size_t n;
+  while ((w = next_word(&list, " ", &n))) {
+    const char *colon = memchr(w, ':', n);
+    if (!colon || !glob_match(w, (size_t)(colon - w), j->chip)) continue;
+    if (j->condfeat.len) sb_add(&j->condfeat, ",");
+    sb_addn(&j->condfeat, colon + 1, n - (size_t)(colon + 1 - w));
+  }
+}
+
+static int resolve_features(job *j) {
+  add_features(&j->features, j->t->features);
+  if (j->o->features) add_features(&j->features, j->o->features);
+  const char *list = sb_str(&j->features), *w;
+  size_t n;
+  while ((w = next_word(&list, ",", &n)))
+    if (check_feature(j, w, n)) return j->g->code;
+  add_chip_features(j);
+  add_features(&j->condfeat, sb_str(&j->features));
+  if (j->features.oom || j->condfeat.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  return GPUBLOB_OK;
+}
+
+static int resolve_levels(job *j) {
+  j->format = j->o->format ? j->o->format : GPUBLOB_FORMAT_BIN;
+  if (j->format < GPUBLOB_FORMAT_BIN || j->format > GPUBLOB_FORMAT_LLVM)
+    return set_error(j->g, GPUBLOB_FORMAT, "unknown output format %d", j->o->format);
+  int opt = j->o->opt ? j->o->opt : GPUBLOB_OPT_O3;
+  if (opt < GPUBLOB_OPT_O0 || opt > GPUBLOB_OPT_O3)
+    return set_error(j->g, GPUBLOB_OPTION, "unknown optimisation level %d", j->o->opt);
+  j->opt = opt - GPUBLOB_OPT_O0;
+  if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH))
+    return set_error(j->g, GPUBLOB_OPTION, "unknown flags 0x%x", j->o->flags);
+  j->flags = j->o->flags;
+  return GPUBLOB_OK;
+}
+
+static int resolve_options(job *j) {
+  if (j->o->version > GPUBLOB_OPTIONS_VERSION)
+    return set_error(j->g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
+                     j->o->version, GPUBLOB_OPTIONS_VERSION);
+  int rc = resolve_target(j);
+  if (!rc) rc = resolve_features(j);
+  if (!rc) rc = resolve_levels(j);
+  return rc;
+}
+
+/* ---- templates: {chip}, {chipid}, {opt}, {if:COND:THEN:ELSE} and friends ---- */
+static int feature_on(const char *features, const char *name, size_t n) {
+  int on = 0;
+  const char *w;
+  size_t m;
+  while ((w = next_word(&features, ",", &m)))
+    if (m == n + 1 && !strncmp(w + 1, name, n)) on = w[0] == '+';
+  return on;
+}
+
+static int condition_holds(const job *j, const char *c, size_t n) {
+  if (word_is(c, n, "ftz")) return (j->flags & GPUBLOB_FLAG_FTZ) != 0;
+  if (word_is(c, n, "fast-math")) return (j->flags & GPUBLOB_FLAG_FAST_MATH) != 0;
+  int on = feature_on(sb_str(&j->condfeat), c + 1, n - 1);
+  return c[0] == '+' ? on : !on;
+}
+
+static const char *chip_id(const job *j) {
+  size_t p = strlen(j->t->chip_prefix);
+  return strncmp(j->chip, j->t->chip_prefix, p) ? j->chip : j->chip + p;
+}
+
+/* Expands one placeholder body (between the braces) into b. */
+static void expand_one(const job *j, const char *p, size_t n, const char **vars, strbuf *b) {
+  if (n > 3 && !strncmp(p, "if:", 3)) {
+    const char *c = p + 3, *e = p + n;
+    const char *c1 = memchr(c, ':', (size_t)(e - c));
+    const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
+    if (!c2) return;
+    if (condition_holds(j, c, (size_t)(c1 - c))) sb_addn(b, c1 + 1, (size_t)(c2 - c1 - 1));
+    else sb_addn(b, c2 + 1, (size_t)(e - c2 - 1));
+    return;
+  }
+  char opt[2] = {(char)('0' + j->opt), 0};
+  if (word_is(p, n, "chip")) sb_add(b, j->chip);
+  else if (word_is(p, n, "chipid")) sb_add(b, chip_id(j));
+  else if (word_is(p, n, "opt")) sb_add(b, opt);
+  for (int i = 0; vars && vars[i]; i += 2)
+    if (word_is(p, n, vars[i])) sb_add(b, vars[i + 1]);
+}
+
+/* vars: NULL-ended name/value pairs for {tool}, {in}, {out}. */
+static void expand(const job *j, const char *s, size_t n, const char **vars, strbuf *b) {
+  const char *e = s + n;
+  while (s < e) {
+    const char *o = memchr(s, '{', (size_t)(e - s));
+    const char *c = o ? memchr(o, '}', (size_t)(e - o)) : NULL;
+    if (!o || !c) {
+      sb_addn(b, s, (size_t)(e - s));
+      return;
+    }
+    sb_addn(b, s, (size_t)(o - s));
+    expand_one(j, o + 1, (size_t)(c - o - 1), vars, b);
+    s = c + 1;
+  }
+}
+
+/* ---- search: options first, then the spec's roots (with $VARs), listing each try ---- */
+typedef struct search {
+  strbuf tried;
+  char found[4096];
+} search;
+
+static int try_path(search *s, const char *dir, size_t dn, const char *name, int exec) {
+  char path[4096];
+  snprintf(path, sizeof path, "%.*s/%s", (int)dn, dir, name);
+  sb_addf(&s->tried, "\n  %s", path);
+  struct stat st;
+  if (stat(path, &st) || !S_ISREG(st.st_mode) || (exec && access(path, X_OK))) return 0;
+  snprintf(s->found, sizeof s->found, "%s", path);
+  return 1;
+}
+
+/* Tries one root; "$VAR/sub" expands to each entry of a colon list in VAR. */
+static int try_root(search *s, const char *root, size_t n, const char *name, int exec) {
+  if (root[0] != '$') return try_path(s, root, n, name, exec);
+  size_t v = 1;
+  while (v < n && (root[v] == '_' || (root[v] >= 'A' && root[v] <= 'Z') ||
+                   (root[v] >= 'a' && root[v] <= 'z') || (root[v] >= '0' && root[v] <= '9')))
+    v++;
+  char var[128];
+  snprintf(var, sizeof var, "%.*s", (int)(v - 1), root + 1);
+  const char *val = getenv(var), *w;
+  size_t wn;
+  while (val && (w = next_word(&val, ":", &wn))) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s%.*s", (int)wn, w, (int)(n - v), root + v);
+    if (try_path(s, dir, strlen(dir), name, exec)) return 1;
+  }
+  return 0;
+}
+
+/* extra: a colon list from the options; roots: the spec's blank-separated list. */
+static int search_file(search *s, const char *extra, const char *roots, const char *name, int exec) {
+  const char *w;
+  size_t n;
+  while (extra && (w = next_word(&extra, ":", &n)))
+    if (try_path(s, w, n, name, exec)) return 1;
+  while ((w = next_word(&roots, " ", &n)))
+    if (try_root(s, w, n, name, exec)) return 1;
+  return 0;
+}
+
+static int find_tool(job *j, char *path, size_t size) {
+  const target_desc *t = j->t;
+  if (j->o->tool) {
+    if (access(j->o->tool, X_OK))
+      return set_error(j->g, GPUBLOB_NOTOOL, "blob tool '%s' (from the options) is not executable: %s",
+                       j->o->tool, strerror(errno));
+    snprintf(path, size, "%s", j->o->tool);
+    return GPUBLOB_OK;
+  }
+  search s = {0};
+  const char *names = t->tool, *w;
+  size_t n;
+  int found = 0;
+  while (!found && (w = next_word(&names, " ", &n))) {
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)n, w);
+    found = search_file(&s, j->o->tool_dirs, t->tool_search, name, 1);
+  }
+  if (found) snprintf(path, size, "%s", s.found);
+  else
+    set_error(j->g, GPUBLOB_NOTOOL, "%s not found for target %s; tried:%s", t->tool, t->name,
+              sb_str(&s.tried));
+  sb_free(&s.tried);
+  return found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
+}
+
+/* ---- input: whole files or standard input, NUL-terminated for the IR parser ---- */
+static int read_fd(int fd, unsigned char **data, size_t *size) {
+  size_t cap = 65536, len = 0;
+  unsigned char *buf = malloc(cap);
+  while (buf) {
+    if (len + 1 == cap) {
+      unsigned char *p = realloc(buf, cap * 2);
+      if (!p) break;
+      buf = p;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + len, cap - len - 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      free(buf);
+      return -1;
+    }
+    if (r == 0) {
+      buf[len] = 0;
+      *data = buf;
+      *size = len;
+      return 0;
+    }
+    len += (size_t)r;
+  }
+  free(buf);
+  errno = ENOMEM;
+  return -1;
+}
+
+static int read_input(gpublob *g, const char *path, unsigned char **data, size_t *size) {
+  int stdin_ = !strcmp(path, "-");
+  int fd = stdin_ ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return set_error(g, GPUBLOB_IO, "cannot open '%s': %s", path, strerror(errno));
+  int rc = read_fd(fd, data, size);
+  int err = errno;
+  if (!stdin_) close(fd);
+  if (rc) return set_error(g, GPUBLOB_IO, "cannot read '%s': %s", path, strerror(err));
+  return GPUBLOB_OK;
+}
+
+/* ---- LLVM: one-time initialisation, and a diagnostic handler per job ---- */
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+
+static void llvm_init(void) {
+  LLVMInitializeAllTargetInfos();
+  LLVMInitializeAllTargets();
+  LLVMInitializeAllTargetMCs();
+  LLVMInitializeAllAsmPrinters();
+}
+
+static void on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
+  job *j = ctx;
+  LLVMDiagnosticSeverity sev = LLVMGetDiagInfoSeverity(di);
+  if (sev == LLVMDSRemark || sev == LLVMDSNote) return;
+  char *text = LLVMGetDiagInfoDescription(di);
+  sb_addf(&j->diag, "%s%s: %s", j->diag.len ? "\n" : "", sev == LLVMDSError ? "error" : "warning",
+          text);
+  LLVMDisposeMessage(text);
+}
+
+static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
+  memset(j, 0, sizeof *j);
+  j->g = g;
+  j->o = o ? o : &default_options;
+  j->name = name ? name : "<memory>";
+  g->code = GPUBLOB_OK;
+  g->msg.len = 0;
+  if (g->msg.s) g->msg.s[0] = 0;
+}
+
+static void job_end(job *j) {
+  if (j->tm) LLVMDisposeTargetMachine(j->tm);
+  if (j->mod) LLVMDisposeModule(j->mod);
+  if (j->ctx) LLVMContextDispose(j->ctx);
+  sb_free(&j->features);
+  sb_free(&j->condfeat);
+  sb_free(&j->diag);
+  gpublob_blob_free(&j->out);
+}
+
+/* ---- parse and verify ---- */
+static int looks_like_bitcode(const unsigned char *p, size_t n) {
+  static const unsigned char raw[4] = {'B', 'C', 0xC0, 0xDE}, wrap[4] = {0xDE, 0xC0, 0x17, 0x0B};
+  return n >= 4 && (!memcmp(p, raw, 4) || !memcmp(p, wrap, 4));
+}
+
+static int has_suffix(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* data must hold a NUL at data[size]. */
+static int parse_module(job *j, const unsigned char *data, size_t size) {
+  int bitcode = looks_like_bitcode(data, size);
+  if (!bitcode && has_suffix(j->name, ".bc"))
+    return set_error(j->g, GPUBLOB_BITCODE, "%s: not LLVM bitcode (no bitcode magic)", j->name);
+  j->ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(j->ctx, on_diagnostic, j);
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRange((const char *)data, size, j->name, 1);
+  char *err = NULL;
+  LLVMBool failed = LLVMParseIRInContext2(j->ctx, buf, &j->mod, &err);
+  LLVMDisposeMemoryBuffer(buf);
+  if (failed) {
+    j->mod = NULL;
+    set_error(j->g, bitcode ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse %s", j->name,
+              bitcode ? "bitcode" : "LLVM IR");
+    add_detail(j->g, err ? err : sb_str(&j->diag));
+  }
+  LLVMDisposeMessage(err);
+  return failed ? j->g->code : GPUBLOB_OK;
+}
+
+static int verify_module(job *j) {
+  char *err = NULL;
+  LLVMBool bad = LLVMVerifyModule(j->mod, LLVMReturnStatusAction, &err);
+  if (bad) {
+    set_error(j->g, GPUBLOB_VERIFY, "%s: the module fails verification", j->name);
+    add_detail(j->g, err ? err : "");
+  }
+  LLVMDisposeMessage(err);
+  return bad ? GPUBLOB_VERIFY : GPUBLOB_OK;
+}
+
+/* A call of another target's intrinsics would abort the backend: refuse it here. */
+static const target_desc *intrinsic_owner(const char *name, size_t n) {
+  for (int i = 0; i < NTARGETS; i++) {
+    const char *list = targets[i].intrinsics, *w;
+    size_t m;
+    while ((w = next_word(&list, " ", &m)))
+      if (n > m + 6 && !strncmp(name + 5, w, m) && name[5 + m] == '.') return &targets[i];
+  }
+  return NULL;
+}
+
+static int owns_intrinsic(const target_desc *t, const char *name, size_t n) {
+  const char *dot = memchr(name + 5, '.', n - 5);
+  char ns[64];
+  if (!dot || (size_t)(dot - name - 5) >= sizeof ns) return 0;
+  snprintf(ns, sizeof ns, "%.*s", (int)(dot - name - 5), name + 5);
+  return list_has(t->intrinsics, ns);
+}
+
+static int check_intrinsics(job *j) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->mod); f; f = LLVMGetNextFunction(f)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    if (!LLVMGetIntrinsicID(f) || n < 6 || strncmp(name, "llvm.", 5)) continue;
+    const target_desc *owner = intrinsic_owner(name, n);
+    if (owner && !owns_intrinsic(j->t, name, n))
+      return set_error(j->g, GPUBLOB_TARGET,
+                       "%s: calls %s, an intrinsic of target %s, which target %s cannot compile",
+                       j->name, name, owner->name, j->t->name);
+  }
+  return GPUBLOB_OK;
+}
+
+/* ---- target machine: triple, chip, features, data layout ---- */
+static LLVMCodeGenOptLevel codegen_level(int opt) {
+  static const LLVMCodeGenOptLevel levels[] = {LLVMCodeGenLevelNone, LLVMCodeGenLevelLess,
+                                               LLVMCodeGenLevelDefault, LLVMCodeGenLevelAggressive};
+  return levels[opt];
+}
+
+static int make_target_machine(job *j) {
+  LLVMTargetRef target;
+  char *err = NULL;
+  if (LLVMGetTargetFromTriple(j->t->triple, &target, &err)) {
+    set_error(j->g, GPUBLOB_TARGET, "this LLVM has no backend for %s (%s)", j->t->triple,
+              err ? err : "");
+    LLVMDisposeMessage(err);
+    return GPUBLOB_TARGET;
+  }
+  j->tm = LLVMCreateTargetMachine(target, j->t->triple, j->chip, sb_str(&j->features),
+                                  codegen_level(j->opt), LLVMRelocDefault, LLVMCodeModelDefault);
+  if (!j->tm)
+    return set_error(j->g, GPUBLOB_TARGET, "cannot create a target machine for %s", j->t->triple);
+  LLVMSetTarget(j->mod, j->t->triple);
+  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(j->tm);
+  char *layout = LLVMCopyStringRepOfTargetData(dl);
+  LLVMSetDataLayout(j->mod, layout);
+  LLVMDisposeMessage(layout);
+  LLVMDisposeTargetData(dl);
+  return GPUBLOB_OK;
+}
+
+/* ---- module flags from the spec (NAME=BEHAVIOUR:VALUE) ---- */
+static LLVMModuleFlagBehavior flag_behaviour(const char *s, size_t n) {
+  static const char *const names[] = {"error", "warning", "require", "override", "append",
+                                      "appendunique"};
+  static const LLVMModuleFlagBehavior values[] = {
+      LLVMModuleFlagBehaviorError,    LLVMModuleFlagBehaviorWarning,
+      LLVMModuleFlagBehaviorRequire,  LLVMModuleFlagBehaviorOverride,
+      LLVMModuleFlagBehaviorAppend,   LLVMModuleFlagBehaviorAppendUnique};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (word_is(s, n, names[i])) return values[i];
+  return LLVMModuleFlagBehaviorError;
+}
+
+static void add_module_flag(job *j, const char *w, size_t n) {
+  const char *eq = memchr(w, '=', n), *colon = eq ? memchr(eq, ':', n - (size_t)(eq - w)) : NULL;
+  if (!colon) return;
+  size_t kn = (size_t)(eq - w);
+  if (LLVMGetModuleFlag(j->mod, w, kn)) return; /* the module's own value stands */
+  strbuf v = {0};
+  expand(j, colon + 1, n - (size_t)(colon + 1 - w), NULL, &v);
+  long value = strtol(sb_str(&v), NULL, 0);
+  sb_free(&v);
+  LLVMValueRef c = LLVMConstInt(LLVMInt32TypeInContext(j->ctx), (unsigned long long)value, 1);
+  LLVMAddModuleFlag(j->mod, flag_behaviour(eq + 1, (size_t)(colon - eq - 1)), w, kn,
+                    LLVMValueAsMetadata(c));
+}
+
+static void add_module_flags(job *j) {
+  const char *list = j->t->module_flags, *w;
+  size_t n;
+  while ((w = next_word(&list, " ", &n))) add_module_flag(j, w, n);
+}
+
+/* ---- device libraries: found by name, loaded lazily, linked only when needed ---- */
+typedef struct devlib {
+  char path[4096];
+  void *map;
+  size_t size;
+  int linked;
+} devlib;
+
+static int is_undefined_ref(LLVMValueRef v) {
+  return LLVMIsDeclaration(v) && !LLVMGetIntrinsicID(v);
+}
+
+/* Does lib define a symbol the module declares but lacks? */
+static int lib_defines_needed(job *j, LLVMModuleRef lib) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->mod); f; f = LLVMGetNextFunction(f)) {
+    if (!is_undefined_ref(f)) continue;
+    LLVMValueRef d = LLVMGetNamedFunction(lib, LLVMGetValueName2(f, &(size_t){0}));
+    if (d && !LLVMIsDeclaration(d)) return 1;
+  }
+  for (LLVMValueRef g = LLVMGetFirstGlobal(j->mod); g; g = LLVMGetNextGlobal(g)) {
+    if (!LLVMIsDeclaration(g)) continue;
+    LLVMValueRef d = LLVMGetNamedGlobal(lib, LLVMGetValueName2(g, &(size_t){0}));
+    if (d && !LLVMIsDeclaration(d)) return 1;
+  }
+  return 0;
+}
+
+static int module_has_undefined(LLVMModuleRef m) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
+    if (is_undefined_ref(f)) return 1;
+  for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
+    if (LLVMIsDeclaration(g)) return 1;
+  return 0;
+}
+
+/* Public definitions become linkonce_odr, so the linker moves only what is used. */
+static void make_lazy(LLVMModuleRef lib) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(lib); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && LLVMGetLinkage(f) == LLVMExternalLinkage)
+      LLVMSetLinkage(f, LLVMLinkOnceODRLinkage);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(lib); g; g = LLVMGetNextGlobal(g))
+    if (!LLVMIsDeclaration(g) && LLVMGetLinkage(g) == LLVMExternalLinkage)
+      LLVMSetLinkage(g, LLVMLinkOnceODRLinkage);
+}
+
+static int map_lib(job *j, devlib *l) {
+  int fd = open(l->path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st)) {
+    if (fd >= 0) close(fd);
+    return set_error(j->g, GPUBLOB_NOLIB, "cannot open device library %s: %s", l->path,
+                     strerror(errno));
+  }
+  l->size = (size_t)st.st_size;
+  l->map = l->size ? mmap(NULL, l->size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+  close(fd);
+  if (l->map == MAP_FAILED) {
+    l->map = NULL;
+    return set_error(j->g, GPUBLOB_NOLIB, "cannot map device library %s", l->path);
+  }
+  return GPUBLOB_OK;
+}
+
+static int load_lazy(job *j, devlib *l, LLVMModuleRef *out) {
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(l->map, l->size, l->path, 0);
+  if (LLVMGetBitcodeModuleInContext2(j->ctx, buf, out)) {
+    set_error(j->g, GPUBLOB_LINK, "cannot read device library %s", l->path);
+    add_detail(j->g, sb_str(&j->diag));
+    return GPUBLOB_LINK;
+  }
+  LLVMSetTarget(*out, j->t->triple);
+  LLVMSetDataLayout(*out, LLVMGetDataLayoutStr(j->mod));
+  make_lazy(*out);
+  return GPUBLOB_OK;
+}
+
+/* Links lib if it defines something still missing; *linked says whether it did. */
+static int link_if_needed(job *j, devlib *l, int *linked) {
+  LLVMModuleRef lib;
+  *linked = 0;
+  if (load_lazy(j, l, &lib)) return j->g->code;
+  if (!lib_defines_needed(j, lib)) {
+    LLVMDisposeModule(lib);
+    return GPUBLOB_OK;
+  }
+  j->diag.len = 0;
+  if (LLVMLinkModules2(j->mod, lib)) {
+    set_error(j->g, GPUBLOB_LINK, "linking device library %s failed", l->path);
+    add_detail(j->g, sb_str(&j->diag));
+    return GPUBLOB_LINK;
+  }
+  *linked = 1;
+  return GPUBLOB_OK;
+}
+
+static int find_libs(job *j, devlib *libs, int max, int *count) {
+  const char *list = j->t->libs, *w;
+  size_t n;
+  *count = 0;
+  while ((w = next_word(&list, " ", &n)) && *count < max) {
+    strbuf name = {0};
+    expand(j, w, n, NULL, &name);
+    search s = {0};
+    int found = search_file(&s, j->o->lib_dirs, j->t->lib_search, sb_str(&name), 0);
+    if (!found)
+      set_error(j->g, GPUBLOB_NOLIB, "device library %s for %s:%s not found; tried:%s",
+                sb_str(&name), j->t->name, j->chip, sb_str(&s.tried));
+    else
+      snprintf(libs[(*count)++].path, sizeof libs->path, "%s", s.found);
+    sb_free(&name);
+    sb_free(&s.tried);
+    if (!found) return GPUBLOB_NOLIB;
+  }
+  return GPUBLOB_OK;
+}
+
+/* Everything but the module's own public definitions becomes internal. */
+static void internalize(LLVMModuleRef m, char **keep, int nkeep) {
+  LLVMValueRef v[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
+  for (int kind = 0; kind < 2; kind++)
+    for (LLVMValueRef x = v[kind]; x; x = kind ? LLVMGetNextGlobal(x) : LLVMGetNextFunction(x)) {
+      if (LLVMIsDeclaration(x) || LLVMGetLinkage(x) == LLVMInternalLinkage ||
+          LLVMGetLinkage(x) == LLVMPrivateLinkage)
+        continue;
+      const char *name = LLVMGetValueName2(x, &(size_t){0});
+      int kept = 0;
+      for (int i = 0; i < nkeep && !kept; i++) kept = !strcmp(keep[i], name);
+      if (!kept) LLVMSetLinkage(x, LLVMInternalLinkage);
+    }
+}
+
+static int public_definitions(LLVMModuleRef m, char ***out) {
+  int n = 0, cap = 16;
+  char **keep = malloc(sizeof *keep * (size_t)cap);
+  LLVMValueRef v[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
+  for (int kind = 0; kind < 2 && keep; kind++)
+    for (LLVMValueRef x = v[kind]; x && keep; x = kind ? LLVMGetNextGlobal(x) : LLVMGetNextFunction(x)) {
+      if (LLVMIsDeclaration(x) || LLVMGetLinkage(x) == LLVMInternalLinkage ||
+          LLVMGetLinkage(x) == LLVMPrivateLinkage)
+        continue;
+      if (n == cap) {
+        char **p = realloc(keep, sizeof *keep * (size_t)(cap *= 2));
+        if (!p) break;
+        keep = p;
+      }
+      keep[n++] = strdup(LLVMGetValueName2(x, &(size_t){0}));
+    }
+  *out = keep;
+  return n;
+}
+
+static void unmap_libs(devlib *libs, int n) {
+  for (int i = 0; i < n; i++)
+    if (libs[i].map) munmap(libs[i].map, libs[i].size);
+}
+
+/* Passes over the libraries until none adds anything: ocml may need ockl, and so on. */
+static int link_device_libs(job *j) {
+  if (!*j->t->libs || !module_has_undefined(j->mod)) return GPUBLOB_OK;
+  devlib libs[32];
+  memset(libs, 0, sizeof libs);
+  int n, rc = find_libs(j, libs, 32, &n);
+  char **keep = NULL;
+  int nkeep = rc ? 0 : public_definitions(j->mod, &keep);
+  for (int i = 0; !rc && i < n; i++) rc = map_lib(j, &libs[i]);
+  for (int pass = 0, more = 1; !rc && more && pass < n + 1; pass++) {
+    more = 0;
+    for (int i = 0; !rc && i < n; i++) {
+      int linked = 0;
+      rc = link_if_needed(j, &libs[i], &linked);
+      more |= linked;
+    }
+  }
+  if (!rc) internalize(j->mod, keep, nkeep);
+  for (int i = 0; i < nkeep; i++) free(keep[i]);
+  free(keep);
+  unmap_libs(libs, n);
+  return rc;
+}
+
+/* ---- optimisation with the new pass manager ---- */
+static int optimise(job *j) {
+  char passes[32];
+  snprintf(passes, sizeof passes, "default<O%d>", j->opt);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  LLVMErrorRef err = LLVMRunPasses(j->mod, passes, j->tm, po);
+  LLVMDisposePassBuilderOptions(po);
+  if (!err) return GPUBLOB_OK;
+  char *msg = LLVMGetErrorMessage(err);
+  set_error(j->g, GPUBLOB_BACKEND, "optimisation (%s) failed: %s", passes, msg);
+  LLVMDisposeErrorMessage(msg);
+  return GPUBLOB_BACKEND;
+}
+
+/* ---- emission: bitcode, assembly or object, into the job's blob ---- */
+static int take_buffer(job *j, LLVMMemoryBufferRef buf, const char *suffix) {
+  size_t n = LLVMGetBufferSize(buf);
+  j->out.data = malloc(n ? n : 1);
+  if (!j->out.data) {
+    LLVMDisposeMemoryBuffer(buf);
+    return set_error(j->g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", n);
+  }
+  memcpy(j->out.data, LLVMGetBufferStart(buf), n);
+  j->out.size = n;
+  j->out.suffix = suffix;
+  LLVMDisposeMemoryBuffer(buf);
+  return GPUBLOB_OK;
+}
+
+static int emit(job *j, int assembly) {
+  LLVMMemoryBufferRef buf = NULL;
+  char *err = NULL;
+  j->diag.len = 0;
+  if (LLVMTargetMachineEmitToMemoryBuffer(j->tm, j->mod, assembly ? LLVMAssemblyFile : LLVMObjectFile,
+                                          &err, &buf)) {
+    set_error(j->g, GPUBLOB_BACKEND, "%s backend (%s) failed: %s", j->t->name, j->chip,
+              err ? err : "");
+    add_detail(j->g, sb_str(&j->diag));
+    LLVMDisposeMessage(err);
+    return GPUBLOB_BACKEND;
+  }
+  return take_buffer(j, buf, assembly ? j->t->suffix_asm : ".o");
+}
+
+static int emit_bitcode(job *j) {
+  return take_buffer(j, LLVMWriteBitcodeToMemoryBuffer(j->mod), ".bc");
+}
+
+/* ---- the blob tool: spawned with an argv in a private directory, stderr kept ---- */
+typedef struct workdir {
+  char dir[4096], in[4200], out[4200];
+} workdir;
+
+static int write_file(const char *path, const void *data, size_t n) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  const unsigned char *p = data;
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) break;
+    p += w;
+    n -= (size_t)w;
+  }
+  return close(fd) || n ? -1 : 0;
+}
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char path[4400];
+  while (d && (e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      unlink(path);
+    }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
+static int make_workdir(job *j, workdir *w) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(w->dir, sizeof w->dir, "%s/gpublob-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(w->dir))
+    return set_error(j->g, GPUBLOB_IO, "cannot make a temporary directory %s: %s", w->dir,
+                     strerror(errno));
+  snprintf(w->in, sizeof w->in, "%s/in%s", w->dir, j->out.suffix);
+  snprintf(w->out, sizeof w->out, "%s/out%s", w->dir, j->t->suffix_bin);
+  if (write_file(w->in, j->out.data, j->out.size)) {
+    remove_tree(w->dir);
+    return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", w->in, strerror(errno));
+  }
+  return GPUBLOB_OK;
+}
+
+/* Splits the expanded argv template on blanks; no shell is involved. */
+static char **build_argv(job *j, const char *tool, const workdir *w, strbuf *store) {
+  const char *vars[] = {"tool", tool, "in", w->in, "out", w->out, NULL};
+  const char *list = j->t->tool_argv, *word;
+  size_t n, count = 0;
+  while ((word = next_word(&list, " ", &n))) {
+    expand(j, word, n, vars, store);
+    sb_addn(store, "", 1); /* the NUL itself separates the words */
+    count++;
+  }
+  char **argv = calloc(count + 1, sizeof *argv);
+  if (!argv || store->oom) {
+    free(argv);
+    return NULL;
+  }
+  char *p = store->s;
+  for (size_t i = 0; i < count; i++, p += strlen(p) + 1) argv[i] = p;
+  return argv;
+}
+
+static void read_all(int fd, strbuf *b) {
+  char buf[4096];
+  for (;;) {
+    ssize_t r = read(fd, buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return;
+    if (b->len < 65536) sb_addn(b, buf, (size_t)r);
+  }
+}
+
+static int spawn_tool(job *j, char **argv, strbuf *output, int *status) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC)) return set_error(j->g, GPUBLOB_TOOL, "pipe: %s", strerror(errno));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  if (rc) {
+    close(fds[0]);
+    return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", argv[0], strerror(rc));
+  }
+  read_all(fds[0], output);
+  close(fds[0]);
+  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+  return GPUBLOB_OK;
+}
+
+static int tool_failed(job *j, const char *tool, int status, const strbuf *output) {
+  if (WIFSIGNALED(status))
+    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s was killed by signal %d", tool, j->t->name,
+              j->chip, WTERMSIG(status));
+  else
+    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s exited with status %d", tool, j->t->name, j->chip,
+              WEXITSTATUS(status));
+  add_detail(j->g, sb_str(output));
+  return GPUBLOB_TOOL;
+}
+
+static int read_tool_output(job *j, const char *path) {
+  unsigned char *data;
+  size_t size;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || read_fd(fd, &data, &size)) {
+    if (fd >= 0) close(fd);
+    return set_error(j->g, GPUBLOB_TOOL, "the blob tool exited 0 but wrote no %s", path);
+  }
+  close(fd);
+  gpublob_blob_free(&j->out);
+  j->out.data = data;
+  j->out.size = size;
+  j->out.suffix = j->t->suffix_bin;
+  return GPUBLOB_OK;
+}
+
+static int run_exec_tool(job *j) {
+  char tool[4096];
+  workdir w;
+  if (find_tool(j, tool, sizeof tool) || make_workdir(j, &w)) return j->g->code;
+  strbuf store = {0}, output = {0};
+  char **argv = build_argv(j, tool, &w, &store);
+  int status = 0, rc = argv ? spawn_tool(j, argv, &output, &status)
+                            : set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc && status) rc = tool_failed(j, tool, status, &output);
+  if (!rc) rc = read_tool_output(j, w.out);
+  remove_tree(w.dir);
+  free(argv);
+  sb_free(&store);
+  sb_free(&output);
+  return rc;
+}
+
+static int run_blob_tool(job *j) {
+  switch (j->t->tool_kind) {
+  case TOOL_exec: return run_exec_tool(j);
+  case TOOL_none: j->out.suffix = j->t->suffix_bin; return GPUBLOB_OK;
+  }
+  return GPUBLOB_OK;
+}
+
+/* ---- the pipeline, start to end ---- */
+static int run_pipeline(job *j, const unsigned char *data, size_t size) {
+  int rc = parse_module(j, data, size);
+  if (!rc) rc = verify_module(j);
+  if (!rc) rc = check_intrinsics(j);
+  if (!rc) rc = make_target_machine(j);
+  if (!rc) add_module_flags(j);
+  if (!rc) rc = link_device_libs(j);
+  if (!rc) rc = optimise(j);
+  if (rc) return rc;
+  if (j->format == GPUBLOB_FORMAT_LLVM) return emit_bitcode(j);
+  if (j->format == GPUBLOB_FORMAT_ASM) return emit(j, 1);
+  rc = emit(j, j->t->emit == EMIT_asm);
+  return rc ? rc : run_blob_tool(j);
+}
+
+static int compile(gpublob *g, const gpublob_options *opts, const unsigned char *data,
+                   size_t size, const char *name, gpublob_blob *out) {
+  job j;
+  job_begin(&j, g, opts, name);
+  int rc = resolve_options(&j);
+  if (!rc) rc = run_pipeline(&j, data, size);
+  if (!rc) {
+    *out = j.out;
+    memset(&j.out, 0, sizeof j.out);
+  }
+  job_end(&j);
+  return rc;
+}
+
+/* ---- the public API ---- */
+int gpublob_open(gpublob **out) {
+  if (!out) return GPUBLOB_MISUSE;
+  *out = calloc(1, sizeof **out);
+  if (!*out) return GPUBLOB_NOMEM;
+  pthread_once(&llvm_once, llvm_init);
+  return GPUBLOB_OK;
+}
+
+void gpublob_close(gpublob *g) {
+  if (!g) return;
+  sb_free(&g->msg);
+  free(g);
+}
+
+int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir, size_t size,
+                           const char *name, gpublob_blob *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  if (out) memset(out, 0, sizeof *out);
+  if (!out || (!ir && size)) return set_error(g, GPUBLOB_MISUSE, "NULL output or input");
+  unsigned char *copy = malloc(size + 1); /* the IR parser needs a NUL after the text */
+  if (!copy) return set_error(g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", size);
+  if (size) memcpy(copy, ir, size);
+  copy[size] = 0;
+  int rc = compile(g, opts, copy, size, name, out);
+  free(copy);
+  return rc;
+}
+
+int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
+                         gpublob_blob *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  if (out) memset(out, 0, sizeof *out);
+  if (!out || !path) return set_error(g, GPUBLOB_MISUSE, "NULL output or path");
+  unsigned char *data;
+  size_t size;
+  if (read_input(g, path, &data, &size)) return g->code;
+  int rc = compile(g, opts, data, size, strcmp(path, "-") ? path : "<stdin>", out);
+  free(data);
+  return rc;
+}
+
+void gpublob_blob_free(gpublob_blob *b) {
+  if (!b) return;
+  free(b->data);
+  memset(b, 0, sizeof *b);
+}
+
+int gpublob_error_code(const gpublob *g) { return g ? g->code : GPUBLOB_MISUSE; }
+
+const char *gpublob_error_message(const gpublob *g) {
+  if (!g) return error_strings[GPUBLOB_MISUSE];
+  if (g->msg.oom) return error_strings[GPUBLOB_NOMEM];
+  return g->msg.len ? g->msg.s : error_strings[g->code];
+}
+
+const char *gpublob_error_string(int code) {
+  int n = (int)(sizeof error_strings / sizeof *error_strings);
+  return code >= 0 && code < n && error_strings[code] ? error_strings[code] : "unknown error code";
+}
+
+int gpublob_target_count(void) { return NTARGETS; }
+
+int gpublob_target_get(int index, gpublob_target_info *out) {
+  if (index < 0 || index >= NTARGETS || !out) return GPUBLOB_MISUSE;
+  const target_desc *t = &targets[index];
+  *out = (gpublob_target_info){t->name,       t->triple,     t->chip,           t->features,
+                               t->attribute,  t->suffix_asm, t->suffix_bin,     t->tool_kind_name,
+                               t->chips};
+  return GPUBLOB_OK;
+}
+
+int gpublob_tool_find(gpublob *g, const gpublob_options *opts, char *buf, size_t size) {
+  if (!g || !buf || !size) return GPUBLOB_MISUSE;
+  job j;
+  job_begin(&j, g, opts, NULL);
+  int rc = resolve_target(&j);
+  buf[0] = 0;
+  if (!rc && j.t->tool_kind == TOOL_exec) rc = find_tool(&j, buf, size);
+  job_end(&j);
+  return rc;
+}
+
+const char *gpublob_version(void) { return GPUBLOB_VERSION_STRING; }
