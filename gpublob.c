@@ -59,7 +59,7 @@ typedef struct target_desc {
 #define GPUBLOB_TARGET(name, triple, chip, chip_prefix, chips, chip_features, features,  \
                        feature_names, version_feature, feature_min, emit, tool_kind,     \
                        tool, tool_argv, tool_search, attribute, suffix_asm, suffix_bin,  \
-                       libs, lib_search, module_flags, intrinsics)                       \
+                       libs, lib_search, module_flags, intrinsics, llvm_target)          \
   {name, triple, chip, chip_prefix, chips, chip_features, features, feature_names,      \
    version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind, #tool_kind, tool,       \
    tool_argv, tool_search, attribute, suffix_asm, suffix_bin, libs, lib_search,         \
@@ -67,7 +67,6 @@ typedef struct target_desc {
 static const target_desc targets[] = {
 #include "gpublob_targets.def"
 };
-#undef GPUBLOB_TARGET
 #define NTARGETS ((int)(sizeof targets / sizeof *targets))
 
 /* ---- strings: a growable buffer, blank-separated lists, globs ---- */
@@ -218,6 +217,7 @@ typedef struct job {
   LLVMTargetMachineRef tm;
   strbuf diag; /* LLVM diagnostics of this job */
   gpublob_blob out;
+  char tool[4096]; /* the blob tool, found before any compile work */
 } job;
 
 static const gpublob_options default_options = {.version = GPUBLOB_OPTIONS_VERSION};
@@ -320,7 +320,8 @@ static int resolve_levels(job *j) {
   if (opt < GPUBLOB_OPT_O0 || opt > GPUBLOB_OPT_O3)
     return set_error(j->g, GPUBLOB_OPTION, "unknown optimisation level %d", j->o->opt);
   j->opt = opt - GPUBLOB_OPT_O0;
-  if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH))
+  if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH |
+                                GPUBLOB_FLAG_NO_DEFAULT_SEARCH))
     return set_error(j->g, GPUBLOB_OPTION, "unknown flags 0x%x", j->o->flags);
   j->flags = j->o->flags;
   return GPUBLOB_OK;
@@ -429,11 +430,13 @@ static int try_root(search *s, const char *root, size_t n, const char *name, int
 }
 
 /* extra: a colon list from the options; roots: the spec's blank-separated list. */
-static int search_file(search *s, const char *extra, const char *roots, const char *name, int exec) {
+static int search_file(const job *j, search *s, const char *extra, const char *roots,
+                       const char *name, int exec) {
   const char *w;
   size_t n;
   while (extra && (w = next_word(&extra, ":", &n)))
     if (try_path(s, w, n, name, exec)) return 1;
+  if (j->o->flags & GPUBLOB_FLAG_NO_DEFAULT_SEARCH) return 0;
   while ((w = next_word(&roots, " ", &n)))
     if (try_root(s, w, n, name, exec)) return 1;
   return 0;
@@ -455,12 +458,13 @@ static int find_tool(job *j, char *path, size_t size) {
   while (!found && (w = next_word(&names, " ", &n))) {
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)n, w);
-    found = search_file(&s, j->o->tool_dirs, t->tool_search, name, 1);
+    found = search_file(j, &s, j->o->tool_dirs, t->tool_search, name, 1);
   }
   if (found) snprintf(path, size, "%s", s.found);
   else
-    set_error(j->g, GPUBLOB_NOTOOL, "%s not found for target %s; tried:%s", t->tool, t->name,
-              sb_str(&s.tried));
+    set_error(j->g, GPUBLOB_NOTOOL, "%s not found for target %s; tried:%s%s", t->tool, t->name,
+              s.tried.len ? sb_str(&s.tried) : " nothing (no search directory)",
+              j->format == GPUBLOB_FORMAT_BIN ? "\n  (-f asm stops before the blob tool)" : "");
   sb_free(&s.tried);
   return found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
 }
@@ -509,11 +513,14 @@ static int read_input(gpublob *g, const char *path, unsigned char **data, size_t
 /* ---- LLVM: one-time initialisation, and a diagnostic handler per job ---- */
 static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
+/* Only the backends the spec names: a static build links no other. */
 static void llvm_init(void) {
-  LLVMInitializeAllTargetInfos();
-  LLVMInitializeAllTargets();
-  LLVMInitializeAllTargetMCs();
-  LLVMInitializeAllAsmPrinters();
+#define GPUBLOB_LLVM_TARGET(x)                                                    \
+  LLVMInitialize##x##TargetInfo();                                                \
+  LLVMInitialize##x##Target();                                                    \
+  LLVMInitialize##x##TargetMC();                                                  \
+  LLVMInitialize##x##AsmPrinter();
+#include "gpublob_targets.def"
 }
 
 static void on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
@@ -788,10 +795,11 @@ static int find_libs(job *j, devlib *libs, int max, int *count) {
     strbuf name = {0};
     expand(j, w, n, NULL, &name);
     search s = {0};
-    int found = search_file(&s, j->o->lib_dirs, j->t->lib_search, sb_str(&name), 0);
+    int found = search_file(j, &s, j->o->lib_dirs, j->t->lib_search, sb_str(&name), 0);
     if (!found)
       set_error(j->g, GPUBLOB_NOLIB, "device library %s for %s:%s not found; tried:%s",
-                sb_str(&name), j->t->name, j->chip, sb_str(&s.tried));
+                sb_str(&name), j->t->name, j->chip,
+                s.tried.len ? sb_str(&s.tried) : " nothing (no search directory)");
     else
       snprintf(libs[(*count)++].path, sizeof libs->path, "%s", s.found);
     sb_free(&name);
@@ -1040,9 +1048,9 @@ static int read_tool_output(job *j, const char *path) {
 }
 
 static int run_exec_tool(job *j) {
-  char tool[4096];
+  const char *tool = j->tool;
   workdir w;
-  if (find_tool(j, tool, sizeof tool) || make_workdir(j, &w)) return j->g->code;
+  if (make_workdir(j, &w)) return j->g->code;
   strbuf store = {0}, output = {0};
   char **argv = build_argv(j, tool, &w, &store);
   int status = 0, rc = argv ? spawn_tool(j, argv, &output, &status)
@@ -1080,11 +1088,18 @@ static int run_pipeline(job *j, const unsigned char *data, size_t size) {
   return rc ? rc : run_blob_tool(j);
 }
 
+/* A missing blob tool fails the call before any compile work is spent. */
+static int resolve_tool(job *j) {
+  if (j->format != GPUBLOB_FORMAT_BIN || j->t->tool_kind != TOOL_exec) return GPUBLOB_OK;
+  return find_tool(j, j->tool, sizeof j->tool);
+}
+
 static int compile(gpublob *g, const gpublob_options *opts, const unsigned char *data,
                    size_t size, const char *name, gpublob_blob *out) {
   job j;
   job_begin(&j, g, opts, name);
   int rc = resolve_options(&j);
+  if (!rc) rc = resolve_tool(&j);
   if (!rc) rc = run_pipeline(&j, data, size);
   if (!rc) {
     *out = j.out;

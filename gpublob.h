@@ -71,6 +71,7 @@ enum gpublob_opt {
 /* Flags: choose device-library variants and module flags in the spec. */
 #define GPUBLOB_FLAG_FTZ 0x1       /* flush denormals to zero ({if:ftz:..}) */
 #define GPUBLOB_FLAG_FAST_MATH 0x2 /* unsafe, finite-only math ({if:fast-math:..}) */
+#define GPUBLOB_FLAG_NO_DEFAULT_SEARCH 0x4 /* search only tool_dirs and lib_dirs (hermetic) */
 
 #define GPUBLOB_OPTIONS_VERSION 1
 

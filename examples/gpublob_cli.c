@@ -26,6 +26,10 @@ static const char usage[] =
     "  -O0 .. -O3                       default -O3\n"
     "  -o FILE                          output file; - for stdout\n"
     "      --ftz                        flush denormals (device-library variant)\n"
+    "      --tool PATH                  the blob tool to run, instead of searching\n"
+    "      --tool-dir DIR               search DIR first for the blob tool (repeatable)\n"
+    "      --lib-dir DIR                search DIR first for device libraries (repeatable)\n"
+    "      --no-default-search          search only --tool-dir and --lib-dir\n"
     "      --fast-math                  unsafe, finite-only math (device-library variant)\n"
     "      --list-targets               name, triple, default chip, formats, attribute,\n"
     "                                   and whether its blob tool was found\n"
@@ -34,6 +38,7 @@ static const char usage[] =
 
 typedef struct cli {
   gpublob_options opts;
+  char tool_dirs[8192], lib_dirs[8192];
   const char *input, *output;
   int list_targets;
 } cli;
@@ -59,7 +64,8 @@ static int parse_args(cli *c, int argc, char **argv) {
     const char *a = argv[i];
     const char *next = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = !strcmp(a, "-t") || !strcmp(a, "--target") || !strcmp(a, "--features") ||
-                !strcmp(a, "-f") || !strcmp(a, "--format") || !strcmp(a, "-o");
+                !strcmp(a, "-f") || !strcmp(a, "--format") || !strcmp(a, "-o") ||
+                !strcmp(a, "--tool") || !strcmp(a, "--tool-dir") || !strcmp(a, "--lib-dir");
     if (takes && !next) return fail("option %s needs a value", a);
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       fputs(usage, stdout);
@@ -79,6 +85,14 @@ static int parse_args(cli *c, int argc, char **argv) {
       c->opts.opt = GPUBLOB_OPT_O0 + (a[2] - '0');
     } else if (!strcmp(a, "-o")) {
       c->output = argv[++i];
+    } else if (!strcmp(a, "--tool")) {
+      c->opts.tool = argv[++i];
+    } else if (!strcmp(a, "--tool-dir") || !strcmp(a, "--lib-dir")) {
+      char *list = a[2] == 't' ? c->tool_dirs : c->lib_dirs;
+      size_t n = strlen(list);
+      snprintf(list + n, sizeof c->tool_dirs - n, "%s%s", n ? ":" : "", argv[++i]);
+    } else if (!strcmp(a, "--no-default-search")) {
+      c->opts.flags |= GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
     } else if (!strcmp(a, "--ftz")) {
       c->opts.flags |= GPUBLOB_FLAG_FTZ;
     } else if (!strcmp(a, "--fast-math")) {
@@ -94,17 +108,20 @@ static int parse_args(cli *c, int argc, char **argv) {
     }
   }
   if (!c->input && !c->list_targets) return fail("%s", "no input (see --help)");
+  c->opts.tool_dirs = *c->tool_dirs ? c->tool_dirs : NULL;
+  c->opts.lib_dirs = *c->lib_dirs ? c->lib_dirs : NULL;
   return 0;
 }
 
 /* ---- --list-targets ---- */
-static int list_targets(gpublob *g) {
+static int list_targets(gpublob *g, const cli *c) {
   printf("%-8s %-26s %-8s %-14s %-14s %s\n", "target", "triple", "chip", "formats", "attribute",
          "blob tool");
   for (int i = 0; i < gpublob_target_count(); i++) {
     gpublob_target_info t;
     gpublob_target_get(i, &t);
-    gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = t.name};
+    gpublob_options o = c->opts;
+    o.target = t.name;
     char tool[4096];
     int rc = gpublob_tool_find(g, &o, tool, sizeof tool);
     const char *state = rc ? "not found" : *tool ? tool : "none needed";
@@ -171,7 +188,7 @@ int main(int argc, char **argv) {
   if (gpublob_open(&g)) return fail("%s", "out of memory");
   LLVMInstallFatalErrorHandler(on_llvm_fatal);
   if (c.list_targets) {
-    rc = list_targets(g);
+    rc = list_targets(g, &c);
     gpublob_close(g);
     return rc;
   }

@@ -1,0 +1,22 @@
+#!/bin/sh
+# tests/run.sh: run every test program under build/tests and add up their
+# closing lines ("N passed, N failed, N skipped").  Exit 1 on any failure.
+cd "$(dirname "$0")/.." || exit 2
+p=0 f=0 s=0
+for t in build/tests/test_*; do
+  [ -x "$t" ] || continue
+  echo "== $t"
+  out=$("$t" 2>&1); rc=$?
+  printf '%s\n' "$out"
+  last=$(printf '%s\n' "$out" | tail -n 1)
+  case "$last" in
+    *" passed, "*" failed"*)
+      p=$((p + $(echo "$last" | sed 's/^\([0-9]*\) passed.*/\1/')))
+      f=$((f + $(echo "$last" | sed 's/.* \([0-9]*\) failed.*/\1/')))
+      case "$last" in *skipped*) s=$((s + $(echo "$last" | sed 's/.* \([0-9]*\) skipped.*/\1/'))) ;; esac
+      [ $rc -eq 0 ] || [ "$(echo "$last" | sed 's/.* \([0-9]*\) failed.*/\1/')" != 0 ] || f=$((f + 1)) ;;
+    *) echo "$t ended without its closing line (exit $rc)"; f=$((f + 1)) ;;
+  esac
+done
+echo "$p passed, $f failed, $s skipped"
+[ "$f" -eq 0 ]

@@ -1,0 +1,181 @@
+/* test_errors: bad input gets its documented code and a message naming the
+** cause, never a crash; the CLI then writes no output file and no temporary. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpublob.h"
+#include "testlib.h"
+
+static gpublob *g;
+
+static const char verify_fail[] = /* a use that does not dominate its definition */
+    "define void @k(i32 %a) {\n"
+    "  %x = add i32 %y, 1\n"
+    "  %y = add i32 %a, 1\n"
+    "  ret void\n"
+    "}\n";
+
+static const char foreign_intrinsic[] =
+    "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
+    "  %t = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n"
+    "  store i32 %t, ptr addrspace(1) %p\n"
+    "  ret void\n"
+    "}\n"
+    "declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()\n";
+
+static const char unresolved_call[] =
+    "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
+    "  %v = call float @no_such_device_function(float 1.0)\n"
+    "  store float %v, ptr addrspace(1) %p\n"
+    "  ret void\n"
+    "}\n"
+    "declare float @no_such_device_function(float)\n";
+
+/* One API call: its code, and a message part. */
+static void expect(const char *name, const gpublob_options *o, const void *ir, size_t n,
+                   int code, const char *part) {
+  gpublob_blob b = {(unsigned char *)"x", 1, NULL};
+  int rc = gpublob_module_compile(g, o, ir, n, "bad.ll", &b);
+  const char *msg = gpublob_error_message(g);
+  check(rc == code && gpublob_error_code(g) == code && b.data == NULL && contains(msg, part),
+        name, "got %d (%s), want %d with '%s'", rc, msg, code, part);
+  gpublob_blob_free(&b);
+}
+
+/* The CLI with the same fault: non-zero, "gpublob: error:" first, nothing left behind. */
+static void expect_cli(const char *name, const char *const *args, const char *input_text,
+                       int code) {
+  const char *in = tmp_path("cli-in.ll"), *out = tmp_path("cli-out.bin");
+  if (input_text) spill(in, input_text, strlen(input_text));
+  const char *argv[32] = {"build/gpublob"};
+  int n = 1;
+  for (; *args; args++) argv[n++] = strcmp(*args, "IN") ? *args : in;
+  argv[n++] = "-o";
+  argv[n++] = out;
+  argv[n] = NULL;
+  char *log = NULL;
+  int rc = run(argv, &log);
+  int clean = !exists(out) && leftovers(scratch(), "cli-out.bin.tmp") == 0 &&
+              leftovers(scratch(), "gpublob-") == 0;
+  check(rc == 10 + code && !strncmp(log ? log : "", "gpublob: error: ", 16) && clean, name,
+        "exit %d (want %d), clean %d: %s", rc, 10 + code, clean, log);
+  free(log);
+  unlink(in);
+}
+
+static const gpublob_options *opts(const char *target, const char *features) {
+  static gpublob_options o;
+  o = (gpublob_options){.version = GPUBLOB_OPTIONS_VERSION, .target = target, .features = features};
+  return &o;
+}
+
+static void test_inputs(void) {
+  const char *text = "define void @k( {\n";
+  expect("error: malformed text IR is PARSE with file:line:col", opts("nvptx", NULL), text,
+         strlen(text), GPUBLOB_PARSE, "bad.ll:2:1: error: expected type");
+  const char bc[] = "BC\xc0\xde\x35\x14\x00\x00\x05\x00\x00\x00\x62\x0c\x30\x24garbage";
+  expect("error: garbage bitcode is BITCODE", opts("nvptx", NULL), bc, sizeof bc - 1,
+         GPUBLOB_BITCODE, "bitcode");
+  expect("error: IR failing verification is VERIFY", opts("amdgcn", NULL), verify_fail,
+         strlen(verify_fail), GPUBLOB_VERIFY, "Instruction does not dominate all uses");
+  expect("error: another target's intrinsic is refused, not an LLVM abort", opts("amdgcn", NULL),
+         foreign_intrinsic, strlen(foreign_intrinsic), GPUBLOB_TARGET, "llvm.nvvm.read.ptx.sreg.tid.x");
+  gpublob_blob b;
+  int rc = gpublob_file_compile(g, NULL, "tests/no-such-file.ll", &b);
+  check(rc == GPUBLOB_IO && contains(gpublob_error_message(g), "no-such-file.ll"),
+        "error: a missing input file is IO", "%d %s", rc, gpublob_error_message(g));
+}
+
+static void test_options(void) {
+  size_t n;
+  char *ir = (char *)slurp("examples/saxpy_nvptx.ll", &n);
+  expect("error: unknown target is TARGET", opts("cuda", NULL), ir, n, GPUBLOB_TARGET,
+         "unknown target 'cuda'");
+  expect("error: invalid chip is CHIP", opts("nvptx:sm_999", NULL), ir, n, GPUBLOB_CHIP,
+         "invalid chip 'sm_999'");
+  expect("error: an amdgcn chip given to nvptx is CHIP", opts("nvptx:gfx90a", NULL), ir, n,
+         GPUBLOB_CHIP, "gfx90a");
+  expect("error: PTX version too low for sm_90 is FEATURES, not an abort", opts("nvptx", "+ptx60"),
+         ir, n, GPUBLOB_FEATURES, "+ptx78");
+  expect("error: unknown nvptx feature is FEATURES", opts("nvptx", "+avx512f"), ir, n,
+         GPUBLOB_FEATURES, "avx512f");
+  expect("error: a feature without a sign is FEATURES", opts("nvptx", "ptx80"), ir, n,
+         GPUBLOB_FEATURES, "'+' or '-'");
+  gpublob_options o = *opts("nvptx", NULL);
+  o.format = 9;
+  expect("error: unknown format is FORMAT", &o, ir, n, GPUBLOB_FORMAT, "format");
+  o = *opts("nvptx", NULL);
+  o.version = 99;
+  expect("error: a newer options version is OPTION", &o, ir, n, GPUBLOB_OPTION, "version 99");
+  free(ir);
+}
+
+static void test_tools(void) {
+  size_t n;
+  char *ir = (char *)slurp("examples/saxpy_nvptx.ll", &n);
+  gpublob_options o = *opts("nvptx", NULL);
+  o.flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
+  o.tool_dirs = "/nonexistent/cuda/bin";
+  expect("error: ptxas on no search path is NOTOOL, listing the paths tried", &o, ir, n,
+         GPUBLOB_NOTOOL, "/nonexistent/cuda/bin/ptxas");
+  o.format = GPUBLOB_FORMAT_ASM;
+  o.lib_dirs = "/nonexistent/libdevice";
+  expect("error: libdevice on no search path is NOLIB, listing the paths tried", &o, ir, n,
+         GPUBLOB_NOLIB, "/nonexistent/libdevice/libdevice.10.bc");
+  free(ir);
+
+  const char *script = tmp_path("failing-tool");
+  const char body[] = "#!/bin/sh\necho \"failing-tool: refused $*\" >&2\nexit 3\n";
+  spill(script, body, sizeof body - 1);
+  chmod(script, 0755);
+  ir = (char *)slurp("examples/saxpy_amdgcn.ll", &n);
+  o = *opts("amdgcn", NULL);
+  o.tool = script;
+  expect("error: a blob tool exiting non-zero is TOOL, with its stderr", &o, ir, n, GPUBLOB_TOOL,
+         "exited with status 3:\nfailing-tool: refused -shared --no-undefined");
+  free(ir);
+  expect("error: an unresolved device call fails ld.lld --no-undefined (TOOL)", opts("amdgcn", NULL),
+         unresolved_call, strlen(unresolved_call), GPUBLOB_TOOL, "no_such_device_function");
+}
+
+static void test_cli(void) {
+  setenv("TMPDIR", scratch(), 1); /* the blob tool's private directory goes here */
+  expect_cli("cli: malformed IR exits non-zero, no output", (const char *[]){"IN", NULL},
+             "define void @k( {\n", GPUBLOB_PARSE);
+  expect_cli("cli: unknown target exits non-zero, no output",
+             (const char *[]){"-t", "nope", "examples/saxpy_nvptx.ll", NULL}, NULL, GPUBLOB_TARGET);
+  expect_cli("cli: invalid chip exits non-zero, no output",
+             (const char *[]){"-t", "amdgcn:gfx9999", "examples/saxpy_amdgcn.ll", NULL}, NULL,
+             GPUBLOB_CHIP);
+  expect_cli("cli: PTX too low exits non-zero, no output",
+             (const char *[]){"-t", "nvptx", "--features", "+ptx70", "examples/saxpy_nvptx.ll", NULL},
+             NULL, GPUBLOB_FEATURES);
+  expect_cli("cli: missing ptxas exits non-zero, no output",
+             (const char *[]){"-t", "nvptx", "--no-default-search", "examples/saxpy_nvptx.ll", NULL},
+             NULL, GPUBLOB_NOTOOL);
+  expect_cli("cli: failing blob tool exits non-zero, no output, no temporary directory",
+             (const char *[]){"-t", "amdgcn", "--tool", "/bin/false", "examples/saxpy_amdgcn.ll", NULL},
+             NULL, GPUBLOB_TOOL);
+  expect_cli("cli: unresolved call exits non-zero, no output", (const char *[]){"-t", "amdgcn", "IN", NULL},
+             unresolved_call, GPUBLOB_TOOL);
+  char *log = NULL;
+  const char *argv[] = {"build/gpublob", "--bogus", NULL};
+  int rc = run(argv, &log);
+  check(rc == 2 && contains(log, "unknown option '--bogus'"), "cli: unknown option exits 2",
+        "%d %s", rc, log);
+  free(log);
+}
+
+int main(void) {
+  if (gpublob_open(&g)) return 2;
+  test_inputs();
+  test_options();
+  test_tools();
+  test_cli();
+  gpublob_close(g);
+  return report();
+}

@@ -1,0 +1,160 @@
+/* testlib.c: see testlib.h. */
+#define _GNU_SOURCE
+#include "testlib.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpublob.h"
+
+extern char **environ;
+static int passed, failed, skipped;
+static char scratch_dir[4096];
+
+void check(int ok, const char *name, const char *fmt, ...) {
+  if (ok) {
+    passed++;
+    printf("ok   %s\n", name);
+    return;
+  }
+  failed++;
+  printf("FAIL %s: ", name);
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt ? fmt : "", ap);
+  va_end(ap);
+  printf("\n");
+}
+
+void skip(const char *name, const char *why) {
+  skipped++;
+  printf("skip %s: %s\n", name, why);
+}
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char path[8192];
+  while (d && (e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (!lstat(path, &st) && S_ISDIR(st.st_mode)) remove_tree(path);
+    else unlink(path);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
+int report(void) {
+  if (*scratch_dir) remove_tree(scratch_dir);
+  printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+  return failed ? 1 : 0;
+}
+
+int run(const char *const *argv, char **out) {
+  int fds[2];
+  if (pipe(fds)) return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+  posix_spawn_file_actions_addclose(&fa, fds[0]);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(fds[1]);
+  size_t len = 0, cap = 4096;
+  char *buf = malloc(cap);
+  for (ssize_t r; buf && (r = read(fds[0], buf + len, cap - len - 1)) > 0;) {
+    len += (size_t)r;
+    if (len + 1 == cap) buf = realloc(buf, cap *= 2);
+  }
+  close(fds[0]);
+  if (buf) buf[len] = 0;
+  if (out) *out = buf;
+  else free(buf);
+  if (rc) return -1;
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int contains(const char *haystack, const char *needle) {
+  return haystack && needle && strstr(haystack, needle) != NULL;
+}
+
+int exists(const char *path) { return access(path, F_OK) == 0; }
+
+unsigned char *slurp(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  rewind(f);
+  unsigned char *p = malloc((size_t)n + 1);
+  if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+    free(p);
+    p = NULL;
+  }
+  fclose(f);
+  if (p) p[n] = 0;
+  if (size) *size = (size_t)n;
+  return p;
+}
+
+int spill(const char *path, const void *data, size_t size) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  size_t w = fwrite(data, 1, size, f);
+  return fclose(f) || w != size ? -1 : 0;
+}
+
+const char *scratch(void) {
+  if (!*scratch_dir) {
+    const char *t = getenv("TMPDIR");
+    snprintf(scratch_dir, sizeof scratch_dir, "%s/gpublob-test-XXXXXX", t && *t ? t : "/tmp");
+    if (!mkdtemp(scratch_dir)) {
+      perror("mkdtemp");
+      exit(2);
+    }
+  }
+  return scratch_dir;
+}
+
+const char *tmp_path(const char *name) {
+  static char ring[8][4200];
+  static int i;
+  char *p = ring[i++ % 8];
+  snprintf(p, sizeof ring[0], "%s/%s", scratch(), name);
+  return p;
+}
+
+int leftovers(const char *dir, const char *part) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  while (d && (e = readdir(d)))
+    if (strstr(e->d_name, part)) n++;
+  if (d) closedir(d);
+  return n;
+}
+
+int have_ptxas(void) {
+  gpublob *g;
+  char path[4096];
+  if (gpublob_open(&g)) return 0;
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx"};
+  int ok = gpublob_tool_find(g, &o, path, sizeof path) == GPUBLOB_OK;
+  gpublob_close(g);
+  return ok;
+}
