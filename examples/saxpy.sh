@@ -1,0 +1,33 @@
+#!/bin/sh
+# examples/saxpy.sh: the main job on the bundled example, saxpy with a call to
+# expf, for every target; prints what gpublob produced.  Run: ninja example
+cd "$(dirname "$0")/.." || exit 2
+out=build/example
+mkdir -p "$out"
+readelf=/usr/lib/llvm-22/bin/llvm-readelf
+status=0
+
+run() { # target input output [flags]
+  t=$1 in=$2 o=$3; shift 3
+  if build/gpublob -t "$t" "$@" "$in" -o "$o"; then :; else status=1; return 1; fi
+}
+
+echo "== nvptx (libdevice's __nv_expf linked in)"
+if run nvptx examples/saxpy_nvptx.ll "$out/saxpy.cubin"; then
+  $readelf -h "$out/saxpy.cubin" | grep -E 'Machine|Flags'
+else
+  echo "   no cubin (is the CUDA toolkit installed? set CUDA_HOME); the PTX instead:"
+  status=0
+  run nvptx examples/saxpy_nvptx.ll "$out/saxpy.ptx" -f asm && grep -E '^\.(version|target)|\.entry' "$out/saxpy.ptx"
+fi
+
+echo "== amdgcn (ocml's __ocml_exp_f32 linked in)"
+run amdgcn examples/saxpy_amdgcn.ll "$out/saxpy.hsaco" &&
+  $readelf -h --notes "$out/saxpy.hsaco" | grep -E 'Machine|Flags|amdhsa.target|\.symbol:'
+
+echo "== spirv (llvm.exp.f32 becomes OpenCL.std exp)"
+run spirv examples/saxpy_spirv.ll "$out/saxpy.spv" &&
+  { command -v spirv-val >/dev/null && spirv-val "$out/saxpy.spv" && echo "   spirv-val: valid"; }
+
+ls -l "$out"
+exit $status
