@@ -403,7 +403,14 @@ typedef struct search {
 static int try_path(search *s, const char *dir, size_t dn, const char *name, int exec) {
   char path[4096];
   snprintf(path, sizeof path, "%.*s/%s", (int)dn, dir, name);
-  sb_addf(&s->tried, "\n  %s", path);
+  strbuf line = {0};
+  sb_addf(&line, "\n  %s", path);
+  const char *seen = sb_str(&s->tried), *at = strstr(seen, sb_str(&line));
+  size_t ln = line.len;
+  int dup = at && (at[ln] == 0 || at[ln] == '\n');
+  if (!dup) sb_add(&s->tried, sb_str(&line));
+  sb_free(&line);
+  if (dup) return 0;
   struct stat st;
   if (stat(path, &st) || !S_ISREG(st.st_mode) || (exec && access(path, X_OK))) return 0;
   snprintf(s->found, sizeof s->found, "%s", path);

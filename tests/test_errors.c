@@ -75,10 +75,10 @@ static const gpublob_options *opts(const char *target, const char *features) {
 
 static void test_inputs(void) {
   const char *text = "define void @k( {\n";
-  expect("error: malformed text IR is PARSE with file:line:col", opts("nvptx", NULL), text,
+  expect("error: malformed text IR is PARSE with file:line:col", opts("spirv", NULL), text,
          strlen(text), GPUBLOB_PARSE, "bad.ll:2:1: error: expected type");
   const char bc[] = "BC\xc0\xde\x35\x14\x00\x00\x05\x00\x00\x00\x62\x0c\x30\x24garbage";
-  expect("error: garbage bitcode is BITCODE", opts("nvptx", NULL), bc, sizeof bc - 1,
+  expect("error: garbage bitcode is BITCODE", opts("spirv", NULL), bc, sizeof bc - 1,
          GPUBLOB_BITCODE, "bitcode");
   expect("error: IR failing verification is VERIFY", opts("amdgcn", NULL), verify_fail,
          strlen(verify_fail), GPUBLOB_VERIFY, "Instruction does not dominate all uses");
@@ -144,7 +144,7 @@ static void test_tools(void) {
 
 static void test_cli(void) {
   setenv("TMPDIR", scratch(), 1); /* the blob tool's private directory goes here */
-  expect_cli("cli: malformed IR exits non-zero, no output", (const char *[]){"IN", NULL},
+  expect_cli("cli: malformed IR exits non-zero, no output", (const char *[]){"-t", "spirv", "IN", NULL},
              "define void @k( {\n", GPUBLOB_PARSE);
   expect_cli("cli: unknown target exits non-zero, no output",
              (const char *[]){"-t", "nope", "examples/saxpy_nvptx.ll", NULL}, NULL, GPUBLOB_TARGET);
