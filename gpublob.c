@@ -826,7 +826,7 @@ static void internalize(LLVMModuleRef m, char **keep, int nkeep) {
         continue;
       const char *name = LLVMGetValueName2(x, &(size_t){0});
       int kept = 0;
-      for (int i = 0; i < nkeep && !kept; i++) kept = !strcmp(keep[i], name);
+      for (int i = 0; i < nkeep && !kept; i++) kept = keep[i] && !strcmp(keep[i], name);
       if (!kept) LLVMSetLinkage(x, LLVMInternalLinkage);
     }
 }
