@@ -180,6 +180,36 @@ static void test_spirv(void) {
   gpublob_blob_free(&b);
 }
 
+/* ---- flags choose device-library variants and module flags through the spec ---- */
+static char *disassemble(const char *target, const char *path, unsigned flags, const char *name) {
+  gpublob_options o = {.target = target, .format = GPUBLOB_FORMAT_LLVM, .opt = GPUBLOB_OPT_O0,
+                       .flags = flags};
+  gpublob_blob b;
+  char *out = NULL;
+  if (gpublob_file_compile(g, &o, path, &b)) return NULL;
+  const char *bc = tmp_path(name);
+  spill(bc, b.data, b.size);
+  const char *argv[] = {LLVM_BINDIR "/llvm-dis", bc, "-o", "-", NULL};
+  run(argv, &out);
+  gpublob_blob_free(&b);
+  return out;
+}
+
+static void test_flags(void) {
+  char *on = disassemble("amdgcn", "examples/saxpy_amdgcn.ll", GPUBLOB_FLAG_FTZ, "ftz.bc");
+  char *off = disassemble("amdgcn", "examples/saxpy_amdgcn.ll", 0, "noftz.bc");
+  check(contains(on, "@__oclc_daz_opt = internal local_unnamed_addr addrspace(4) constant i8 1") &&
+            contains(off, "@__oclc_daz_opt = internal local_unnamed_addr addrspace(4) constant i8 0") &&
+            contains(on, "@__oclc_ISA_version = internal local_unnamed_addr addrspace(4) constant i32 9010"),
+        "flags: amdgcn ftz picks oclc_daz_opt_on, and the isa library follows the chip", NULL);
+  free(on);
+  free(off);
+  char *nv = disassemble("nvptx", "examples/saxpy_nvptx.ll", GPUBLOB_FLAG_FTZ, "nvftz.bc");
+  if (!nv) skip("flags: nvptx ftz sets nvvm-reflect-ftz", "CUDA toolkit (libdevice.10.bc) not found");
+  else check(contains(nv, "!\"nvvm-reflect-ftz\", i32 1}"), "flags: nvptx ftz sets nvvm-reflect-ftz", "%.300s", nv);
+  free(nv);
+}
+
 /* ---- inputs: bitcode, memory, stdin through the CLI ---- */
 static void test_bitcode_input(void) {
   const char *bc = tmp_path("saxpy_amdgcn.bc");
@@ -240,6 +270,7 @@ int main(void) {
   test_amdgcn("gfx1030");
   test_amdgcn_asm();
   test_spirv();
+  test_flags();
   test_bitcode_input();
   test_memory_input();
   test_cli_stdin();
