@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,23 +46,28 @@ extern char **environ;
 /* ---- the target descriptors, generated from the spec ---- */
 enum emit_kind { EMIT_asm, EMIT_obj };
 enum tool_kind { TOOL_exec, TOOL_none };
+enum tool_input { INPUT_file, INPUT_stdin };
 
 typedef struct target_desc {
   const char *name, *triple, *chip, *chip_prefix, *chips, *chip_features;
   const char *features, *feature_names, *version_feature, *feature_min;
   enum emit_kind emit;
   enum tool_kind tool_kind;
-  const char *tool_kind_name, *tool, *tool_argv, *tool_search;
+  const char *tool_kind_name;
+  enum tool_input tool_input;
+  const char *tool, *tool_argv, *tool_search;
   const char *attribute, *suffix_asm, *suffix_bin;
   const char *libs, *lib_search, *module_flags, *intrinsics;
 } target_desc;
 
 #define GPUBLOB_TARGET(name, triple, chip, chip_prefix, chips, chip_features, features,  \
                        feature_names, version_feature, feature_min, emit, tool_kind,     \
-                       tool, tool_argv, tool_search, attribute, suffix_asm, suffix_bin,  \
+                       tool_input, tool, tool_argv, tool_search, attribute, suffix_asm,  \
+                       suffix_bin,                                                       \
                        libs, lib_search, module_flags, intrinsics, llvm_target)          \
   {name, triple, chip, chip_prefix, chips, chip_features, features, feature_names,      \
-   version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind, #tool_kind, tool,       \
+   version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind, #tool_kind,             \
+   INPUT_##tool_input, tool,                                                             \
    tool_argv, tool_search, attribute, suffix_asm, suffix_bin, libs, lib_search,         \
    module_flags, intrinsics},
 static const target_desc targets[] = {
@@ -202,6 +208,19 @@ static void add_detail(gpublob *g, const char *detail) {
 }
 
 /* ---- one compile: the job and the options it resolved ---- */
+typedef struct workdir {
+  char dir[4096], in[4200], out[4200];
+} workdir;
+
+typedef struct toolrun { /* a blob tool in flight */
+  workdir w;
+  int made;            /* w.dir exists */
+  strbuf store, output; /* argv strings; the tool's stdout and stderr */
+  char **argv;
+  pid_t pid;           /* 0 when not running */
+  int in_fd, out_fd;   /* its stdin (stdin tools), its stdout+stderr; -1 when closed */
+} toolrun;
+
 typedef struct job {
   gpublob *g;
   const target_desc *t;
@@ -218,6 +237,7 @@ typedef struct job {
   strbuf diag; /* LLVM diagnostics of this job */
   gpublob_blob out;
   char tool[4096]; /* the blob tool, found before any compile work */
+  toolrun run;
 } job;
 
 static const gpublob_options default_options = {.version = GPUBLOB_OPTIONS_VERSION};
@@ -545,12 +565,16 @@ static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *
   j->g = g;
   j->o = o ? o : &default_options;
   j->name = name ? name : "<memory>";
+  j->run.in_fd = j->run.out_fd = -1;
   g->code = GPUBLOB_OK;
   g->msg.len = 0;
   if (g->msg.s) g->msg.s[0] = 0;
 }
 
+static void tool_end(job *j);
+
 static void job_end(job *j) {
+  tool_end(j);
   if (j->tm) LLVMDisposeTargetMachine(j->tm);
   if (j->mod) LLVMDisposeModule(j->mod);
   if (j->ctx) LLVMContextDispose(j->ctx);
@@ -929,10 +953,6 @@ static int emit_bitcode(job *j) {
 }
 
 /* ---- the blob tool: spawned with an argv in a private directory, stderr kept ---- */
-typedef struct workdir {
-  char dir[4096], in[4200], out[4200];
-} workdir;
-
 static int write_file(const char *path, const void *data, size_t n) {
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
@@ -966,12 +986,9 @@ static int make_workdir(job *j, workdir *w) {
   if (!mkdtemp(w->dir))
     return set_error(j->g, GPUBLOB_IO, "cannot make a temporary directory %s: %s", w->dir,
                      strerror(errno));
-  snprintf(w->in, sizeof w->in, "%s/in%s", w->dir, j->out.suffix);
   snprintf(w->out, sizeof w->out, "%s/out%s", w->dir, j->t->suffix_bin);
-  if (write_file(w->in, j->out.data, j->out.size)) {
-    remove_tree(w->dir);
-    return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", w->in, strerror(errno));
-  }
+  if (j->t->tool_input == INPUT_stdin) snprintf(w->in, sizeof w->in, "-");
+  else snprintf(w->in, sizeof w->in, "%s/in%s", w->dir, j->out.suffix);
   return GPUBLOB_OK;
 }
 
@@ -1005,28 +1022,6 @@ static void read_all(int fd, strbuf *b) {
   }
 }
 
-static int spawn_tool(job *j, char **argv, strbuf *output, int *status) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC)) return set_error(j->g, GPUBLOB_TOOL, "pipe: %s", strerror(errno));
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-  pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc) {
-    close(fds[0]);
-    return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", argv[0], strerror(rc));
-  }
-  read_all(fds[0], output);
-  close(fds[0]);
-  while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
-  return GPUBLOB_OK;
-}
-
 static int tool_failed(job *j, const char *tool, int status, const strbuf *output) {
   if (WIFSIGNALED(status))
     set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s was killed by signal %d", tool, j->t->name,
@@ -1054,26 +1049,101 @@ static int read_tool_output(job *j, const char *path) {
   return GPUBLOB_OK;
 }
 
-static int run_exec_tool(job *j) {
-  const char *tool = j->tool;
-  workdir w;
-  if (make_workdir(j, &w)) return j->g->code;
-  strbuf store = {0}, output = {0};
-  char **argv = build_argv(j, tool, &w, &store);
-  int status = 0, rc = argv ? spawn_tool(j, argv, &output, &status)
-                            : set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  if (!rc && status) rc = tool_failed(j, tool, status, &output);
-  if (!rc) rc = read_tool_output(j, w.out);
-  remove_tree(w.dir);
-  free(argv);
-  sb_free(&store);
-  sb_free(&output);
-  return rc;
+/* Starts the tool.  A tool that reads stdin is started before the backend runs,
+** so that its start overlaps the compile; it then waits for its input. */
+static int tool_start(job *j) {
+  toolrun *r = &j->run;
+  int in[2] = {-1, -1}, out[2];
+  if (make_workdir(j, &r->w)) return j->g->code;
+  r->made = 1;
+  r->argv = build_argv(j, j->tool, &r->w, &r->store);
+  if (!r->argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  int stdin_ = j->t->tool_input == INPUT_stdin;
+  if (stdin_ && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in))
+    return set_error(j->g, GPUBLOB_TOOL, "socketpair: %s", strerror(errno));
+  if (pipe2(out, O_CLOEXEC)) {
+    if (stdin_) close(in[0]), close(in[1]);
+    return set_error(j->g, GPUBLOB_TOOL, "pipe: %s", strerror(errno));
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (stdin_) posix_spawn_file_actions_adddup2(&fa, in[1], 0);
+  else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 2);
+  int rc = posix_spawn(&r->pid, r->argv[0], &fa, NULL, r->argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(out[1]);
+  if (stdin_) close(in[1]);
+  r->in_fd = stdin_ ? in[0] : -1;
+  r->out_fd = out[0];
+  if (rc) {
+    r->pid = 0;
+    return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", r->argv[0], strerror(rc));
+  }
+  return GPUBLOB_OK;
+}
+
+/* Hands the backend's output to the tool: on its stdin, or as the {in} file. */
+static int tool_feed(job *j) {
+  toolrun *r = &j->run;
+  if (r->in_fd < 0)
+    return write_file(r->w.in, j->out.data, j->out.size)
+               ? set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno))
+               : GPUBLOB_OK;
+  const unsigned char *p = j->out.data;
+  size_t n = j->out.size;
+  while (n) { /* a tool that quit early shows in its status, not as SIGPIPE here */
+    ssize_t w = send(r->in_fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) break;
+    p += w;
+    n -= (size_t)w;
+  }
+  close(r->in_fd);
+  r->in_fd = -1;
+  return GPUBLOB_OK;
+}
+
+static int tool_finish(job *j) {
+  toolrun *r = &j->run;
+  int status = 0;
+  read_all(r->out_fd, &r->output);
+  while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {}
+  r->pid = 0;
+  if (status) return tool_failed(j, r->argv[0], status, &r->output);
+  return read_tool_output(j, r->w.out);
+}
+
+/* Stops a tool still running (after an error) and removes its directory. */
+static void tool_end(job *j) {
+  toolrun *r = &j->run;
+  if (r->in_fd >= 0) close(r->in_fd);
+  if (r->pid > 0) {
+    kill(r->pid, SIGKILL);
+    while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR) {}
+  }
+  if (r->out_fd >= 0) close(r->out_fd);
+  if (r->made) remove_tree(r->w.dir);
+  free(r->argv);
+  sb_free(&r->store);
+  sb_free(&r->output);
+  memset(r, 0, sizeof *r);
+  r->in_fd = r->out_fd = -1;
+}
+
+static int tool_early(const job *j) {
+  return j->format == GPUBLOB_FORMAT_BIN && j->t->tool_kind == TOOL_exec &&
+         j->t->tool_input == INPUT_stdin;
 }
 
 static int run_blob_tool(job *j) {
   switch (j->t->tool_kind) {
-  case TOOL_exec: return run_exec_tool(j);
+  case TOOL_exec: {
+    int rc = j->run.pid ? GPUBLOB_OK : tool_start(j);
+    if (!rc) rc = tool_feed(j);
+    return rc ? rc : tool_finish(j);
+  }
   case TOOL_none: j->out.suffix = j->t->suffix_bin; return GPUBLOB_OK;
   }
   return GPUBLOB_OK;
@@ -1084,6 +1154,7 @@ static int run_pipeline(job *j, const unsigned char *data, size_t size) {
   int rc = parse_module(j, data, size);
   if (!rc) rc = verify_module(j);
   if (!rc) rc = check_intrinsics(j);
+  if (!rc && tool_early(j)) rc = tool_start(j);
   if (!rc) rc = make_target_machine(j);
   if (!rc) add_module_flags(j);
   if (!rc) rc = link_device_libs(j);

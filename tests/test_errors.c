@@ -142,6 +142,28 @@ static void test_tools(void) {
          unresolved_call, strlen(unresolved_call), GPUBLOB_TOOL, "no_such_device_function");
 }
 
+/* ptxas starts before the backend runs; a failure after that stops it and cleans up. */
+static void test_early_tool_stopped(void) {
+  char ptxas[4096];
+  gpublob_options o = *opts("nvptx", NULL);
+  if (gpublob_tool_find(g, &o, ptxas, sizeof ptxas)) {
+    skip("error: a started ptxas is stopped when a later step fails", "CUDA toolkit not found");
+    return;
+  }
+  *strrchr(ptxas, '/') = 0;
+  setenv("TMPDIR", scratch(), 1);
+  o.flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
+  o.tool_dirs = ptxas;
+  o.lib_dirs = "/nonexistent/libdevice";
+  size_t n;
+  char *ir = (char *)slurp("examples/saxpy_nvptx.ll", &n);
+  expect("error: a started ptxas is stopped when a later step fails (NOLIB)", &o, ir, n,
+         GPUBLOB_NOLIB, "libdevice.10.bc");
+  check(leftovers(scratch(), "gpublob-") == 0, "error: ... and its private directory is removed",
+        NULL);
+  free(ir);
+}
+
 static void test_cli(void) {
   setenv("TMPDIR", scratch(), 1); /* the blob tool's private directory goes here */
   expect_cli("cli: malformed IR exits non-zero, no output", (const char *[]){"-t", "spirv", "IN", NULL},
@@ -175,6 +197,7 @@ int main(void) {
   test_inputs();
   test_options();
   test_tools();
+  test_early_tool_stopped();
   test_cli();
   gpublob_close(g);
   return report();
