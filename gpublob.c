@@ -319,6 +319,22 @@ static void add_chip_features(job *j) {
   }
 }
 
+/* A feature that flips what the chip implies (+wavefrontsize32 on gfx9) is refused:
+** LLVM would compile it into a broken blob. */
+static int check_implied(job *j) {
+  const char *implied = sb_str(&j->condfeat), *w;
+  size_t n;
+  while ((w = next_word(&implied, ",", &n))) {
+    const char *list = sb_str(&j->features), *u;
+    size_t m;
+    while ((u = next_word(&list, ",", &m)))
+      if (m == n && u[0] != w[0] && !strncmp(u + 1, w + 1, n - 1))
+        return set_error(j->g, GPUBLOB_FEATURES, "feature '%.*s' contradicts chip %s, which implies %.*s",
+                         (int)m, u, j->chip, (int)n, w);
+  }
+  return GPUBLOB_OK;
+}
+
 static int resolve_features(job *j) {
   add_features(&j->features, j->t->features);
   if (j->o->features) add_features(&j->features, j->o->features);
@@ -327,6 +343,7 @@ static int resolve_features(job *j) {
   while ((w = next_word(&list, ",", &n)))
     if (check_feature(j, w, n)) return j->g->code;
   add_chip_features(j);
+  if (check_implied(j)) return j->g->code;
   add_features(&j->condfeat, sb_str(&j->features));
   if (j->features.oom || j->condfeat.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   return GPUBLOB_OK;

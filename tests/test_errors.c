@@ -103,6 +103,16 @@ static void test_options(void) {
          ir, n, GPUBLOB_FEATURES, "+ptx78");
   expect("error: unknown nvptx feature is FEATURES", opts("nvptx", "+avx512f"), ir, n,
          GPUBLOB_FEATURES, "avx512f");
+  expect("error: a PTX version LLVM does not know is FEATURES", opts("nvptx", "+ptx99"), ir, n,
+         GPUBLOB_FEATURES, "ptx99");
+  free(ir);
+  ir = (char *)slurp("examples/saxpy_amdgcn.ll", &n);
+  expect("error: wave32 on gfx90a (a wave64-only chip) is FEATURES", opts("amdgcn", "+wavefrontsize32"),
+         ir, n, GPUBLOB_FEATURES, "implies -wavefrontsize32");
+  expect("error: unknown amdgcn feature is FEATURES", opts("amdgcn", "+foo"), ir, n, GPUBLOB_FEATURES,
+         "unknown feature '+foo'");
+  free(ir);
+  ir = (char *)slurp("examples/saxpy_nvptx.ll", &n);
   expect("error: a feature without a sign is FEATURES", opts("nvptx", "ptx80"), ir, n,
          GPUBLOB_FEATURES, "'+' or '-'");
   gpublob_options o = *opts("nvptx", NULL);
