@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <llvm-c/Analysis.h>
@@ -46,7 +47,7 @@ extern char **environ;
 /* ---- the target descriptors, generated from the spec ---- */
 enum emit_kind { EMIT_asm, EMIT_obj };
 enum tool_kind { TOOL_exec, TOOL_none };
-enum tool_input { INPUT_file, INPUT_stdin };
+enum tool_input { INPUT_file, INPUT_stdin, INPUT_fifo };
 
 typedef struct target_desc {
   const char *name, *triple, *chip, *chip_prefix, *chips, *chip_features;
@@ -218,6 +219,7 @@ typedef struct toolrun { /* a blob tool in flight */
   strbuf store, output; /* argv strings; the tool's stdout and stderr */
   char **argv;
   pid_t pid;           /* 0 when not running */
+  int reaped, status;  /* the tool already exited (a fifo it never opened) */
   int in_fd, out_fd;   /* its stdin (stdin tools), its stdout+stderr; -1 when closed */
 } toolrun;
 
@@ -1004,8 +1006,16 @@ static int make_workdir(job *j, workdir *w) {
     return set_error(j->g, GPUBLOB_IO, "cannot make a temporary directory %s: %s", w->dir,
                      strerror(errno));
   snprintf(w->out, sizeof w->out, "%s/out%s", w->dir, j->t->suffix_bin);
-  if (j->t->tool_input == INPUT_stdin) snprintf(w->in, sizeof w->in, "-");
-  else snprintf(w->in, sizeof w->in, "%s/in%s", w->dir, j->out.suffix);
+  if (j->t->tool_input == INPUT_stdin) {
+    snprintf(w->in, sizeof w->in, "-");
+    return GPUBLOB_OK;
+  }
+  const char *suffix = j->t->emit == EMIT_asm ? j->t->suffix_asm : ".o";
+  snprintf(w->in, sizeof w->in, "%s/in%s", w->dir, suffix);
+  if (j->t->tool_input == INPUT_fifo && mkfifo(w->in, 0600)) {
+    remove_tree(w->dir);
+    return set_error(j->g, GPUBLOB_IO, "cannot make the fifo %s: %s", w->in, strerror(errno));
+  }
   return GPUBLOB_OK;
 }
 
@@ -1101,32 +1111,69 @@ static int tool_start(job *j) {
   return GPUBLOB_OK;
 }
 
-/* Hands the backend's output to the tool: on its stdin, or as the {in} file. */
-static int tool_feed(job *j) {
+/* Opens the fifo once the tool opens it to read; gives up if the tool exits first. */
+static int open_fifo(job *j) {
   toolrun *r = &j->run;
-  if (r->in_fd < 0)
-    return write_file(r->w.in, j->out.data, j->out.size)
-               ? set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno))
-               : GPUBLOB_OK;
-  const unsigned char *p = j->out.data;
-  size_t n = j->out.size;
-  while (n) { /* a tool that quit early shows in its status, not as SIGPIPE here */
-    ssize_t w = send(r->in_fd, p, n, MSG_NOSIGNAL);
+  for (;;) {
+    int fd = open(r->w.in, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) {
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      return fd;
+    }
+    if (errno != ENXIO && errno != EINTR) return -1;
+    if (waitpid(r->pid, &r->status, WNOHANG) == r->pid) {
+      r->pid = 0;
+      r->reaped = 1;
+      return -1;
+    }
+    nanosleep(&(struct timespec){0, 100000}, NULL);
+  }
+}
+
+/* Writes all of data; a reader that quit early shows in the tool's status, so
+** SIGPIPE is blocked in this thread and consumed rather than raised. */
+static void write_quietly(int fd, const unsigned char *p, size_t n, int socket) {
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  int broke = 0;
+  while (n) {
+    ssize_t w = socket ? send(fd, p, n, MSG_NOSIGNAL) : write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0) break;
+    if (w < 0) {
+      broke = errno == EPIPE;
+      break;
+    }
     p += w;
     n -= (size_t)w;
   }
-  close(r->in_fd);
+  if (broke && !socket) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Hands the backend's output to the tool: on its stdin, through the fifo, or as a file. */
+static int tool_feed(job *j) {
+  toolrun *r = &j->run;
+  if (j->t->tool_input == INPUT_file)
+    return write_file(r->w.in, j->out.data, j->out.size)
+               ? set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno))
+               : GPUBLOB_OK;
+  int fd = r->in_fd;
+  if (j->t->tool_input == INPUT_fifo && (fd = open_fifo(j)) < 0)
+    return r->reaped ? GPUBLOB_OK
+                     : set_error(j->g, GPUBLOB_IO, "cannot open %s: %s", r->w.in, strerror(errno));
+  write_quietly(fd, j->out.data, j->out.size, j->t->tool_input == INPUT_stdin);
+  close(fd);
   r->in_fd = -1;
   return GPUBLOB_OK;
 }
 
 static int tool_finish(job *j) {
   toolrun *r = &j->run;
-  int status = 0;
   read_all(r->out_fd, &r->output);
-  while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {}
+  int status = r->status;
+  while (!r->reaped && waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {}
   r->pid = 0;
   if (status) return tool_failed(j, r->argv[0], status, &r->output);
   return read_tool_output(j, r->w.out);
@@ -1151,7 +1198,7 @@ static void tool_end(job *j) {
 
 static int tool_early(const job *j) {
   return j->format == GPUBLOB_FORMAT_BIN && j->t->tool_kind == TOOL_exec &&
-         j->t->tool_input == INPUT_stdin;
+         j->t->tool_input != INPUT_file;
 }
 
 static int run_blob_tool(job *j) {
