@@ -1,89 +1,110 @@
 #!/bin/sh
-# bench/run.sh: gpublob's CLI against the plain shell pipelines, on the same .ll
-# inputs, in one run.  Median wall time (hyperfine) and peak memory (max RSS of
-# each process, GNU time), as ratios gpublob / pipeline.  Run: ninja bench
-#
-#   nvptx:  gpublob -t nvptx:sm_90        vs  llc-22 -O3 -mcpu=sm_90 | ptxas -arch=sm_90
-#           and, doing the same middle-end work, opt-22 -O3 | llc-22 -O3 | ptxas
-#   amdgcn: gpublob -t amdgcn:gfx90a      vs  llc-22 -O3 -filetype=obj && ld.lld -shared
-#           and opt-22 -O3 | llc-22 ... && ld.lld
-# Environment: RUNS (default 40), WARMUP (default 5).
+# bench/run.sh: gpublob's CLI against the plain LLVM shell pipelines, on the
+# same .ll inputs, in one run.  Run from the repo root: sh bench/run.sh
+# (or: ninja bench).  RUNS (default 40) and WARMUP (default 5) set hyperfine's counts.
+#   nvptx:  gpublob -t nvptx:sm_90 -O3   vs  llc-22 -O3 -mcpu=sm_90 | ptxas -arch=sm_90 -O3
+#   amdgcn: gpublob -t amdgcn:gfx90a -O3 vs  llc-22 -O3 -filetype=obj && ld.lld-22 -shared
 set -eu
 cd "$(dirname "$0")/.."
 runs=${RUNS:-40} warmup=${WARMUP:-5}
-for t in hyperfine /usr/bin/time python3 llc-22 opt-22 ld.lld-22; do
-  command -v "$t" >/dev/null 2>&1 || { echo "bench: needs $t (apt-get install hyperfine time python3 llvm-22 lld-22)" >&2; exit 2; }
+for t in hyperfine /usr/bin/time python3 llc-22 ld.lld-22; do
+  command -v "$t" >/dev/null || { echo "bench: $t not found" >&2; exit 1; }
 done
-[ -x build/gpublob ] || { echo "bench: build first (ninja)" >&2; exit 2; }
-ptxas=""
+[ -x build/gpublob ] || { echo "bench: build/gpublob missing; run ninja first" >&2; exit 1; }
+
+ptxas=""                       # searched as the project does (targets/targets.spec)
 for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda; do
-  [ -n "$d" ] && [ -x "$d/bin/ptxas" ] && { ptxas=$d/bin/ptxas; break; }
+  if [ -n "$d" ] && [ -x "$d/bin/ptxas" ]; then ptxas=$d/bin/ptxas; break; fi
 done
 [ -n "$ptxas" ] || ptxas=$(command -v ptxas || true)
+lld=$(command -v ld.lld-22)
+# gpublob sets code object version 5 by a module flag; llc-22's default differs
+cov=""
+if llc-22 --help-hidden 2>/dev/null | grep -q -- '--amdhsa-code-object-version'; then
+  cov=--amdhsa-code-object-version=5
+fi
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT PIPE TERM
+: >"$tmp/table"; : >"$tmp/mem"
+
 echo "machine: $(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-echo "gpublob $(build/gpublob --version | cut -d' ' -f2), $(llc-22 --version | sed -n 's/.*LLVM version /LLVM /p' | head -n 1), ptxas: ${ptxas:-not found}"
-echo "runs: $runs after $warmup warm-up; median wall time; peak memory = max RSS"
+echo "$(build/gpublob --version); $(llc-22 --version | sed -n 's/.*LLVM version /llc-22 /p')"
+echo "ptxas: ${ptxas:-not found}; amdgcn llc flag: ${cov:-none (llc-22 does not accept one)}"
+echo "hyperfine: $warmup warm-up + $runs runs per command; wall = median"
 echo
 
-rss() { # peak KB of one command (no shell)
-  /usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>&1 || { echo "bench: failed: $*" >&2; exit 1; }
-  cat "$tmp/rss"
+# max RSS in KB of one command; a failing command stops the script
+rss() {
+  /usr/bin/time -f %M -o "$tmp/rss" "$@" >"$tmp/out" 2>&1 ||
+    { cat "$tmp/out" >&2; echo "bench: failed: $*" >&2; exit 1; }
+  tail -n 1 "$tmp/rss"
 }
 
-median() { # median ms of one command line, by hyperfine
-  hyperfine -N -w "$warmup" -r "$runs" --export-json "$tmp/h.json" "$1" >/dev/null 2>&1 ||
-    { echo "bench: failed: $1" >&2; exit 1; }
-  python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["results"][0]["median"]*1000))' "$tmp/h.json"
+# max RSS in KB of gpublob's blob tool, run by gpublob through a GNU time wrapper
+tool_rss() {
+  tool=$1; shift
+  printf '#!/bin/sh\nexec /usr/bin/time -f %%M -o %s/tool.rss %s "$@"\n' "$tmp" "$tool" >"$tmp/tool"
+  chmod +x "$tmp/tool"
+  rss "$@" --tool "$tmp/tool" >/dev/null
+  tail -n 1 "$tmp/tool.rss"
 }
 
-median_sh() { # the same for a shell pipeline; the shell's own start is counted, as a user pays it
-  hyperfine -w "$warmup" -r "$runs" -S sh --export-json "$tmp/h.json" "$1" >/dev/null 2>&1 ||
-    { echo "bench: failed: $1" >&2; exit 1; }
-  python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["results"][0]["median"]*1000))' "$tmp/h.json"
+# bench CASE GPUBLOB_CMD PIPELINE_CMD sum|max GPUBLOB_KB OWN_KB TOOL_KB STAGE_KB...
+bench() {
+  name=$1 g=$2 p=$3; shift 3
+  hyperfine -N --style none -w "$warmup" -r "$runs" --export-json "$tmp/h.json" \
+    "$g" "sh -c '$p'" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
+  python3 bench/table.py "$tmp" "$name" "$@"
 }
 
-row() { # case gpublob_ms pipe_ms gpublob_kb pipe_kb
-  python3 -c 'import sys
-c, g, p, gk, pk = sys.argv[1], *map(float, sys.argv[2:])
-print("| %s | %.1f | %.1f | %.2f | %.0f | %.0f | %.2f |" % (c, g, p, g / p, gk / 1024, pk / 1024, gk / pk))' "$@"
+# One case: RSS of each process (which also checks both sides compile), then timing.
+nvptx() {
+  in=bench/kernels/$1_nvptx.ll gb="build/gpublob -t nvptx:sm_90 -O3"
+  llc="llc-22 -O3 -mcpu=sm_90"
+  gk=$(rss $gb "$in" -o "$tmp/g.cubin")
+  own=$(rss $gb -f asm "$in" -o "$tmp/g.ptx")       # the same LLVM work, no ptxas
+  tool=$(tool_rss "$ptxas" $gb "$in" -o "$tmp/g.cubin")
+  llck=$(rss $llc "$in" -o "$tmp/p.ptx")
+  ptxk=$(rss "$ptxas" -arch=sm_90 -O3 "$tmp/p.ptx" -o "$tmp/p.cubin")
+  bench "$1 nvptx sm_90" "$gb $in -o $tmp/g.cubin" \
+    "$llc $in -o - | $ptxas -arch=sm_90 -O3 - -o $tmp/p.cubin" sum "$gk" "$own" "$tool" "$llck" "$ptxk"
 }
-
-echo "| case | gpublob ms | pipeline ms | wall ratio | gpublob MiB | pipeline MiB | memory ratio |"
-echo "|---|---|---|---|---|---|---|"
-for k in saxpy matmul; do
-  if [ -n "$ptxas" ]; then
-    in=bench/kernels/${k}_nvptx.ll
-    g=$(median "build/gpublob -t nvptx:sm_90 -O3 $in -o $tmp/g.cubin")
-    gk=$(rss build/gpublob -t nvptx:sm_90 -O3 "$in" -o "$tmp/g.cubin")
-    llc="llc-22 -O3 -mcpu=sm_90"
-    p=$(median_sh "$llc $in -o - | $ptxas -arch=sm_90 -O3 - -o $tmp/p.cubin")
-    llck=$(rss $llc "$in" -o "$tmp/p.ptx")
-    ptxk=$(rss "$ptxas" -arch=sm_90 -O3 "$tmp/p.ptx" -o "$tmp/p.cubin")
-    gk=$((gk + ptxk)) # gpublob's ptxas runs beside it
-    row "$k nvptx sm_90: llc-22 -O3 \\| ptxas" "$g" "$p" "$gk" $((llck + ptxk))
-    p=$(median_sh "opt-22 -O3 $in | $llc -o - | $ptxas -arch=sm_90 -O3 - -o $tmp/p.cubin")
-    optk=$(rss opt-22 -O3 "$in" -o "$tmp/p.bc")
-    row "$k nvptx sm_90: opt-22 -O3 \\| llc-22 -O3 \\| ptxas" "$g" "$p" "$gk" $((optk + llck + ptxk))
-  else
-    echo "| $k nvptx | skipped: no CUDA toolkit (ptxas) | | | | | |"
-  fi
-  in=bench/kernels/${k}_amdgcn.ll
-  g=$(median "build/gpublob -t amdgcn:gfx90a -O3 $in -o $tmp/g.hsaco")
-  gk=$(rss build/gpublob -t amdgcn:gfx90a -O3 "$in" -o "$tmp/g.hsaco")
-  llc="llc-22 -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx90a --amdhsa-code-object-version=5 -filetype=obj"
-  lld="ld.lld-22 -shared --no-undefined $tmp/p.o -o $tmp/p.hsaco"
-  p=$(median_sh "$llc $in -o $tmp/p.o 2>/dev/null && $lld")
+amdgcn() {
+  in=bench/kernels/$1_amdgcn.ll gb="build/gpublob -t amdgcn:gfx90a -O3"
+  llc="llc-22 -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx90a $cov -filetype=obj"
+  link="$lld -shared --no-undefined $tmp/p.o -o $tmp/p.hsaco"
+  gk=$(rss $gb "$in" -o "$tmp/g.hsaco")
+  own=$(rss $gb -f asm "$in" -o "$tmp/g.s")
+  tool=$(tool_rss "$lld" $gb "$in" -o "$tmp/g.hsaco")
   llck=$(rss $llc "$in" -o "$tmp/p.o")
-  lldk=$(rss $lld)
-  gk=$((gk + lldk)) # gpublob's ld.lld runs beside it
-  row "$k amdgcn gfx90a: llc-22 -O3 && ld.lld" "$g" "$p" "$gk" $((llck > lldk ? llck : lldk))
-  p=$(median_sh "opt-22 -O3 $in | $llc -o $tmp/p.o 2>/dev/null && $lld")
-  optk=$(rss opt-22 -O3 "$in" -o "$tmp/p.bc")
-  row "$k amdgcn gfx90a: opt-22 -O3 \\| llc-22 -O3 && ld.lld" "$g" "$p" "$gk" $((optk + llck > lldk ? optk + llck : lldk))
+  lldk=$(rss $link)
+  bench "$1 amdgcn gfx90a" "$gb $in -o $tmp/g.hsaco" "$llc $in -o $tmp/p.o && $link" \
+    max "$gk" "$own" "$tool" "$llck" "$lldk"
+}
+
+for k in saxpy matmul; do
+  if [ -n "$ptxas" ]; then nvptx $k; else
+    echo "| $k nvptx sm_90 | skipped: ptxas not found | | | | | |" >>"$tmp/table"
+  fi
+  amdgcn $k
 done
+
+echo "| case | gpublob median ms | pipeline median ms | wall ratio | gpublob peak MiB | pipeline peak MiB | memory ratio |"
+echo "|---|---|---|---|---|---|---|"
+cat "$tmp/table"
 echo
-echo "Memory: processes that run at once add up (a pipe's stages; gpublob and the blob tool it"
-echo "starts early); stages joined by && count the larger."
+echo "| case | gpublob MiB: own + its tool | gpublob MiB by /usr/bin/time | pipeline MiB by stage |"
+echo "|---|---|---|---|"
+cat "$tmp/mem"
+cat <<'EOF'
+
+Ratios are gpublob / pipeline.  Peak = max RSS of each process (GNU time), added
+up over the processes alive at once: gpublob keeps running while its ptxas or
+ld.lld runs, and llc | ptxas run together, so those add up; llc && ld.lld run
+one after the other, so the larger counts.  gpublob's own RSS is from -f asm (the
+same LLVM work, no tool).  /usr/bin/time on the whole gpublob command reports the
+larger of gpublob and its tool, not their sum.  gpublob runs LLVM's -O3 middle
+end (opt) as well; llc -O3 runs only the backend.
+EOF
