@@ -47,7 +47,7 @@ extern char **environ;
 /* ---- the target descriptors, generated from the spec ---- */
 enum emit_kind { EMIT_asm, EMIT_obj };
 enum tool_kind { TOOL_exec, TOOL_none };
-enum tool_input { INPUT_file, INPUT_stdin, INPUT_fifo };
+enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
 
 typedef struct target_desc {
   const char *name, *triple, *chip, *chip_prefix, *chips, *chip_features;
@@ -127,6 +127,11 @@ static void sb_addf(strbuf *b, const char *fmt, ...) {
 }
 
 static const char *sb_str(const strbuf *b) { return b->s ? b->s : ""; }
+static void sb_reset(strbuf *b) {
+  b->len = 0;
+  b->oom = 0;
+  if (b->s) b->s[0] = 0;
+}
 static void sb_free(strbuf *b) {
   free(b->s);
   memset(b, 0, sizeof *b);
@@ -188,14 +193,21 @@ static const char *const error_strings[] = {
 
 static int set_error(gpublob *g, int code, const char *fmt, ...) {
   g->code = code;
-  g->msg.len = 0;
-  if (g->msg.s) g->msg.s[0] = 0;
-  char small[1024];
+  sb_reset(&g->msg);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(small, sizeof small, fmt, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  sb_add(&g->msg, small);
+  char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (!text) {
+    g->msg.oom = 1;
+    return code;
+  }
+  va_start(ap, fmt);
+  vsnprintf(text, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  sb_addn(&g->msg, text, (size_t)n);
+  free(text);
   return code;
 }
 
@@ -219,7 +231,6 @@ typedef struct toolrun { /* a blob tool in flight */
   strbuf store, output; /* argv strings; the tool's stdout and stderr */
   char **argv;
   pid_t pid;           /* 0 when not running */
-  int reaped, status;  /* the tool already exited (a fifo it never opened) */
   int in_fd, out_fd;   /* its stdin (stdin tools), its stdout+stderr; -1 when closed */
 } toolrun;
 
@@ -586,8 +597,7 @@ static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *
   j->name = name ? name : "<memory>";
   j->run.in_fd = j->run.out_fd = -1;
   g->code = GPUBLOB_OK;
-  g->msg.len = 0;
-  if (g->msg.s) g->msg.s[0] = 0;
+  sb_reset(&g->msg);
 }
 
 static void tool_end(job *j);
@@ -808,6 +818,7 @@ static int map_lib(job *j, devlib *l) {
 static int load_lazy(job *j, devlib *l, LLVMModuleRef *out) {
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(l->map, l->size, l->path, 0);
   if (LLVMGetBitcodeModuleInContext2(j->ctx, buf, out)) {
+    LLVMDisposeMemoryBuffer(buf); /* owned by the module only on success */
     set_error(j->g, GPUBLOB_LINK, "cannot read device library %s", l->path);
     add_detail(j->g, sb_str(&j->diag));
     return GPUBLOB_LINK;
@@ -827,7 +838,7 @@ static int link_if_needed(job *j, devlib *l, int *linked) {
     LLVMDisposeModule(lib);
     return GPUBLOB_OK;
   }
-  j->diag.len = 0;
+  sb_reset(&j->diag);
   if (LLVMLinkModules2(j->mod, lib)) {
     set_error(j->g, GPUBLOB_LINK, "linking device library %s failed", l->path);
     add_detail(j->g, sb_str(&j->diag));
@@ -841,7 +852,9 @@ static int find_libs(job *j, devlib *libs, int max, int *count) {
   const char *list = j->t->libs, *w;
   size_t n;
   *count = 0;
-  while ((w = next_word(&list, " ", &n)) && *count < max) {
+  while ((w = next_word(&list, " ", &n))) {
+    if (*count == max)
+      return set_error(j->g, GPUBLOB_NOLIB, "target %s lists more than %d device libraries", j->t->name, max);
     strbuf name = {0};
     expand(j, w, n, NULL, &name);
     search s = {0};
@@ -874,6 +887,7 @@ static void internalize(LLVMModuleRef m, char **keep, int nkeep) {
     }
 }
 
+/* The module's own public definitions, which internalize keeps; -1 when out of memory. */
 static int public_definitions(LLVMModuleRef m, char ***out) {
   int n = 0, cap = 16;
   char **keep = malloc(sizeof *keep * (size_t)cap);
@@ -883,15 +897,19 @@ static int public_definitions(LLVMModuleRef m, char ***out) {
       if (LLVMIsDeclaration(x) || LLVMGetLinkage(x) == LLVMInternalLinkage ||
           LLVMGetLinkage(x) == LLVMPrivateLinkage)
         continue;
-      if (n == cap) {
-        char **p = realloc(keep, sizeof *keep * (size_t)(cap *= 2));
-        if (!p) break;
-        keep = p;
+      char **p = n == cap ? realloc(keep, sizeof *keep * (size_t)(cap *= 2)) : keep;
+      char *name = p ? strdup(LLVMGetValueName2(x, &(size_t){0})) : NULL;
+      if (!name) {
+        for (int i = 0; i < n; i++) free((p ? p : keep)[i]);
+        free(p ? p : keep);
+        *out = NULL;
+        return -1;
       }
-      keep[n++] = strdup(LLVMGetValueName2(x, &(size_t){0}));
+      keep = p;
+      keep[n++] = name;
     }
   *out = keep;
-  return n;
+  return keep ? n : -1;
 }
 
 static void unmap_libs(devlib *libs, int n) {
@@ -902,11 +920,13 @@ static void unmap_libs(devlib *libs, int n) {
 /* Passes over the libraries until none adds anything: ocml may need ockl, and so on. */
 static int link_device_libs(job *j) {
   if (!*j->t->libs || !module_has_undefined(j->mod)) return GPUBLOB_OK;
-  devlib libs[32];
-  memset(libs, 0, sizeof libs);
-  int n, rc = find_libs(j, libs, 32, &n);
+  enum { MAX_LIBS = 32 };
+  devlib *libs = calloc(MAX_LIBS, sizeof *libs);
+  if (!libs) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  int n, rc = find_libs(j, libs, MAX_LIBS, &n);
   char **keep = NULL;
   int nkeep = rc ? 0 : public_definitions(j->mod, &keep);
+  if (nkeep < 0) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory"), nkeep = 0;
   for (int i = 0; !rc && i < n; i++) rc = map_lib(j, &libs[i]);
   for (int pass = 0, more = 1; !rc && more && pass < n + 1; pass++) {
     more = 0;
@@ -920,6 +940,7 @@ static int link_device_libs(job *j) {
   for (int i = 0; i < nkeep; i++) free(keep[i]);
   free(keep);
   unmap_libs(libs, n);
+  free(libs);
   return rc;
 }
 
@@ -955,7 +976,7 @@ static int take_buffer(job *j, LLVMMemoryBufferRef buf, const char *suffix) {
 static int emit(job *j, int assembly) {
   LLVMMemoryBufferRef buf = NULL;
   char *err = NULL;
-  j->diag.len = 0;
+  sb_reset(&j->diag);
   if (LLVMTargetMachineEmitToMemoryBuffer(j->tm, j->mod, assembly ? LLVMAssemblyFile : LLVMObjectFile,
                                           &err, &buf)) {
     set_error(j->g, GPUBLOB_BACKEND, "%s backend (%s) failed: %s", j->t->name, j->chip,
@@ -1006,16 +1027,10 @@ static int make_workdir(job *j, workdir *w) {
     return set_error(j->g, GPUBLOB_IO, "cannot make a temporary directory %s: %s", w->dir,
                      strerror(errno));
   snprintf(w->out, sizeof w->out, "%s/out%s", w->dir, j->t->suffix_bin);
-  if (j->t->tool_input == INPUT_stdin) {
-    snprintf(w->in, sizeof w->in, "-");
-    return GPUBLOB_OK;
-  }
   const char *suffix = j->t->emit == EMIT_asm ? j->t->suffix_asm : ".o";
-  snprintf(w->in, sizeof w->in, "%s/in%s", w->dir, suffix);
-  if (j->t->tool_input == INPUT_fifo && mkfifo(w->in, 0600)) {
-    remove_tree(w->dir);
-    return set_error(j->g, GPUBLOB_IO, "cannot make the fifo %s: %s", w->in, strerror(errno));
-  }
+  if (j->t->tool_input == INPUT_stdin) snprintf(w->in, sizeof w->in, "-");
+  else if (j->t->tool_input == INPUT_pipe) snprintf(w->in, sizeof w->in, "/dev/fd/3");
+  else snprintf(w->in, sizeof w->in, "%s/in%s", w->dir, suffix);
   return GPUBLOB_OK;
 }
 
@@ -1069,6 +1084,10 @@ static int read_tool_output(job *j, const char *path) {
     return set_error(j->g, GPUBLOB_TOOL, "the blob tool exited 0 but wrote no %s", path);
   }
   close(fd);
+  if (!size) {
+    free(data);
+    return set_error(j->g, GPUBLOB_TOOL, "the blob tool exited 0 but wrote an empty %s", path);
+  }
   gpublob_blob_free(&j->out);
   j->out.data = data;
   j->out.size = size;
@@ -1076,33 +1095,49 @@ static int read_tool_output(job *j, const char *path) {
   return GPUBLOB_OK;
 }
 
-/* Starts the tool.  A tool that reads stdin is started before the backend runs,
-** so that its start overlaps the compile; it then waits for its input. */
+/* The tool's input channel: a socket as its stdin, or a pipe it reads as /dev/fd/3.
+** Either way its end closes when this process goes, so the tool sees EOF. */
+static int open_channel(job *j, int fds[2]) {
+  int rc = j->t->tool_input == INPUT_stdin ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds)
+                                           : pipe2(fds, O_CLOEXEC);
+  if (rc) return set_error(j->g, GPUBLOB_TOOL, "cannot make the tool's input channel: %s", strerror(errno));
+  if (j->t->tool_input == INPUT_pipe) { /* pipe2 gives [read, write]; keep the write end at [0] */
+    int r = fds[0];
+    fds[0] = fds[1];
+    fds[1] = r;
+  }
+  return GPUBLOB_OK;
+}
+
+/* Starts the tool.  A file tool starts once its input file is written; a stdin or
+** pipe tool starts before the backend runs and waits for its input. */
 static int tool_start(job *j) {
   toolrun *r = &j->run;
   int in[2] = {-1, -1}, out[2];
+  int file = j->t->tool_input == INPUT_file;
   if (make_workdir(j, &r->w)) return j->g->code;
   r->made = 1;
+  if (file && write_file(r->w.in, j->out.data, j->out.size))
+    return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno));
   r->argv = build_argv(j, j->tool, &r->w, &r->store);
   if (!r->argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  int stdin_ = j->t->tool_input == INPUT_stdin;
-  if (stdin_ && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in))
-    return set_error(j->g, GPUBLOB_TOOL, "socketpair: %s", strerror(errno));
+  if (!file && open_channel(j, in)) return j->g->code;
   if (pipe2(out, O_CLOEXEC)) {
-    if (stdin_) close(in[0]), close(in[1]);
+    if (!file) close(in[0]), close(in[1]);
     return set_error(j->g, GPUBLOB_TOOL, "pipe: %s", strerror(errno));
   }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  if (stdin_) posix_spawn_file_actions_adddup2(&fa, in[1], 0);
+  if (j->t->tool_input == INPUT_stdin) posix_spawn_file_actions_adddup2(&fa, in[1], 0);
   else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (j->t->tool_input == INPUT_pipe) posix_spawn_file_actions_adddup2(&fa, in[1], 3);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_adddup2(&fa, out[1], 2);
   int rc = posix_spawn(&r->pid, r->argv[0], &fa, NULL, r->argv, environ);
   posix_spawn_file_actions_destroy(&fa);
   close(out[1]);
-  if (stdin_) close(in[1]);
-  r->in_fd = stdin_ ? in[0] : -1;
+  if (!file) close(in[1]);
+  r->in_fd = file ? -1 : in[0];
   r->out_fd = out[0];
   if (rc) {
     r->pid = 0;
@@ -1111,35 +1146,16 @@ static int tool_start(job *j) {
   return GPUBLOB_OK;
 }
 
-/* Opens the fifo once the tool opens it to read; gives up if the tool exits first. */
-static int open_fifo(job *j) {
-  toolrun *r = &j->run;
-  for (;;) {
-    int fd = open(r->w.in, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd >= 0) {
-      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-      return fd;
-    }
-    if (errno != ENXIO && errno != EINTR) return -1;
-    if (waitpid(r->pid, &r->status, WNOHANG) == r->pid) {
-      r->pid = 0;
-      r->reaped = 1;
-      return -1;
-    }
-    nanosleep(&(struct timespec){0, 100000}, NULL);
-  }
-}
-
 /* Writes all of data; a reader that quit early shows in the tool's status, so
 ** SIGPIPE is blocked in this thread and consumed rather than raised. */
-static void write_quietly(int fd, const unsigned char *p, size_t n, int socket) {
+static void write_quietly(int fd, const unsigned char *p, size_t n) {
   sigset_t pipe_set, old;
   sigemptyset(&pipe_set);
   sigaddset(&pipe_set, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
   int broke = 0;
   while (n) {
-    ssize_t w = socket ? send(fd, p, n, MSG_NOSIGNAL) : write(fd, p, n);
+    ssize_t w = write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0) {
       broke = errno == EPIPE;
@@ -1148,33 +1164,30 @@ static void write_quietly(int fd, const unsigned char *p, size_t n, int socket) 
     p += w;
     n -= (size_t)w;
   }
-  if (broke && !socket) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
+  if (broke) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
   pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* Hands the backend's output to the tool: on its stdin, through the fifo, or as a file. */
-static int tool_feed(job *j) {
+/* Hands the backend's output to a tool that is waiting for it. */
+static void tool_feed(job *j) {
   toolrun *r = &j->run;
-  if (j->t->tool_input == INPUT_file)
-    return write_file(r->w.in, j->out.data, j->out.size)
-               ? set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno))
-               : GPUBLOB_OK;
-  int fd = r->in_fd;
-  if (j->t->tool_input == INPUT_fifo && (fd = open_fifo(j)) < 0)
-    return r->reaped ? GPUBLOB_OK
-                     : set_error(j->g, GPUBLOB_IO, "cannot open %s: %s", r->w.in, strerror(errno));
-  write_quietly(fd, j->out.data, j->out.size, j->t->tool_input == INPUT_stdin);
-  close(fd);
+  if (r->in_fd < 0) return; /* a file tool got its input before it started */
+  write_quietly(r->in_fd, j->out.data, j->out.size);
+  close(r->in_fd);
   r->in_fd = -1;
-  return GPUBLOB_OK;
 }
 
 static int tool_finish(job *j) {
   toolrun *r = &j->run;
+  int status = 0;
+  pid_t w;
   read_all(r->out_fd, &r->output);
-  int status = r->status;
-  while (!r->reaped && waitpid(r->pid, &status, 0) < 0 && errno == EINTR) {}
+  while ((w = waitpid(r->pid, &status, 0)) < 0 && errno == EINTR) {}
   r->pid = 0;
+  if (w < 0)
+    return set_error(j->g, GPUBLOB_TOOL,
+                     "lost the exit status of %s (%s): does the program reap child processes?",
+                     r->argv[0], strerror(errno));
   if (status) return tool_failed(j, r->argv[0], status, &r->output);
   return read_tool_output(j, r->w.out);
 }
@@ -1183,7 +1196,7 @@ static int tool_finish(job *j) {
 static void tool_end(job *j) {
   toolrun *r = &j->run;
   if (r->in_fd >= 0) close(r->in_fd);
-  if (r->pid > 0) {
+  if (r->pid > 0 && waitpid(r->pid, NULL, WNOHANG) == 0) {
     kill(r->pid, SIGKILL);
     while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR) {}
   }
@@ -1205,8 +1218,9 @@ static int run_blob_tool(job *j) {
   switch (j->t->tool_kind) {
   case TOOL_exec: {
     int rc = j->run.pid ? GPUBLOB_OK : tool_start(j);
-    if (!rc) rc = tool_feed(j);
-    return rc ? rc : tool_finish(j);
+    if (rc) return rc;
+    tool_feed(j);
+    return tool_finish(j);
   }
   case TOOL_none: j->out.suffix = j->t->suffix_bin; return GPUBLOB_OK;
   }
@@ -1270,7 +1284,8 @@ int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *
                            const char *name, gpublob_blob *out) {
   if (!g) return GPUBLOB_MISUSE;
   if (out) memset(out, 0, sizeof *out);
-  if (!out || (!ir && size)) return set_error(g, GPUBLOB_MISUSE, "NULL output or input");
+  if (!out || (!ir && size) || size == (size_t)-1)
+    return set_error(g, GPUBLOB_MISUSE, "NULL output or input, or an impossible size");
   unsigned char *copy = malloc(size + 1); /* the IR parser needs a NUL after the text */
   if (!copy) return set_error(g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", size);
   if (size) memcpy(copy, ir, size);

@@ -200,7 +200,12 @@ int main(int argc, char **argv) {
     return rc;
   }
   char *out = c.output ? strdup(c.output) : default_output(c.input, blob.suffix);
-  if (!out || write_atomic(out, &blob)) {
+  struct stat in_st, out_st;
+  if (out && strcmp(out, "-") && !stat(c.input, &in_st) && !stat(out, &out_st) &&
+      in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
+    fprintf(stderr, "gpublob: error: the output '%s' is the input; give -o\n", out);
+    rc = 10 + GPUBLOB_IO;
+  } else if (!out || write_atomic(out, &blob)) {
     fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", out ? out : "?", strerror(errno));
     rc = 10 + GPUBLOB_IO;
   } else if (strcmp(out, "-")) {

@@ -28,7 +28,7 @@ enum { REQ = 1, OPT = 0 };
   X(feature_min, OPT, "CHIP:FEATURE minimum versioned feature per chip")       \
   X(emit, REQ, "what the backend emits for the blob step: asm or obj")         \
   X(tool_kind, REQ, "kind of blob tool: exec or none")                         \
-  X(tool_input, OPT, "how the tool gets its input: file (default), stdin or fifo")   \
+  X(tool_input, OPT, "how the tool gets its input: file (default), stdin or pipe")   \
   X(tool, OPT, "candidate names of the blob tool")                             \
   X(tool_argv, OPT, "argv template of the blob tool")                          \
   X(tool_search, OPT, "directories searched for the blob tool")                \
@@ -54,7 +54,7 @@ static const int key_required[] = {
 
 static const char *const emit_values[] = {"asm", "obj", NULL};
 static const char *const tool_kinds[] = {"exec", "none", NULL};
-static const char *const tool_inputs[] = {"file", "stdin", "fifo", NULL};
+static const char *const tool_inputs[] = {"file", "stdin", "pipe", NULL};
 static const char *const flag_behaviours[] = {"error", "warning", "require", "override",
                                               "append", "appendunique", NULL};
 static const char *const placeholders[] = {"tool", "chip", "chipid", "in", "out", "opt", NULL};

@@ -1,6 +1,7 @@
 /* test_errors: bad input gets its documented code and a message naming the
 ** cause, never a crash; the CLI then writes no output file and no temporary. */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,19 @@ static void test_early_tool_stopped(void) {
   free(ir);
 }
 
+/* A host that reaps every child (SIGCHLD ignored) gets an error, never a hang or a false success. */
+static void test_host_reaps_children(void) {
+  size_t n;
+  char *ir = (char *)slurp("examples/saxpy_amdgcn.ll", &n);
+  gpublob_options o = *opts("amdgcn", NULL);
+  o.tool = "/bin/false";
+  signal(SIGCHLD, SIG_IGN);
+  expect("error: a host that reaps children gets TOOL, not a hang or a success", &o, ir, n,
+         GPUBLOB_TOOL, "lost the exit status");
+  signal(SIGCHLD, SIG_DFL);
+  free(ir);
+}
+
 static void test_cli(void) {
   setenv("TMPDIR", scratch(), 1); /* the blob tool's private directory goes here */
   expect_cli("cli: malformed IR exits non-zero, no output", (const char *[]){"-t", "spirv", "IN", NULL},
@@ -208,6 +222,7 @@ int main(void) {
   test_options();
   test_tools();
   test_early_tool_stopped();
+  test_host_reaps_children();
   test_cli();
   gpublob_close(g);
   return report();
