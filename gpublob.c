@@ -757,7 +757,8 @@ typedef struct devlib {
   char path[4096];
   void *map;
   size_t size;
-  int linked;
+  LLVMModuleRef lazy; /* loaded and not needed yet: kept for the next pass */
+  unsigned seen;      /* links done when it was last checked, plus one */
 } devlib;
 
 static int is_undefined_ref(LLVMValueRef v) {
@@ -829,22 +830,24 @@ static int load_lazy(job *j, devlib *l, LLVMModuleRef *out) {
   return GPUBLOB_OK;
 }
 
-/* Links lib if it defines something still missing; *linked says whether it did. */
-static int link_if_needed(job *j, devlib *l, int *linked) {
-  LLVMModuleRef lib;
-  *linked = 0;
-  if (load_lazy(j, l, &lib)) return j->g->code;
-  if (!lib_defines_needed(j, lib)) {
-    LLVMDisposeModule(lib);
-    return GPUBLOB_OK;
-  }
+/* Links lib if it defines something still missing; *links counts the links done.
+** A library is parsed once per link it takes part in, and checked again only
+** after some other link may have added a reference to it. */
+static int link_if_needed(job *j, devlib *l, unsigned *links) {
+  if (l->seen == *links + 1) return GPUBLOB_OK;
+  l->seen = *links + 1;
+  if (!l->lazy && load_lazy(j, l, &l->lazy)) return j->g->code;
+  if (!lib_defines_needed(j, l->lazy)) return GPUBLOB_OK;
+  LLVMModuleRef lib = l->lazy;
+  l->lazy = NULL; /* the linker consumes it */
   sb_reset(&j->diag);
   if (LLVMLinkModules2(j->mod, lib)) {
     set_error(j->g, GPUBLOB_LINK, "linking device library %s failed", l->path);
     add_detail(j->g, sb_str(&j->diag));
     return GPUBLOB_LINK;
   }
-  *linked = 1;
+  ++*links;
+  l->seen = *links + 1; /* what it defines and the module needed is in now */
   return GPUBLOB_OK;
 }
 
@@ -913,8 +916,10 @@ static int public_definitions(LLVMModuleRef m, char ***out) {
 }
 
 static void unmap_libs(devlib *libs, int n) {
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
+    if (libs[i].lazy) LLVMDisposeModule(libs[i].lazy);
     if (libs[i].map) munmap(libs[i].map, libs[i].size);
+  }
 }
 
 /* Passes over the libraries until none adds anything: ocml may need ockl, and so on. */
@@ -928,13 +933,10 @@ static int link_device_libs(job *j) {
   int nkeep = rc ? 0 : public_definitions(j->mod, &keep);
   if (nkeep < 0) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory"), nkeep = 0;
   for (int i = 0; !rc && i < n; i++) rc = map_lib(j, &libs[i]);
-  for (int pass = 0, more = 1; !rc && more && pass < n + 1; pass++) {
-    more = 0;
-    for (int i = 0; !rc && i < n; i++) {
-      int linked = 0;
-      rc = link_if_needed(j, &libs[i], &linked);
-      more |= linked;
-    }
+  unsigned links = 0, before = 1;
+  for (int pass = 0; !rc && links != before && pass < n + 1; pass++) {
+    before = links;
+    for (int i = 0; !rc && i < n; i++) rc = link_if_needed(j, &libs[i], &links);
   }
   if (!rc) internalize(j->mod, keep, nkeep);
   for (int i = 0; i < nkeep; i++) free(keep[i]);
