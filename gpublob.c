@@ -12,10 +12,24 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#ifndef GPUBLOB_MLIR
+#define GPUBLOB_MLIR 0 /* 1: MLIR input, with the MLIR C API */
+#endif
+#if GPUBLOB_MLIR
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/Diagnostics.h>
+#include <mlir-c/Dialect/GPU.h>
+#include <mlir-c/IR.h>
+#include <mlir-c/Pass.h>
+#include <mlir-c/RegisterEverything.h>
+#include <mlir-c/Support.h>
+#include <mlir-c/Target/LLVMIR.h>
+#endif
 #include "gpublob.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
@@ -59,18 +73,20 @@ typedef struct target_desc {
   const char *tool, *tool_argv, *tool_search;
   const char *attribute, *suffix_asm, *suffix_bin;
   const char *libs, *lib_search, *module_flags, *intrinsics;
+  const char *mlir_target, *mlir_chip, *mlir_lower, *mlir_dialects;
 } target_desc;
 
 #define GPUBLOB_TARGET(name, triple, chip, chip_prefix, chips, chip_features, features,  \
                        feature_names, version_feature, feature_min, emit, tool_kind,     \
                        tool_input, tool, tool_argv, tool_search, attribute, suffix_asm,  \
                        suffix_bin,                                                       \
-                       libs, lib_search, module_flags, intrinsics, llvm_target)          \
+                       libs, lib_search, module_flags, intrinsics, mlir_target,          \
+                       mlir_chip, mlir_lower, mlir_dialects, llvm_target)                \
   {name, triple, chip, chip_prefix, chips, chip_features, features, feature_names,      \
    version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind, #tool_kind,             \
    INPUT_##tool_input, tool,                                                             \
    tool_argv, tool_search, attribute, suffix_asm, suffix_bin, libs, lib_search,         \
-   module_flags, intrinsics},
+   module_flags, intrinsics, mlir_target, mlir_chip, mlir_lower, mlir_dialects},
 static const target_desc targets[] = {
 #include "gpublob_targets.def"
 };
@@ -242,7 +258,8 @@ typedef struct job {
   strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */
   int format, opt;
   unsigned flags;
-  const gpublob_options *o;
+  const gpublob_options *o; /* &opts */
+  gpublob_options opts;     /* the caller's, normalised to this version */
   const char *name;
   LLVMContextRef ctx;
   LLVMModuleRef mod;
@@ -371,9 +388,25 @@ static int resolve_levels(job *j) {
     return set_error(j->g, GPUBLOB_OPTION, "unknown optimisation level %d", j->o->opt);
   j->opt = opt - GPUBLOB_OPT_O0;
   if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH |
-                                GPUBLOB_FLAG_NO_DEFAULT_SEARCH))
+                                GPUBLOB_FLAG_NO_DEFAULT_SEARCH | GPUBLOB_FLAG_MLIR_BYTECODE))
     return set_error(j->g, GPUBLOB_OPTION, "unknown flags 0x%x", j->o->flags);
   j->flags = j->o->flags;
+  return GPUBLOB_OK;
+}
+
+/* A list of one target stands for target, chip and features. */
+static int resolve_choice(job *j) {
+  if (j->o->ntargets > 1)
+    return set_error(j->g, GPUBLOB_OPTION, "LLVM IR input takes one target, not %zu",
+                     j->o->ntargets);
+  if (j->o->ntargets && !j->o->targets)
+    return set_error(j->g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", j->o->ntargets);
+  if (j->o->ntargets) {
+    j->opts.target = j->o->targets[0].target;
+    j->opts.chip = j->o->targets[0].chip;
+    j->opts.features = j->o->targets[0].features;
+    j->opts.ntargets = 0;
+  }
   return GPUBLOB_OK;
 }
 
@@ -381,6 +414,7 @@ static int resolve_options(job *j) {
   if (j->o->version > GPUBLOB_OPTIONS_VERSION)
     return set_error(j->g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
                      j->o->version, GPUBLOB_OPTIONS_VERSION);
+  if (resolve_choice(j)) return j->g->code;
   int rc = resolve_target(j);
   if (!rc) rc = resolve_features(j);
   if (!rc) rc = resolve_levels(j);
@@ -428,17 +462,30 @@ static void expand_one(const job *j, const char *p, size_t n, const char **vars,
     if (word_is(p, n, vars[i])) sb_add(b, vars[i + 1]);
 }
 
-/* vars: NULL-ended name/value pairs for {tool}, {in}, {out}. */
+/* Text outside placeholders, where }} is a literal brace. */
+static void add_unbraced(strbuf *b, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    sb_addn(b, s + i, 1);
+    if (s[i] == '}' && i + 1 < n && s[i + 1] == '}') i++;
+  }
+}
+
+/* vars: NULL-ended name/value pairs for {tool}, {in}, {out}; {{ and }} are braces. */
 static void expand(const job *j, const char *s, size_t n, const char **vars, strbuf *b) {
   const char *e = s + n;
   while (s < e) {
     const char *o = memchr(s, '{', (size_t)(e - s));
+    if (o && o + 1 < e && o[1] == '{') { /* {{ is a literal brace */
+      add_unbraced(b, s, (size_t)(o + 1 - s));
+      s = o + 2;
+      continue;
+    }
     const char *c = o ? memchr(o, '}', (size_t)(e - o)) : NULL;
     if (!o || !c) {
-      sb_addn(b, s, (size_t)(e - s));
+      add_unbraced(b, s, (size_t)(e - s));
       return;
     }
-    sb_addn(b, s, (size_t)(o - s));
+    add_unbraced(b, s, (size_t)(o - s));
     expand_one(j, o + 1, (size_t)(c - o - 1), vars, b);
     s = c + 1;
   }
@@ -590,10 +637,18 @@ static void on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
   LLVMDisposeMessage(text);
 }
 
+/* A version-1 caller's struct ends at lib_dirs; later fields read as zero. */
+static void options_normalise(const gpublob_options *o, gpublob_options *out) {
+  memset(out, 0, sizeof *out);
+  if (!o) o = &default_options;
+  memcpy(out, o, o->version == 1 ? offsetof(gpublob_options, targets) : sizeof *out);
+}
+
 static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
   memset(j, 0, sizeof *j);
   j->g = g;
-  j->o = o ? o : &default_options;
+  options_normalise(o, &j->opts);
+  j->o = &j->opts;
   j->name = name ? name : "<memory>";
   j->run.in_fd = j->run.out_fd = -1;
   g->code = GPUBLOB_OK;
@@ -1230,8 +1285,21 @@ static int run_blob_tool(job *j) {
 }
 
 /* ---- the pipeline, start to end ---- */
-static int run_pipeline(job *j, const unsigned char *data, size_t size) {
-  int rc = parse_module(j, data, size);
+/* What gives the job its LLVM module: the IR parser, or MLIR's translation. */
+typedef int (*module_loader)(job *j, const void *arg);
+
+typedef struct ir_source {
+  const unsigned char *data;
+  size_t size;
+} ir_source;
+
+static int load_ir(job *j, const void *arg) {
+  const ir_source *src = arg;
+  return parse_module(j, src->data, src->size);
+}
+
+static int run_pipeline(job *j, module_loader load, const void *arg) {
+  int rc = load(j, arg);
   if (!rc) rc = verify_module(j);
   if (!rc) rc = check_intrinsics(j);
   if (!rc && tool_early(j)) rc = tool_start(j);
@@ -1252,13 +1320,13 @@ static int resolve_tool(job *j) {
   return find_tool(j, j->tool, sizeof j->tool);
 }
 
-static int compile(gpublob *g, const gpublob_options *opts, const unsigned char *data,
-                   size_t size, const char *name, gpublob_blob *out) {
+static int compile_with(gpublob *g, const gpublob_options *opts, const char *name,
+                        module_loader load, const void *arg, gpublob_blob *out) {
   job j;
   job_begin(&j, g, opts, name);
   int rc = resolve_options(&j);
   if (!rc) rc = resolve_tool(&j);
-  if (!rc) rc = run_pipeline(&j, data, size);
+  if (!rc) rc = run_pipeline(&j, load, arg);
   if (!rc) {
     *out = j.out;
     memset(&j.out, 0, sizeof j.out);
@@ -1266,6 +1334,685 @@ static int compile(gpublob *g, const gpublob_options *opts, const unsigned char 
   job_end(&j);
   return rc;
 }
+
+static int compile(gpublob *g, const gpublob_options *opts, const unsigned char *data,
+                   size_t size, const char *name, gpublob_blob *out) {
+  ir_source src = {data, size};
+  return compile_with(g, opts, name, load_ir, &src, out);
+}
+
+/* ---- MLIR: one-time registration, a context per call, diagnostics captured ---- */
+#if GPUBLOB_MLIR
+static pthread_once_t mlir_once = PTHREAD_ONCE_INIT;
+static MlirDialectRegistry mlir_registry;
+
+/* Every dialect and its extensions (convert-gpu-to-nvvm lowers arith, memref and
+** the like through interfaces the extensions add), and every pass, for pipelines. */
+static void mlir_init(void) {
+  mlir_registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(mlir_registry);
+  mlirRegisterAllPasses();
+}
+
+typedef struct span {
+  const char *s;
+  size_t n;
+} span;
+
+static span sref(MlirStringRef r) { return (span){r.data, r.length}; }
+
+static MlirStringRef cref(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static void append_ref(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
+
+/* file:line:col when the location has one, else MLIR's own form of it. */
+static void add_location(strbuf *b, MlirLocation loc) {
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    span f = sref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
+    sb_addf(b, "%.*s:%d:%d", (int)f.n, f.s, mlirLocationFileLineColRangeGetStartLine(loc),
+            mlirLocationFileLineColRangeGetStartColumn(loc));
+  } else {
+    mlirLocationPrint(loc, append_ref, b);
+  }
+}
+
+static MlirLogicalResult on_mlir_diagnostic(MlirDiagnostic d, void *arg) {
+  static const char *const sev[] = {"error", "warning", "note", "remark"};
+  strbuf *b = arg;
+  MlirDiagnosticSeverity s = mlirDiagnosticGetSeverity(d);
+  if (s == MlirDiagnosticRemark) return mlirLogicalResultSuccess();
+  if (b->len) sb_add(b, "\n");
+  add_location(b, mlirDiagnosticGetLocation(d));
+  sb_addf(b, ": %s: ", sev[s]);
+  mlirDiagnosticPrint(d, append_ref, b);
+  for (intptr_t i = 0; i < mlirDiagnosticGetNumNotes(d); i++)
+    on_mlir_diagnostic(mlirDiagnosticGetNote(d, i), arg);
+  return mlirLogicalResultSuccess();
+}
+
+/* ---- MLIR: the gpu.modules of a module, and the targets each is compiled for ---- */
+typedef struct mitem { /* one gpu.module for one target */
+  MlirOperation gm;    /* the gpu.module */
+  MlirAttribute attr;  /* its #gpu.object target; null for legacy */
+  const target_desc *t;
+  char target[64], chip[64];
+  strbuf features, pipeline, name;
+  int opt;             /* enum gpublob_opt */
+  MlirOperation lowered; /* a lowered copy (in a builtin.module), or null */
+  int owns_lowered;
+  gpublob_blob blob;
+} mitem;
+
+typedef struct mjob {
+  gpublob *g;
+  gpublob_options o; /* normalised */
+  MlirContext ctx;
+  const char *name;
+  strbuf diag;
+  MlirOperation *gms;
+  size_t ngms;
+  mitem *items;
+  size_t nitems;
+} mjob;
+
+static int op_is(MlirOperation op, const char *name) {
+  span n = sref(mlirIdentifierStr(mlirOperationGetName(op)));
+  return n.n == strlen(name) && !memcmp(n.s, name, n.n);
+}
+
+static MlirWalkResult collect_gpu_module(MlirOperation op, void *arg) {
+  mjob *m = arg;
+  if (!op_is(op, "gpu.module")) return MlirWalkResultAdvance;
+  MlirOperation *grown = realloc(m->gms, (m->ngms + 1) * sizeof *grown);
+  if (!grown) return MlirWalkResultInterrupt;
+  m->gms = grown;
+  m->gms[m->ngms++] = op;
+  return MlirWalkResultSkip;
+}
+
+static int find_gpu_modules(mjob *m, MlirOperation top) {
+  mlirOperationWalk(top, collect_gpu_module, m, MlirWalkPreOrder);
+  if (!m->ngms) return set_error(m->g, GPUBLOB_NOGPU, "%s: no gpu.module in the module", m->name);
+  return GPUBLOB_OK;
+}
+
+static void gm_name(MlirOperation gm, strbuf *b) {
+  MlirAttribute a = mlirOperationGetAttributeByName(gm, cref("sym_name"));
+  span n = mlirAttributeIsAString(a) ? sref(mlirStringAttrGetValue(a)) : (span){"?", 1};
+  sb_addf(b, "gpu.module @%.*s", (int)n.n, n.s);
+}
+
+static const target_desc *target_of_attr(const char *text, size_t n) {
+  for (int i = 0; i < NTARGETS; i++) {
+    size_t k = strlen(targets[i].mlir_target);
+    if (k && n >= k + 1 && text[0] == '#' && !strncmp(text + 1, targets[i].mlir_target, k) &&
+        (n == k + 1 || text[k + 1] == '<'))
+      return &targets[i];
+  }
+  return NULL;
+}
+
+/* The value of KEY in "#ns.name<KEY = VALUE, ...>": a string (unquoted, escapes
+** kept) or a bare word; brackets and strings nest.  0 when absent. */
+static int attr_param(const char *text, const char *key, strbuf *out) {
+  const char *p = strchr(text, '<');
+  size_t k = strlen(key);
+  int depth = 0;
+  for (p = p ? p + 1 : text + strlen(text); *p; p++) {
+    if (*p == '"') {
+      for (p++; *p && *p != '"'; p++) p += *p == '\\' && p[1];
+      if (!*p) break;
+    } else if (strchr("<[{(", *p)) {
+      depth++;
+    } else if (strchr(">]})", *p)) {
+      depth--;
+    } else if (!depth && !strncmp(p, key, k) && (p[-1] == '<' || p[-1] == ' ') &&
+               (p[k] == ' ' || p[k] == '=')) {
+      const char *v = p + k;
+      while (*v == ' ' || *v == '=') v++;
+      const char *e = v;
+      if (*v == '"') {
+        for (e = ++v; *e && *e != '"'; e++) e += *e == '\\' && e[1];
+      } else {
+        while (*e && !strchr(",> ", *e)) e++;
+      }
+      sb_addn(out, v, (size_t)(e - v));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int item_error(mjob *m, mitem *it, int code, const char *fmt, const char *detail) {
+  set_error(m->g, code, fmt, sb_str(&it->name), detail);
+  return code;
+}
+
+/* Target, chip, features and level from an attribute such as #nvvm.target<...>. */
+static int item_from_attr(mjob *m, mitem *it, MlirAttribute a) {
+  strbuf text = {0}, v = {0};
+  mlirAttributePrint(a, append_ref, &text);
+  int rc = GPUBLOB_OK;
+  it->t = target_of_attr(sb_str(&text), text.len);
+  if (!it->t) {
+    strbuf known = {0};
+    for (int i = 0; i < NTARGETS; i++)
+      if (*targets[i].mlir_target) sb_addf(&known, " #%s", targets[i].mlir_target);
+    set_error(m->g, GPUBLOB_TARGET, "%s: unknown target attribute %s (the spec knows:%s)",
+              sb_str(&it->name), sb_str(&text), sb_str(&known));
+    sb_free(&known);
+    rc = GPUBLOB_TARGET;
+  }
+  if (!rc && attr_param(sb_str(&text), "link", &v))
+    rc = item_error(m, it, GPUBLOB_OPTION, "%s: libraries to link (link = %s) are not supported",
+                    sb_str(&v));
+  sb_reset(&v);
+  if (!rc && attr_param(sb_str(&text), "triple", &v) && strcmp(sb_str(&v), it->t->triple))
+    rc = item_error(m, it, GPUBLOB_TARGET, "%s: triple %s differs from the spec's", sb_str(&v));
+  if (!rc) {
+    snprintf(it->target, sizeof it->target, "%s", it->t->name);
+    sb_reset(&v);
+    const char *chip = attr_param(sb_str(&text), "chip", &v) ? sb_str(&v)
+                       : *it->t->mlir_chip                    ? it->t->mlir_chip
+                                                              : it->t->chip;
+    snprintf(it->chip, sizeof it->chip, "%s", chip);
+    sb_reset(&v);
+    if (attr_param(sb_str(&text), "features", &v)) sb_add(&it->features, sb_str(&v));
+    sb_reset(&v);
+    /* MLIR's default level is 2; -O (the options) wins over the attribute. */
+    int level = attr_param(sb_str(&text), "O", &v) ? atoi(sb_str(&v)) : 2;
+    it->opt = m->o.opt ? m->o.opt : level >= 0 && level <= 3 ? GPUBLOB_OPT_O0 + level : -1;
+  }
+  it->attr = a;
+  sb_free(&text);
+  sb_free(&v);
+  return rc;
+}
+
+/* Target, chip and features from the options' list (or the single target). */
+static int item_from_choice(mjob *m, mitem *it, const gpublob_target_choice *c) {
+  const char *spec = c->target ? c->target : targets[0].name, *colon = strchr(spec, ':');
+  size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+  it->t = target_named(spec, n);
+  snprintf(it->target, sizeof it->target, "%.*s", (int)n, spec);
+  const char *chip = c->chip ? c->chip : colon ? colon + 1 : it->t ? it->t->chip : "";
+  snprintf(it->chip, sizeof it->chip, "%s", chip);
+  if (c->features) sb_add(&it->features, c->features);
+  it->opt = m->o.opt;
+  return GPUBLOB_OK;
+}
+
+/* The options a core job gets for this item. */
+static gpublob_options item_options(const mjob *m, const mitem *it) {
+  gpublob_options o = m->o;
+  o.version = GPUBLOB_OPTIONS_VERSION;
+  o.target = it->target;
+  o.chip = it->chip;
+  o.features = it->features.len ? sb_str(&it->features) : NULL;
+  o.opt = it->opt;
+  o.targets = NULL;
+  o.ntargets = 0;
+  return o;
+}
+
+/* The options are checked, the tool found and the pipeline expanded before any
+** lowering or compile work is spent on any item. */
+static int check_item(mjob *m, mitem *it) {
+  gpublob_options o = item_options(m, it);
+  job j;
+  job_begin(&j, m->g, &o, sb_str(&it->name));
+  int rc = it->opt < 0 ? set_error(m->g, GPUBLOB_OPTION, "unknown optimisation level in the attribute")
+                       : resolve_options(&j);
+  if (!rc) rc = resolve_tool(&j);
+  const char *pipe = m->o.pipeline ? m->o.pipeline : j.t ? j.t->mlir_lower : "";
+  if (!rc && strcmp(pipe, "none")) expand(&j, pipe, strlen(pipe), NULL, &it->pipeline);
+  job_end(&j);
+  if (rc) {
+    strbuf msg = {0};
+    sb_addf(&msg, "%s: %s", sb_str(&it->name), gpublob_error_message(m->g));
+    set_error(m->g, rc, "%s", sb_str(&msg));
+    sb_free(&msg);
+  }
+  return rc;
+}
+
+static int add_item(mjob *m, MlirOperation gm, mitem **out) {
+  mitem *grown = realloc(m->items, (m->nitems + 1) * sizeof *grown);
+  if (!grown) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  m->items = grown;
+  mitem *it = &m->items[m->nitems++];
+  memset(it, 0, sizeof *it);
+  it->gm = gm;
+  sb_addf(&it->name, "%s: ", m->name);
+  gm_name(gm, &it->name);
+  *out = it;
+  return GPUBLOB_OK;
+}
+
+static int plan_module(mjob *m, MlirOperation gm) {
+  const gpublob_target_choice single = {m->o.target, m->o.chip, m->o.features};
+  const gpublob_target_choice *list = m->o.ntargets ? m->o.targets : &single;
+  size_t n = m->o.ntargets ? m->o.ntargets : 1;
+  MlirAttribute attrs = mlirOperationGetAttributeByName(gm, cref("targets"));
+  int own = !m->o.ntargets && !m->o.target && !mlirAttributeIsNull(attrs) &&
+            mlirAttributeIsAArray(attrs) && mlirArrayAttrGetNumElements(attrs) > 0;
+  if (own) n = (size_t)mlirArrayAttrGetNumElements(attrs);
+  for (size_t i = 0; i < n; i++) {
+    mitem *it = NULL;
+    if (add_item(m, gm, &it)) return m->g->code;
+    int rc = own ? item_from_attr(m, it, mlirArrayAttrGetElement(attrs, (intptr_t)i))
+                 : item_from_choice(m, it, &list[i]);
+    if (!rc) rc = check_item(m, it);
+    if (rc) return rc;
+  }
+  return GPUBLOB_OK;
+}
+
+/* ---- MLIR: how the blobs will be attached, checked before any work ---- */
+static int attach_mode(const mjob *m) {
+  return m->o.attach ? m->o.attach : GPUBLOB_ATTACH_BINARY;
+}
+
+/* A target chosen by the options gets an attribute written from the spec. */
+static int make_target_attr(mjob *m, mitem *it) {
+  if (!mlirAttributeIsNull(it->attr)) return GPUBLOB_OK;
+  if (!*it->t->mlir_target)
+    return item_error(m, it, GPUBLOB_OPTION,
+                      "%s: target %s has no MLIR target attribute in the spec (mlir_target), "
+                      "so it has no #gpu.object; use legacy attach",
+                      it->t->name);
+  strbuf text = {0};
+  sb_addf(&text, "#%s<O = %d, chip = \"%s\"", it->t->mlir_target,
+          (it->opt ? it->opt : GPUBLOB_OPT_O3) - GPUBLOB_OPT_O0, it->chip);
+  if (it->features.len) sb_addf(&text, ", features = \"%s\"", sb_str(&it->features));
+  sb_add(&text, ">");
+  it->attr = mlirAttributeParseGet(m->ctx, mlirStringRefCreate(text.s, text.len));
+  int rc = mlirAttributeIsNull(it->attr)
+               ? item_error(m, it, GPUBLOB_LOWER, "%s: MLIR does not accept %s", sb_str(&text))
+               : GPUBLOB_OK;
+  sb_free(&text);
+  return rc;
+}
+
+/* Legacy attach keeps one blob per attribute name on each gpu.module. */
+static int check_legacy_names(mjob *m) {
+  for (size_t i = 0; i < m->nitems; i++)
+    for (size_t k = 0; k < i; k++)
+      if (mlirOperationEqual(m->items[i].gm, m->items[k].gm) &&
+          !strcmp(m->items[i].t->attribute, m->items[k].t->attribute))
+        return item_error(m, &m->items[i], GPUBLOB_OPTION,
+                          "%s: two targets would share the attribute %s; use binary attach",
+                          m->items[i].t->attribute);
+  return GPUBLOB_OK;
+}
+
+static int check_attach(mjob *m) {
+  int mode = attach_mode(m);
+  if (mode != GPUBLOB_ATTACH_BINARY && mode != GPUBLOB_ATTACH_LEGACY)
+    return set_error(m->g, GPUBLOB_OPTION, "unknown attach mode %d", mode);
+  if (mode == GPUBLOB_ATTACH_LEGACY) return check_legacy_names(m);
+  for (size_t i = 0; i < m->nitems; i++)
+    if (make_target_attr(m, &m->items[i])) return m->g->code;
+  return GPUBLOB_OK;
+}
+
+/* ---- MLIR: lowering a copy of a gpu.module that is not in the llvm dialect yet ---- */
+static MlirWalkResult find_unlowered(MlirOperation op, void *arg) {
+  const char **dialects = arg;
+  span n = sref(mlirIdentifierStr(mlirOperationGetName(op)));
+  const char *dot = memchr(n.s, '.', n.n);
+  size_t dn = dot ? (size_t)(dot - n.s) : n.n;
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)dn, n.s);
+  if (op_is(op, "gpu.module") || list_has(dialects[0], name)) return MlirWalkResultAdvance;
+  dialects[1] = "";
+  return MlirWalkResultInterrupt;
+}
+
+static int is_lowered(const mitem *it) {
+  const char *state[2] = {it->t->mlir_dialects, NULL};
+  mlirOperationWalk(it->gm, find_unlowered, state, MlirWalkPreOrder);
+  return state[1] == NULL;
+}
+
+/* Another item of the same gpu.module and pipeline may have lowered it already. */
+static int reuse_lowered(mjob *m, mitem *it) {
+  for (mitem *p = m->items; p < it; p++)
+    if (p->lowered.ptr && mlirOperationEqual(p->gm, it->gm) &&
+        !strcmp(sb_str(&p->pipeline), sb_str(&it->pipeline))) {
+      it->lowered = p->lowered;
+      return 1;
+    }
+  return 0;
+}
+
+static void pipeline_error(MlirStringRef r, void *arg) { sb_addn(arg, r.data, r.length); }
+
+static int add_lowering(mjob *m, mitem *it, MlirPassManager pm) {
+  const char *p = sb_str(&it->pipeline);
+  strbuf err = {0};
+  MlirLogicalResult r;
+  if (!strncmp(p, "builtin.module(", 15))
+    r = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm), cref(p), pipeline_error, &err);
+  else
+    r = mlirOpPassManagerAddPipeline(mlirPassManagerGetNestedUnder(pm, cref("gpu.module")), cref(p),
+                                     pipeline_error, &err);
+  int rc = mlirLogicalResultIsFailure(r)
+               ? item_error(m, it, GPUBLOB_OPTION, "%s: invalid lowering pipeline: %s",
+                            err.len ? sb_str(&err) : p)
+               : GPUBLOB_OK;
+  sb_free(&err);
+  return rc;
+}
+
+/* The copy sits alone in a builtin.module: the lowering passes look at the parent. */
+static int lower_item(mjob *m, mitem *it) {
+  if (!it->pipeline.len || is_lowered(it) || reuse_lowered(m, it)) return GPUBLOB_OK;
+  MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(it->gm));
+  mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), mlirOperationClone(it->gm));
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(m->ctx, cref("builtin.module"));
+  int rc = add_lowering(m, it, pm);
+  sb_reset(&m->diag);
+  if (!rc && mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(wrap)))) {
+    item_error(m, it, GPUBLOB_LOWER, "%s: the lowering pipeline failed (%s)", sb_str(&it->pipeline));
+    add_detail(m->g, sb_str(&m->diag));
+    rc = GPUBLOB_LOWER;
+  }
+  mlirPassManagerDestroy(pm);
+  if (rc) {
+    mlirModuleDestroy(wrap);
+    return rc;
+  }
+  it->lowered = mlirModuleGetOperation(wrap);
+  it->owns_lowered = 1;
+  return GPUBLOB_OK;
+}
+
+/* The gpu.module to translate: the lowered copy's, or the original. */
+static MlirOperation item_source(const mitem *it) {
+  if (!it->lowered.ptr) return it->gm;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(it->lowered, 0));
+  return mlirBlockGetFirstOperation(body);
+}
+
+/* ---- MLIR: translation to LLVM IR, then the core pipeline ---- */
+typedef struct mlir_source {
+  mjob *m;
+  MlirOperation op;
+} mlir_source;
+
+static int load_translated(job *j, const void *arg) {
+  const mlir_source *src = arg;
+  j->ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(j->ctx, on_diagnostic, j);
+  sb_reset(&src->m->diag);
+  j->mod = mlirTranslateModuleToLLVMIR(src->op, j->ctx);
+  if (j->mod) return GPUBLOB_OK;
+  set_error(j->g, GPUBLOB_LOWER, "%s: cannot translate to LLVM IR", j->name);
+  add_detail(j->g, sb_str(&src->m->diag));
+  return GPUBLOB_LOWER;
+}
+
+static int compile_item(mjob *m, mitem *it) {
+  int rc = lower_item(m, it);
+  if (rc) return rc;
+  gpublob_options o = item_options(m, it);
+  o.flags &= ~(unsigned)GPUBLOB_FLAG_MLIR_BYTECODE;
+  mlir_source src = {m, item_source(it)};
+  return compile_with(m->g, &o, sb_str(&it->name), load_translated, &src, &it->blob);
+}
+
+/* ---- MLIR: attaching the blobs, once every one of them is made ---- */
+static uint32_t object_format(int format) {
+  return format == GPUBLOB_FORMAT_LLVM ? 1 : format == GPUBLOB_FORMAT_ASM ? 2 : 3;
+}
+
+static MlirStringRef blob_ref(const mitem *it) {
+  return mlirStringRefCreate((const char *)it->blob.data, it->blob.size);
+}
+
+static void attach_legacy(mjob *m) {
+  for (size_t i = 0; i < m->nitems; i++) {
+    mitem *it = &m->items[i];
+    mlirOperationSetAttributeByName(it->gm, cref(it->t->attribute),
+                                    mlirStringAttrGet(m->ctx, blob_ref(it)));
+  }
+}
+
+/* gpu.binary @name <handler> [objects], where it replaces the gpu.module. */
+static void replace_by_binary(mjob *m, MlirOperation gm, MlirAttribute *objects, intptr_t n) {
+  MlirAttribute handler = mlirOperationGetAttributeByName(gm, cref("offloadingHandler"));
+  if (mlirAttributeIsNull(handler)) handler = mlirAttributeParseGet(m->ctx, cref("#gpu.select_object<0>"));
+  MlirNamedAttribute attrs[3] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("sym_name")),
+                            mlirOperationGetAttributeByName(gm, cref("sym_name"))),
+      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("offloadingHandler")), handler),
+      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("objects")),
+                            mlirArrayAttrGet(m->ctx, n, objects))};
+  MlirOperationState st = mlirOperationStateGet(cref("gpu.binary"), mlirOperationGetLocation(gm));
+  mlirOperationStateAddAttributes(&st, 3, attrs);
+  MlirOperation bin = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(gm), gm, bin);
+  mlirOperationDestroy(gm);
+}
+
+static int attach_binary(mjob *m) {
+  MlirAttribute *objects = malloc((m->nitems ? m->nitems : 1) * sizeof *objects);
+  if (!objects) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  int format = m->o.format ? m->o.format : GPUBLOB_FORMAT_BIN;
+  for (size_t g = 0; g < m->ngms; g++) {
+    intptr_t n = 0;
+    for (size_t i = 0; i < m->nitems; i++)
+      if (mlirOperationEqual(m->items[i].gm, m->gms[g]))
+        objects[n++] = mlirGPUObjectAttrGet(m->ctx, m->items[i].attr, object_format(format),
+                                            blob_ref(&m->items[i]), (MlirAttribute){NULL});
+    replace_by_binary(m, m->gms[g], objects, n);
+  }
+  free(objects);
+  return GPUBLOB_OK;
+}
+
+/* ---- MLIR: the whole of one module, all gpu.modules or none ---- */
+static void mjob_end(mjob *m) {
+  for (size_t i = 0; i < m->nitems; i++) {
+    mitem *it = &m->items[i];
+    if (it->owns_lowered) mlirOperationDestroy(it->lowered);
+    sb_free(&it->features);
+    sb_free(&it->pipeline);
+    sb_free(&it->name);
+    gpublob_blob_free(&it->blob);
+  }
+  free(m->items);
+  free(m->gms);
+  sb_free(&m->diag);
+}
+
+static int serialize(mjob *m, MlirOperation top) {
+  int rc = find_gpu_modules(m, top);
+  for (size_t i = 0; !rc && i < m->ngms; i++) rc = plan_module(m, m->gms[i]);
+  if (!rc) rc = check_attach(m);
+  for (size_t i = 0; !rc && i < m->nitems; i++) rc = compile_item(m, &m->items[i]);
+  if (rc) return rc;
+  if (attach_mode(m) == GPUBLOB_ATTACH_LEGACY) attach_legacy(m);
+  else rc = attach_binary(m);
+  return rc;
+}
+
+/* On a context that is not gpublob's: translations registered, diagnostics captured. */
+static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation top,
+                        const char *name) {
+  mjob m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
+  options_normalise(opts, &m.o);
+  mlirRegisterAllLLVMTranslations(m.ctx);
+  MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(m.ctx, on_mlir_diagnostic, &m.diag, NULL);
+  int rc = m.o.version > GPUBLOB_OPTIONS_VERSION
+               ? set_error(g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
+                           m.o.version, GPUBLOB_OPTIONS_VERSION)
+               : serialize(&m, top);
+  mlirContextDetachDiagnosticHandler(m.ctx, h);
+  mjob_end(&m);
+  return rc;
+}
+
+/* ---- MLIR: text or bytecode in, the whole module out ---- */
+static int looks_like_mlir_bytecode(const void *p, size_t n) {
+  return n >= 4 && !memcmp(p, "ML\xefR", 4);
+}
+
+static MlirOperation parse_mlir(gpublob *g, MlirContext ctx, strbuf *diag, const void *data,
+                                size_t size, const char *name) {
+  MlirOperation top = mlirOperationCreateParse(ctx, mlirStringRefCreate(data, size), cref(name));
+  if (mlirOperationIsNull(top)) {
+    int bc = looks_like_mlir_bytecode(data, size);
+    set_error(g, bc ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse or verify the MLIR %s", name,
+              bc ? "bytecode" : "text");
+    add_detail(g, sb_str(diag));
+  }
+  return top;
+}
+
+static void append_bytes(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
+
+static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out) {
+  strbuf text = {0};
+  int bc = (flags & GPUBLOB_FLAG_MLIR_BYTECODE) != 0;
+  if (bc) {
+    mlirOperationWriteBytecode(top, append_bytes, &text);
+  } else {
+    mlirOperationPrint(top, append_bytes, &text);
+    sb_add(&text, "\n");
+  }
+  if (text.oom) {
+    sb_free(&text);
+    return set_error(g, GPUBLOB_NOMEM, "out of memory");
+  }
+  out->data = (unsigned char *)text.s;
+  out->size = text.len;
+  out->suffix = bc ? ".mlirbc" : ".mlir";
+  return GPUBLOB_OK;
+}
+
+static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
+                        const char *name, gpublob_blob *out) {
+  pthread_once(&mlir_once, mlir_init);
+  MlirContext ctx = mlirContextCreateWithRegistry(mlir_registry, false);
+  strbuf diag = {0};
+  MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(ctx, on_mlir_diagnostic, &diag, NULL);
+  MlirOperation top = parse_mlir(g, ctx, &diag, data, size, name);
+  mlirContextDetachDiagnosticHandler(ctx, h);
+  sb_free(&diag);
+  int rc = mlirOperationIsNull(top) ? g->code : serialize_in(g, opts, top, name);
+  gpublob_options o;
+  options_normalise(opts, &o);
+  if (!rc) rc = print_mlir(g, top, o.flags, out);
+  if (!mlirOperationIsNull(top)) mlirOperationDestroy(top);
+  mlirContextDestroy(ctx);
+  return rc;
+}
+
+/* ---- MLIR: the external pass ---- */
+typedef struct pass_state {
+  gpublob_options o; /* strings and the target list live in store */
+  char *store;
+} pass_state;
+
+static size_t strsize(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+static const char *copy_into(char **p, const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  memcpy(*p, s, n);
+  *p += n;
+  return *p - n;
+}
+
+/* One allocation holds the options' strings and target list. */
+static pass_state *pass_state_new(const gpublob_options *opts) {
+  pass_state *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  options_normalise(opts, &s->o);
+  gpublob_options *o = &s->o;
+  size_t n = o->ntargets * sizeof(gpublob_target_choice) + strsize(o->target) + strsize(o->chip) +
+             strsize(o->features) + strsize(o->tool) + strsize(o->tool_dirs) +
+             strsize(o->lib_dirs) + strsize(o->pipeline);
+  for (size_t i = 0; o->targets && i < o->ntargets; i++)
+    n += strsize(o->targets[i].target) + strsize(o->targets[i].chip) + strsize(o->targets[i].features);
+  char *p = s->store = malloc(n ? n : 1);
+  if (!p) {
+    free(s);
+    return NULL;
+  }
+  gpublob_target_choice *list = (gpublob_target_choice *)p;
+  p += o->ntargets * sizeof *list;
+  for (size_t i = 0; o->targets && i < o->ntargets; i++)
+    list[i] = (gpublob_target_choice){copy_into(&p, o->targets[i].target),
+                                      copy_into(&p, o->targets[i].chip),
+                                      copy_into(&p, o->targets[i].features)};
+  o->targets = o->ntargets ? list : NULL;
+  o->target = copy_into(&p, o->target);
+  o->chip = copy_into(&p, o->chip);
+  o->features = copy_into(&p, o->features);
+  o->tool = copy_into(&p, o->tool);
+  o->tool_dirs = copy_into(&p, o->tool_dirs);
+  o->lib_dirs = copy_into(&p, o->lib_dirs);
+  o->pipeline = copy_into(&p, o->pipeline);
+  return s;
+}
+
+static const char *location_file(MlirOperation op, char *buf, size_t size) {
+  MlirLocation loc = mlirOperationGetLocation(op);
+  if (!mlirLocationIsAFileLineColRange(loc)) return "<module>";
+  span f = sref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
+  snprintf(buf, size, "%.*s", (int)f.n, f.s);
+  return buf;
+}
+
+static void pass_construct(void *arg) { (void)arg; }
+
+static void pass_destruct(void *arg) {
+  pass_state *s = arg;
+  free(s->store);
+  free(s);
+}
+
+static void *pass_clone(void *arg) { return pass_state_new(&((pass_state *)arg)->o); }
+
+/* Dialects the lowering and the blobs need are loaded before the pass runs. */
+static MlirLogicalResult pass_initialize(MlirContext ctx, void *arg) {
+  (void)arg;
+  static const char *const always[] = {"builtin", "gpu", "llvm", "cf", "arith", NULL};
+  for (int i = 0; always[i]; i++) mlirContextGetOrLoadDialect(ctx, cref(always[i]));
+  for (int i = 0; i < NTARGETS; i++) {
+    const char *list = targets[i].mlir_dialects, *w;
+    size_t n;
+    while ((w = next_word(&list, " ", &n)))
+      mlirContextGetOrLoadDialect(ctx, mlirStringRefCreate(w, n));
+  }
+  mlirRegisterAllLLVMTranslations(ctx);
+  return mlirLogicalResultSuccess();
+}
+
+static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
+  pass_state *s = arg;
+  gpublob *g = NULL;
+  int rc = gpublob_open(&g);
+  char name[4096];
+  if (!rc) rc = serialize_in(g, &s->o, op, location_file(op, name, sizeof name));
+  if (rc) {
+    strbuf msg = {0};
+    sb_add(&msg, g ? gpublob_error_message(g) : "gpublob: out of memory");
+    mlirEmitError(mlirOperationGetLocation(op), msg.oom ? "gpublob: out of memory" : sb_str(&msg));
+    sb_free(&msg);
+    mlirExternalPassSignalFailure(pass);
+  }
+  gpublob_close(g);
+}
+
+static MlirTypeID pass_type_id(void) {
+  static _Alignas(8) char storage;
+  return mlirTypeIDCreate(&storage);
+}
+#endif /* GPUBLOB_MLIR */
 
 /* ---- the public API ---- */
 int gpublob_open(gpublob **out) {
@@ -1336,7 +2083,7 @@ int gpublob_target_get(int index, gpublob_target_info *out) {
   const target_desc *t = &targets[index];
   *out = (gpublob_target_info){t->name,       t->triple,     t->chip,           t->features,
                                t->attribute,  t->suffix_asm, t->suffix_bin,     t->tool_kind_name,
-                               t->chips};
+                               t->chips,      t->mlir_target};
   return GPUBLOB_OK;
 }
 
@@ -1352,3 +2099,61 @@ int gpublob_tool_find(gpublob *g, const gpublob_options *opts, char *buf, size_t
 }
 
 const char *gpublob_version(void) { return GPUBLOB_VERSION_STRING; }
+
+/* ---- the public API: MLIR ---- */
+int gpublob_mlir_enabled(void) { return GPUBLOB_MLIR; }
+
+int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
+                         const char *name, gpublob_blob *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  if (out) memset(out, 0, sizeof *out);
+  if (!out || (!data && size)) return set_error(g, GPUBLOB_MISUSE, "NULL output or input");
+  name = name ? name : "<memory>";
+#if GPUBLOB_MLIR
+  g->code = GPUBLOB_OK;
+  sb_reset(&g->msg);
+  return mlir_compile(g, opts, data ? data : "", size, name, out);
+#else
+  (void)opts;
+  return set_error(g, GPUBLOB_NOMLIR,
+                   "%s: MLIR input needs a gpublob built with MLIR (configure with libmlir-22-dev)",
+                   name);
+#endif
+}
+
+int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
+                              gpublob_blob *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  if (out) memset(out, 0, sizeof *out);
+  if (!out || !path) return set_error(g, GPUBLOB_MISUSE, "NULL output or path");
+  unsigned char *data;
+  size_t size;
+  if (read_input(g, path, &data, &size)) return g->code;
+  int rc = gpublob_mlir_compile(g, opts, data, size, strcmp(path, "-") ? path : "<stdin>", out);
+  free(data);
+  return rc;
+}
+
+#if GPUBLOB_MLIR
+int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperation module) {
+  if (!g) return GPUBLOB_MISUSE;
+  if (mlirOperationIsNull(module)) return set_error(g, GPUBLOB_MISUSE, "null module");
+  g->code = GPUBLOB_OK;
+  sb_reset(&g->msg);
+  pthread_once(&mlir_once, mlir_init);
+  char name[4096];
+  return serialize_in(g, opts, module, location_file(module, name, sizeof name));
+}
+
+MlirPass gpublob_pass_create(const gpublob_options *opts) {
+  pthread_once(&llvm_once, llvm_init);
+  pthread_once(&mlir_once, mlir_init);
+  pass_state *s = pass_state_new(opts);
+  if (!s) return (MlirPass){NULL};
+  MlirExternalPassCallbacks cb = {pass_construct, pass_destruct, pass_initialize, pass_clone,
+                                  pass_run};
+  return mlirCreateExternalPass(pass_type_id(), cref("GpublobSerialize"), cref("gpublob-serialize"),
+                                cref("Serialise every gpu.module into blobs for its targets"),
+                                cref("builtin.module"), 0, NULL, cb, s);
+}
+#endif

@@ -1,4 +1,4 @@
-/* gpublob.h: turn GPU kernel modules (LLVM IR) into the blobs a GPU driver loads.
+/* gpublob.h: turn GPU kernel modules (LLVM IR, MLIR) into the blobs a GPU driver loads.
 **
 ** Thread safety: a gpublob handle is used by one thread at a time; distinct
 ** handles may be used from distinct threads at once.  Every compile runs in its
@@ -31,9 +31,9 @@ extern "C" {
   X(MISUSE, 1, "bad argument")                                                \
   X(NOMEM, 2, "out of memory")                                                \
   X(IO, 3, "cannot read or write a file")                                     \
-  X(PARSE, 4, "malformed LLVM IR text")                                       \
-  X(BITCODE, 5, "malformed LLVM bitcode")                                     \
-  X(VERIFY, 6, "LLVM IR failed verification")                                 \
+  X(PARSE, 4, "malformed IR text (LLVM IR or MLIR)")                           \
+  X(BITCODE, 5, "malformed bitcode (LLVM or MLIR)")                             \
+  X(VERIFY, 6, "the module failed verification")                              \
   X(TARGET, 7, "unknown target")                                              \
   X(CHIP, 8, "invalid chip for the target")                                   \
   X(FEATURES, 9, "invalid target features")                                   \
@@ -43,7 +43,10 @@ extern "C" {
   X(BACKEND, 13, "LLVM backend failed")                                       \
   X(NOTOOL, 14, "blob tool not found")                                        \
   X(TOOL, 15, "blob tool failed")                                             \
-  X(OPTION, 16, "invalid option")
+  X(OPTION, 16, "invalid option")                                             \
+  X(NOMLIR, 17, "this gpublob was built without MLIR")                        \
+  X(NOGPU, 18, "no gpu.module in the MLIR module")                            \
+  X(LOWER, 19, "MLIR lowering or translation to LLVM IR failed")
 
 enum gpublob_code {
 #define GPUBLOB_ERROR_ENUM(name, value, text) GPUBLOB_##name = value,
@@ -72,8 +75,22 @@ enum gpublob_opt {
 #define GPUBLOB_FLAG_FTZ 0x1       /* flush denormals to zero ({if:ftz:..}) */
 #define GPUBLOB_FLAG_FAST_MATH 0x2 /* unsafe, finite-only math ({if:fast-math:..}) */
 #define GPUBLOB_FLAG_NO_DEFAULT_SEARCH 0x4 /* search only tool_dirs and lib_dirs (hermetic) */
+#define GPUBLOB_FLAG_MLIR_BYTECODE 0x8     /* MLIR output as bytecode (.mlirbc), not text */
 
-#define GPUBLOB_OPTIONS_VERSION 1
+/* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
+enum gpublob_attach {
+  GPUBLOB_ATTACH_DEFAULT = 0,
+  GPUBLOB_ATTACH_BINARY = 1, /* replace it by gpu.binary @name [#gpu.object<...>, ...] */
+  GPUBLOB_ATTACH_LEGACY = 2  /* keep it; the blob is a string attribute (nvvm.cubin, ...) */
+};
+
+/* One (target, chip, features) to compile for.  target may be "nvptx:sm_80". */
+typedef struct gpublob_target_choice {
+  const char *target, *chip, *features;
+} gpublob_target_choice;
+
+/* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline. */
+#define GPUBLOB_OPTIONS_VERSION 2
 
 /* Compile options.  A zeroed struct (or NULL) means every default. */
 typedef struct gpublob_options {
@@ -87,6 +104,13 @@ typedef struct gpublob_options {
   const char *tool;     /* exact path of the blob tool; NULL: search */
   const char *tool_dirs; /* colon list of extra directories for the blob tool */
   const char *lib_dirs;  /* colon list of extra directories for device libraries */
+  /* version 2: */
+  const gpublob_target_choice *targets; /* MLIR: replaces the modules' own target */
+  size_t ntargets;                      /*   attributes; LLVM IR takes at most one */
+  int attach;           /* MLIR: enum gpublob_attach */
+  const char *pipeline; /* MLIR lowering passes for a gpu.module (a gpu.module-anchored
+                           list or "builtin.module(...)"); NULL: the spec's mlir_lower
+                           where a body is not lowered yet; "none": never lower */
 } gpublob_options;
 
 /* A blob handed back to the caller; free it with gpublob_blob_free. */
@@ -102,6 +126,7 @@ typedef struct gpublob_target_info {
   const char *suffix_asm, *suffix_bin;
   const char *tool_kind; /* "exec" or "none" */
   const char *chips;     /* blank-separated list of valid chips */
+  const char *mlir_target; /* "nvvm.target", or "" when MLIR has no attribute for it */
 } gpublob_target_info;
 
 typedef struct gpublob gpublob;
@@ -132,6 +157,34 @@ int gpublob_target_get(int index, gpublob_target_info *out);
 int gpublob_tool_find(gpublob *g, const gpublob_options *opts, char *buf, size_t size);
 
 const char *gpublob_version(void);
+
+/* MLIR.  An MLIR module (text or bytecode) whose gpu.module ops hold llvm-dialect
+** bodies (or gpu-dialect ones, which are lowered first) is compiled, each gpu.module
+** for each of its targets (the options' list, else its own #nvvm.target<...> and
+** the like, else the first spec target), and the whole module comes back, as text
+** or (GPUBLOB_FLAG_MLIR_BYTECODE) bytecode.  All gpu.modules or none are changed.
+** Parse and verification diagnostics are in the message, as file:line:col.  In a
+** build without MLIR these return NOMLIR and gpublob_mlir_enabled returns 0. */
+int gpublob_mlir_enabled(void);
+int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data,
+                         size_t size, const char *name, gpublob_blob *out);
+int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
+                              gpublob_blob *out);
+
+/* With the MLIR C API: include mlir-c/IR.h (and mlir-c/Pass.h) before this header.
+** The caller's context needs the dialects of its module registered (for instance
+** by mlirRegisterAllDialects); gpublob registers the LLVM IR translations. */
+#ifdef MLIR_C_IR_H
+/* Serialises every gpu.module under module in place, or changes nothing on error.
+** Diagnostics are captured into the handle's message, not printed. */
+int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperation module);
+#endif
+#ifdef MLIR_C_PASS_H
+/* An MLIR pass on builtin.module ("gpublob-serialize") that does what
+** gpublob_mlir_serialize does; a failure is an error diagnostic at the module and
+** fails the pass.  opts is copied.  A null pass when MLIR is not built in. */
+MlirPass gpublob_pass_create(const gpublob_options *opts);
+#endif
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,10 @@ enum { REQ = 1, OPT = 0 };
   X(lib_search, OPT, "directories searched for device libraries")              \
   X(module_flags, OPT, "NAME=BEHAVIOUR:VALUE module flags")                     \
   X(intrinsics, OPT, "intrinsic namespaces the backend selects, e.g. nvvm")   \
+  X(mlir_target, OPT, "MLIR target attribute that selects the target, e.g. nvvm.target") \
+  X(mlir_chip, OPT, "chip the MLIR attribute means when it names none")        \
+  X(mlir_lower, OPT, "MLIR passes (template) that lower a gpu.module body")     \
+  X(mlir_dialects, OPT, "dialects a lowered gpu.module body may hold")          \
   X(llvm_target, REQ, "LLVM backend to initialise and link, e.g. NVPTX")
 
 enum {
@@ -206,6 +210,10 @@ static void check_template(const target *t, int k) {
   const char *v = t->val[k];
   int line = t->key_line[k];
   for (const char *p = v; (p = strchr(p, '{')); p++) {
+    if (p[1] == '{') { /* {{ is a literal brace */
+      p++;
+      continue;
+    }
     const char *e = strchr(p, '}');
     if (!e) die(line, "'%s': unclosed '{'", key_names[k]);
     const char *name = p + 1;
@@ -283,7 +291,9 @@ static void check_target(target *t) {
   }
   if (t->val[K_chip_features]) check_chip_pairs(t, K_chip_features, 0);
   if (t->val[K_module_flags]) check_module_flags(t);
-  int templ[] = {K_tool_argv, K_libs, K_module_flags};
+  if (t->val[K_mlir_chip] && !word_in(t->val[K_chips], t->val[K_mlir_chip], strlen(t->val[K_mlir_chip])))
+    die(t->key_line[K_mlir_chip], "'mlir_chip': '%s' is not in 'chips'", t->val[K_mlir_chip]);
+  int templ[] = {K_tool_argv, K_libs, K_module_flags, K_mlir_lower};
   for (size_t i = 0; i < sizeof templ / sizeof *templ; i++)
     if (t->val[templ[i]]) check_template(t, templ[i]);
 }
