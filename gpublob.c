@@ -458,8 +458,14 @@ static void expand_one(const job *j, const char *p, size_t n, const char **vars,
   if (word_is(p, n, "chip")) sb_add(b, j->chip);
   else if (word_is(p, n, "chipid")) sb_add(b, chip_id(j));
   else if (word_is(p, n, "opt")) sb_add(b, opt);
-  for (int i = 0; vars && vars[i]; i += 2)
-    if (word_is(p, n, vars[i])) sb_add(b, vars[i + 1]);
+  else {
+    for (int i = 0; vars && vars[i]; i += 2)
+      if (word_is(p, n, vars[i])) {
+        sb_add(b, vars[i + 1]);
+        return;
+      }
+    sb_addf(b, "{%.*s}", (int)n, p); /* not a placeholder: a caller's pass options */
+  }
 }
 
 /* Text outside placeholders, where }} is a literal brace. */
@@ -1376,15 +1382,20 @@ static void add_location(strbuf *b, MlirLocation loc) {
   }
 }
 
+/* MLIR's "see current operation" notes print a whole function: they are left out. */
 static MlirLogicalResult on_mlir_diagnostic(MlirDiagnostic d, void *arg) {
   static const char *const sev[] = {"error", "warning", "note", "remark"};
-  strbuf *b = arg;
+  strbuf *b = arg, text = {0};
   MlirDiagnosticSeverity s = mlirDiagnosticGetSeverity(d);
-  if (s == MlirDiagnosticRemark) return mlirLogicalResultSuccess();
-  if (b->len) sb_add(b, "\n");
-  add_location(b, mlirDiagnosticGetLocation(d));
-  sb_addf(b, ": %s: ", sev[s]);
-  mlirDiagnosticPrint(d, append_ref, b);
+  mlirDiagnosticPrint(d, append_ref, &text);
+  int skip = s == MlirDiagnosticRemark || !strncmp(sb_str(&text), "see current operation", 21);
+  if (!skip) {
+    if (b->len) sb_add(b, "\n");
+    add_location(b, mlirDiagnosticGetLocation(d));
+    sb_addf(b, ": %s: %s", sev[s], sb_str(&text));
+  }
+  sb_free(&text);
+  if (skip) return mlirLogicalResultSuccess();
   for (intptr_t i = 0; i < mlirDiagnosticGetNumNotes(d); i++)
     on_mlir_diagnostic(mlirDiagnosticGetNote(d, i), arg);
   return mlirLogicalResultSuccess();
@@ -1555,6 +1566,16 @@ static gpublob_options item_options(const mjob *m, const mitem *it) {
   return o;
 }
 
+/* A core error names the gpu.module and target it came from. */
+static void name_error(mjob *m, const mitem *it) {
+  const char *msg = gpublob_error_message(m->g);
+  if (!strncmp(msg, sb_str(&it->name), it->name.len)) return;
+  strbuf text = {0};
+  sb_addf(&text, "%s (%s %s): %s", sb_str(&it->name), it->t->name, it->chip, msg);
+  set_error(m->g, m->g->code, "%s", sb_str(&text));
+  sb_free(&text);
+}
+
 /* The options are checked, the tool found and the pipeline expanded before any
 ** lowering or compile work is spent on any item. */
 static int check_item(mjob *m, mitem *it) {
@@ -1567,12 +1588,7 @@ static int check_item(mjob *m, mitem *it) {
   const char *pipe = m->o.pipeline ? m->o.pipeline : j.t ? j.t->mlir_lower : "";
   if (!rc && strcmp(pipe, "none")) expand(&j, pipe, strlen(pipe), NULL, &it->pipeline);
   job_end(&j);
-  if (rc) {
-    strbuf msg = {0};
-    sb_addf(&msg, "%s: %s", sb_str(&it->name), gpublob_error_message(m->g));
-    set_error(m->g, rc, "%s", sb_str(&msg));
-    sb_free(&msg);
-  }
+  if (rc && it->t) name_error(m, it);
   return rc;
 }
 
@@ -1759,7 +1775,9 @@ static int compile_item(mjob *m, mitem *it) {
   gpublob_options o = item_options(m, it);
   o.flags &= ~(unsigned)GPUBLOB_FLAG_MLIR_BYTECODE;
   mlir_source src = {m, item_source(it)};
-  return compile_with(m->g, &o, sb_str(&it->name), load_translated, &src, &it->blob);
+  rc = compile_with(m->g, &o, sb_str(&it->name), load_translated, &src, &it->blob);
+  if (rc) name_error(m, it);
+  return rc;
 }
 
 /* ---- MLIR: attaching the blobs, once every one of them is made ---- */
