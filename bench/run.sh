@@ -4,6 +4,10 @@
 # (or: ninja bench).  RUNS (default 40) and WARMUP (default 5) set hyperfine's counts.
 #   nvptx:  gpublob -t nvptx:sm_90 -O3   vs  llc-22 -O3 -mcpu=sm_90 | ptxas -arch=sm_90 -O3
 #   amdgcn: gpublob -t amdgcn:gfx90a -O3 vs  llc-22 -O3 -filetype=obj && ld.lld-22 -shared
+#   MLIR:   gpublob k.mlir               vs  mlir-opt-22 k.mlir --gpu-module-to-binary=format=bin
+#           on the same module (saxpy lowered to the llvm dialect, #nvvm.target<sm_90> or
+#           #rocdl.target<gfx90a> attached by mlir-opt-22 beforehand); and the gpu-dialect
+#           saxpy, which gpublob lowers in-process and mlir-opt lowers with the same passes
 set -eu
 cd "$(dirname "$0")/.."
 runs=${RUNS:-40} warmup=${WARMUP:-5}
@@ -91,6 +95,45 @@ for k in saxpy matmul; do
   amdgcn $k
 done
 
+# MLIR: the whole process of each, on the same input file.
+mlir_case() {
+  name=$1 kind=$2 attach=$3 lower=$4 extra=$5 tool=$6
+  src=examples/saxpy.mlir
+  mlir-opt-22 "$src" --pass-pipeline="builtin.module($attach,gpu.module($lower))" -o "$tmp/$kind.mlir"
+  mlir-opt-22 "$src" --pass-pipeline="builtin.module($attach)" -o "$tmp/$kind-gpu.mlir"
+  gb="build/gpublob" up="env PATH=$toolpath mlir-opt-22"
+  for in in "$tmp/$kind.mlir" "$tmp/$kind-gpu.mlir"; do
+    pre=""; label="$name, llvm dialect"
+    case "$in" in *-gpu.mlir)
+      pre="--pass-pipeline=builtin.module(gpu.module($lower),gpu-module-to-binary{format=bin${extra:+ $extra}})"
+      label="$name, gpu dialect (lowered by each)" ;;
+    esac
+    post="--gpu-module-to-binary=format=bin${extra:+ $extra}"
+    [ -z "$pre" ] || post="$pre"
+    gk=$(rss $gb "$in" -o "$tmp/g.mlir")
+    own=$(rss $gb -f asm "$in" -o "$tmp/g.mlir")
+    tk=$(tool_rss "$tool" $gb "$in" -o "$tmp/g.mlir")
+    uk=$(rss $up "$in" "$post" -o "$tmp/u.mlir")
+    hyperfine -N --style none -w "$warmup" -r "$runs" --export-json "$tmp/h.json" \
+      "$gb $in -o $tmp/g.mlir" "$up $in '$post' -o $tmp/u.mlir" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
+    python3 bench/table.py "$tmp" "$label" max "$gk" "$own" "$tk" "$uk"
+  done
+}
+if command -v mlir-opt-22 >/dev/null && build/gpublob --list-targets | grep -q '#nvvm.target'; then
+  if [ -n "$ptxas" ]; then
+    toolpath=$(dirname "$ptxas"):$PATH
+    mlir_case "saxpy.mlir nvvm sm_90" nvvm "nvvm-attach-target{chip=sm_90 features=+ptx80 O=3}" \
+      "convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts" "" "$ptxas"
+  fi
+  rocm=$tmp/rocm; mkdir -p "$rocm/llvm/bin" "$rocm/amdgcn"      # upstream's ROCm-shaped folder
+  ln -s "$lld" "$rocm/llvm/bin/ld.lld"; ln -s /usr/lib/x86_64-linux-gnu/amdgcn/bitcode "$rocm/amdgcn/bitcode"
+  toolpath=$PATH
+  mlir_case "saxpy.mlir rocdl gfx90a" rocdl "rocdl-attach-target{chip=gfx90a O=3}" \
+    "convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a},reconcile-unrealized-casts" "toolkit=$rocm" "$lld"
+else
+  echo "| MLIR cases | skipped: no mlir-opt-22, or gpublob built without MLIR | | | | | |" >>"$tmp/table"
+fi
+
 echo "| case | gpublob median ms | pipeline median ms | wall ratio | gpublob peak MiB | pipeline peak MiB | memory ratio |"
 echo "|---|---|---|---|---|---|---|"
 cat "$tmp/table"
@@ -106,5 +149,7 @@ ld.lld runs, and llc | ptxas run together, so those add up; llc && ld.lld run
 one after the other, so the larger counts.  gpublob's own RSS is from -f asm (the
 same LLVM work, no tool).  /usr/bin/time on the whole gpublob command reports the
 larger of gpublob and its tool, not their sum.  gpublob runs LLVM's -O3 middle
-end (opt) as well; llc -O3 runs only the backend.
+end (opt) as well; llc -O3 runs only the backend.  For the MLIR cases the other
+side is one mlir-opt-22 process, measured whole by GNU time (its ptxas or ld.lld
+runs inside it).
 EOF
