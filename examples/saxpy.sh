@@ -31,5 +31,19 @@ echo "== spirv (llvm.exp.f32 becomes OpenCL.std exp)"
 run spirv examples/saxpy_spirv.ll "$out/saxpy.spv" &&
   { command -v spirv-val >/dev/null && spirv-val "$out/saxpy.spv" && echo "   spirv-val: valid"; }
 
+if build/gpublob --list-targets | grep -q '#nvvm.target'; then
+  echo "== MLIR: examples/saxpy.mlir (gpu dialect, with host code), lowered and serialised per target"
+  ts="-t amdgcn:gfx90a"
+  build/gpublob --tool-dir /nonexistent --list-targets | grep -q '^nvptx.*not found' || ts="-t nvptx:sm_90 $ts"
+  # shellcheck disable=SC2086
+  if build/gpublob $ts examples/saxpy.mlir -o "$out/saxpy.out.mlir"; then
+    grep -o 'gpu.binary @[a-z_]* <[^[]*\|#gpu.object<#[a-z]*.target<[^>]*>, bin = "\\7FELF' "$out/saxpy.out.mlir"
+  else
+    status=1
+  fi
+else
+  echo "== MLIR: skipped (gpublob was configured without MLIR)"
+fi
+
 ls -l "$out"
 exit $status

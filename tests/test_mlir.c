@@ -556,6 +556,49 @@ static void test_compat(void) {
                "convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a},reconcile-unrealized-casts",
                "rocdl-attach-target{chip=gfx90a O=3}", rocm ? rocm : "--gpu-module-to-binary=format=bin");
 }
+/* ---- the CLI ---- */
+static void test_cli(void) {
+  const char *in = tmp_path("k.mlir"), *bad = tmp_path("bad.mlir"), *out = tmp_path("k.out.mlir");
+  size_t n;
+  unsigned char *text = slurp("examples/saxpy.mlir", &n);
+  spill(in, text, n);
+  free(text);
+  const char *a1[] = {"build/gpublob", "-t", "amdgcn:gfx90a", "-t", "amdgcn:gfx1030", in, NULL};
+  char *o = NULL;
+  int rc = run(a1, &o);
+  size_t m = 0;
+  unsigned char *res = exists(out) ? slurp(out, &m) : NULL;
+  objects os;
+  int ok = rc == 0 && res && read_objects(res, m, &os) && os.n == 2;
+  check(ok, "cli: two -t on MLIR give k.out.mlir with two objects", "rc %d: %s", rc, o ? o : "");
+  if (ok) objects_free(&os);
+  free(res);
+  free(o);
+  const char *a2[] = {"build/gpublob", "-t", "amdgcn", "--emit-bytecode", in, NULL};
+  rc = run(a2, &o);
+  res = slurp(tmp_path("k.out.mlirbc"), &m);
+  check(rc == 0 && res && m > 4 && !memcmp(res, "ML\xefR", 4), "cli: --emit-bytecode writes k.out.mlirbc",
+        "rc %d: %s", rc, o ? o : "");
+  free(res);
+  free(o);
+  spill(bad, "module {\n  gpu.module @k {\n    llvm.func @f( {\n  }\n}\n", 46);
+  const char *a3[] = {"build/gpublob", "-t", "amdgcn", bad, "-o", tmp_path("bad.out.mlir"), NULL};
+  rc = run(a3, &o);
+  check(rc == 10 + GPUBLOB_PARSE && o && contains(o, "gpublob: error: ") && contains(o, "bad.mlir:3:") &&
+            !exists(tmp_path("bad.out.mlir")) && !leftovers(scratch(), ".tmp-"),
+        "cli: bad MLIR exits 14 with MLIR's location and writes nothing", "rc %d: %s", rc, o ? o : "");
+  free(o);
+  const char *a4[] = {"build/gpublob", "--attach", "sideways", in, NULL};
+  rc = run(a4, &o);
+  check(rc == 2 && o && contains(o, "unknown attach mode"), "cli: an unknown --attach is a usage error", "rc %d", rc);
+  free(o);
+  const char *a5[] = {"build/gpublob", "-t", "amdgcn", "-t", "nvptx", "examples/saxpy_amdgcn.ll", "-o",
+                      tmp_path("x.hsaco"), NULL};
+  rc = run(a5, &o);
+  check(rc == 10 + GPUBLOB_OPTION && o && contains(o, "LLVM IR input takes one target"),
+        "cli: LLVM IR with two -t is OPTION", "rc %d: %s", rc, o ? o : "");
+  free(o);
+}
 #endif /* GPUBLOB_MLIR */
 
 int main(void) {
@@ -572,6 +615,7 @@ int main(void) {
   test_downstream("nvptx", 190);
   test_downstream("amdgcn", 224);
   test_compat();
+  test_cli();
 #else
   gpublob_blob b;
   check(gpublob_mlir_enabled() == 0 && gpublob_mlir_compile(g, NULL, "module {}", 9, "m.mlir", &b) ==
