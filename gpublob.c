@@ -1424,6 +1424,7 @@ typedef struct mjob {
   size_t ngms;
   mitem *items;
   size_t nitems;
+  int oom;
 } mjob;
 
 static int op_is(MlirOperation op, const char *name) {
@@ -1435,7 +1436,10 @@ static MlirWalkResult collect_gpu_module(MlirOperation op, void *arg) {
   mjob *m = arg;
   if (!op_is(op, "gpu.module")) return MlirWalkResultAdvance;
   MlirOperation *grown = realloc(m->gms, (m->ngms + 1) * sizeof *grown);
-  if (!grown) return MlirWalkResultInterrupt;
+  if (!grown) {
+    m->oom = 1;
+    return MlirWalkResultInterrupt;
+  }
   m->gms = grown;
   m->gms[m->ngms++] = op;
   return MlirWalkResultSkip;
@@ -1443,6 +1447,7 @@ static MlirWalkResult collect_gpu_module(MlirOperation op, void *arg) {
 
 static int find_gpu_modules(mjob *m, MlirOperation top) {
   mlirOperationWalk(top, collect_gpu_module, m, MlirWalkPreOrder);
+  if (m->oom) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
   if (!m->ngms) return set_error(m->g, GPUBLOB_NOGPU, "%s: no gpu.module in the module", m->name);
   return GPUBLOB_OK;
 }
@@ -1667,8 +1672,12 @@ static int check_attach(mjob *m) {
   if (mode != GPUBLOB_ATTACH_BINARY && mode != GPUBLOB_ATTACH_LEGACY)
     return set_error(m->g, GPUBLOB_OPTION, "unknown attach mode %d", mode);
   if (mode == GPUBLOB_ATTACH_LEGACY) return check_legacy_names(m);
-  for (size_t i = 0; i < m->nitems; i++)
+  for (size_t i = 0; i < m->nitems; i++) {
+    if (mlirBlockIsNull(mlirOperationGetBlock(m->items[i].gm)))
+      return item_error(m, &m->items[i], GPUBLOB_OPTION,
+                        "%s: has no parent block to hold its gpu.binary; use legacy attach%s", "");
     if (make_target_attr(m, &m->items[i])) return m->g->code;
+  }
   return GPUBLOB_OK;
 }
 
@@ -1721,11 +1730,7 @@ static int add_lowering(mjob *m, mitem *it, MlirPassManager pm) {
   return rc;
 }
 
-/* The copy sits alone in a builtin.module: the lowering passes look at the parent. */
-static int lower_item(mjob *m, mitem *it) {
-  if (!it->pipeline.len || is_lowered(it) || reuse_lowered(m, it)) return GPUBLOB_OK;
-  MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(it->gm));
-  mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), mlirOperationClone(it->gm));
+static int run_lowering(mjob *m, mitem *it, MlirModule wrap) {
   MlirPassManager pm = mlirPassManagerCreateOnOperation(m->ctx, cref("builtin.module"));
   int rc = add_lowering(m, it, pm);
   sb_reset(&m->diag);
@@ -1735,6 +1740,16 @@ static int lower_item(mjob *m, mitem *it) {
     rc = GPUBLOB_LOWER;
   }
   mlirPassManagerDestroy(pm);
+  return rc;
+}
+
+/* Every item works on a copy, alone in a builtin.module (the lowering passes look
+** at the parent, and translation may edit what it translates), lowered if need be. */
+static int lower_item(mjob *m, mitem *it) {
+  if (reuse_lowered(m, it)) return GPUBLOB_OK;
+  MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(it->gm));
+  mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), mlirOperationClone(it->gm));
+  int rc = it->pipeline.len && !is_lowered(it) ? run_lowering(m, it, wrap) : GPUBLOB_OK;
   if (rc) {
     mlirModuleDestroy(wrap);
     return rc;
@@ -1744,11 +1759,20 @@ static int lower_item(mjob *m, mitem *it) {
   return GPUBLOB_OK;
 }
 
-/* The gpu.module to translate: the lowered copy's, or the original. */
-static MlirOperation item_source(const mitem *it) {
-  if (!it->lowered.ptr) return it->gm;
-  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(it->lowered, 0));
-  return mlirBlockGetFirstOperation(body);
+/* The gpu.module to translate: the one in the item's copy (a whole-module
+** pipeline may have moved or removed it). */
+static MlirWalkResult first_gpu_module(MlirOperation op, void *arg) {
+  if (!op_is(op, "gpu.module")) return MlirWalkResultAdvance;
+  *(MlirOperation *)arg = op;
+  return MlirWalkResultInterrupt;
+}
+
+static int item_source(mjob *m, const mitem *it, MlirOperation *out) {
+  *out = (MlirOperation){NULL};
+  mlirOperationWalk(it->lowered, first_gpu_module, out, MlirWalkPreOrder);
+  if (out->ptr) return GPUBLOB_OK;
+  return item_error(m, (mitem *)it, GPUBLOB_LOWER, "%s: no gpu.module left after the pipeline %s",
+                    sb_str(&it->pipeline));
 }
 
 /* ---- MLIR: translation to LLVM IR, then the core pipeline ---- */
@@ -1774,7 +1798,8 @@ static int compile_item(mjob *m, mitem *it) {
   if (rc) return rc;
   gpublob_options o = item_options(m, it);
   o.flags &= ~(unsigned)GPUBLOB_FLAG_MLIR_BYTECODE;
-  mlir_source src = {m, item_source(it)};
+  mlir_source src = {m, {NULL}};
+  if (item_source(m, it, &src.op)) return m->g->code;
   rc = compile_with(m->g, &o, sb_str(&it->name), load_translated, &src, &it->blob);
   if (rc) name_error(m, it);
   return rc;
@@ -1861,6 +1886,8 @@ static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation t
                         const char *name) {
   mjob m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
   options_normalise(opts, &m.o);
+  if (m.o.ntargets && !m.o.targets)
+    return set_error(g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", m.o.ntargets);
   mlirRegisterAllLLVMTranslations(m.ctx);
   MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(m.ctx, on_mlir_diagnostic, &m.diag, NULL);
   int rc = m.o.version > GPUBLOB_OPTIONS_VERSION
@@ -1918,6 +1945,11 @@ static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *dat
   MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(ctx, on_mlir_diagnostic, &diag, NULL);
   MlirOperation top = parse_mlir(g, ctx, &diag, data, size, name);
   mlirContextDetachDiagnosticHandler(ctx, h);
+  if (!mlirOperationIsNull(top) && !op_is(top, "builtin.module")) { /* a bare gpu.module */
+    MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(top));
+    mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), top);
+    top = mlirModuleGetOperation(wrap);
+  }
   sb_free(&diag);
   int rc = mlirOperationIsNull(top) ? g->code : serialize_in(g, opts, top, name);
   gpublob_options o;
@@ -1950,6 +1982,10 @@ static pass_state *pass_state_new(const gpublob_options *opts) {
   if (!s) return NULL;
   options_normalise(opts, &s->o);
   gpublob_options *o = &s->o;
+  if ((o->ntargets && !o->targets) || o->ntargets > 4096) {
+    free(s);
+    return NULL;
+  }
   size_t n = o->ntargets * sizeof(gpublob_target_choice) + strsize(o->target) + strsize(o->chip) +
              strsize(o->features) + strsize(o->tool) + strsize(o->tool_dirs) +
              strsize(o->lib_dirs) + strsize(o->pipeline);
@@ -2013,7 +2049,7 @@ static MlirLogicalResult pass_initialize(MlirContext ctx, void *arg) {
 static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
   pass_state *s = arg;
   gpublob *g = NULL;
-  int rc = gpublob_open(&g);
+  int rc = s ? gpublob_open(&g) : GPUBLOB_NOMEM; /* a clone that ran out of memory */
   char name[4096];
   if (!rc) rc = serialize_in(g, &s->o, op, location_file(op, name, sizeof name));
   if (rc) {
@@ -2025,6 +2061,10 @@ static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
   }
   gpublob_close(g);
 }
+
+/* The dialects the spec's mlir_dialects name, and those every lowering touches. */
+#define GPUBLOB_MLIR_DIALECT(x) MLIR_CAPI_EXPORTED MlirDialectHandle mlirGetDialectHandle__##x##__(void);
+#include "gpublob_targets.def"
 
 static MlirTypeID pass_type_id(void) {
   static _Alignas(8) char storage;
@@ -2170,8 +2210,13 @@ MlirPass gpublob_pass_create(const gpublob_options *opts) {
   if (!s) return (MlirPass){NULL};
   MlirExternalPassCallbacks cb = {pass_construct, pass_destruct, pass_initialize, pass_clone,
                                   pass_run};
+  MlirDialectHandle deps[] = {
+#define GPUBLOB_MLIR_DIALECT(x) mlirGetDialectHandle__##x##__(),
+#include "gpublob_targets.def"
+  };
   return mlirCreateExternalPass(pass_type_id(), cref("GpublobSerialize"), cref("gpublob-serialize"),
                                 cref("Serialise every gpu.module into blobs for its targets"),
-                                cref("builtin.module"), 0, NULL, cb, s);
+                                cref("builtin.module"), (intptr_t)(sizeof deps / sizeof *deps), deps,
+                                cb, s);
 }
 #endif

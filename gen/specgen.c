@@ -313,9 +313,11 @@ static void write_table(FILE *o) {
   fprintf(o, "/* GPUBLOB_TARGET(name");
   for (int k = 0; k < NKEYS; k++) fprintf(o, ", %s", key_names[k]);
   fprintf(o, ")\n   emit, tool_kind, tool_input and llvm_target are bare words; every other field is a\n"
-             "   string.  GPUBLOB_LLVM_TARGET(X) names each LLVM backend once. */\n");
+             "   string.  GPUBLOB_LLVM_TARGET(X) names each LLVM backend once;\n"
+             "   GPUBLOB_MLIR_DIALECT(X) each MLIR dialect the MLIR pass depends on. */\n");
   fprintf(o, "#ifndef GPUBLOB_TARGET\n#define GPUBLOB_TARGET(...)\n#endif\n");
   fprintf(o, "#ifndef GPUBLOB_LLVM_TARGET\n#define GPUBLOB_LLVM_TARGET(x)\n#endif\n");
+  fprintf(o, "#ifndef GPUBLOB_MLIR_DIALECT\n#define GPUBLOB_MLIR_DIALECT(x)\n#endif\n");
   for (int i = 0; i < ntargets; i++) {
     target *t = &targets[i];
     fprintf(o, "GPUBLOB_TARGET(");
@@ -333,7 +335,26 @@ static void write_table(FILE *o) {
     for (int k = 0; k < i; k++) seen |= !strcmp(targets[k].val[K_llvm_target], targets[i].val[K_llvm_target]);
     if (!seen) fprintf(o, "GPUBLOB_LLVM_TARGET(%s)\n", targets[i].val[K_llvm_target]);
   }
-  fprintf(o, "#undef GPUBLOB_TARGET\n#undef GPUBLOB_LLVM_TARGET\n");
+  /* every dialect named by an mlir_dialects list, once, after the ones every
+     lowering needs */
+  static const char *const base[] = {"gpu", "llvm", "cf", "arith", "memref", "scf", "math", NULL};
+  char seen[4096] = " ";
+  for (int i = 0; base[i]; i++) {
+    fprintf(o, "GPUBLOB_MLIR_DIALECT(%s)\n", base[i]);
+    snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s ", base[i]);
+  }
+  for (int i = 0; i < ntargets; i++) {
+    const char *p = targets[i].val[K_mlir_dialects], *w;
+    size_t n;
+    while (p && (w = next_word(&p, &n))) {
+      char key[128];
+      snprintf(key, sizeof key, " %.*s ", (int)n, w);
+      if (strstr(seen, key)) continue;
+      fprintf(o, "GPUBLOB_MLIR_DIALECT(%.*s)\n", (int)n, w);
+      snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%.*s ", (int)n, w);
+    }
+  }
+  fprintf(o, "#undef GPUBLOB_TARGET\n#undef GPUBLOB_LLVM_TARGET\n#undef GPUBLOB_MLIR_DIALECT\n");
 }
 
 /* ---- output files: written beside, then renamed into place ---- */
@@ -377,10 +398,10 @@ static int vendor(const char *core, const char *def, const char *out) {
   }
   fclose(c);
   fclose(d);
-  if (pasted != 2) {
+  if (pasted < 2) {
     fclose(o);
     remove(tmp);
-    fprintf(stderr, "specgen: %s must include gpublob_targets.def twice\n", core);
+    fprintf(stderr, "specgen: %s must include gpublob_targets.def (it does %d times)\n", core, pasted);
     return 1;
   }
   return close_out(o, tmp, out);

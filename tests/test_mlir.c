@@ -326,6 +326,14 @@ static void test_errors(void) {
         "mlir: spirv through convert-gpu-to-llvm-spv, legacy attach", "rc %d: %s", rc,
         rc ? gpublob_error_message(g) : "");
   if (!rc) gpublob_blob_free(&b);
+  static const char bare[] = "gpu.module @bare [#rocdl.target<chip = \"gfx90a\">] {\n"
+                             "  llvm.func @a() attributes {gpu.kernel, rocdl.kernel} { llvm.return }\n}\n";
+  rc = gpublob_mlir_compile(g, NULL, bare, sizeof bare - 1, "bare.mlir", &b);
+  check(rc == 0 && contains((char *)b.data, "gpu.binary @bare"), "mlir: a bare gpu.module is wrapped in a module",
+        "rc %d: %s", rc, rc ? gpublob_error_message(g) : "");
+  if (!rc) gpublob_blob_free(&b);
+  gpublob_options none = {.version = GPUBLOB_OPTIONS_VERSION, .ntargets = 2};
+  check(fails_with(bare, &none, GPUBLOB_MISUSE, "targets is NULL"), "mlir: ntargets without targets is MISUSE", NULL);
 }
 
 /* A failure in the second gpu.module leaves the first untouched too. */
