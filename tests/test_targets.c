@@ -253,7 +253,7 @@ static void test_cli_list_targets(void) {
   const char *argv[] = {"build/gpublob", "--list-targets", NULL};
   int rc = run(argv, &out);
   check(rc == 0 && contains(out, "nvptx") && contains(out, "nvptx64-nvidia-cuda") &&
-            contains(out, "rocdl.hsaco") && contains(out, "spirv.binary") &&
+            contains(out, "rocdl.hsaco") && contains(out, "gpublob.spirv") &&
             contains(out, "ld.lld"),
         "cli: --list-targets names targets, triples, attributes and tools", "%s", out);
   free(out);
