@@ -2105,17 +2105,31 @@ int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *
   return rc;
 }
 
-int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
-                         gpublob_blob *out) {
+/* A file (or "-") read whole, NUL-terminated, then compiled from memory by fn. */
+typedef int (*buffer_compiler)(gpublob *g, const gpublob_options *opts, const void *data,
+                               size_t size, const char *name, gpublob_blob *out);
+
+static int compile_file_with(gpublob *g, const gpublob_options *opts, const char *path,
+                             gpublob_blob *out, buffer_compiler fn) {
   if (!g) return GPUBLOB_MISUSE;
   if (out) memset(out, 0, sizeof *out);
   if (!out || !path) return set_error(g, GPUBLOB_MISUSE, "NULL output or path");
   unsigned char *data;
   size_t size;
   if (read_input(g, path, &data, &size)) return g->code;
-  int rc = compile(g, opts, data, size, strcmp(path, "-") ? path : "<stdin>", out);
+  int rc = fn(g, opts, data, size, strcmp(path, "-") ? path : "<stdin>", out);
   free(data);
   return rc;
+}
+
+static int compile_read(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
+                        const char *name, gpublob_blob *out) {
+  return compile(g, opts, data, size, name, out);
+}
+
+int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
+                         gpublob_blob *out) {
+  return compile_file_with(g, opts, path, out, compile_read);
 }
 
 void gpublob_blob_free(gpublob_blob *b) {
@@ -2184,15 +2198,7 @@ int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *da
 
 int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
                               gpublob_blob *out) {
-  if (!g) return GPUBLOB_MISUSE;
-  if (out) memset(out, 0, sizeof *out);
-  if (!out || !path) return set_error(g, GPUBLOB_MISUSE, "NULL output or path");
-  unsigned char *data;
-  size_t size;
-  if (read_input(g, path, &data, &size)) return g->code;
-  int rc = gpublob_mlir_compile(g, opts, data, size, strcmp(path, "-") ? path : "<stdin>", out);
-  free(data);
-  return rc;
+  return compile_file_with(g, opts, path, out, gpublob_mlir_compile);
 }
 
 #if GPUBLOB_MLIR

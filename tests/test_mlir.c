@@ -636,6 +636,16 @@ static void test_cli(void) {
             !exists(tmp_path("bad.out.mlir")) && !leftovers(scratch(), ".tmp-"),
         "cli: bad MLIR exits 14 with MLIR's location and writes nothing", "rc %d: %s", rc, o ? o : "");
   free(o);
+  char line[1024];
+  snprintf(line, sizeof line, "build/gpublob -t amdgcn - < examples/saxpy.mlir > %s", tmp_path("stdin.out"));
+  const char *sh[] = {"sh", "-c", line, NULL};
+  rc = run(sh, &o);
+  res = slurp(tmp_path("stdin.out"), &m);
+  ok = rc == 0 && res && read_objects(res, m, &os) && os.n == 1;
+  check(ok, "cli: MLIR text on stdin is recognised, the module goes to stdout", "rc %d: %s", rc, o ? o : "");
+  if (ok) objects_free(&os);
+  free(res);
+  free(o);
   const char *a4[] = {"build/gpublob", "--attach", "sideways", in, NULL};
   rc = run(a4, &o);
   check(rc == 2 && o && contains(o, "unknown attach mode"), "cli: an unknown --attach is a usage error", "rc %d", rc);
