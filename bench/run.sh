@@ -119,7 +119,7 @@ mlir_case() {
     python3 bench/table.py "$tmp" "$label" max "$gk" "$own" "$tk" "$uk"
   done
 }
-if command -v mlir-opt-22 >/dev/null && build/gpublob --list-targets | grep -q '#nvvm.target'; then
+if command -v mlir-opt-22 >/dev/null && build/gpublob --version | grep -q 'and MLIR'; then
   if [ -n "$ptxas" ]; then
     toolpath=$(dirname "$ptxas"):$PATH
     mlir_case "saxpy.mlir nvvm sm_90" nvvm "nvvm-attach-target{chip=sm_90 features=+ptx80 O=3}" \

@@ -85,7 +85,8 @@ static int parse_args(cli *c, int argc, char **argv) {
       fputs(usage, stdout);
       return 1;
     } else if (!strcmp(a, "--version")) {
-      printf("gpublob %s\n", gpublob_version());
+      printf("gpublob %s (%s)\n", gpublob_version(),
+             gpublob_mlir_enabled() ? "LLVM IR and MLIR" : "LLVM IR only");
       return 1;
     } else if (!strcmp(a, "-t") || !strcmp(a, "--target")) {
       if (c->opts.ntargets == MAX_TARGETS) return fail("%s", "too many -t");

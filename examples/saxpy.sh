@@ -31,7 +31,7 @@ echo "== spirv (llvm.exp.f32 becomes OpenCL.std exp)"
 run spirv examples/saxpy_spirv.ll "$out/saxpy.spv" &&
   { command -v spirv-val >/dev/null && spirv-val "$out/saxpy.spv" && echo "   spirv-val: valid"; }
 
-if build/gpublob --list-targets | grep -q '#nvvm.target'; then
+if build/gpublob --version | grep -q 'and MLIR'; then
   echo "== MLIR: examples/saxpy.mlir (gpu dialect, with host code), lowered and serialised per target"
   ts="-t amdgcn:gfx90a"
   build/gpublob --tool-dir /nonexistent --list-targets | grep -q '^nvptx.*not found' || ts="-t nvptx:sm_90 $ts"
