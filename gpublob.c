@@ -1409,6 +1409,7 @@ typedef struct mitem { /* one gpu.module for one target */
   MlirAttribute attr;  /* its #gpu.object target; null for legacy */
   const target_desc *t;
   char target[64], chip[64];
+  char tool[4096];     /* the blob tool check_item found, so the compile does not search again */
   strbuf features, pipeline, name;
   int opt;             /* enum gpublob_opt */
   MlirOperation lowered; /* a lowered copy (in a builtin.module), or null */
@@ -1570,6 +1571,7 @@ static gpublob_options item_options(const mjob *m, const mitem *it) {
   o.opt = it->opt;
   o.targets = NULL;
   o.ntargets = 0;
+  if (*it->tool) o.tool = it->tool;
   return o;
 }
 
@@ -1592,6 +1594,7 @@ static int check_item(mjob *m, mitem *it) {
   int rc = it->opt < 0 ? set_error(m->g, GPUBLOB_OPTION, "unknown optimisation level in the attribute")
                        : resolve_options(&j);
   if (!rc) rc = resolve_tool(&j);
+  if (!rc) memcpy(it->tool, j.tool, sizeof it->tool);
   const char *pipe = m->o.pipeline ? m->o.pipeline : j.t ? j.t->mlir_lower : "";
   if (!rc && strcmp(pipe, "none")) expand(&j, pipe, strlen(pipe), NULL, &it->pipeline);
   job_end(&j);
@@ -1884,14 +1887,15 @@ static int serialize(mjob *m, MlirOperation top) {
   return rc;
 }
 
-/* On a context that is not gpublob's: translations registered, diagnostics captured. */
+/* On any context: translations registered (the pass does that in its initialize,
+** before MLIR may run passes on threads), diagnostics captured. */
 static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation top,
-                        const char *name) {
+                        const char *name, int register_translations) {
   mjob m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
   options_normalise(opts, &m.o);
   if (m.o.ntargets && !m.o.targets)
     return set_error(g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", m.o.ntargets);
-  mlirRegisterAllLLVMTranslations(m.ctx);
+  if (register_translations) mlirRegisterAllLLVMTranslations(m.ctx);
   MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(m.ctx, on_mlir_diagnostic, &m.diag, NULL);
   int rc = m.o.version > GPUBLOB_OPTIONS_VERSION
                ? set_error(g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
@@ -1954,7 +1958,7 @@ static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *dat
     top = mlirModuleGetOperation(wrap);
   }
   sb_free(&diag);
-  int rc = mlirOperationIsNull(top) ? g->code : serialize_in(g, opts, top, name);
+  int rc = mlirOperationIsNull(top) ? g->code : serialize_in(g, opts, top, name, 1);
   gpublob_options o;
   options_normalise(opts, &o);
   if (!rc) rc = print_mlir(g, top, o.flags, out);
@@ -2034,17 +2038,10 @@ static void pass_destruct(void *arg) {
 
 static void *pass_clone(void *arg) { return pass_state_new(&((pass_state *)arg)->o); }
 
-/* Dialects the lowering and the blobs need are loaded before the pass runs. */
+/* The dialects are the pass's dependent dialects (loaded by MLIR before it runs);
+** the LLVM IR translations are registered here, once per pass manager run. */
 static MlirLogicalResult pass_initialize(MlirContext ctx, void *arg) {
   (void)arg;
-  static const char *const always[] = {"builtin", "gpu", "llvm", "cf", "arith", NULL};
-  for (int i = 0; always[i]; i++) mlirContextGetOrLoadDialect(ctx, cref(always[i]));
-  for (int i = 0; i < NTARGETS; i++) {
-    const char *list = targets[i].mlir_dialects, *w;
-    size_t n;
-    while ((w = next_word(&list, " ", &n)))
-      mlirContextGetOrLoadDialect(ctx, mlirStringRefCreate(w, n));
-  }
   mlirRegisterAllLLVMTranslations(ctx);
   return mlirLogicalResultSuccess();
 }
@@ -2054,7 +2051,7 @@ static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
   gpublob *g = NULL;
   int rc = s ? gpublob_open(&g) : GPUBLOB_NOMEM; /* a clone that ran out of memory */
   char name[4096];
-  if (!rc) rc = serialize_in(g, &s->o, op, location_file(op, name, sizeof name));
+  if (!rc) rc = serialize_in(g, &s->o, op, location_file(op, name, sizeof name), 0);
   if (rc) {
     strbuf msg = {0};
     sb_add(&msg, g ? gpublob_error_message(g) : "gpublob: out of memory");
@@ -2209,7 +2206,7 @@ int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperatio
   sb_reset(&g->msg);
   pthread_once(&mlir_once, mlir_init);
   char name[4096];
-  return serialize_in(g, opts, module, location_file(module, name, sizeof name));
+  return serialize_in(g, opts, module, location_file(module, name, sizeof name), 1);
 }
 
 MlirPass gpublob_pass_create(const gpublob_options *opts) {
