@@ -32,6 +32,16 @@ enum { REQ = 1, OPT = 0 };
   X(tool, OPT, "candidate names of the blob tool")                             \
   X(tool_argv, OPT, "argv template of the blob tool")                          \
   X(tool_search, OPT, "directories searched for the blob tool")                \
+  X(provider, OPT, "in-process provider of the blob step: none or nvjitlink")  \
+  X(provider_lib, OPT, "candidate file names of the provider's library")       \
+  X(provider_search, OPT, "directories searched for the provider's library")   \
+  X(provider_argv, OPT, "the provider's options (template)")                  \
+  X(provider_min, OPT, "jobs for the target a call needs before the provider is used") \
+  X(pack_tool, OPT, "candidate names of the tool that packs chips into one blob") \
+  X(pack_argv, OPT, "argv template of the pack tool; {images} stands for the images") \
+  X(pack_image, OPT, "the words for each chip's blob (template, {in} its file)")  \
+  X(pack_asm_image, OPT, "the words for the newest chip's assembly (template)") \
+  X(suffix_pack, OPT, "file suffix of a pack")                                 \
   X(attribute, REQ, "MLIR attribute name of the blob")                         \
   X(suffix_asm, REQ, "file suffix of assembly")                                \
   X(suffix_bin, REQ, "file suffix of the blob")                                \
@@ -59,10 +69,11 @@ static const int key_required[] = {
 static const char *const emit_values[] = {"asm", "obj", NULL};
 static const char *const tool_kinds[] = {"exec", "none", NULL};
 static const char *const tool_inputs[] = {"file", "stdin", "pipe", NULL};
+static const char *const providers[] = {"none", "nvjitlink", NULL};
 static const char *const flag_behaviours[] = {"error", "warning", "require", "override",
                                               "append", "appendunique", NULL};
-static const char *const placeholders[] = {"tool", "chip", "chipid", "in", "out", "opt", NULL};
-static const char *const conditions[] = {"ftz", "fast-math", NULL};
+static const char *const placeholders[] = {"tool", "chip", "chipid", "in", "out", "opt", "images", NULL};
+static const char *const conditions[] = {"ftz", "fast-math", "O0", NULL};
 
 #define MAX_TARGETS 64
 
@@ -224,7 +235,7 @@ static void check_template(const target *t, int k) {
         die(line, "'%s': {if:COND:THEN:ELSE} needs three parts", key_names[k]);
       size_t cn = (size_t)(colon - c);
       if (!(cn > 1 && (*c == '+' || *c == '-')) && !in_list(conditions, c, cn))
-        die(line, "'%s': unknown condition '%.*s' (use +feature, -feature, ftz or fast-math)",
+        die(line, "'%s': unknown condition '%.*s' (use +feature, -feature, ftz, fast-math or O0)",
             key_names[k], (int)cn, c);
     } else if (!in_list(placeholders, name, n)) {
       die(line, "'%s': unknown placeholder '{%.*s}'", key_names[k], (int)n, name);
@@ -265,6 +276,40 @@ static void check_module_flags(const target *t) {
   }
 }
 
+/* An in-process provider stands in for an exec tool, and needs its library. */
+static void check_provider(target *t) {
+  if (!t->val[K_provider]) t->val[K_provider] = xstrdup("none");
+  check_enum(t, K_provider, providers);
+  if (!t->val[K_provider_min]) t->val[K_provider_min] = xstrdup("1");
+  char *end;
+  long min = strtol(t->val[K_provider_min], &end, 10);
+  if (*end || min < 1 || min > 4096)
+    die(t->key_line[K_provider_min], "'provider_min': '%s' is not a number of jobs (1-4096)",
+        t->val[K_provider_min]);
+  if (!strcmp(t->val[K_provider], "none")) return;
+  if (strcmp(t->val[K_tool_kind], "exec"))
+    die(t->key_line[K_provider], "target '%s': a provider stands in for tool_kind exec", t->name);
+  for (int k = K_provider_lib; k <= K_provider_search; k++)
+    if (!t->val[k] || !*t->val[k])
+      die(t->line, "target '%s': provider %s needs key '%s'", t->name, t->val[K_provider], key_names[k]);
+}
+
+/* The pack keys come together, and the assembly image needs assembly. */
+static void check_pack(target *t) {
+  int n = 0;
+  for (int k = K_pack_tool; k <= K_suffix_pack; k++) n += t->val[k] && *t->val[k];
+  if (!n) return;
+  for (int k = K_pack_tool; k <= K_suffix_pack; k++)
+    if (k != K_pack_asm_image && (!t->val[k] || !*t->val[k]))
+      die(t->line, "target '%s': packing needs key '%s'", t->name, key_names[k]);
+  if (t->val[K_pack_asm_image] && strcmp(t->val[K_emit], "asm"))
+    die(t->key_line[K_pack_asm_image], "'pack_asm_image' needs emit = asm");
+  if (!strstr(t->val[K_pack_argv], "{images}"))
+    die(t->key_line[K_pack_argv], "'pack_argv' has no {images}");
+  if (!t->val[K_tool_search] || !*t->val[K_tool_search])
+    die(t->line, "target '%s': the pack tool is searched in 'tool_search', which is empty", t->name);
+}
+
 static void check_target(target *t) {
   for (int k = 0; k < NKEYS; k++)
     if (key_required[k] && (!t->val[k] || !*t->val[k]))
@@ -281,6 +326,8 @@ static void check_target(target *t) {
     for (int k = K_tool; k <= K_tool_search; k++)
       if (!t->val[k] || !*t->val[k])
         die(t->line, "target '%s': tool_kind exec needs key '%s'", t->name, key_names[k]);
+  check_provider(t);
+  check_pack(t);
   if (t->val[K_libs] && *t->val[K_libs] && (!t->val[K_lib_search] || !*t->val[K_lib_search]))
     die(t->key_line[K_libs], "target '%s': 'libs' needs 'lib_search'", t->name);
   if (!word_in(t->val[K_chips], t->val[K_chip], strlen(t->val[K_chip])))
@@ -293,7 +340,8 @@ static void check_target(target *t) {
   if (t->val[K_module_flags]) check_module_flags(t);
   if (t->val[K_mlir_chip] && !word_in(t->val[K_chips], t->val[K_mlir_chip], strlen(t->val[K_mlir_chip])))
     die(t->key_line[K_mlir_chip], "'mlir_chip': '%s' is not in 'chips'", t->val[K_mlir_chip]);
-  int templ[] = {K_tool_argv, K_libs, K_module_flags, K_mlir_lower};
+  int templ[] = {K_tool_argv, K_libs, K_module_flags, K_mlir_lower, K_provider_argv,
+                 K_pack_argv, K_pack_image, K_pack_asm_image};
   for (size_t i = 0; i < sizeof templ / sizeof *templ; i++)
     if (t->val[templ[i]]) check_template(t, templ[i]);
 }
@@ -324,7 +372,8 @@ static void write_table(FILE *o) {
     put_cstring(o, t->name);
     for (int k = 0; k < NKEYS; k++) {
       fputs(",\n    ", o);
-      if (k == K_emit || k == K_tool_kind || k == K_tool_input || k == K_llvm_target)
+      if (k == K_emit || k == K_tool_kind || k == K_tool_input || k == K_llvm_target ||
+          k == K_provider || k == K_provider_min)
         fputs(t->val[k], o);
       else put_cstring(o, t->val[k]);
     }
