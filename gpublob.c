@@ -2,20 +2,30 @@
 **
 ** In-tree:  ./configure && ninja   (build/gpublob_targets.def comes from the spec)
 ** Vendored: cc -std=c11 -O2 -c gpublob.c $(llvm-config-22 --cflags)
-**           using build/vendor/gpublob.c, which has the target table pasted in.
+**           using build/vendor/gpublob.c, which has the target table pasted in;
+**           link with -lxxhash -ldl -lpthread and LLVM (README.md, "Vendoring").
 **
-** The file runs in pipeline order: options and targets, input, parse and verify,
-** target machine, module flags, device libraries, optimisation, emission, blob
-** tool, and last the public API.  Nothing here names a target: whatever differs
-** between targets is a field of the descriptor generated from targets/.
+** The file runs in pipeline order: options and targets, the call's plan of jobs,
+** the blob tool each job will use, the cache, input, parse and verify, target
+** machine, module flags, device libraries, optimisation, emission, blob tool,
+** packs, the pool that runs the jobs, MLIR, and last the public API.  Nothing
+** here names a target: whatever differs between targets is a field of the
+** descriptor generated from targets/.
+**
+** GPUBLOB_COMPILER=0 builds the cache front alone (options, targets, search and
+** the cache, without LLVM): the CLI answers cache hits with it before starting
+** the compiler.
 */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#ifndef GPUBLOB_COMPILER
+#define GPUBLOB_COMPILER 1 /* 0: the cache front alone, no LLVM */
+#endif
 #ifndef GPUBLOB_MLIR
 #define GPUBLOB_MLIR 0 /* 1: MLIR input, with the MLIR C API */
 #endif
-#if GPUBLOB_MLIR
+#if GPUBLOB_MLIR && GPUBLOB_COMPILER
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/Dialect/GPU.h>
@@ -28,17 +38,22 @@
 #include "gpublob.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -46,6 +61,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <llvm/Config/llvm-config.h> /* LLVM_VERSION_STRING, a C header */
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
+#include <xxhash.h>
+#if GPUBLOB_COMPILER
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
@@ -55,6 +74,11 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#else
+typedef struct LLVMOpaqueContext *LLVMContextRef;
+typedef struct LLVMOpaqueModule *LLVMModuleRef;
+typedef struct LLVMOpaqueTargetMachine *LLVMTargetMachineRef;
+#endif
 
 extern char **environ;
 
@@ -62,6 +86,7 @@ extern char **environ;
 enum emit_kind { EMIT_asm, EMIT_obj };
 enum tool_kind { TOOL_exec, TOOL_none };
 enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
+enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink };
 
 typedef struct target_desc {
   const char *name, *triple, *chip, *chip_prefix, *chips, *chip_features;
@@ -71,6 +96,10 @@ typedef struct target_desc {
   const char *tool_kind_name;
   enum tool_input tool_input;
   const char *tool, *tool_argv, *tool_search;
+  enum provider_kind provider;
+  const char *provider_name, *provider_lib, *provider_search, *provider_argv;
+  int provider_min;
+  const char *pack_tool, *pack_argv, *pack_image, *pack_asm_image, *suffix_pack;
   const char *attribute, *suffix_asm, *suffix_bin;
   const char *libs, *lib_search, *module_flags, *intrinsics;
   const char *mlir_target, *mlir_chip, *mlir_lower, *mlir_dialects;
@@ -78,15 +107,19 @@ typedef struct target_desc {
 
 #define GPUBLOB_TARGET(name, triple, chip, chip_prefix, chips, chip_features, features,  \
                        feature_names, version_feature, feature_min, emit, tool_kind,     \
-                       tool_input, tool, tool_argv, tool_search, attribute, suffix_asm,  \
-                       suffix_bin,                                                       \
-                       libs, lib_search, module_flags, intrinsics, mlir_target,          \
-                       mlir_chip, mlir_lower, mlir_dialects, llvm_target)                \
+                       tool_input, tool, tool_argv, tool_search, provider, provider_lib, \
+                       provider_search, provider_argv, provider_min, pack_tool,          \
+                       pack_argv, pack_image, pack_asm_image, suffix_pack, attribute,    \
+                       suffix_asm, suffix_bin, libs, lib_search, module_flags,           \
+                       intrinsics, mlir_target, mlir_chip, mlir_lower, mlir_dialects,    \
+                       llvm_target)                                                      \
   {name, triple, chip, chip_prefix, chips, chip_features, features, feature_names,      \
    version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind, #tool_kind,             \
-   INPUT_##tool_input, tool,                                                             \
-   tool_argv, tool_search, attribute, suffix_asm, suffix_bin, libs, lib_search,         \
-   module_flags, intrinsics, mlir_target, mlir_chip, mlir_lower, mlir_dialects},
+   INPUT_##tool_input, tool, tool_argv, tool_search, PROVIDER_##provider, #provider,    \
+   provider_lib, provider_search, provider_argv, provider_min, pack_tool, pack_argv,    \
+   pack_image, pack_asm_image, suffix_pack, attribute, suffix_asm, suffix_bin, libs,    \
+   lib_search, module_flags, intrinsics, mlir_target, mlir_chip, mlir_lower,            \
+   mlir_dialects},
 static const target_desc targets[] = {
 #include "gpublob_targets.def"
 };
@@ -153,6 +186,14 @@ static void sb_free(strbuf *b) {
   memset(b, 0, sizeof *b);
 }
 
+/* Room for one more element in *pp, an array of n of size bytes each. */
+static int grow(void *pp, size_t n, size_t size) {
+  void *q = realloc(*(void **)pp, (n + 1) * size);
+  if (!q) return -1;
+  *(void **)pp = q;
+  return 0;
+}
+
 /* The next word of a list separated by any of seps; NULL at the end. */
 static const char *next_word(const char **p, const char *seps, size_t *n) {
   const char *s = *p;
@@ -195,10 +236,12 @@ static int glob_match(const char *pattern, size_t n, const char *s) {
   return fnmatch(pat, s, 0) == 0;
 }
 
-/* ---- the handle and its error message ---- */
+/* ---- the handle: its error message, warnings and the last call's figures ---- */
 struct gpublob {
   int code;
   strbuf msg;
+  strbuf warn;          /* the last call's warnings, one per line */
+  gpublob_stats stats;  /* the last call's figures */
 };
 
 static const char *const error_strings[] = {
@@ -227,6 +270,42 @@ static int set_error(gpublob *g, int code, const char *fmt, ...) {
   return code;
 }
 
+/* A warning of the current call; the same text is kept once. */
+static void add_warning(gpublob *g, const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  if (strstr(sb_str(&g->warn), text)) return;
+  sb_add(&g->warn, text);
+  sb_add(&g->warn, "\n");
+}
+
+/* A new call: no error, no warnings, zeroed figures. */
+static void call_reset(gpublob *g) {
+  g->code = GPUBLOB_OK;
+  sb_reset(&g->msg);
+  sb_reset(&g->warn);
+  memset(&g->stats, 0, sizeof g->stats);
+}
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+#if GPUBLOB_COMPILER
+/* Another handle's error (a job's own) becomes g's. */
+static int take_error(gpublob *g, const gpublob *from) {
+  g->code = from->code;
+  sb_reset(&g->msg);
+  if (from->msg.oom) g->msg.oom = 1;
+  else sb_add(&g->msg, sb_str(&from->msg));
+  return g->code;
+}
+
 /* Appends detail (a diagnostic, a tool's stderr) to the current message. */
 static void add_detail(gpublob *g, const char *detail) {
   size_t n = strlen(detail);
@@ -235,8 +314,9 @@ static void add_detail(gpublob *g, const char *detail) {
   sb_add(&g->msg, ":\n");
   sb_addn(&g->msg, detail, n);
 }
+#endif
 
-/* ---- one compile: the job and the options it resolved ---- */
+/* ---- one job: a module for one (target, chip), and the options it resolved ---- */
 typedef struct workdir {
   char dir[4096], in[4200], out[4200];
 } workdir;
@@ -250,27 +330,80 @@ typedef struct toolrun { /* a blob tool in flight */
   int in_fd, out_fd;   /* its stdin (stdin tools), its stdout+stderr; -1 when closed */
 } toolrun;
 
+typedef struct provider provider; /* an in-process blob tool, loaded once per process */
+
+enum job_state { JOB_PENDING, JOB_DONE, JOB_FAILED, JOB_CANCELLED };
+enum { PH_LOAD, PH_LINK, PH_OPT, PH_EMIT, PH_TOOL, NPHASES };
+
 typedef struct job {
-  gpublob *g;
+  gpublob *g;       /* where its errors go: the caller's handle, or sink in a pool */
+  gpublob sink;
   const target_desc *t;
-  char chip[64];
+  char target[64], want[64]; /* as planned: the target's name, one chip or "" */
+  char chip[64];             /* as resolved */
   strbuf features;  /* what LLVM gets: spec default, then the caller's */
   strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */
-  int format, opt;
+  int format, opt;  /* a pack's member compiles as bin */
   unsigned flags;
+  size_t peers;     /* jobs of the call for the same target (the provider's threshold) */
   const gpublob_options *o; /* &opts */
-  gpublob_options opts;     /* the caller's, normalised to this version */
+  gpublob_options opts;     /* the caller's, normalised, with this job's target */
   const char *name;
+  const unsigned char *src; /* LLVM IR to parse (NUL at src[src_size]); NULL: mod is set */
+  size_t src_size;
   LLVMContextRef ctx;
   LLVMModuleRef mod;
   LLVMTargetMachineRef tm;
   strbuf diag; /* LLVM diagnostics of this job */
   gpublob_blob out;
-  char tool[4096]; /* the blob tool, found before any compile work */
+  gpublob_blob asm_out; /* a pack's newest chip keeps its assembly */
+  int keep_asm;
+  char tool[4096];      /* the blob program, found before any compile work */
+  const char *tool_name; /* what makes the blob: program or provider name, "" */
+  char provider_path[4096]; /* the provider's library when it is the one to use */
+  const provider *prov;     /* loaded: the in-process provider in use */
   toolrun run;
+  int state;
+  double ms[NPHASES];
 } job;
 
 static const gpublob_options default_options = {.version = GPUBLOB_OPTIONS_VERSION};
+enum { MAX_JOBS = 4096 }; /* in one call */
+
+/* A caller's struct of an older version is read only as far as that version went;
+** later fields read as zero. */
+static void options_normalise(const gpublob_options *o, gpublob_options *out) {
+  memset(out, 0, sizeof *out);
+  if (!o) o = &default_options;
+  size_t n = o->version == 1   ? offsetof(gpublob_options, targets)
+             : o->version == 2 ? offsetof(gpublob_options, jobs)
+                               : sizeof *out;
+  memcpy(out, o, n);
+}
+
+static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
+  memset(j, 0, sizeof *j);
+  j->g = g;
+  options_normalise(o, &j->opts);
+  j->o = &j->opts;
+  j->name = name ? name : "<memory>";
+  j->run.in_fd = j->run.out_fd = -1;
+  g->code = GPUBLOB_OK;
+  sb_reset(&g->msg);
+}
+
+static void job_release_llvm(job *j);
+
+static void job_end(job *j) {
+  job_release_llvm(j);
+  sb_free(&j->features);
+  sb_free(&j->condfeat);
+  sb_free(&j->diag);
+  sb_free(&j->sink.msg);
+  sb_free(&j->sink.warn);
+  gpublob_blob_free(&j->out);
+  gpublob_blob_free(&j->asm_out);
+}
 
 /* ---- options: target, chip, features, format and level, checked before LLVM ---- */
 static const target_desc *target_named(const char *name, size_t n) {
@@ -381,8 +514,13 @@ static int resolve_features(job *j) {
 
 static int resolve_levels(job *j) {
   j->format = j->o->format ? j->o->format : GPUBLOB_FORMAT_BIN;
-  if (j->format < GPUBLOB_FORMAT_BIN || j->format > GPUBLOB_FORMAT_LLVM)
+  if (j->format < GPUBLOB_FORMAT_BIN || j->format > GPUBLOB_FORMAT_FATBIN)
     return set_error(j->g, GPUBLOB_FORMAT, "unknown output format %d", j->o->format);
+  if (j->format == GPUBLOB_FORMAT_FATBIN && !*j->t->pack_tool)
+    return set_error(j->g, GPUBLOB_FORMAT,
+                     "target %s has no fatbin: the spec gives it no pack step (pack_tool)",
+                     j->t->name);
+  if (j->format == GPUBLOB_FORMAT_FATBIN) j->format = GPUBLOB_FORMAT_BIN; /* a pack's member */
   int opt = j->o->opt ? j->o->opt : GPUBLOB_OPT_O3;
   if (opt < GPUBLOB_OPT_O0 || opt > GPUBLOB_OPT_O3)
     return set_error(j->g, GPUBLOB_OPTION, "unknown optimisation level %d", j->o->opt);
@@ -390,31 +528,21 @@ static int resolve_levels(job *j) {
   if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH |
                                 GPUBLOB_FLAG_NO_DEFAULT_SEARCH | GPUBLOB_FLAG_MLIR_BYTECODE))
     return set_error(j->g, GPUBLOB_OPTION, "unknown flags 0x%x", j->o->flags);
+  if (j->o->tool_mode < GPUBLOB_TOOL_AUTO || j->o->tool_mode > GPUBLOB_TOOL_INPROCESS)
+    return set_error(j->g, GPUBLOB_OPTION, "unknown tool mode %d", j->o->tool_mode);
   j->flags = j->o->flags;
   return GPUBLOB_OK;
 }
 
-/* A list of one target stands for target, chip and features. */
-static int resolve_choice(job *j) {
-  if (j->o->ntargets > 1)
-    return set_error(j->g, GPUBLOB_OPTION, "LLVM IR input takes one target, not %zu",
-                     j->o->ntargets);
-  if (j->o->ntargets && !j->o->targets)
-    return set_error(j->g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", j->o->ntargets);
-  if (j->o->ntargets) {
-    j->opts.target = j->o->targets[0].target;
-    j->opts.chip = j->o->targets[0].chip;
-    j->opts.features = j->o->targets[0].features;
-    j->opts.ntargets = 0;
-  }
-  return GPUBLOB_OK;
+static int check_version(gpublob *g, const gpublob_options *o) {
+  if (o->version <= GPUBLOB_OPTIONS_VERSION) return GPUBLOB_OK;
+  return set_error(g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
+                   o->version, GPUBLOB_OPTIONS_VERSION);
 }
 
+/* The options of one job: a single target and chip, as the plan gave them. */
 static int resolve_options(job *j) {
-  if (j->o->version > GPUBLOB_OPTIONS_VERSION)
-    return set_error(j->g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
-                     j->o->version, GPUBLOB_OPTIONS_VERSION);
-  if (resolve_choice(j)) return j->g->code;
+  if (check_version(j->g, j->o)) return j->g->code;
   int rc = resolve_target(j);
   if (!rc) rc = resolve_features(j);
   if (!rc) rc = resolve_levels(j);
@@ -434,6 +562,7 @@ static int feature_on(const char *features, const char *name, size_t n) {
 static int condition_holds(const job *j, const char *c, size_t n) {
   if (word_is(c, n, "ftz")) return (j->flags & GPUBLOB_FLAG_FTZ) != 0;
   if (word_is(c, n, "fast-math")) return (j->flags & GPUBLOB_FLAG_FAST_MATH) != 0;
+  if (word_is(c, n, "O0")) return j->opt == 0;
   int on = feature_on(sb_str(&j->condfeat), c + 1, n - 1);
   return c[0] == '+' ? on : !on;
 }
@@ -552,6 +681,26 @@ static int search_file(const job *j, search *s, const char *extra, const char *r
   return 0;
 }
 
+/* The first of names (blank-separated) found in the options' dirs, then roots. */
+static int find_named(job *j, const char *names, const char *extra, const char *roots, int exec,
+                      char *path, size_t size, search *s) {
+  const char *w;
+  size_t n;
+  while ((w = next_word(&names, " ", &n))) {
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)n, w);
+    if (search_file(j, s, extra, roots, name, exec)) {
+      snprintf(path, size, "%s", s->found);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static const char *tried_list(const search *s) {
+  return s->tried.len ? sb_str(&s->tried) : " nothing (no search directory)";
+}
+
 static int find_tool(job *j, char *path, size_t size) {
   const target_desc *t = j->t;
   if (j->o->tool) {
@@ -562,24 +711,143 @@ static int find_tool(job *j, char *path, size_t size) {
     return GPUBLOB_OK;
   }
   search s = {0};
-  const char *names = t->tool, *w;
-  size_t n;
-  int found = 0;
-  while (!found && (w = next_word(&names, " ", &n))) {
-    char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)n, w);
-    found = search_file(j, &s, j->o->tool_dirs, t->tool_search, name, 1);
-  }
-  if (found) snprintf(path, size, "%s", s.found);
-  else
+  int found = find_named(j, t->tool, j->o->tool_dirs, t->tool_search, 1, path, size, &s);
+  if (!found)
     set_error(j->g, GPUBLOB_NOTOOL, "%s not found for target %s; tried:%s%s", t->tool, t->name,
-              s.tried.len ? sb_str(&s.tried) : " nothing (no search directory)",
-              j->format == GPUBLOB_FORMAT_BIN ? "\n  (-f asm stops before the blob tool)" : "");
+              tried_list(&s), "\n  (-f asm stops before the blob tool)");
   sb_free(&s.tried);
   return found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
 }
 
-/* ---- input: whole files or standard input, NUL-terminated for the IR parser ---- */
+/* The pack tool (fatbinary) is searched where the blob tool is. */
+static int find_pack_tool(job *j, char *path, size_t size) {
+  search s = {0};
+  int found = find_named(j, j->t->pack_tool, j->o->tool_dirs, j->t->tool_search, 1, path, size, &s);
+  if (!found)
+    set_error(j->g, GPUBLOB_NOTOOL, "%s (the pack tool) not found for target %s; tried:%s",
+              j->t->pack_tool, j->t->name, tried_list(&s));
+  sb_free(&s.tried);
+  return found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
+}
+
+/* The provider's library, searched in the options' tool dirs, then the spec's. */
+static int find_provider(job *j, char *path, size_t size, search *s) {
+  return find_named(j, j->t->provider_lib, j->o->tool_dirs, j->t->provider_search, 0, path, size, s);
+}
+
+/* ---- the blob tool of a job: the spec's in-process provider, or its program ---- */
+static int needs_blob_tool(const job *j) {
+  return j->format == GPUBLOB_FORMAT_BIN && j->t->tool_kind == TOOL_exec;
+}
+
+/* Auto takes the provider for calls with at least provider_min jobs of the target:
+** below that, the program's start overlaps the compile and costs less than
+** loading the library. */
+static int wants_provider(const job *j) {
+  if (j->t->provider == PROVIDER_none || j->o->tool || j->o->tool_mode == GPUBLOB_TOOL_PROGRAM)
+    return 0;
+  return j->o->tool_mode == GPUBLOB_TOOL_INPROCESS || j->peers >= (size_t)j->t->provider_min;
+}
+
+static int provider_load(job *j);
+
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* The provider when wanted and found (and, with load, loaded), else the program.
+** A missing blob tool fails the call before any compile work is spent. */
+static int resolve_tool(job *j, int load) {
+  j->tool_name = "";
+  j->provider_path[0] = 0;
+  if (!needs_blob_tool(j)) return GPUBLOB_OK;
+  if (wants_provider(j)) {
+    search s = {0};
+    int found = find_provider(j, j->provider_path, sizeof j->provider_path, &s);
+    if (!found && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS)
+      set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, %s) not found for target %s; tried:%s",
+                j->t->provider_lib, j->t->provider_name, j->t->name, tried_list(&s));
+    sb_free(&s.tried);
+    if (!found && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS) return GPUBLOB_NOTOOL;
+    if (found && (!load || !provider_load(j))) {
+      j->tool_name = j->t->provider_name;
+      return GPUBLOB_OK;
+    }
+    if (found && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS) return j->g->code;
+    j->provider_path[0] = 0;
+  }
+  int rc = find_tool(j, j->tool, sizeof j->tool);
+  if (!rc) j->tool_name = base_name(j->tool);
+  return rc;
+}
+
+/* ---- the in-process providers: a library loaded once per process ---- */
+/* nvJitLink's entry points, by their exported names (nvJitLink.h, CUDA 12 and 13). */
+enum { NVJL_CREATE, NVJL_DESTROY, NVJL_ADD, NVJL_COMPLETE, NVJL_CUBIN_SIZE, NVJL_CUBIN,
+       NVJL_ERRLOG_SIZE, NVJL_ERRLOG, NVJL_NSYMS };
+static const char *const nvjitlink_symbols[] = {
+    "nvJitLinkCreate",       "nvJitLinkDestroy",           "nvJitLinkAddData",
+    "nvJitLinkComplete",     "nvJitLinkGetLinkedCubinSize", "nvJitLinkGetLinkedCubin",
+    "nvJitLinkGetErrorLogSize", "nvJitLinkGetErrorLog"};
+
+struct provider {
+  char path[4096];
+  void *dl;
+  void *fn[NVJL_NSYMS];
+  char error[512]; /* why it did not load; "" when loaded */
+};
+
+enum { MAX_PROVIDERS = 8 };
+static provider providers[MAX_PROVIDERS];
+static int nproviders;
+static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void provider_open(provider *p) {
+  p->dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
+  if (!p->dl) {
+    snprintf(p->error, sizeof p->error, "%s", dlerror());
+    return;
+  }
+  for (int i = 0; i < NVJL_NSYMS; i++)
+    if (!(p->fn[i] = dlsym(p->dl, nvjitlink_symbols[i]))) {
+      snprintf(p->error, sizeof p->error, "the library has no %s", nvjitlink_symbols[i]);
+      return;
+    }
+}
+
+/* The provider at path, opened on first use; a library is never closed. */
+static const provider *provider_get(const char *path) {
+  pthread_mutex_lock(&providers_mu);
+  provider *p = NULL;
+  for (int i = 0; i < nproviders && !p; i++)
+    if (!strcmp(providers[i].path, path)) p = &providers[i];
+  if (!p && nproviders < MAX_PROVIDERS) {
+    p = &providers[nproviders++];
+    snprintf(p->path, sizeof p->path, "%s", path);
+    provider_open(p);
+  }
+  pthread_mutex_unlock(&providers_mu);
+  return p;
+}
+
+/* Loads the found provider; auto falls back to the program with a warning. */
+static int provider_load(job *j) {
+  const provider *p = provider_get(j->provider_path);
+  if (p && !p->error[0]) {
+    j->prov = p;
+    return GPUBLOB_OK;
+  }
+  const char *why = p ? p->error : "too many provider libraries";
+  if (j->o->tool_mode == GPUBLOB_TOOL_INPROCESS)
+    return set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, %s) did not load: %s", j->provider_path,
+                     j->t->provider_name, why);
+  add_warning(j->g, "%s did not load (%s): running %s instead", j->provider_path, why,
+              j->t->tool);
+  return GPUBLOB_NOTOOL;
+}
+
+/* ---- input: a file descriptor read whole, with a NUL after it ---- */
 static int read_fd(int fd, unsigned char **data, size_t *size) {
   size_t cap = 65536, len = 0;
   unsigned char *buf = malloc(cap);
@@ -609,6 +877,731 @@ static int read_fd(int fd, unsigned char **data, size_t *size) {
   return -1;
 }
 
+/* ---- digests and the cache: entries named by what made them, written atomically ---- */
+/* A call's manifest is filed under the hash of its input and options, and lists its
+** jobs; the result is filed under that hash, the jobs' settings and the digests of
+** every file they depend on (the blob tool or provider library, each device
+** library, the pack tool).  A changed toolkit gives new digests, so it misses. */
+typedef struct key128 {
+  unsigned char b[16];
+} key128;
+
+typedef struct cache {
+  char root[4200];          /* DIR/v1 */
+  char dir[4096];           /* DIR, as given */
+  unsigned long long max;   /* bytes */
+  int writable;             /* 0 once a write failed (warned once) */
+  gpublob *g;               /* warnings and figures */
+} cache;
+
+typedef struct entry_header { /* every cache file starts so; 56 bytes */
+  char magic[8];
+  uint64_t size;            /* of the payload after it */
+  unsigned char hash[16];   /* XXH3-128 of the payload */
+  unsigned char key[16];    /* the file's own key */
+  char kind, pad[7];        /* 'm' manifest, 'e' entry, 'd' file digest */
+} entry_header;
+
+static const char cache_magic[8] = "GPBLOB\x01\n";
+
+static void hash_u64(XXH3_state_t *st, uint64_t v) { XXH3_128bits_update(st, &v, sizeof v); }
+
+static void hash_bytes(XXH3_state_t *st, const void *p, size_t n) {
+  hash_u64(st, n);
+  XXH3_128bits_update(st, p, n);
+}
+
+static void hash_str(XXH3_state_t *st, const char *s) {
+  hash_u64(st, s ? 1 : 0);
+  if (s) hash_bytes(st, s, strlen(s));
+}
+
+static key128 hash_key(XXH3_state_t *st) {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, XXH3_128bits_digest(st));
+  key128 k;
+  memcpy(k.b, c.digest, sizeof k.b);
+  return k;
+}
+
+static key128 digest_of(const void *p, size_t n) {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, XXH3_128bits(p, n));
+  key128 k;
+  memcpy(k.b, c.digest, sizeof k.b);
+  return k;
+}
+
+/* The generated table itself is part of every key: a changed spec misses. */
+static key128 spec_key;
+static pthread_once_t spec_once = PTHREAD_ONCE_INIT;
+
+static void spec_hash(void) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  for (int i = 0; i < NTARGETS; i++) {
+    const target_desc *t = &targets[i];
+    const char *const strs[] = {t->name, t->triple, t->chip, t->chip_prefix, t->chips, t->chip_features,
+        t->features, t->feature_names, t->version_feature, t->feature_min, t->tool, t->tool_argv,
+        t->tool_search, t->provider_name, t->provider_lib, t->provider_search, t->provider_argv,
+        t->pack_tool, t->pack_argv, t->pack_image, t->pack_asm_image, t->suffix_pack, t->attribute,
+        t->suffix_asm, t->suffix_bin, t->libs, t->lib_search, t->module_flags, t->intrinsics,
+        t->mlir_target, t->mlir_chip, t->mlir_lower, t->mlir_dialects};
+    for (size_t k = 0; k < sizeof strs / sizeof *strs; k++) hash_str(&st, strs[k]);
+    hash_u64(&st, (uint64_t)t->emit << 24 | (uint64_t)t->tool_kind << 16 | (uint64_t)t->tool_input << 8 |
+                      (uint64_t)t->provider);
+    hash_u64(&st, (uint64_t)t->provider_min);
+  }
+  spec_key = hash_key(&st);
+}
+
+static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
+  memset(c, 0, sizeof *c);
+  if (!o->cache_dir || !*o->cache_dir) return 0;
+  snprintf(c->dir, sizeof c->dir, "%s", o->cache_dir);
+  snprintf(c->root, sizeof c->root, "%s/v1", o->cache_dir);
+  c->max = o->cache_max ? o->cache_max : 1ULL << 30;
+  c->writable = 1;
+  c->g = g;
+  pthread_once(&spec_once, spec_hash);
+  return 1;
+}
+
+static void cache_path(const cache *c, const key128 *k, char kind, char *out, size_t size) {
+  char hex[33];
+  for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", k->b[i]);
+  snprintf(out, size, "%s/%.2s/%s.%c", c->root, hex, hex + 2, kind);
+}
+
+/* mkdir -p, each made directory 0700. */
+static int make_dirs(const char *path) {
+  char p[4400];
+  snprintf(p, sizeof p, "%s", path);
+  for (char *s = p + 1;; s++) {
+    if (*s && *s != '/') continue;
+    char end = *s;
+    *s = 0;
+    if (mkdir(p, 0700) && errno != EEXIST) return -1;
+    if (!(*s = end)) break;
+  }
+  struct stat st;
+  return stat(p, &st) || !S_ISDIR(st.st_mode) ? (errno = ENOTDIR, -1) : 0;
+}
+
+static void cache_unwritable(cache *c, const char *what, int err) {
+  if (!c->writable) return;
+  c->writable = 0;
+  add_warning(c->g, "cache directory %s cannot be written (%s: %s): nothing is stored", c->dir, what,
+              strerror(err));
+}
+
+static int write_all_fd(int fd, const void *data, size_t n) {
+  const unsigned char *p = data;
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static void cache_account(cache *c, long long delta);
+
+/* A temporary file beside the final name, then rename: readers never see a part. */
+static int cache_write(cache *c, const key128 *k, char kind, const strbuf *payload) {
+  if (!c->writable) return -1;
+  char path[4300], tmp[4400];
+  cache_path(c, k, kind, path, sizeof path);
+  char *slash = strrchr(path, '/');
+  *slash = 0;
+  if (make_dirs(path)) {
+    cache_unwritable(c, path, errno);
+    return -1;
+  }
+  static atomic_uint counter;
+  snprintf(tmp, sizeof tmp, "%s/.tmp-%d-%u", path, (int)getpid(), atomic_fetch_add(&counter, 1));
+  *slash = '/';
+  entry_header h = {.size = payload->len, .key = {0}, .kind = kind};
+  memcpy(h.magic, cache_magic, sizeof h.magic);
+  key128 d = digest_of(sb_str(payload), payload->len);
+  memcpy(h.hash, d.b, sizeof h.hash);
+  memcpy(h.key, k->b, sizeof h.key);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  int err = errno;
+  int rc = fd < 0 ? -1 : write_all_fd(fd, &h, sizeof h) | write_all_fd(fd, sb_str(payload), payload->len);
+  if (fd >= 0) err = errno, rc |= close(fd);
+  if (!rc && rename(tmp, path)) rc = -1, err = errno;
+  if (rc) {
+    unlink(tmp);
+    cache_unwritable(c, tmp, err);
+    return -1;
+  }
+  cache_account(c, (long long)(sizeof h + payload->len));
+  return 0;
+}
+
+/* The payload of a valid file; a corrupt or truncated one is removed, never served. */
+static int cache_read(cache *c, const key128 *k, char kind, unsigned char **data, size_t *size) {
+  char path[4300];
+  cache_path(c, k, kind, path, sizeof path);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  unsigned char *buf = NULL;
+  size_t n = 0;
+  int rc = read_fd(fd, &buf, &n);
+  if (!rc) futimens(fd, NULL); /* used now: the last to be evicted */
+  close(fd);
+  if (rc) return -1;
+  entry_header h;
+  int ok = n >= sizeof h;
+  if (ok) memcpy(&h, buf, sizeof h);
+  ok = ok && !memcmp(h.magic, cache_magic, sizeof h.magic) && h.kind == kind &&
+       !memcmp(h.key, k->b, sizeof h.key) && h.size == n - sizeof h;
+  key128 d = ok ? digest_of(buf + sizeof h, n - sizeof h) : (key128){{0}};
+  if (!ok || memcmp(d.b, h.hash, sizeof d.b)) {
+    free(buf);
+    unlink(path);
+    return -1;
+  }
+  memmove(buf, buf + sizeof h, n - sizeof h);
+  *data = buf;
+  *size = n - sizeof h;
+  return 0;
+}
+
+/* ---- the cache: its size, kept under the limit by evicting the oldest files ---- */
+typedef struct cfile {
+  struct timespec mtime;
+  unsigned long long size;
+  char path[4600];
+} cfile;
+
+static int older(const void *a, const void *b) {
+  const struct timespec *x = &((const cfile *)a)->mtime, *y = &((const cfile *)b)->mtime;
+  return x->tv_sec != y->tv_sec ? (x->tv_sec < y->tv_sec ? -1 : 1)
+                                : (x->tv_nsec < y->tv_nsec ? -1 : x->tv_nsec > y->tv_nsec);
+}
+
+/* Every file of the cache; temporaries older than an hour are a crash's and go. */
+static size_t cache_scan(cache *c, cfile **out) {
+  size_t n = 0;
+  *out = NULL;
+  DIR *top = opendir(c->root);
+  struct dirent *e, *f;
+  time_t now = time(NULL);
+  while (top && (e = readdir(top))) {
+    if (strlen(e->d_name) != 2) continue;
+    char dir[4300];
+    snprintf(dir, sizeof dir, "%s/%s", c->root, e->d_name);
+    DIR *d = opendir(dir);
+    while (d && (f = readdir(d))) {
+      cfile cf;
+      struct stat st;
+      snprintf(cf.path, sizeof cf.path, "%s/%s", dir, f->d_name);
+      if (f->d_name[0] == '.' && strncmp(f->d_name, ".tmp-", 5)) continue;
+      if (lstat(cf.path, &st) || !S_ISREG(st.st_mode)) continue;
+      if (f->d_name[0] == '.' && now - st.st_mtime < 3600) continue;
+      if (f->d_name[0] == '.') {
+        unlink(cf.path);
+        continue;
+      }
+      cf.mtime = st.st_mtim;
+      cf.size = (unsigned long long)st.st_size;
+      if (grow(out, n, sizeof **out)) break;
+      (*out)[n++] = cf;
+    }
+    if (d) closedir(d);
+  }
+  if (top) closedir(top);
+  return n;
+}
+
+/* Removes the oldest files until the cache holds 80% of its limit; its new size. */
+static unsigned long long cache_evict(cache *c) {
+  cfile *files;
+  size_t n = cache_scan(c, &files);
+  unsigned long long total = 0;
+  for (size_t i = 0; i < n; i++) total += files[i].size;
+  qsort(files, n, sizeof *files, older);
+  for (size_t i = 0; i < n && total > c->max / 10 * 8; i++)
+    if (!unlink(files[i].path)) total -= files[i].size;
+  free(files);
+  return total;
+}
+
+/* DIR/v1/size holds the bytes the cache holds, under an flock: any process adds to
+** it, and the one that takes it over the limit evicts. */
+static void cache_account(cache *c, long long delta) {
+  char path[4300], text[32] = "";
+  snprintf(path, sizeof path, "%s/size", c->root);
+  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0 || flock(fd, LOCK_EX)) {
+    if (fd >= 0) close(fd);
+    return;
+  }
+  ssize_t r = pread(fd, text, sizeof text - 1, 0);
+  unsigned long long total = r > 0 ? strtoull(text, NULL, 10) : 0;
+  total = delta < 0 && (unsigned long long)-delta > total ? 0 : total + (unsigned long long)delta;
+  if (total > c->max) total = cache_evict(c);
+  int len = snprintf(text, sizeof text, "%llu\n", total);
+  if (pwrite(fd, text, (size_t)len, 0) == len) (void)!ftruncate(fd, len);
+  close(fd); /* and the lock with it */
+}
+
+/* ---- the cache: digests of the files a result depends on ---- */
+/* A file's digest is remembered with its device, inode, size and times: a file that
+** is written or replaced gets new ones (ctime cannot be set back), and is hashed again. */
+static int file_digest(cache *c, const char *path, key128 *out) {
+  struct stat st;
+  if (stat(path, &st)) return -1;
+  uint64_t id[7] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,
+                    (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec,
+                    (uint64_t)st.st_ctim.tv_sec, (uint64_t)st.st_ctim.tv_nsec};
+  XXH3_state_t hs;
+  XXH3_128bits_reset(&hs);
+  hash_str(&hs, "file digest");
+  hash_str(&hs, path);
+  key128 memo = hash_key(&hs);
+  unsigned char *data;
+  size_t n;
+  if (!cache_read(c, &memo, 'd', &data, &n)) {
+    int same = n == sizeof id + sizeof out->b && !memcmp(data, id, sizeof id);
+    if (same) memcpy(out->b, data + sizeof id, sizeof out->b);
+    free(data);
+    if (same) return 0;
+  }
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  void *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+  close(fd);
+  if (map == MAP_FAILED) return -1;
+  *out = digest_of(map ? map : "", (size_t)st.st_size);
+  if (map) munmap(map, (size_t)st.st_size);
+  strbuf b = {0};
+  sb_addn(&b, (const char *)id, sizeof id);
+  sb_addn(&b, (const char *)out->b, sizeof out->b);
+  if (!b.oom) cache_write(c, &memo, 'd', &b);
+  sb_free(&b);
+  return 0;
+}
+
+static void hash_file(cache *c, XXH3_state_t *st, const char *path) {
+  key128 d;
+  hash_str(st, path);
+  if (file_digest(c, path, &d)) hash_str(st, "unreadable");
+  else hash_bytes(st, d.b, sizeof d.b);
+}
+
+/* Each device library the spec lists for the job: its digest, or that it is missing. */
+static void hash_libs(cache *c, XXH3_state_t *st, job *j) {
+  const char *list = j->t->libs, *w;
+  size_t n;
+  while ((w = next_word(&list, " ", &n))) {
+    strbuf name = {0};
+    expand(j, w, n, NULL, &name);
+    search s = {0};
+    if (search_file(j, &s, j->o->lib_dirs, j->t->lib_search, sb_str(&name), 0)) hash_file(c, st, s.found);
+    else hash_str(st, sb_str(&name));
+    sb_free(&name);
+    sb_free(&s.tried);
+  }
+}
+
+/* What a job's output depends on beyond the call's input and options. */
+static void hash_job(cache *c, XXH3_state_t *st, job *j, const char *pack_tool) {
+  hash_str(st, j->t->name);
+  hash_str(st, j->chip);
+  hash_str(st, sb_str(&j->features));
+  hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | j->flags);
+  hash_u64(st, (uint64_t)j->keep_asm);
+  hash_str(st, j->tool_name);
+  if (*j->provider_path) hash_file(c, st, j->provider_path);
+  else if (needs_blob_tool(j)) hash_file(c, st, j->tool);
+  hash_libs(c, st, j);
+  if (pack_tool) hash_file(c, st, pack_tool);
+}
+
+/* The hash of a call's input and options: the manifest's key. */
+static key128 call_key(const gpublob_options *o, int input, const void *data, size_t size,
+                       const char *name) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  hash_str(&st, "gpublob cache 1");
+  hash_str(&st, GPUBLOB_VERSION_STRING);
+  hash_str(&st, LLVM_VERSION_STRING);
+  hash_u64(&st, GPUBLOB_MLIR);
+  hash_bytes(&st, spec_key.b, sizeof spec_key.b);
+  hash_u64(&st, (uint64_t)input);
+  hash_str(&st, name);
+  hash_bytes(&st, data, size);
+  const char *const strs[] = {o->target, o->chip, o->features, o->tool, o->tool_dirs, o->lib_dirs,
+                              o->pipeline};
+  for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) hash_str(&st, strs[i]);
+  hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | o->flags);
+  hash_u64(&st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
+  hash_u64(&st, o->ntargets);
+  for (size_t i = 0; o->targets && i < o->ntargets; i++) {
+    hash_str(&st, o->targets[i].target);
+    hash_str(&st, o->targets[i].chip);
+    hash_str(&st, o->targets[i].features);
+  }
+  return hash_key(&st);
+}
+
+/* ---- the cache: manifests (a call's jobs) and entries (its outputs) ---- */
+typedef struct reader {
+  const unsigned char *p, *end;
+  int bad;
+} reader;
+
+static uint64_t get_u64(reader *r) {
+  uint64_t v = 0;
+  if (r->end - r->p < 8) r->bad = 1;
+  else memcpy(&v, r->p, 8), r->p += 8;
+  return v;
+}
+
+/* A string of the payload (NULL for a null one); its NUL is checked. */
+static const char *get_str(reader *r) {
+  uint64_t n = get_u64(r);
+  if (r->bad || !n) return NULL;
+  if ((uint64_t)(r->end - r->p) < n || r->p[n - 1]) {
+    r->bad = 1;
+    return NULL;
+  }
+  const char *s = (const char *)r->p;
+  r->p += n;
+  return s;
+}
+
+void gpublob_result_free(gpublob_result *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->count; i++) {
+    gpublob_blob_free(&r->outputs[i].blob);
+    free((char *)r->outputs[i].chip);
+    free((char *)r->outputs[i].tool);
+  }
+  free(r->outputs);
+  memset(r, 0, sizeof *r);
+}
+
+/* Suffixes and target names in a result point at static storage. */
+static const char *static_suffix(const char *s) {
+  static const char *const fixed[] = {".bc", ".o", ".mlir", ".mlirbc"};
+  for (size_t i = 0; s && i < sizeof fixed / sizeof *fixed; i++)
+    if (!strcmp(s, fixed[i])) return fixed[i];
+  for (int i = 0; s && i < NTARGETS; i++) {
+    const char *const mine[] = {targets[i].suffix_asm, targets[i].suffix_bin, targets[i].suffix_pack};
+    for (int k = 0; k < 3; k++)
+      if (*mine[k] && !strcmp(s, mine[k])) return mine[k];
+  }
+  return NULL;
+}
+
+/* Appends an output; chip and tool are copied into the result. */
+static int result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
+                      gpublob_blob *blob) {
+  if (grow(&r->outputs, r->count, sizeof *r->outputs)) return -1;
+  gpublob_output *o = &r->outputs[r->count];
+  memset(o, 0, sizeof *o);
+  o->target = target;
+  o->chip = strdup(chip ? chip : "");
+  o->tool = strdup(tool ? tool : "");
+  if (!o->chip || !o->tool) {
+    free((char *)o->chip);
+    free((char *)o->tool);
+    return -1;
+  }
+  o->blob = *blob;
+  memset(blob, 0, sizeof *blob);
+  r->count++;
+  return 0;
+}
+
+static int entry_get(const unsigned char *p, size_t n, gpublob_result *out) {
+  reader r = {p, p + n, 0};
+  uint64_t count = get_u64(&r);
+  for (uint64_t i = 0; !r.bad && i < count; i++) {
+    const char *target = get_str(&r), *chip = get_str(&r), *tool = get_str(&r), *suffix = get_str(&r);
+    uint64_t size = get_u64(&r);
+    const target_desc *t = target ? target_named(target, strlen(target)) : NULL;
+    if (r.bad || (uint64_t)(r.end - r.p) < size) break;
+    gpublob_blob b = {malloc(size ? size : 1), size, static_suffix(suffix)};
+    if (!b.data || !b.suffix || (target && !t)) {
+      free(b.data);
+      break;
+    }
+    memcpy(b.data, r.p, size);
+    r.p += size;
+    if (result_add(out, t ? t->name : NULL, chip, tool, &b)) {
+      free(b.data);
+      break;
+    }
+  }
+  if (out->count == count && r.p == r.end) return 0;
+  gpublob_result_free(out);
+  return -1;
+}
+
+/* Resolves a manifest's jobs again, as a compile would, and digests what they use. */
+static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, reader *r,
+                        key128 *k1) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  hash_bytes(&st, k0->b, sizeof k0->b);
+  uint64_t n = get_u64(r);
+  int rc = r->bad || n > MAX_JOBS;
+  gpublob sink = {0};
+  for (uint64_t i = 0; !rc && i < n; i++) {
+    const char *target = get_str(r), *chip = get_str(r), *features = get_str(r);
+    gpublob_options jo = *o;
+    jo.target = target;
+    jo.chip = chip;
+    jo.features = features;
+    jo.opt = (int)get_u64(r);
+    jo.format = (int)get_u64(r);
+    jo.flags = (unsigned)get_u64(r);
+    jo.targets = NULL;
+    jo.ntargets = 0;
+    uint64_t peers = get_u64(r), packed = get_u64(r), keep_asm = get_u64(r);
+    if (r->bad || !target) break;
+    job j;
+    job_begin(&j, &sink, &jo, "");
+    j.peers = peers;
+    char pack[4096];
+    rc = resolve_options(&j) || (packed && find_pack_tool(&j, pack, sizeof pack));
+    j.keep_asm = (int)keep_asm;
+    if (!rc) rc = resolve_tool(&j, 0);
+    if (!rc) hash_job(c, &st, &j, packed ? pack : NULL);
+    job_end(&j);
+  }
+  sb_free(&sink.msg);
+  sb_free(&sink.warn);
+  if (rc || r->bad || r->p != r->end) return -1;
+  *k1 = hash_key(&st);
+  return 0;
+}
+
+/* A call's result from the cache, or -1: nothing is compiled here. */
+static int cache_lookup(cache *c, const key128 *k0, const gpublob_options *o, gpublob_result *out) {
+  unsigned char *m, *e;
+  size_t mn, en;
+  if (cache_read(c, k0, 'm', &m, &mn)) return -1;
+  reader r = {m, m + mn, 0};
+  key128 k1;
+  int rc = manifest_key(c, k0, o, &r, &k1);
+  free(m);
+  if (rc || cache_read(c, &k1, 'e', &e, &en)) return -1;
+  rc = entry_get(e, en, out);
+  free(e);
+  return rc;
+}
+
+#if GPUBLOB_COMPILER
+/* ---- the cache: what a compile stores ---- */
+static void put_u64(strbuf *b, uint64_t v) { sb_addn(b, (const char *)&v, sizeof v); }
+
+static void put_str(strbuf *b, const char *s) {
+  put_u64(b, s ? strlen(s) + 1 : 0);
+  if (s) sb_addn(b, s, strlen(s) + 1);
+}
+
+/* One record per job: enough to resolve it again, and so to digest what it uses. */
+static void manifest_put(strbuf *b, job *const *jobs, size_t n, const int *packed) {
+  put_u64(b, n);
+  for (size_t i = 0; i < n; i++) {
+    const job *j = jobs[i];
+    put_str(b, j->t->name);
+    put_str(b, j->chip);
+    put_str(b, j->opts.features);
+    put_u64(b, (uint64_t)j->opts.opt);
+    put_u64(b, (uint64_t)j->opts.format);
+    put_u64(b, j->opts.flags);
+    put_u64(b, j->peers);
+    put_u64(b, (uint64_t)packed[i]);
+    put_u64(b, (uint64_t)j->keep_asm);
+  }
+}
+
+/* The results: per output its target, chip, tool, suffix and bytes. */
+static void entry_put(strbuf *b, const gpublob_result *r) {
+  put_u64(b, r->count);
+  for (size_t i = 0; i < r->count; i++) {
+    const gpublob_output *o = &r->outputs[i];
+    put_str(b, o->target);
+    put_str(b, o->chip);
+    put_str(b, o->tool);
+    put_str(b, o->blob.suffix);
+    put_u64(b, o->blob.size);
+    sb_addn(b, (const char *)o->blob.data, o->blob.size);
+  }
+}
+
+/* After a compile: the manifest under k0, the outputs under the key of what made them. */
+static void cache_store(cache *c, const key128 *k0, job *const *jobs, size_t n, const int *packed,
+                        const char *const *pack_tools, const gpublob_result *res) {
+  strbuf m = {0}, e = {0};
+  manifest_put(&m, jobs, n, packed);
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  hash_bytes(&st, k0->b, sizeof k0->b);
+  for (size_t i = 0; i < n; i++) hash_job(c, &st, jobs[i], packed[i] ? pack_tools[i] : NULL);
+  key128 k1 = hash_key(&st);
+  entry_put(&e, res);
+  if (!m.oom && !e.oom && !cache_write(c, &k1, 'e', &e) && !cache_write(c, k0, 'm', &m))
+    c->g->stats.cache_writes++;
+  sb_free(&m);
+  sb_free(&e);
+}
+
+/* ---- the call's plan: a job per (target, chip), an output per job or per pack ---- */
+typedef struct slot { /* one output of the call */
+  size_t first, count; /* its jobs: one, or a pack's members */
+  int pack;
+  char pack_tool[4096]; /* the pack tool, found before any compile work */
+} slot;
+
+typedef struct plan {
+  gpublob *g;
+  gpublob_options o; /* the caller's, normalised */
+  const char *name;
+  job **jobs;
+  size_t njobs;
+  slot *slots;
+  size_t nslots;
+  size_t failed; /* the job whose error is the call's */
+} plan;
+
+static void plan_begin(plan *p, gpublob *g, const gpublob_options *o, const char *name) {
+  memset(p, 0, sizeof *p);
+  p->g = g;
+  options_normalise(o, &p->o);
+  p->name = name ? name : "<memory>";
+}
+
+static void plan_end(plan *p) {
+  for (size_t i = 0; i < p->njobs; i++) {
+    job_end(p->jobs[i]);
+    free(p->jobs[i]);
+  }
+  free(p->jobs);
+  free(p->slots);
+  memset(p, 0, sizeof *p);
+}
+
+/* A job for target name (n bytes) and one chip (NULL: the target's default). */
+static int plan_add_job(plan *p, const char *name, size_t n, const char *chip, size_t cn,
+                        const char *features, int opt) {
+  p->failed = p->njobs;
+  if (p->njobs == MAX_JOBS) return set_error(p->g, GPUBLOB_OPTION, "more than %d jobs in one call", MAX_JOBS);
+  job *j = malloc(sizeof *j);
+  if (!j || grow(&p->jobs, p->njobs, sizeof *p->jobs)) {
+    free(j);
+    return set_error(p->g, GPUBLOB_NOMEM, "out of memory");
+  }
+  job_begin(j, p->g, &p->o, p->name);
+  p->jobs[p->njobs++] = j;
+  if (n >= sizeof j->target || (chip && cn >= sizeof j->chip))
+    return set_error(p->g, n >= sizeof j->target ? GPUBLOB_TARGET : GPUBLOB_CHIP,
+                     "target or chip name too long: '%.*s'", (int)(chip ? cn : n), chip ? chip : name);
+  snprintf(j->target, sizeof j->target, "%.*s", (int)n, name);
+  if (chip) snprintf(j->want, sizeof j->want, "%.*s", (int)cn, chip);
+  j->opts.target = j->target;
+  j->opts.chip = chip ? j->want : NULL;
+  j->opts.features = features;
+  j->opts.opt = opt;
+  j->opts.targets = NULL;
+  j->opts.ntargets = 0;
+  return GPUBLOB_OK;
+}
+
+static int plan_add_slot(plan *p, size_t first, size_t count, int pack) {
+  if (grow(&p->slots, p->nslots, sizeof *p->slots)) return set_error(p->g, GPUBLOB_NOMEM, "out of memory");
+  slot *s = &p->slots[p->nslots++];
+  memset(s, 0, sizeof *s);
+  s->first = first;
+  s->count = count;
+  s->pack = pack;
+  return GPUBLOB_OK;
+}
+
+/* "NAME[:CHIP[,CHIP...]]", or chips from the choice's chip field: a job per chip;
+** one output per job, or one per choice when packing.  opt: the level for them. */
+static int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
+  const char *spec = c->target ? c->target : targets[0].name, *colon = strchr(spec, ':');
+  size_t n = colon ? (size_t)(colon - spec) : strlen(spec), first = p->njobs;
+  const char *chips = c->chip ? c->chip : colon ? colon + 1 : NULL, *w = chips;
+  int rc = GPUBLOB_OK;
+  if (!chips) rc = plan_add_job(p, spec, n, NULL, 0, c->features, opt);
+  while (chips && !rc && *w) {
+    const char *e = strchr(w, ',');
+    size_t cn = e ? (size_t)(e - w) : strlen(w);
+    if (!cn || (e && !e[1]))
+      return set_error(p->g, GPUBLOB_CHIP, "empty chip in the list '%s'", chips);
+    rc = plan_add_job(p, spec, n, w, cn, c->features, opt);
+    w += cn + (e != NULL);
+  }
+  if (chips && !*chips) return set_error(p->g, GPUBLOB_CHIP, "empty chip list for target %.*s", (int)n, spec);
+  int pack = p->o.format == GPUBLOB_FORMAT_FATBIN;
+  for (size_t i = first; !rc && i < p->njobs; i += pack ? p->njobs - first : 1)
+    rc = plan_add_slot(p, i, pack ? p->njobs - first : 1, pack);
+  return rc;
+}
+
+/* The position of the job's chip in the spec's list: later is newer. */
+static size_t chip_rank(const job *j) {
+  const char *list = j->t->chips, *w;
+  size_t n, i = 0;
+  while ((w = next_word(&list, " ", &n))) {
+    if (word_is(w, n, j->chip)) return i;
+    i++;
+  }
+  return 0;
+}
+
+/* A pack's tool is found, and its newest chip keeps its assembly. */
+static int plan_pack(plan *p, slot *s) {
+  job *newest = p->jobs[s->first];
+  for (size_t i = s->first; i < s->first + s->count; i++) {
+    job *j = p->jobs[i];
+    if (j->t != newest->t)
+      return set_error(p->g, GPUBLOB_OPTION, "a pack holds one target, not %s and %s", newest->t->name,
+                       j->t->name);
+    if (chip_rank(j) > chip_rank(newest)) newest = j;
+  }
+  newest->keep_asm = *newest->t->pack_asm_image != 0;
+  return find_pack_tool(newest, s->pack_tool, sizeof s->pack_tool);
+}
+
+/* Every job's options are checked and every tool found before any work: the
+** first problem, in the plan's order, is the call's error. */
+static int plan_resolve(plan *p, int load) {
+  int rc = GPUBLOB_OK;
+  for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = resolve_options(p->jobs[p->failed]);
+  for (size_t i = 0; !rc && i < p->njobs; i++)
+    for (size_t k = 0; k < p->njobs; k++) p->jobs[i]->peers += p->jobs[k]->t == p->jobs[i]->t;
+  for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = resolve_tool(p->jobs[p->failed], load);
+  for (size_t i = 0; !rc && i < p->nslots; i++)
+    if (p->slots[i].pack && (rc = plan_pack(p, &p->slots[i]))) p->failed = p->slots[i].first;
+  return rc;
+}
+
+/* The options' target list (or the single target) as jobs and outputs. */
+static int plan_options(plan *p, int load) {
+  if (check_version(p->g, &p->o)) return p->g->code;
+  if (p->o.ntargets && !p->o.targets)
+    return set_error(p->g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", p->o.ntargets);
+  const gpublob_target_choice single = {p->o.target, p->o.chip, p->o.features};
+  const gpublob_target_choice *list = p->o.ntargets ? p->o.targets : &single;
+  size_t n = p->o.ntargets ? p->o.ntargets : 1;
+  int rc = GPUBLOB_OK;
+  for (size_t i = 0; !rc && i < n; i++) rc = plan_choice(p, &list[i], p->o.opt);
+  return rc ? rc : plan_resolve(p, load);
+}
+
+/* ---- input: the file read whole, NUL-terminated for the IR parser ---- */
 static int read_input(gpublob *g, const char *path, unsigned char **data, size_t *size) {
   int stdin_ = !strcmp(path, "-");
   int fd = stdin_ ? 0 : open(path, O_RDONLY | O_CLOEXEC);
@@ -643,35 +1636,17 @@ static void on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
   LLVMDisposeMessage(text);
 }
 
-/* A version-1 caller's struct ends at lib_dirs; later fields read as zero. */
-static void options_normalise(const gpublob_options *o, gpublob_options *out) {
-  memset(out, 0, sizeof *out);
-  if (!o) o = &default_options;
-  memcpy(out, o, o->version == 1 ? offsetof(gpublob_options, targets) : sizeof *out);
-}
-
-static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
-  memset(j, 0, sizeof *j);
-  j->g = g;
-  options_normalise(o, &j->opts);
-  j->o = &j->opts;
-  j->name = name ? name : "<memory>";
-  j->run.in_fd = j->run.out_fd = -1;
-  g->code = GPUBLOB_OK;
-  sb_reset(&g->msg);
-}
-
 static void tool_end(job *j);
 
-static void job_end(job *j) {
+/* The job's LLVM objects and a tool still running go; the job itself stays. */
+static void job_release_llvm(job *j) {
   tool_end(j);
   if (j->tm) LLVMDisposeTargetMachine(j->tm);
   if (j->mod) LLVMDisposeModule(j->mod);
   if (j->ctx) LLVMContextDispose(j->ctx);
-  sb_free(&j->features);
-  sb_free(&j->condfeat);
-  sb_free(&j->diag);
-  gpublob_blob_free(&j->out);
+  j->tm = NULL;
+  j->mod = NULL;
+  j->ctx = NULL;
 }
 
 /* ---- parse and verify ---- */
@@ -1024,12 +1999,13 @@ static int optimise(job *j) {
 /* ---- emission: bitcode, assembly or object, into the job's blob ---- */
 static int take_buffer(job *j, LLVMMemoryBufferRef buf, const char *suffix) {
   size_t n = LLVMGetBufferSize(buf);
-  j->out.data = malloc(n ? n : 1);
+  j->out.data = malloc(n + 1); /* NUL-terminated: PTX goes on to nvJitLink as text */
   if (!j->out.data) {
     LLVMDisposeMemoryBuffer(buf);
     return set_error(j->g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", n);
   }
   memcpy(j->out.data, LLVMGetBufferStart(buf), n);
+  j->out.data[n] = 0;
   j->out.size = n;
   j->out.suffix = suffix;
   LLVMDisposeMemoryBuffer(buf);
@@ -1273,78 +2249,431 @@ static void tool_end(job *j) {
 }
 
 static int tool_early(const job *j) {
-  return j->format == GPUBLOB_FORMAT_BIN && j->t->tool_kind == TOOL_exec &&
-         j->t->tool_input != INPUT_file;
+  return needs_blob_tool(j) && !*j->provider_path && j->t->tool_input != INPUT_file;
+}
+
+/* ---- the in-process blob tool: nvJitLink turns PTX into a cubin ---- */
+typedef int (*nvjl_create_fn)(void **, uint32_t, const char **);
+typedef int (*nvjl_destroy_fn)(void **);
+typedef int (*nvjl_add_fn)(void *, int, const void *, size_t, const char *);
+typedef int (*nvjl_handle_fn)(void *);
+typedef int (*nvjl_size_fn)(void *, size_t *);
+typedef int (*nvjl_get_fn)(void *, void *);
+enum { NVJL_INPUT_PTX = 2 };
+
+/* The provider's options: provider_argv expanded and split on blanks. */
+static const char **provider_options(job *j, strbuf *store, uint32_t *n) {
+  const char *list = j->t->provider_argv, *w;
+  size_t wn;
+  *n = 0;
+  while ((w = next_word(&list, " ", &wn))) {
+    expand(j, w, wn, NULL, store);
+    sb_addn(store, "", 1);
+    ++*n;
+  }
+  const char **argv = calloc(*n + 1, sizeof *argv);
+  if (!argv || store->oom) {
+    free(argv);
+    return NULL;
+  }
+  const char *p = store->s;
+  for (uint32_t i = 0; i < *n; i++, p += strlen(p) + 1) argv[i] = p;
+  return argv;
+}
+
+static int nvjl_failed(job *j, void *h, const char *step, int r) {
+  set_error(j->g, GPUBLOB_TOOL, "%s (in-process, %s) for %s:%s failed in %s with error %d",
+            j->t->provider_name, j->prov->path, j->t->name, j->chip, step, r);
+  size_t n = 0;
+  char *log = NULL;
+  if (h && !((nvjl_size_fn)j->prov->fn[NVJL_ERRLOG_SIZE])(h, &n) && n && (log = malloc(n + 1)) &&
+      !((nvjl_get_fn)j->prov->fn[NVJL_ERRLOG])(h, log)) {
+    log[n] = 0;
+    add_detail(j->g, log);
+  }
+  free(log);
+  return GPUBLOB_TOOL;
+}
+
+static int nvjl_cubin(job *j, void *h) {
+  size_t n = 0;
+  int r = ((nvjl_size_fn)j->prov->fn[NVJL_CUBIN_SIZE])(h, &n);
+  if (r || !n) return nvjl_failed(j, h, "GetLinkedCubinSize", r);
+  unsigned char *cubin = malloc(n + 1);
+  if (!cubin) return set_error(j->g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", n);
+  if ((r = ((nvjl_get_fn)j->prov->fn[NVJL_CUBIN])(h, cubin))) {
+    free(cubin);
+    return nvjl_failed(j, h, "GetLinkedCubin", r);
+  }
+  cubin[n] = 0;
+  gpublob_blob_free(&j->out);
+  j->out = (gpublob_blob){cubin, n, j->t->suffix_bin};
+  return GPUBLOB_OK;
+}
+
+/* The backend's PTX (NUL-terminated by take_buffer) in, the cubin out. */
+static int provider_run(job *j) {
+  strbuf store = {0};
+  uint32_t n;
+  const char **opts = provider_options(j, &store, &n);
+  void *h = NULL;
+  int r = opts ? ((nvjl_create_fn)j->prov->fn[NVJL_CREATE])(&h, n, opts) : -1;
+  int rc = !opts ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
+           : r   ? nvjl_failed(j, h, "Create", r)
+                 : GPUBLOB_OK;
+  if (!rc && (r = ((nvjl_add_fn)j->prov->fn[NVJL_ADD])(h, NVJL_INPUT_PTX, j->out.data, j->out.size + 1,
+                                                        j->name)))
+    rc = nvjl_failed(j, h, "AddData", r);
+  if (!rc && (r = ((nvjl_handle_fn)j->prov->fn[NVJL_COMPLETE])(h))) rc = nvjl_failed(j, h, "Complete", r);
+  if (!rc) rc = nvjl_cubin(j, h);
+  if (h) ((nvjl_destroy_fn)j->prov->fn[NVJL_DESTROY])(&h);
+  free(opts);
+  sb_free(&store);
+  return rc;
 }
 
 static int run_blob_tool(job *j) {
-  switch (j->t->tool_kind) {
-  case TOOL_exec: {
-    int rc = j->run.pid ? GPUBLOB_OK : tool_start(j);
-    if (rc) return rc;
-    tool_feed(j);
-    return tool_finish(j);
+  if (!needs_blob_tool(j)) {
+    if (j->format == GPUBLOB_FORMAT_BIN) j->out.suffix = j->t->suffix_bin; /* the object is the blob */
+    return GPUBLOB_OK;
   }
-  case TOOL_none: j->out.suffix = j->t->suffix_bin; return GPUBLOB_OK;
+  if (j->prov) return provider_run(j);
+  int rc = j->run.pid ? GPUBLOB_OK : tool_start(j);
+  if (rc) return rc;
+  tool_feed(j);
+  return tool_finish(j);
+}
+
+/* ---- packs: every chip's blob, and the newest chip's assembly, in one (fatbinary) ---- */
+typedef struct packing {
+  job *const *members;
+  size_t n;
+  workdir w;
+  strbuf store;   /* argv words */
+  size_t words;
+} packing;
+
+static void pack_word(packing *k, job *j, const char *w, size_t n, const char **vars) {
+  expand(j, w, n, vars, &k->store);
+  sb_addn(&k->store, "", 1);
+  k->words++;
+}
+
+/* Every word of a template, expanded for member j with {in} = in. */
+static void pack_template(packing *k, job *j, const char *tmpl, const char *in) {
+  const char *vars[] = {"in", in, NULL}, *w;
+  size_t n;
+  while ((w = next_word(&tmpl, " ", &n))) pack_word(k, j, w, n, vars);
+}
+
+/* Each member's blob, and the newest's assembly, as a file of the work directory. */
+static int pack_files(packing *k, job *first) {
+  for (size_t i = 0; i < k->n; i++) {
+    job *j = k->members[i];
+    char in[4300];
+    snprintf(in, sizeof in, "%s/%zu%s", k->w.dir, i, j->t->suffix_bin);
+    if (write_file(in, j->out.data, j->out.size))
+      return set_error(first->g, GPUBLOB_IO, "cannot write %s: %s", in, strerror(errno));
+    pack_template(k, j, j->t->pack_image, in);
+    if (!j->keep_asm) continue;
+    snprintf(in, sizeof in, "%s/%zu%s", k->w.dir, i, j->t->suffix_asm);
+    if (write_file(in, j->asm_out.data, j->asm_out.size))
+      return set_error(first->g, GPUBLOB_IO, "cannot write %s: %s", in, strerror(errno));
+    pack_template(k, j, j->t->pack_asm_image, in);
   }
   return GPUBLOB_OK;
 }
 
-/* ---- the pipeline, start to end ---- */
-/* What gives the job its LLVM module: the IR parser, or MLIR's translation. */
-typedef int (*module_loader)(job *j, const void *arg);
-
-typedef struct ir_source {
-  const unsigned char *data;
-  size_t size;
-} ir_source;
-
-static int load_ir(job *j, const void *arg) {
-  const ir_source *src = arg;
-  return parse_module(j, src->data, src->size);
+static char **pack_argv(packing *k, job *first, const char *tool) {
+  const char *vars[] = {"tool", tool, "out", k->w.out, NULL}, *list = first->t->pack_argv, *w;
+  size_t n;
+  while ((w = next_word(&list, " ", &n)))
+    if (word_is(w, n, "{images}")) pack_files(k, first);
+    else pack_word(k, first, w, n, vars);
+  char **argv = first->g->code || k->store.oom ? NULL : calloc(k->words + 1, sizeof *argv);
+  char *p = k->store.s;
+  for (size_t i = 0; argv && i < k->words; i++, p += strlen(p) + 1) argv[i] = p;
+  return argv;
 }
 
-static int run_pipeline(job *j, module_loader load, const void *arg) {
-  int rc = load(j, arg);
-  if (!rc) rc = verify_module(j);
-  if (!rc) rc = check_intrinsics(j);
-  if (!rc && tool_early(j)) rc = tool_start(j);
-  if (!rc) rc = make_target_machine(j);
-  if (!rc) add_module_flags(j);
-  if (!rc) rc = link_device_libs(j);
-  if (!rc) rc = optimise(j);
-  if (rc) return rc;
-  if (j->format == GPUBLOB_FORMAT_LLVM) return emit_bitcode(j);
-  if (j->format == GPUBLOB_FORMAT_ASM) return emit(j, 1);
-  rc = emit(j, j->t->emit == EMIT_asm);
-  return rc ? rc : run_blob_tool(j);
-}
-
-/* A missing blob tool fails the call before any compile work is spent. */
-static int resolve_tool(job *j) {
-  if (j->format != GPUBLOB_FORMAT_BIN || j->t->tool_kind != TOOL_exec) return GPUBLOB_OK;
-  return find_tool(j, j->tool, sizeof j->tool);
-}
-
-static int compile_with(gpublob *g, const gpublob_options *opts, const char *name,
-                        module_loader load, const void *arg, gpublob_blob *out) {
-  job j;
-  job_begin(&j, g, opts, name);
-  int rc = resolve_options(&j);
-  if (!rc) rc = resolve_tool(&j);
-  if (!rc) rc = run_pipeline(&j, load, arg);
-  if (!rc) {
-    *out = j.out;
-    memset(&j.out, 0, sizeof j.out);
-  }
-  job_end(&j);
+/* Runs argv with stdin from /dev/null and its output kept; its wait status. */
+static int run_program(char **argv, strbuf *output, int *status) {
+  int out[2];
+  if (pipe2(out, O_CLOEXEC)) return errno;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 2);
+  pid_t pid;
+  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(out[1]);
+  if (!rc) read_all(out[0], output);
+  close(out[0]);
+  while (!rc && waitpid(pid, status, 0) < 0)
+    if (errno != EINTR) return errno;
   return rc;
 }
 
-static int compile(gpublob *g, const gpublob_options *opts, const unsigned char *data,
-                   size_t size, const char *name, gpublob_blob *out) {
-  ir_source src = {data, size};
-  return compile_with(g, opts, name, load_ir, &src, out);
+/* One blob for the members of a pack, made by the spec's pack tool. */
+static int pack_run(job *const *members, size_t n, const char *tool, gpublob_blob *out) {
+  job *first = members[0];
+  packing k = {.members = members, .n = n};
+  if (make_workdir(first, &k.w)) return first->g->code;
+  snprintf(k.w.out, sizeof k.w.out, "%s/out%s", k.w.dir, first->t->suffix_pack);
+  char **argv = pack_argv(&k, first, tool);
+  strbuf output = {0};
+  int status = 0, rc = first->g->code;
+  if (!rc && !argv) rc = set_error(first->g, GPUBLOB_NOMEM, "out of memory");
+  int err = rc ? 0 : run_program(argv, &output, &status);
+  if (!rc && err) rc = set_error(first->g, GPUBLOB_TOOL, "cannot run %s: %s", tool, strerror(err));
+  if (!rc && status) rc = tool_failed(first, tool, status, &output);
+  gpublob_blob saved = first->out;
+  first->out = (gpublob_blob){0};
+  if (!rc) rc = read_tool_output(first, k.w.out);
+  if (!rc) *out = first->out, out->suffix = first->t->suffix_pack;
+  else gpublob_blob_free(&first->out);
+  first->out = saved;
+  remove_tree(k.w.dir);
+  free(argv);
+  sb_free(&k.store);
+  sb_free(&output);
+  return rc;
+}
+
+/* ---- a job, start to end, on whichever thread the pool gives it ---- */
+static double lap(double *t) {
+  double now = now_ms(), d = now - *t;
+  *t = now;
+  return d;
+}
+
+static int emit_output(job *j) {
+  if (j->format == GPUBLOB_FORMAT_LLVM) return emit_bitcode(j);
+  if (j->format == GPUBLOB_FORMAT_ASM) return emit(j, 1);
+  int rc = emit(j, j->t->emit == EMIT_asm);
+  if (rc || !j->keep_asm) return rc;
+  j->asm_out.data = malloc(j->out.size + 1);
+  if (!j->asm_out.data) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  memcpy(j->asm_out.data, j->out.data, j->out.size + 1);
+  j->asm_out.size = j->out.size;
+  j->asm_out.suffix = j->t->suffix_asm;
+  return GPUBLOB_OK;
+}
+
+/* Parse (LLVM IR; MLIR's translation gave the module already) through the blob.
+** The job's LLVM objects go as soon as it ends; its blob stays. */
+static int job_run(job *j) {
+  double t = now_ms();
+  int rc = j->src ? parse_module(j, j->src, j->src_size) : GPUBLOB_OK;
+  if (!rc) rc = verify_module(j);
+  if (!rc) rc = check_intrinsics(j);
+  if (!rc && tool_early(j)) rc = tool_start(j);
+  j->ms[PH_LOAD] += lap(&t);
+  if (!rc) rc = make_target_machine(j);
+  if (!rc) add_module_flags(j);
+  if (!rc) rc = link_device_libs(j);
+  j->ms[PH_LINK] += lap(&t);
+  if (!rc) rc = optimise(j);
+  j->ms[PH_OPT] += lap(&t);
+  if (!rc) rc = emit_output(j);
+  j->ms[PH_EMIT] += lap(&t);
+  if (!rc) rc = run_blob_tool(j);
+  j->ms[PH_TOOL] += lap(&t);
+  j->state = rc ? JOB_FAILED : JOB_DONE;
+  job_release_llvm(j);
+  return rc;
+}
+
+/* ---- the pool: jobs in plan order on a bounded set of threads ---- */
+/* Workers take jobs in order as they become ready.  Once one fails, jobs not yet
+** started are cancelled; those started finish.  So every job before a failed one
+** has run, and the first failure in plan order is the one a serial run reports. */
+typedef struct pool {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  job *const *jobs;
+  size_t ready, next, nthreads;
+  int closed;
+  atomic_int failed;
+  pthread_t *threads;
+} pool;
+
+static void pool_take(pool *q, job *j) {
+  if (atomic_load(&q->failed)) {
+    j->state = JOB_CANCELLED;
+    job_release_llvm(j);
+  } else if (job_run(j)) {
+    atomic_store(&q->failed, 1);
+  }
+}
+
+static void *pool_worker(void *arg) {
+  pool *q = arg;
+  for (;;) {
+    pthread_mutex_lock(&q->mu);
+    while (q->next == q->ready && !q->closed) pthread_cond_wait(&q->cv, &q->mu);
+    job *j = q->next < q->ready ? q->jobs[q->next++] : NULL;
+    pthread_mutex_unlock(&q->mu);
+    if (!j) return NULL;
+    pool_take(q, j);
+  }
+}
+
+/* Threads: the options' count, else one per core this process may run on. */
+static size_t thread_count(const gpublob_options *o, size_t njobs) {
+  size_t n = o->jobs;
+  cpu_set_t set;
+  if (!n) n = sched_getaffinity(0, sizeof set, &set) ? (size_t)sysconf(_SC_NPROCESSORS_ONLN)
+                                                      : (size_t)CPU_COUNT(&set);
+  if (n > njobs) n = njobs;
+  return n < 1 ? 1 : n > 256 ? 256 : n;
+}
+
+/* One thread runs the jobs itself, as they are submitted; more start workers. */
+static void pool_start(pool *q, job *const *jobs, size_t nthreads) {
+  memset(q, 0, sizeof *q);
+  pthread_mutex_init(&q->mu, NULL);
+  pthread_cond_init(&q->cv, NULL);
+  q->jobs = jobs;
+  atomic_init(&q->failed, 0);
+  q->threads = nthreads > 1 ? calloc(nthreads, sizeof *q->threads) : NULL;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 16u << 20); /* LLVM recurses deeply on big functions */
+  for (size_t i = 0; q->threads && i < nthreads; i++)
+    if (!pthread_create(&q->threads[i], &attr, pool_worker, q)) q->nthreads++;
+  pthread_attr_destroy(&attr);
+}
+
+static void pool_submit(pool *q) {
+  if (!q->nthreads) { /* no workers: run it here, now */
+    pool_take(q, q->jobs[q->ready++]);
+    q->next = q->ready;
+    return;
+  }
+  pthread_mutex_lock(&q->mu);
+  q->ready++;
+  pthread_cond_signal(&q->cv);
+  pthread_mutex_unlock(&q->mu);
+}
+
+static void pool_finish(pool *q) {
+  pthread_mutex_lock(&q->mu);
+  q->closed = 1;
+  pthread_cond_broadcast(&q->cv);
+  pthread_mutex_unlock(&q->mu);
+  for (size_t i = 0; i < q->nthreads; i++) pthread_join(q->threads[i], NULL);
+  free(q->threads);
+  pthread_cond_destroy(&q->cv);
+  pthread_mutex_destroy(&q->mu);
+}
+
+/* The first failure in plan order becomes the call's error: a job's own, or
+** the preparation's (at prepared, already in g). */
+static int pool_error(plan *p, size_t prepared) {
+  gpublob *g = p->g;
+  job *const *jobs = p->jobs;
+  for (size_t i = 0; i < p->njobs; i++) {
+    p->failed = i;
+    if (i == prepared) return g->code;
+    if (jobs[i]->state == JOB_FAILED) return take_error(g, &jobs[i]->sink);
+  }
+  return GPUBLOB_OK;
+}
+
+/* prepare(arg, i) readies job i on this thread (MLIR translates there) before a
+** worker may take it; a failed preparation stops the submissions. */
+typedef int (*job_preparer)(void *arg, size_t i);
+
+static int pool_run(plan *p, job_preparer prepare, void *arg) {
+  pool q;
+  size_t nthreads = thread_count(&p->o, p->njobs), prepared = (size_t)-1;
+  for (size_t i = 0; i < p->njobs; i++) p->jobs[i]->g = &p->jobs[i]->sink;
+  pool_start(&q, p->jobs, nthreads);
+  for (size_t i = 0; i < p->njobs && !atomic_load(&q.failed); i++) {
+    if (prepare && prepare(arg, i)) {
+      prepared = i;
+      break;
+    }
+    pool_submit(&q);
+  }
+  p->g->stats.threads = q.nthreads ? q.nthreads : 1;
+  pool_finish(&q);
+  for (size_t i = q.ready; i < p->njobs; i++) job_release_llvm(p->jobs[i]);
+  gpublob_stats *st = &p->g->stats;
+  for (size_t i = 0; i < p->njobs; i++) {
+    const double *ms = p->jobs[i]->ms;
+    st->load_ms += ms[PH_LOAD];
+    st->link_ms += ms[PH_LINK];
+    st->optimise_ms += ms[PH_OPT];
+    st->emit_ms += ms[PH_EMIT];
+    st->tool_ms += ms[PH_TOOL];
+  }
+  st->jobs = p->njobs;
+  return pool_error(p, prepared);
+}
+
+/* ---- the outputs: a job's blob, or a pack of several ---- */
+static int slot_output(plan *p, slot *s, gpublob_result *out) {
+  job *j = p->jobs[s->first];
+  gpublob_blob b = {0};
+  strbuf chips = {0};
+  for (size_t i = s->first; i < s->first + s->count; i++)
+    sb_addf(&chips, "%s%s", i > s->first ? "," : "", p->jobs[i]->chip);
+  double t = now_ms();
+  int rc = s->pack ? pack_run(p->jobs + s->first, s->count, s->pack_tool, &b) : GPUBLOB_OK;
+  p->g->stats.tool_ms += lap(&t);
+  if (rc) {
+    take_error(p->g, &j->sink);
+  } else {
+    if (!s->pack) b = j->out, memset(&j->out, 0, sizeof j->out);
+    if (chips.oom || result_add(out, j->t->name, sb_str(&chips),
+                                s->pack ? base_name(s->pack_tool) : j->tool_name, &b))
+      rc = set_error(p->g, GPUBLOB_NOMEM, "out of memory");
+  }
+  gpublob_blob_free(&b);
+  sb_free(&chips);
+  return rc;
+}
+
+static int plan_outputs(plan *p, gpublob_result *out) {
+  int rc = GPUBLOB_OK;
+  for (size_t i = 0; !rc && i < p->nslots; i++) rc = slot_output(p, &p->slots[i], out);
+  if (rc) gpublob_result_free(out);
+  return rc;
+}
+
+/* ---- LLVM IR: a call, from the plan through the pool to its outputs ---- */
+static void cache_store_plan(cache *c, const key128 *k0, plan *p, const gpublob_result *res) {
+  int *packed = calloc(p->njobs ? p->njobs : 1, sizeof *packed);
+  const char **tools = calloc(p->njobs ? p->njobs : 1, sizeof *tools);
+  for (size_t s = 0; packed && tools && s < p->nslots; s++)
+    for (size_t i = p->slots[s].first; i < p->slots[s].first + p->slots[s].count; i++) {
+      packed[i] = p->slots[s].pack;
+      tools[i] = p->slots[s].pack_tool;
+    }
+  if (packed && tools) cache_store(c, k0, p->jobs, p->njobs, packed, tools, res);
+  free(packed);
+  free(tools);
+}
+
+/* data holds a NUL at data[size]; every job parses it in its own context. */
+static int ir_compile(gpublob *g, const gpublob_options *opts, const unsigned char *data, size_t size,
+                      const char *name, cache *c, const key128 *k0, gpublob_result *out) {
+  plan p;
+  plan_begin(&p, g, opts, name);
+  int rc = plan_options(&p, 1);
+  for (size_t i = 0; !rc && i < p.njobs; i++) {
+    p.jobs[i]->src = data;
+    p.jobs[i]->src_size = size;
+  }
+  if (!rc) rc = pool_run(&p, NULL, NULL);
+  if (!rc) rc = plan_outputs(&p, out);
+  if (!rc && c) cache_store_plan(c, k0, &p, out);
+  plan_end(&p);
+  return rc;
 }
 
 /* ---- MLIR: one-time registration, a context per call, diagnostics captured ---- */
@@ -1404,14 +2733,12 @@ static MlirLogicalResult on_mlir_diagnostic(MlirDiagnostic d, void *arg) {
 }
 
 /* ---- MLIR: the gpu.modules of a module, and the targets each is compiled for ---- */
-typedef struct mitem { /* one gpu.module for one target */
+typedef struct mitem { /* one gpu.module for one target: one output, a chip or a pack */
   MlirOperation gm;    /* the gpu.module */
   MlirAttribute attr;  /* its #gpu.object target; null for legacy */
   const target_desc *t;
-  char target[64], chip[64];
-  char tool[4096];     /* the blob tool check_item found, so the compile does not search again */
+  size_t slot;         /* its output in the plan, and so its jobs */
   strbuf features, pipeline, name;
-  int opt;             /* enum gpublob_opt */
   MlirOperation lowered; /* a lowered copy (in a builtin.module), or null */
   int owns_lowered;
   gpublob_blob blob;
@@ -1427,6 +2754,7 @@ typedef struct mjob {
   size_t ngms;
   mitem *items;
   size_t nitems;
+  plan p;            /* every item's jobs and outputs */
   int oom;
 } mjob;
 
@@ -1507,98 +2835,50 @@ static int item_error(mjob *m, mitem *it, int code, const char *fmt, const char 
   return code;
 }
 
-/* Target, chip, features and level from an attribute such as #nvvm.target<...>. */
+static int unknown_attr(mjob *m, mitem *it, const strbuf *text) {
+  strbuf known = {0};
+  for (int i = 0; i < NTARGETS; i++)
+    if (*targets[i].mlir_target) sb_addf(&known, " #%s", targets[i].mlir_target);
+  set_error(m->g, GPUBLOB_TARGET, "%s: unknown target attribute %s (the spec knows:%s)",
+            sb_str(&it->name), sb_str(text), sb_str(&known));
+  sb_free(&known);
+  return GPUBLOB_TARGET;
+}
+
+/* A job from an attribute such as #nvvm.target<chip = "sm_90", O = 3>: its target,
+** chip, features and level, where absent fields mean what MLIR says they mean. */
 static int item_from_attr(mjob *m, mitem *it, MlirAttribute a) {
   strbuf text = {0}, v = {0};
   mlirAttributePrint(a, append_ref, &text);
-  int rc = GPUBLOB_OK;
-  it->t = target_of_attr(sb_str(&text), text.len);
-  if (!it->t) {
-    strbuf known = {0};
-    for (int i = 0; i < NTARGETS; i++)
-      if (*targets[i].mlir_target) sb_addf(&known, " #%s", targets[i].mlir_target);
-    set_error(m->g, GPUBLOB_TARGET, "%s: unknown target attribute %s (the spec knows:%s)",
-              sb_str(&it->name), sb_str(&text), sb_str(&known));
-    sb_free(&known);
-    rc = GPUBLOB_TARGET;
-  }
+  const target_desc *t = target_of_attr(sb_str(&text), text.len);
+  int rc = t ? GPUBLOB_OK : unknown_attr(m, it, &text);
   if (!rc && attr_param(sb_str(&text), "link", &v))
     rc = item_error(m, it, GPUBLOB_OPTION, "%s: libraries to link (link = %s) are not supported",
                     sb_str(&v));
   sb_reset(&v);
-  if (!rc && attr_param(sb_str(&text), "triple", &v) && strcmp(sb_str(&v), it->t->triple))
+  if (!rc && attr_param(sb_str(&text), "triple", &v) && strcmp(sb_str(&v), t->triple))
     rc = item_error(m, it, GPUBLOB_TARGET, "%s: triple %s differs from the spec's", sb_str(&v));
-  if (!rc) {
-    snprintf(it->target, sizeof it->target, "%s", it->t->name);
-    sb_reset(&v);
-    const char *chip = attr_param(sb_str(&text), "chip", &v) ? sb_str(&v)
-                       : *it->t->mlir_chip                    ? it->t->mlir_chip
-                                                              : it->t->chip;
-    snprintf(it->chip, sizeof it->chip, "%s", chip);
-    sb_reset(&v);
-    if (attr_param(sb_str(&text), "features", &v)) sb_add(&it->features, sb_str(&v));
-    sb_reset(&v);
-    /* MLIR's default level is 2; -O (the options) wins over the attribute. */
-    int level = attr_param(sb_str(&text), "O", &v) ? atoi(sb_str(&v)) : 2;
-    it->opt = m->o.opt ? m->o.opt : level >= 0 && level <= 3 ? GPUBLOB_OPT_O0 + level : -1;
-  }
+  sb_reset(&v);
+  /* MLIR's default level is 2; -O (the options) wins over the attribute. */
+  int level = attr_param(sb_str(&text), "O", &v) ? atoi(sb_str(&v)) : 2;
+  if (!rc && !m->o.opt && (level < 0 || level > 3))
+    rc = item_error(m, it, GPUBLOB_OPTION, "%s: unknown optimisation level O = %s in the attribute",
+                    sb_str(&v));
+  sb_reset(&v);
+  if (!rc && attr_param(sb_str(&text), "features", &v)) sb_add(&it->features, sb_str(&v));
+  sb_reset(&v);
+  const char *chip = !t ? "" : attr_param(sb_str(&text), "chip", &v) ? sb_str(&v)
+                         : *t->mlir_chip ? t->mlir_chip : t->chip;
+  size_t first = m->p.njobs;
+  if (!rc)
+    rc = plan_add_job(&m->p, t->name, strlen(t->name), chip, strlen(chip),
+                      it->features.len ? sb_str(&it->features) : NULL,
+                      m->o.opt ? m->o.opt : GPUBLOB_OPT_O0 + level);
+  if (!rc) rc = plan_add_slot(&m->p, first, 1, m->o.format == GPUBLOB_FORMAT_FATBIN);
+  it->slot = m->p.nslots - 1;
   it->attr = a;
   sb_free(&text);
   sb_free(&v);
-  return rc;
-}
-
-/* Target, chip and features from the options' list (or the single target). */
-static int item_from_choice(mjob *m, mitem *it, const gpublob_target_choice *c) {
-  const char *spec = c->target ? c->target : targets[0].name, *colon = strchr(spec, ':');
-  size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
-  it->t = target_named(spec, n);
-  snprintf(it->target, sizeof it->target, "%.*s", (int)n, spec);
-  const char *chip = c->chip ? c->chip : colon ? colon + 1 : it->t ? it->t->chip : "";
-  snprintf(it->chip, sizeof it->chip, "%s", chip);
-  if (c->features) sb_add(&it->features, c->features);
-  it->opt = m->o.opt;
-  return GPUBLOB_OK;
-}
-
-/* The options a core job gets for this item. */
-static gpublob_options item_options(const mjob *m, const mitem *it) {
-  gpublob_options o = m->o;
-  o.version = GPUBLOB_OPTIONS_VERSION;
-  o.target = it->target;
-  o.chip = it->chip;
-  o.features = it->features.len ? sb_str(&it->features) : NULL;
-  o.opt = it->opt;
-  o.targets = NULL;
-  o.ntargets = 0;
-  if (*it->tool) o.tool = it->tool;
-  return o;
-}
-
-/* A core error names the gpu.module and target it came from. */
-static void name_error(mjob *m, const mitem *it) {
-  const char *msg = gpublob_error_message(m->g);
-  if (!strncmp(msg, sb_str(&it->name), it->name.len)) return;
-  strbuf text = {0};
-  sb_addf(&text, "%s (%s %s): %s", sb_str(&it->name), it->t->name, it->chip, msg);
-  set_error(m->g, m->g->code, "%s", sb_str(&text));
-  sb_free(&text);
-}
-
-/* The options are checked, the tool found and the pipeline expanded before any
-** lowering or compile work is spent on any item. */
-static int check_item(mjob *m, mitem *it) {
-  gpublob_options o = item_options(m, it);
-  job j;
-  job_begin(&j, m->g, &o, sb_str(&it->name));
-  int rc = it->opt < 0 ? set_error(m->g, GPUBLOB_OPTION, "unknown optimisation level in the attribute")
-                       : resolve_options(&j);
-  if (!rc) rc = resolve_tool(&j);
-  if (!rc) memcpy(it->tool, j.tool, sizeof it->tool);
-  const char *pipe = m->o.pipeline ? m->o.pipeline : j.t ? j.t->mlir_lower : "";
-  if (!rc && strcmp(pipe, "none")) expand(&j, pipe, strlen(pipe), NULL, &it->pipeline);
-  job_end(&j);
-  if (rc && it->t) name_error(m, it);
   return rc;
 }
 
@@ -1612,7 +2892,19 @@ static int add_item(mjob *m, MlirOperation gm, mitem **out) {
   sb_addf(&it->name, "%s: ", m->name);
   gm_name(gm, &it->name);
   *out = it;
-  return GPUBLOB_OK;
+  return it->name.oom ? set_error(m->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+}
+
+/* A choice of the options: a job per chip, an item per output (a chip, or a pack). */
+static int items_from_choice(mjob *m, MlirOperation gm, const gpublob_target_choice *c) {
+  size_t first = m->p.nslots;
+  int rc = plan_choice(&m->p, c, m->o.opt);
+  for (size_t s = first; !rc && s < m->p.nslots; s++) {
+    mitem *it = NULL;
+    rc = add_item(m, gm, &it);
+    if (!rc) it->slot = s;
+  }
+  return rc;
 }
 
 static int plan_module(mjob *m, MlirOperation gm) {
@@ -1623,13 +2915,62 @@ static int plan_module(mjob *m, MlirOperation gm) {
   int own = !m->o.ntargets && !m->o.target && !mlirAttributeIsNull(attrs) &&
             mlirAttributeIsAArray(attrs) && mlirArrayAttrGetNumElements(attrs) > 0;
   if (own) n = (size_t)mlirArrayAttrGetNumElements(attrs);
-  for (size_t i = 0; i < n; i++) {
+  int rc = GPUBLOB_OK;
+  for (size_t i = 0; !rc && i < n; i++) {
     mitem *it = NULL;
-    if (add_item(m, gm, &it)) return m->g->code;
-    int rc = own ? item_from_attr(m, it, mlirArrayAttrGetElement(attrs, (intptr_t)i))
-                 : item_from_choice(m, it, &list[i]);
-    if (!rc) rc = check_item(m, it);
-    if (rc) return rc;
+    if (!own) rc = items_from_choice(m, gm, &list[i]);
+    else if (!(rc = add_item(m, gm, &it)))
+      rc = item_from_attr(m, it, mlirArrayAttrGetElement(attrs, (intptr_t)i));
+  }
+  return rc;
+}
+
+/* The item whose output job i makes. */
+static mitem *item_of_job(mjob *m, size_t i) {
+  for (size_t k = 0; k < m->nitems; k++) {
+    const slot *s = &m->p.slots[m->items[k].slot];
+    if (i >= s->first && i < s->first + s->count) return &m->items[k];
+  }
+  return NULL;
+}
+
+static job *item_job(mjob *m, const mitem *it) { return m->p.jobs[m->p.slots[it->slot].first]; }
+
+/* The chip an item's #gpu.object names: its job's, or a pack's newest (as
+** planned, when it was not resolved). */
+static const char *item_chip(mjob *m, const mitem *it) {
+  const slot *s = &m->p.slots[it->slot];
+  for (size_t i = s->first; i < s->first + s->count; i++)
+    if (m->p.jobs[i]->keep_asm) return m->p.jobs[i]->chip;
+  const job *j = item_job(m, it);
+  return *j->chip ? j->chip : j->want;
+}
+
+/* A core error names the gpu.module and target it came from. */
+static void name_error(mjob *m, const mitem *it) {
+  const char *msg = gpublob_error_message(m->g);
+  if (!it || !it->t || !strncmp(msg, sb_str(&it->name), it->name.len)) return;
+  strbuf text = {0};
+  sb_addf(&text, "%s (%s %s): %s", sb_str(&it->name), it->t->name, item_chip(m, it), msg);
+  set_error(m->g, m->g->code, "%s", sb_str(&text));
+  sb_free(&text);
+}
+
+/* Every job's options and tools, and every item's pipeline, are checked before any
+** lowering or compile work is spent on any item. */
+static int check_items(mjob *m) {
+  for (size_t i = 0; i < m->p.njobs; i++) m->p.jobs[i]->name = sb_str(&item_of_job(m, i)->name);
+  int rc = plan_resolve(&m->p, 1);
+  for (size_t i = 0; i < m->nitems; i++) m->items[i].t = item_job(m, &m->items[i])->t;
+  if (rc) {
+    name_error(m, item_of_job(m, m->p.failed));
+    return rc;
+  }
+  for (size_t i = 0; i < m->nitems; i++) {
+    mitem *it = &m->items[i];
+    job *j = item_job(m, it);
+    const char *pipe = m->o.pipeline ? m->o.pipeline : it->t->mlir_lower;
+    if (strcmp(pipe, "none")) expand(j, pipe, strlen(pipe), NULL, &it->pipeline);
   }
   return GPUBLOB_OK;
 }
@@ -1647,10 +2988,10 @@ static int make_target_attr(mjob *m, mitem *it) {
                       "%s: target %s has no MLIR target attribute in the spec (mlir_target), "
                       "so it has no #gpu.object; use legacy attach",
                       it->t->name);
+  const job *j = item_job(m, it);
   strbuf text = {0};
-  sb_addf(&text, "#%s<O = %d, chip = \"%s\"", it->t->mlir_target,
-          (it->opt ? it->opt : GPUBLOB_OPT_O3) - GPUBLOB_OPT_O0, it->chip);
-  if (it->features.len) sb_addf(&text, ", features = \"%s\"", sb_str(&it->features));
+  sb_addf(&text, "#%s<O = %d, chip = \"%s\"", it->t->mlir_target, j->opt, item_chip(m, it));
+  if (j->opts.features) sb_addf(&text, ", features = \"%s\"", j->opts.features);
   sb_add(&text, ">");
   it->attr = mlirAttributeParseGet(m->ctx, mlirStringRefCreate(text.s, text.len));
   int rc = mlirAttributeIsNull(it->attr)
@@ -1752,7 +3093,7 @@ static int run_lowering(mjob *m, mitem *it, MlirModule wrap) {
 /* Every item works on a copy, alone in a builtin.module (the lowering passes look
 ** at the parent, and translation may edit what it translates), lowered if need be. */
 static int lower_item(mjob *m, mitem *it) {
-  if (reuse_lowered(m, it)) return GPUBLOB_OK;
+  if (it->lowered.ptr || reuse_lowered(m, it)) return GPUBLOB_OK;
   MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(it->gm));
   mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), mlirOperationClone(it->gm));
   int rc = it->pipeline.len && !is_lowered(it) ? run_lowering(m, it, wrap) : GPUBLOB_OK;
@@ -1781,39 +3122,53 @@ static int item_source(mjob *m, const mitem *it, MlirOperation *out) {
                     sb_str(&it->pipeline));
 }
 
-/* ---- MLIR: translation to LLVM IR, then the core pipeline ---- */
-typedef struct mlir_source {
-  mjob *m;
-  MlirOperation op;
-} mlir_source;
-
-static int load_translated(job *j, const void *arg) {
-  const mlir_source *src = arg;
+/* ---- MLIR: translation to LLVM IR on this thread, then the job goes to the pool ---- */
+static int translate_into(mjob *m, mitem *it, job *j, MlirOperation src) {
   j->ctx = LLVMContextCreate();
   LLVMContextSetDiagnosticHandler(j->ctx, on_diagnostic, j);
-  sb_reset(&src->m->diag);
-  j->mod = mlirTranslateModuleToLLVMIR(src->op, j->ctx);
+  sb_reset(&m->diag);
+  j->mod = mlirTranslateModuleToLLVMIR(src, j->ctx);
   if (j->mod) return GPUBLOB_OK;
-  set_error(j->g, GPUBLOB_LOWER, "%s: cannot translate to LLVM IR", j->name);
-  add_detail(j->g, sb_str(&src->m->diag));
+  item_error(m, it, GPUBLOB_LOWER, "%s: cannot translate to LLVM IR%s", "");
+  add_detail(m->g, sb_str(&m->diag));
   return GPUBLOB_LOWER;
 }
 
-static int compile_item(mjob *m, mitem *it) {
+/* Job i's module: its item lowered (once), then translated into the job's context.
+** MLIR stays on the calling thread; only LLVM work goes to the pool. */
+static int mlir_prepare(void *arg, size_t i) {
+  mjob *m = arg;
+  mitem *it = item_of_job(m, i);
+  job *j = m->p.jobs[i];
+  double t = now_ms();
+  MlirOperation src;
   int rc = lower_item(m, it);
-  if (rc) return rc;
-  gpublob_options o = item_options(m, it);
-  o.flags &= ~(unsigned)GPUBLOB_FLAG_MLIR_BYTECODE;
-  mlir_source src = {m, {NULL}};
-  if (item_source(m, it, &src.op)) return m->g->code;
-  rc = compile_with(m->g, &o, sb_str(&it->name), load_translated, &src, &it->blob);
-  if (rc) name_error(m, it);
+  if (!rc) rc = item_source(m, it, &src);
+  if (!rc) rc = translate_into(m, it, j, src);
+  j->ms[PH_LOAD] += now_ms() - t;
+  return rc;
+}
+
+/* Every job through the pool; each item's blob, or the first error, named. */
+static int compile_items(mjob *m) {
+  int rc = pool_run(&m->p, mlir_prepare, m);
+  if (rc && m->p.failed < m->p.njobs && m->p.jobs[m->p.failed]->state == JOB_FAILED)
+    name_error(m, item_of_job(m, m->p.failed));
+  gpublob_result res = {0};
+  if (!rc) rc = plan_outputs(&m->p, &res);
+  if (rc && m->p.failed < m->p.njobs) name_error(m, item_of_job(m, m->p.failed));
+  for (size_t i = 0; !rc && i < m->nitems; i++) {
+    m->items[i].blob = res.outputs[m->items[i].slot].blob;
+    memset(&res.outputs[m->items[i].slot].blob, 0, sizeof(gpublob_blob));
+  }
+  gpublob_result_free(&res);
   return rc;
 }
 
 /* ---- MLIR: attaching the blobs, once every one of them is made ---- */
-static uint32_t object_format(int format) {
-  return format == GPUBLOB_FORMAT_LLVM ? 1 : format == GPUBLOB_FORMAT_ASM ? 2 : 3;
+static uint32_t object_format(int format) { /* gpu::CompilationTarget */
+  return format == GPUBLOB_FORMAT_LLVM ? 1 : format == GPUBLOB_FORMAT_ASM ? 2
+         : format == GPUBLOB_FORMAT_FATBIN ? 4 : 3;
 }
 
 static MlirStringRef blob_ref(const mitem *it) {
@@ -1874,33 +3229,53 @@ static void mjob_end(mjob *m) {
   free(m->items);
   free(m->gms);
   sb_free(&m->diag);
+  plan_end(&m->p);
 }
 
 static int serialize(mjob *m, MlirOperation top) {
   int rc = find_gpu_modules(m, top);
   for (size_t i = 0; !rc && i < m->ngms; i++) rc = plan_module(m, m->gms[i]);
+  if (!rc) rc = check_items(m);
   if (!rc) rc = check_attach(m);
-  for (size_t i = 0; !rc && i < m->nitems; i++) rc = compile_item(m, &m->items[i]);
+  if (!rc) rc = compile_items(m);
   if (rc) return rc;
   if (attach_mode(m) == GPUBLOB_ATTACH_LEGACY) attach_legacy(m);
   else rc = attach_binary(m);
   return rc;
 }
 
+/* gpublob_mlir_compile's: the module printed into res, and stored in the cache. */
+typedef struct mlir_out {
+  gpublob_result *res;
+  cache *c;
+  const key128 *k0;
+} mlir_out;
+
+static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out);
+
+static int deliver(mjob *m, MlirOperation top, mlir_out *out) {
+  gpublob_blob b = {0};
+  int rc = print_mlir(m->g, top, m->o.flags, &b);
+  if (!rc && result_add(out->res, NULL, "", "", &b)) rc = set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  gpublob_blob_free(&b);
+  if (!rc && out->c) cache_store_plan(out->c, out->k0, &m->p, out->res);
+  return rc;
+}
+
 /* On any context: translations registered (the pass does that in its initialize,
 ** before MLIR may run passes on threads), diagnostics captured. */
 static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation top,
-                        const char *name, int register_translations) {
+                        const char *name, int register_translations, mlir_out *out) {
   mjob m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
   options_normalise(opts, &m.o);
+  plan_begin(&m.p, g, &m.o, name);
   if (m.o.ntargets && !m.o.targets)
     return set_error(g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", m.o.ntargets);
   if (register_translations) mlirRegisterAllLLVMTranslations(m.ctx);
   MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(m.ctx, on_mlir_diagnostic, &m.diag, NULL);
-  int rc = m.o.version > GPUBLOB_OPTIONS_VERSION
-               ? set_error(g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
-                           m.o.version, GPUBLOB_OPTIONS_VERSION)
-               : serialize(&m, top);
+  int rc = check_version(g, &m.o);
+  if (!rc) rc = serialize(&m, top);
+  if (!rc && out) rc = deliver(&m, top, out);
   mlirContextDetachDiagnosticHandler(m.ctx, h);
   mjob_end(&m);
   return rc;
@@ -1945,7 +3320,8 @@ static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blo
 }
 
 static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
-                        const char *name, gpublob_blob *out) {
+                        const char *name, mlir_out *out) {
+  double t = now_ms();
   pthread_once(&mlir_once, mlir_init);
   MlirContext ctx = mlirContextCreateWithRegistry(mlir_registry, false);
   strbuf diag = {0};
@@ -1958,10 +3334,9 @@ static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *dat
     top = mlirModuleGetOperation(wrap);
   }
   sb_free(&diag);
-  int rc = mlirOperationIsNull(top) ? g->code : serialize_in(g, opts, top, name, 1);
-  gpublob_options o;
-  options_normalise(opts, &o);
-  if (!rc) rc = print_mlir(g, top, o.flags, out);
+  double parse_ms = now_ms() - t;
+  int rc = mlirOperationIsNull(top) ? g->code : serialize_in(g, opts, top, name, 1, out);
+  g->stats.load_ms += parse_ms;
   if (!mlirOperationIsNull(top)) mlirOperationDestroy(top);
   mlirContextDestroy(ctx);
   return rc;
@@ -2051,7 +3426,7 @@ static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
   gpublob *g = NULL;
   int rc = s ? gpublob_open(&g) : GPUBLOB_NOMEM; /* a clone that ran out of memory */
   char name[4096];
-  if (!rc) rc = serialize_in(g, &s->o, op, location_file(op, name, sizeof name), 0);
+  if (!rc) rc = serialize_in(g, &s->o, op, location_file(op, name, sizeof name), 0, NULL);
   if (rc) {
     strbuf msg = {0};
     sb_add(&msg, g ? gpublob_error_message(g) : "gpublob: out of memory");
@@ -2071,68 +3446,189 @@ static MlirTypeID pass_type_id(void) {
   return mlirTypeIDCreate(&storage);
 }
 #endif /* GPUBLOB_MLIR */
+#else  /* the cache front: no LLVM objects to release */
+static void job_release_llvm(job *j) { (void)j; }
+#endif /* GPUBLOB_COMPILER */
+
+/* ---- a call: its cache lookup, its compile, and its figures ---- */
+#if GPUBLOB_COMPILER
+/* Outputs a single-blob call would give: chips per choice, or a pack per choice. */
+static size_t outputs_planned(const gpublob_options *o) {
+  const gpublob_target_choice single = {o->target, o->chip, o->features};
+  const gpublob_target_choice *list = o->ntargets && o->targets ? o->targets : &single;
+  size_t n = o->ntargets && o->targets ? o->ntargets : 1, count = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *t = list[i].target ? list[i].target : "", *colon = strchr(t, ':');
+    const char *chips = list[i].chip ? list[i].chip : colon ? colon + 1 : "";
+    size_t chipn = 1;
+    for (const char *c = chips; *c; c++) chipn += *c == ',';
+    count += o->format == GPUBLOB_FORMAT_FATBIN ? 1 : chipn;
+  }
+  return count;
+}
+
+/* data holds a NUL at data[size].  MLIR gives one output, the whole module. */
+static int call_compile(gpublob *g, const gpublob_options *opts, int input, const unsigned char *data,
+                        size_t size, const char *name, gpublob_result *out) {
+  double t0 = now_ms();
+  gpublob_options o;
+  options_normalise(opts, &o);
+  cache c;
+  key128 k0;
+  int cached = cache_open(&c, g, &o), rc = -1;
+  if (cached) {
+    k0 = call_key(&o, input, data, size, name);
+    rc = cache_lookup(&c, &k0, &o, out);
+    g->stats.cache_ms += now_ms() - t0;
+    rc ? g->stats.cache_misses++ : g->stats.cache_hits++;
+  }
+  if (rc && input == GPUBLOB_INPUT_MLIR) {
+#if GPUBLOB_MLIR
+    mlir_out mo = {out, cached ? &c : NULL, &k0};
+    rc = mlir_compile(g, opts, data, size, name, &mo);
+#else
+    rc = set_error(g, GPUBLOB_NOMLIR,
+                   "%s: MLIR input needs a gpublob built with MLIR (configure with libmlir-22-dev)", name);
+#endif
+  } else if (rc) {
+    rc = ir_compile(g, opts, data, size, name, cached ? &c : NULL, &k0, out);
+  }
+  g->stats.wall_ms = now_ms() - t0;
+  return rc;
+}
+
+/* In memory: checked, copied with a NUL after it (the IR parser needs one), compiled. */
+static int compile_memory(gpublob *g, const gpublob_options *opts, int input, const void *data,
+                          size_t size, const char *name, gpublob_result *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
+  if (out) memset(out, 0, sizeof *out);
+  if (!out || (!data && size) || size == (size_t)-1)
+    return set_error(g, GPUBLOB_MISUSE, "NULL output or input, or an impossible size");
+  unsigned char *copy = malloc(size + 1);
+  if (!copy) return set_error(g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", size);
+  if (size) memcpy(copy, data, size);
+  copy[size] = 0;
+  int rc = call_compile(g, opts, input, copy, size, name ? name : "<memory>", out);
+  free(copy);
+  return rc;
+}
+
+static int compile_file(gpublob *g, const gpublob_options *opts, int input, const char *path,
+                        gpublob_result *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
+  if (out) memset(out, 0, sizeof *out);
+  if (!out || !path) return set_error(g, GPUBLOB_MISUSE, "NULL output or path");
+  unsigned char *data;
+  size_t size;
+  if (read_input(g, path, &data, &size)) return g->code;
+  int rc = call_compile(g, opts, input, data, size, strcmp(path, "-") ? path : "<stdin>", out);
+  free(data);
+  return rc;
+}
+
+/* A result of exactly one output, as one blob. */
+static int single_blob(gpublob *g, int rc, gpublob_result *r, gpublob_blob *out) {
+  if (!rc && r->count != 1)
+    rc = set_error(g, GPUBLOB_OPTION, "the call gave %zu outputs; use gpublob_module_compile_all", r->count);
+  if (!rc) *out = r->outputs[0].blob, memset(&r->outputs[0].blob, 0, sizeof *out);
+  gpublob_result_free(r);
+  return rc;
+}
+
+static int one_output(gpublob *g, const gpublob_options *opts, gpublob_blob *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  if (out) memset(out, 0, sizeof *out);
+  gpublob_options o;
+  options_normalise(opts, &o);
+  size_t n = outputs_planned(&o);
+  if (n == 1) return GPUBLOB_OK;
+  call_reset(g);
+  return set_error(g, GPUBLOB_OPTION, "LLVM IR input for %zu outputs needs gpublob_module_compile_all "
+                   "(gpublob_module_compile gives one blob)", n);
+}
+#endif
 
 /* ---- the public API ---- */
 int gpublob_open(gpublob **out) {
   if (!out) return GPUBLOB_MISUSE;
   *out = calloc(1, sizeof **out);
   if (!*out) return GPUBLOB_NOMEM;
+#if GPUBLOB_COMPILER
   pthread_once(&llvm_once, llvm_init);
+#endif
   return GPUBLOB_OK;
 }
 
 void gpublob_close(gpublob *g) {
   if (!g) return;
   sb_free(&g->msg);
+  sb_free(&g->warn);
   free(g);
 }
 
+#if GPUBLOB_COMPILER
 int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir, size_t size,
                            const char *name, gpublob_blob *out) {
-  if (!g) return GPUBLOB_MISUSE;
-  if (out) memset(out, 0, sizeof *out);
-  if (!out || (!ir && size) || size == (size_t)-1)
-    return set_error(g, GPUBLOB_MISUSE, "NULL output or input, or an impossible size");
-  unsigned char *copy = malloc(size + 1); /* the IR parser needs a NUL after the text */
-  if (!copy) return set_error(g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", size);
-  if (size) memcpy(copy, ir, size);
-  copy[size] = 0;
-  int rc = compile(g, opts, copy, size, name, out);
-  free(copy);
-  return rc;
-}
-
-/* A file (or "-") read whole, NUL-terminated, then compiled from memory by fn. */
-typedef int (*buffer_compiler)(gpublob *g, const gpublob_options *opts, const void *data,
-                               size_t size, const char *name, gpublob_blob *out);
-
-static int compile_file_with(gpublob *g, const gpublob_options *opts, const char *path,
-                             gpublob_blob *out, buffer_compiler fn) {
-  if (!g) return GPUBLOB_MISUSE;
-  if (out) memset(out, 0, sizeof *out);
-  if (!out || !path) return set_error(g, GPUBLOB_MISUSE, "NULL output or path");
-  unsigned char *data;
-  size_t size;
-  if (read_input(g, path, &data, &size)) return g->code;
-  int rc = fn(g, opts, data, size, strcmp(path, "-") ? path : "<stdin>", out);
-  free(data);
-  return rc;
-}
-
-static int compile_read(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
-                        const char *name, gpublob_blob *out) {
-  return compile(g, opts, data, size, name, out);
+  gpublob_result r = {0};
+  int rc = one_output(g, opts, out);
+  if (!rc && !out) rc = set_error(g, GPUBLOB_MISUSE, "NULL output");
+  if (!rc) rc = compile_memory(g, opts, GPUBLOB_INPUT_LLVM, ir, size, name, &r);
+  return rc ? (gpublob_result_free(&r), rc) : single_blob(g, rc, &r, out);
 }
 
 int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
                          gpublob_blob *out) {
-  return compile_file_with(g, opts, path, out, compile_read);
+  gpublob_result r = {0};
+  int rc = one_output(g, opts, out);
+  if (!rc && !out) rc = set_error(g, GPUBLOB_MISUSE, "NULL output");
+  if (!rc) rc = compile_file(g, opts, GPUBLOB_INPUT_LLVM, path, &r);
+  return rc ? (gpublob_result_free(&r), rc) : single_blob(g, rc, &r, out);
 }
+
+int gpublob_module_compile_all(gpublob *g, const gpublob_options *opts, const void *ir, size_t size,
+                               const char *name, gpublob_result *out) {
+  return compile_memory(g, opts, GPUBLOB_INPUT_LLVM, ir, size, name, out);
+}
+
+int gpublob_file_compile_all(gpublob *g, const gpublob_options *opts, const char *path,
+                             gpublob_result *out) {
+  return compile_file(g, opts, GPUBLOB_INPUT_LLVM, path, out);
+}
+#endif
 
 void gpublob_blob_free(gpublob_blob *b) {
   if (!b) return;
   free(b->data);
   memset(b, 0, sizeof *b);
+}
+
+int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, int input, const void *data,
+                         size_t size, const char *name, gpublob_result *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
+  if (out) memset(out, 0, sizeof *out);
+  if (!out || (!data && size) || (input != GPUBLOB_INPUT_LLVM && input != GPUBLOB_INPUT_MLIR))
+    return set_error(g, GPUBLOB_MISUSE, "NULL output or input, or an unknown input kind");
+  double t = now_ms();
+  gpublob_options o;
+  options_normalise(opts, &o);
+  cache c;
+  if (!cache_open(&c, g, &o)) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
+  key128 k0 = call_key(&o, input, data ? data : "", size, name ? name : "<memory>");
+  int hit = !cache_lookup(&c, &k0, &o, out);
+  hit ? g->stats.cache_hits++ : g->stats.cache_misses++;
+  g->stats.cache_ms = g->stats.wall_ms = now_ms() - t;
+  return hit ? GPUBLOB_OK : set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s", c.dir);
+}
+
+const char *gpublob_warnings(const gpublob *g) { return g && !g->warn.oom ? sb_str(&g->warn) : ""; }
+
+int gpublob_stats_get(const gpublob *g, gpublob_stats *out) {
+  if (!g || !out) return GPUBLOB_MISUSE;
+  *out = g->stats;
+  return GPUBLOB_OK;
 }
 
 int gpublob_error_code(const gpublob *g) { return g ? g->code : GPUBLOB_MISUSE; }
@@ -2159,13 +3655,48 @@ int gpublob_target_get(int index, gpublob_target_info *out) {
   return GPUBLOB_OK;
 }
 
+/* A job for questions about opts->target (its name only; the chip does not matter). */
+static int query_job(job *j, gpublob *g, const gpublob_options *opts) {
+  job_begin(j, g, opts, NULL);
+  const char *spec = j->o->target ? j->o->target : targets[0].name, *colon = strchr(spec, ':');
+  snprintf(j->target, sizeof j->target, "%.*s", (int)(colon ? colon - spec : (ptrdiff_t)strlen(spec)), spec);
+  j->opts.target = j->target;
+  j->opts.chip = NULL;
+  if (j->opts.format != GPUBLOB_FORMAT_FATBIN) j->opts.format = GPUBLOB_FORMAT_BIN;
+  return resolve_target(j);
+}
+
 int gpublob_tool_find(gpublob *g, const gpublob_options *opts, char *buf, size_t size) {
   if (!g || !buf || !size) return GPUBLOB_MISUSE;
   job j;
-  job_begin(&j, g, opts, NULL);
-  int rc = resolve_target(&j);
+  int rc = query_job(&j, g, opts);
   buf[0] = 0;
   if (!rc && j.t->tool_kind == TOOL_exec) rc = find_tool(&j, buf, size);
+  job_end(&j);
+  return rc;
+}
+
+int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
+                          gpublob_tool_info *out) {
+  if (!g || !out) return GPUBLOB_MISUSE;
+  memset(out, 0, sizeof *out);
+  out->kind = "none";
+  out->name = "";
+  job j;
+  int rc = query_job(&j, g, opts);
+  j.peers = njobs;
+  if (!rc) rc = resolve_levels(&j);
+  if (!rc) rc = resolve_tool(&j, 1);
+  if (!rc && *j.provider_path) {
+    out->kind = "in-process";
+    snprintf(out->path, sizeof out->path, "%s", j.provider_path);
+    if (find_tool(&j, out->fallback, sizeof out->fallback)) out->fallback[0] = 0;
+    j.g->code = GPUBLOB_OK;
+  } else if (!rc && needs_blob_tool(&j)) {
+    out->kind = "program";
+    snprintf(out->path, sizeof out->path, "%s", j.tool);
+  }
+  out->name = rc || !j.t || !needs_blob_tool(&j) ? "" : *j.provider_path ? j.t->provider_name : base_name(out->path);
   job_end(&j);
   return rc;
 }
@@ -2175,38 +3706,40 @@ const char *gpublob_version(void) { return GPUBLOB_VERSION_STRING; }
 /* ---- the public API: MLIR ---- */
 int gpublob_mlir_enabled(void) { return GPUBLOB_MLIR; }
 
+#if GPUBLOB_COMPILER
+static int mlir_blob(gpublob *g, int rc, gpublob_result *r, gpublob_blob *out) {
+  if (!rc) *out = r->outputs[0].blob, memset(&r->outputs[0].blob, 0, sizeof *out);
+  gpublob_result_free(r);
+  return rc;
+}
+
 int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
                          const char *name, gpublob_blob *out) {
-  if (!g) return GPUBLOB_MISUSE;
+  gpublob_result r = {0};
   if (out) memset(out, 0, sizeof *out);
-  if (!out || (!data && size)) return set_error(g, GPUBLOB_MISUSE, "NULL output or input");
-  name = name ? name : "<memory>";
-#if GPUBLOB_MLIR
-  g->code = GPUBLOB_OK;
-  sb_reset(&g->msg);
-  return mlir_compile(g, opts, data ? data : "", size, name, out);
-#else
-  (void)opts;
-  return set_error(g, GPUBLOB_NOMLIR,
-                   "%s: MLIR input needs a gpublob built with MLIR (configure with libmlir-22-dev)",
-                   name);
-#endif
+  if (g && !out) return call_reset(g), set_error(g, GPUBLOB_MISUSE, "NULL output");
+  int rc = compile_memory(g, opts, GPUBLOB_INPUT_MLIR, data, size, name, &r);
+  return g ? mlir_blob(g, rc, &r, out) : rc;
 }
 
 int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
                               gpublob_blob *out) {
-  return compile_file_with(g, opts, path, out, gpublob_mlir_compile);
+  gpublob_result r = {0};
+  if (out) memset(out, 0, sizeof *out);
+  if (g && !out) return call_reset(g), set_error(g, GPUBLOB_MISUSE, "NULL output");
+  int rc = compile_file(g, opts, GPUBLOB_INPUT_MLIR, path, &r);
+  return g ? mlir_blob(g, rc, &r, out) : rc;
 }
+#endif
 
-#if GPUBLOB_MLIR
+#if GPUBLOB_MLIR && GPUBLOB_COMPILER
 int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperation module) {
   if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
   if (mlirOperationIsNull(module)) return set_error(g, GPUBLOB_MISUSE, "null module");
-  g->code = GPUBLOB_OK;
-  sb_reset(&g->msg);
   pthread_once(&mlir_once, mlir_init);
   char name[4096];
-  return serialize_in(g, opts, module, location_file(module, name, sizeof name), 1);
+  return serialize_in(g, opts, module, location_file(module, name, sizeof name), 1, NULL);
 }
 
 MlirPass gpublob_pass_create(const gpublob_options *opts) {

@@ -1,8 +1,8 @@
 /* gpublob.h: turn GPU kernel modules (LLVM IR, MLIR) into the blobs a GPU driver loads.
 **
 ** Thread safety: a gpublob handle is used by one thread at a time; distinct
-** handles may be used from distinct threads at once.  Every compile runs in its
-** own LLVMContext.  LLVM's targets are initialised once, by the first
+** handles may be used from distinct threads at once.  Every job runs in its own
+** LLVMContext; a call may run its jobs on a pool of threads of its own.  LLVM's targets are initialised once, by the first
 ** gpublob_open (guarded by pthread_once), so open a handle before starting
 ** threads that only share gpublob's read-only target table.  Error messages are
 ** owned by the handle and stay valid until its next call.
@@ -46,7 +46,8 @@ extern "C" {
   X(OPTION, 16, "invalid option")                                             \
   X(NOMLIR, 17, "this gpublob was built without MLIR")                        \
   X(NOGPU, 18, "no gpu.module in the MLIR module")                            \
-  X(LOWER, 19, "MLIR lowering or translation to LLVM IR failed")
+  X(LOWER, 19, "MLIR lowering or translation to LLVM IR failed")              \
+  X(NOTCACHED, 20, "not in the cache")
 
 enum gpublob_code {
 #define GPUBLOB_ERROR_ENUM(name, value, text) GPUBLOB_##name = value,
@@ -57,9 +58,12 @@ enum gpublob_code {
 /* What a compile returns.  Zero is the default: bin. */
 enum gpublob_format {
   GPUBLOB_FORMAT_DEFAULT = 0,
-  GPUBLOB_FORMAT_BIN = 1,  /* the driver's blob: cubin, hsaco, SPIR-V */
-  GPUBLOB_FORMAT_ASM = 2,  /* the backend's assembly: PTX, AMDGCN, SPIR-V text */
-  GPUBLOB_FORMAT_LLVM = 3  /* bitcode after linking and optimisation */
+  GPUBLOB_FORMAT_BIN = 1,    /* the driver's blob: cubin, hsaco, SPIR-V */
+  GPUBLOB_FORMAT_ASM = 2,    /* the backend's assembly: PTX, AMDGCN, SPIR-V text */
+  GPUBLOB_FORMAT_LLVM = 3,   /* bitcode after linking and optimisation */
+  GPUBLOB_FORMAT_FATBIN = 4  /* every chip of a target in one blob, by the spec's pack
+                                step (nvptx: CUDA's fatbin, a cubin per chip plus the
+                                PTX of the newest); FORMAT for a target without one */
 };
 
 /* Optimisation level.  Zero is the default: O3. */
@@ -84,13 +88,24 @@ enum gpublob_attach {
   GPUBLOB_ATTACH_LEGACY = 2  /* keep it; the blob is a string attribute (nvvm.cubin, ...) */
 };
 
-/* One (target, chip, features) to compile for.  target may be "nvptx:sm_80". */
+/* Which program or library turns the backend's output into the blob.  Zero: auto. */
+enum gpublob_tool_mode {
+  GPUBLOB_TOOL_AUTO = 0,      /* the spec's in-process provider (nvjitlink) when the call
+                                 has enough jobs for it and its library loads, else the
+                                 program (ptxas) */
+  GPUBLOB_TOOL_PROGRAM = 1,   /* always the program, as a subprocess */
+  GPUBLOB_TOOL_INPROCESS = 2  /* always the provider; NOTOOL when its library is missing */
+};
+
+/* One (target, chips, features) to compile for.  target may name chips after a
+** colon, several separated by commas: "nvptx:sm_80,sm_90"; so may chip. */
 typedef struct gpublob_target_choice {
   const char *target, *chip, *features;
 } gpublob_target_choice;
 
-/* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline. */
-#define GPUBLOB_OPTIONS_VERSION 2
+/* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline.
+** 3: jobs, cache_dir, cache_max, tool_mode. */
+#define GPUBLOB_OPTIONS_VERSION 3
 
 /* Compile options.  A zeroed struct (or NULL) means every default. */
 typedef struct gpublob_options {
@@ -111,6 +126,11 @@ typedef struct gpublob_options {
   const char *pipeline; /* MLIR lowering passes for a gpu.module (a gpu.module-anchored
                            list or "builtin.module(...)"); NULL: the spec's mlir_lower
                            where a body is not lowered yet; "none": never lower */
+  /* version 3: */
+  unsigned jobs;         /* compile threads; 0: one per core this process may use */
+  const char *cache_dir; /* the content-addressed cache; NULL: no cache */
+  unsigned long long cache_max; /* bytes the cache may hold; 0: 1 GiB */
+  int tool_mode;         /* enum gpublob_tool_mode */
 } gpublob_options;
 
 /* A blob handed back to the caller; free it with gpublob_blob_free. */
@@ -119,6 +139,35 @@ typedef struct gpublob_blob {
   size_t size;
   const char *suffix; /* ".cubin", ".ptx", ".bc", ... (static storage) */
 } gpublob_blob;
+
+/* One output of a call: a blob per (target, chip), or per target for FATBIN. */
+typedef struct gpublob_output {
+  gpublob_blob blob;
+  const char *target; /* the spec target's name */
+  const char *chip;   /* its chip; FATBIN: the chips, comma-separated */
+  const char *tool;   /* what made the blob: "ptxas", "nvjitlink", "fatbinary", "" */
+} gpublob_output;
+
+/* Every output of a call, in a fixed order: the target list's order, and each
+** target's chips in the order given.  Free it with gpublob_result_free. */
+typedef struct gpublob_result {
+  gpublob_output *outputs;
+  size_t count;
+} gpublob_result;
+
+/* What the last call did.  Times are milliseconds; the phase times add up over
+** jobs (threads run them at once), wall is the call itself. */
+typedef struct gpublob_stats {
+  size_t jobs, threads;        /* jobs planned; threads that ran them */
+  size_t cache_hits, cache_misses, cache_writes;
+  double wall_ms;
+  double load_ms;     /* LLVM IR parse and verify, or MLIR parse, lowering, translation */
+  double link_ms;     /* device libraries */
+  double optimise_ms; /* LLVM's middle end */
+  double emit_ms;     /* LLVM's code generator */
+  double tool_ms;     /* the blob tool (waiting for the program, or in-process) and packs */
+  double cache_ms;    /* digests, lookups and stores */
+} gpublob_stats;
 
 /* A target as the spec describes it (static storage). */
 typedef struct gpublob_target_info {
@@ -136,13 +185,39 @@ int gpublob_open(gpublob **out);
 void gpublob_close(gpublob *g);
 
 /* Compile an LLVM IR module (text or bitcode) held in memory.  name labels
-** diagnostics and may be NULL.  On failure *out is zeroed and nothing leaks. */
+** diagnostics and may be NULL.  On failure *out is zeroed and nothing leaks.
+** These give one blob: a call that plans several is OPTION (use _all). */
 int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir,
                            size_t size, const char *name, gpublob_blob *out);
 /* The same for a file; path "-" reads standard input. */
 int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
                          gpublob_blob *out);
 void gpublob_blob_free(gpublob_blob *b);
+
+/* Compile for every (target, chip) of the options at once, on a pool of
+** opts->jobs threads, through opts->cache_dir when given.  The outputs come in
+** a fixed order and are byte-identical whatever the thread count.  A failing job
+** fails the call with its own message (the first in that order); the rest are
+** cancelled or finish, and *out stays empty. */
+int gpublob_module_compile_all(gpublob *g, const gpublob_options *opts, const void *ir,
+                               size_t size, const char *name, gpublob_result *out);
+int gpublob_file_compile_all(gpublob *g, const gpublob_options *opts, const char *path,
+                             gpublob_result *out);
+void gpublob_result_free(gpublob_result *r);
+
+/* The cache alone: what a compile of this input (GPUBLOB_INPUT_*) with these
+** options would find in opts->cache_dir, without compiling.  NOTCACHED on a miss.
+** MLIR input gives one output, the whole module.  It needs no LLVM: the CLI's
+** front answers cache hits with it before the compiler starts. */
+enum gpublob_input { GPUBLOB_INPUT_LLVM = 1, GPUBLOB_INPUT_MLIR = 2 };
+int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, int input, const void *data,
+                         size_t size, const char *name, gpublob_result *out);
+
+/* Warnings of the last call (a cache directory that cannot be written, a provider
+** library that would not load), one per line; "" when none. */
+const char *gpublob_warnings(const gpublob *g);
+/* What the last call did: jobs, threads, cache hits, time per phase. */
+int gpublob_stats_get(const gpublob *g, gpublob_stats *out);
 
 /* Errors: the last call's code and message (owned by the handle). */
 int gpublob_error_code(const gpublob *g);
@@ -152,9 +227,19 @@ const char *gpublob_error_string(int code);
 /* Targets. */
 int gpublob_target_count(void);
 int gpublob_target_get(int index, gpublob_target_info *out);
-/* Find the blob tool of a target as a compile would; writes its path into buf
-** (or "" for a target that needs none).  NOTOOL when missing, with the message. */
+/* Find the blob tool program of a target as a compile would; writes its path into
+** buf (or "" for a target that needs none).  NOTOOL when missing, with the message. */
 int gpublob_tool_find(gpublob *g, const gpublob_options *opts, char *buf, size_t size);
+
+/* Which blob tool a compile of njobs jobs for opts->target would use, and where. */
+typedef struct gpublob_tool_info {
+  const char *kind;  /* "in-process", "program" or "none" */
+  const char *name;  /* "nvjitlink", "ptxas", ... ("" for none) */
+  char path[4096];   /* the library or program */
+  char fallback[4096]; /* in-process: the program used when the library fails; "" if none found */
+} gpublob_tool_info;
+int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
+                          gpublob_tool_info *out);
 
 const char *gpublob_version(void);
 

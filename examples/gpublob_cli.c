@@ -2,39 +2,63 @@
 **
 **   gpublob [options] INPUT      INPUT: .ll, .bc, .mlir or .mlirbc, or - for stdin
 **
-** MLIR input gives the whole module back, each gpu.module serialised for its
-** targets (-t, repeatable, or the module's own #nvvm.target<...> attributes).
+** Every -t (repeatable, with chip lists: -t nvptx:sm_80,sm_90) gives a blob per
+** chip, compiled at once on -j threads.  MLIR input gives the whole module back,
+** each gpu.module serialised for its targets (-t, or the module's own
+** #nvvm.target<...> attributes).  Results are cached (--cache-dir).
 ** Exit 0 on success; on failure one line on stderr (plus the tool's or LLVM's
 ** detail below it) and no output file.  Output is written atomically.
+**
+** Built twice: build/gpublob-compiler is the whole CLI; build/gpublob, with
+** GPUBLOB_FRONT, is the same CLI without LLVM: it answers a cache hit itself, in
+** a few milliseconds, and starts gpublob-compiler (beside it) for anything else.
 */
-#define _POSIX_C_SOURCE 200809L
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "gpublob.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef GPUBLOB_FRONT
+#define GPUBLOB_FRONT 0
+#endif
+#if !GPUBLOB_FRONT
 #include <llvm-c/ErrorHandling.h>
+#endif
 
 static const char usage[] =
     "usage: gpublob [options] INPUT     INPUT: .ll, .bc, .mlir or .mlirbc, or - for stdin\n"
-    "  -t, --target NAME[:CHIP]         a target from the spec; CHIP defaults per target;\n"
-    "                                   MLIR: repeatable, and replaces the module's own\n"
-    "                                   target attributes\n"
+    "  -t, --target NAME[:CHIP[,CHIP]]  a target from the spec and its chips (default per\n"
+    "                                   target); repeatable: a blob per (target, chip); MLIR:\n"
+    "                                   replaces the module's own target attributes\n"
     "      --features STR               LLVM target features, e.g. +ptx80\n"
-    "  -f, --format llvm|asm|bin        default bin\n"
+    "  -f, --format llvm|asm|bin|fatbin default bin; fatbin: a target's chips in one blob\n"
     "  -O0 .. -O3                       default -O3\n"
-    "  -o FILE                          output file; - for stdout\n"
+    "  -o FILE|DIR/|PATTERN             output; - for stdout; several outputs go to DIR/\n"
+    "                                   or to a PATTERN of {stem} {target} {chip} {suffix}\n"
+    "  -j, --jobs N                     compile threads (default: one per core)\n"
     "      --ftz                        flush denormals (device-library variant)\n"
     "      --fast-math                  unsafe, finite-only math (device-library variant)\n"
     "      --tool PATH                  the blob tool to run, instead of searching\n"
     "      --tool-dir DIR               search DIR first for the blob tool (repeatable)\n"
+    "      --tool-mode auto|program|in-process\n"
+    "                                   auto: the in-process provider (nvJitLink) for calls\n"
+    "                                   with enough jobs, else the program (ptxas)\n"
     "      --lib-dir DIR                search DIR first for device libraries (repeatable)\n"
     "      --no-default-search          search only --tool-dir and --lib-dir\n"
+    "      --cache-dir DIR              the cache (default $GPUBLOB_CACHE_DIR, else\n"
+    "                                   $XDG_CACHE_HOME/gpublob or ~/.cache/gpublob)\n"
+    "      --cache-size N[K|M|G]        the cache's limit (default 1G)\n"
+    "      --no-cache                   neither look up nor store\n"
+    "      --time                       print the call's jobs, threads, cache and phases\n"
     "MLIR input:\n"
     "      --attach legacy|binary       default binary: gpu.binary with #gpu.object\n"
     "                                   entries; legacy: an nvvm.cubin-style attribute\n"
@@ -42,7 +66,7 @@ static const char usage[] =
     "                                   the spec's; none: never lower\n"
     "      --emit-bytecode              write MLIR bytecode (.mlirbc)\n"
     "      --list-targets               name, triple, default chip, formats, attribute,\n"
-    "                                   and whether its blob tool was found\n"
+    "                                   and the blob tool a compile would use\n"
     "      --version\n"
     "  -h, --help\n";
 
@@ -51,9 +75,9 @@ static const char usage[] =
 typedef struct cli {
   gpublob_options opts;
   gpublob_target_choice choices[MAX_TARGETS];
-  char tool_dirs[8192], lib_dirs[8192];
+  char tool_dirs[8192], lib_dirs[8192], cache_dir[4096];
   const char *input, *output;
-  int list_targets;
+  int list_targets, no_cache, time;
 } cli;
 
 static int fail(const char *fmt, const char *arg) {
@@ -68,100 +92,141 @@ static int parse_format(const char *s) {
   if (!strcmp(s, "bin")) return GPUBLOB_FORMAT_BIN;
   if (!strcmp(s, "asm")) return GPUBLOB_FORMAT_ASM;
   if (!strcmp(s, "llvm")) return GPUBLOB_FORMAT_LLVM;
+  if (!strcmp(s, "fatbin")) return GPUBLOB_FORMAT_FATBIN;
   return -1;
+}
+
+static int parse_tool_mode(const char *s) {
+  if (!strcmp(s, "auto")) return GPUBLOB_TOOL_AUTO;
+  if (!strcmp(s, "program")) return GPUBLOB_TOOL_PROGRAM;
+  if (!strcmp(s, "in-process")) return GPUBLOB_TOOL_INPROCESS;
+  return -1;
+}
+
+/* 512M, 2G, 100000: bytes; 0 when malformed. */
+static unsigned long long parse_size(const char *s) {
+  char *end;
+  unsigned long long n = strtoull(s, &end, 10);
+  int shift = !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30 : -1;
+  return shift < 0 || *s == '-' ? 0 : n << shift;
+}
+
+static void add_dir(char *list, size_t size, const char *dir) {
+  size_t n = strlen(list);
+  snprintf(list + n, size - n, "%s%s", n ? ":" : "", dir);
+}
+
+static int takes_value(const char *a) {
+  static const char *const with[] = {"-t", "--target", "--features", "-f", "--format", "-o", "--tool",
+                                     "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
+                                     "--jobs", "--cache-dir", "--cache-size", "--tool-mode", NULL};
+  for (int i = 0; with[i]; i++)
+    if (!strcmp(a, with[i])) return 1;
+  return 0;
+}
+
+/* One option with its value v; 0, or 2 on a usage error. */
+static int parse_valued(cli *c, const char *a, const char *v) {
+  if (!strcmp(a, "-t") || !strcmp(a, "--target")) {
+    if (c->opts.ntargets == MAX_TARGETS) return fail("%s", "too many -t");
+    c->choices[c->opts.ntargets++].target = v;
+  } else if (!strcmp(a, "--features")) {
+    c->opts.features = v;
+  } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
+    if ((c->opts.format = parse_format(v)) < 0) return fail("unknown format '%s' (use llvm, asm, bin or fatbin)", v);
+  } else if (!strcmp(a, "-o")) {
+    c->output = v;
+  } else if (!strcmp(a, "--tool")) {
+    c->opts.tool = v;
+  } else if (!strcmp(a, "--tool-dir")) {
+    add_dir(c->tool_dirs, sizeof c->tool_dirs, v);
+  } else if (!strcmp(a, "--lib-dir")) {
+    add_dir(c->lib_dirs, sizeof c->lib_dirs, v);
+  } else if (!strcmp(a, "--tool-mode")) {
+    if ((c->opts.tool_mode = parse_tool_mode(v)) < 0) return fail("unknown tool mode '%s' (use auto, program or in-process)", v);
+  } else if (!strcmp(a, "--attach")) {
+    c->opts.attach = !strcmp(v, "binary") ? GPUBLOB_ATTACH_BINARY : !strcmp(v, "legacy") ? GPUBLOB_ATTACH_LEGACY : -1;
+    if (c->opts.attach < 0) return fail("unknown attach mode '%s' (use legacy or binary)", v);
+  } else if (!strcmp(a, "--pipeline")) {
+    c->opts.pipeline = v;
+  } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < 1 || n > 256) return fail("-j wants a number of threads from 1 to 256, not '%s'", v);
+    c->opts.jobs = (unsigned)n;
+  } else if (!strcmp(a, "--cache-dir")) {
+    snprintf(c->cache_dir, sizeof c->cache_dir, "%s", v);
+  } else if (!strcmp(a, "--cache-size")) {
+    if (!(c->opts.cache_max = parse_size(v))) return fail("--cache-size wants bytes, or N with K, M or G, not '%s'", v);
+  }
+  return 0;
+}
+
+/* One option without a value; 0, 1 when done (help, version), 2 on a usage error. */
+static int parse_flag(cli *c, const char *a) {
+  if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    fputs(usage, stdout);
+    return 1;
+  } else if (!strcmp(a, "--version")) {
+    printf("gpublob %s (%s)\n", gpublob_version(),
+           gpublob_mlir_enabled() ? "LLVM IR and MLIR" : "LLVM IR only");
+    return 1;
+  } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
+    c->opts.opt = GPUBLOB_OPT_O0 + (a[2] - '0');
+  } else if (!strcmp(a, "--emit-bytecode")) {
+    c->opts.flags |= GPUBLOB_FLAG_MLIR_BYTECODE;
+  } else if (!strcmp(a, "--no-default-search")) {
+    c->opts.flags |= GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
+  } else if (!strcmp(a, "--ftz")) {
+    c->opts.flags |= GPUBLOB_FLAG_FTZ;
+  } else if (!strcmp(a, "--fast-math")) {
+    c->opts.flags |= GPUBLOB_FLAG_FAST_MATH;
+  } else if (!strcmp(a, "--list-targets")) {
+    c->list_targets = 1;
+  } else if (!strcmp(a, "--no-cache")) {
+    c->no_cache = 1;
+  } else if (!strcmp(a, "--time")) {
+    c->time = 1;
+  } else if (a[0] == '-' && a[1]) {
+    return fail("unknown option '%s' (see --help)", a);
+  } else if (c->input) {
+    return fail("more than one input ('%s')", a);
+  } else {
+    c->input = a;
+  }
+  return 0;
+}
+
+/* --cache-dir, else $GPUBLOB_CACHE_DIR (empty: off), else the XDG cache directory. */
+static void choose_cache(cli *c) {
+  const char *env = getenv("GPUBLOB_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (c->no_cache) return;
+  if (!*c->cache_dir && env) snprintf(c->cache_dir, sizeof c->cache_dir, "%s", env);
+  else if (!*c->cache_dir && xdg && *xdg) snprintf(c->cache_dir, sizeof c->cache_dir, "%s/gpublob", xdg);
+  else if (!*c->cache_dir && home && *home) snprintf(c->cache_dir, sizeof c->cache_dir, "%s/.cache/gpublob", home);
+  c->opts.cache_dir = *c->cache_dir ? c->cache_dir : NULL;
 }
 
 /* Returns 0 to go on, 1 when done (help, version), 2 on a usage error. */
 static int parse_args(cli *c, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-    int takes = !strcmp(a, "-t") || !strcmp(a, "--target") || !strcmp(a, "--features") ||
-                !strcmp(a, "-f") || !strcmp(a, "--format") || !strcmp(a, "-o") ||
-                !strcmp(a, "--tool") || !strcmp(a, "--tool-dir") || !strcmp(a, "--lib-dir") ||
-                !strcmp(a, "--attach") || !strcmp(a, "--pipeline");
-    if (takes && !next) return fail("option %s needs a value", a);
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      fputs(usage, stdout);
-      return 1;
-    } else if (!strcmp(a, "--version")) {
-      printf("gpublob %s (%s)\n", gpublob_version(),
-             gpublob_mlir_enabled() ? "LLVM IR and MLIR" : "LLVM IR only");
-      return 1;
-    } else if (!strcmp(a, "-t") || !strcmp(a, "--target")) {
-      if (c->opts.ntargets == MAX_TARGETS) return fail("%s", "too many -t");
-      c->choices[c->opts.ntargets++].target = argv[++i];
-    } else if (!strcmp(a, "--features")) {
-      c->opts.features = argv[++i];
-    } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
-      c->opts.format = parse_format(argv[++i]);
-      if (c->opts.format < 0) return fail("unknown format '%s' (use llvm, asm or bin)", argv[i]);
-    } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
-      c->opts.opt = GPUBLOB_OPT_O0 + (a[2] - '0');
-    } else if (!strcmp(a, "-o")) {
-      c->output = argv[++i];
-    } else if (!strcmp(a, "--tool")) {
-      c->opts.tool = argv[++i];
-    } else if (!strcmp(a, "--tool-dir") || !strcmp(a, "--lib-dir")) {
-      char *list = a[2] == 't' ? c->tool_dirs : c->lib_dirs;
-      size_t n = strlen(list);
-      snprintf(list + n, sizeof c->tool_dirs - n, "%s%s", n ? ":" : "", argv[++i]);
-    } else if (!strcmp(a, "--attach")) {
-      const char *m = argv[++i];
-      c->opts.attach = !strcmp(m, "binary") ? GPUBLOB_ATTACH_BINARY
-                       : !strcmp(m, "legacy") ? GPUBLOB_ATTACH_LEGACY : -1;
-      if (c->opts.attach < 0) return fail("unknown attach mode '%s' (use legacy or binary)", m);
-    } else if (!strcmp(a, "--pipeline")) {
-      c->opts.pipeline = argv[++i];
-    } else if (!strcmp(a, "--emit-bytecode")) {
-      c->opts.flags |= GPUBLOB_FLAG_MLIR_BYTECODE;
-    } else if (!strcmp(a, "--no-default-search")) {
-      c->opts.flags |= GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
-    } else if (!strcmp(a, "--ftz")) {
-      c->opts.flags |= GPUBLOB_FLAG_FTZ;
-    } else if (!strcmp(a, "--fast-math")) {
-      c->opts.flags |= GPUBLOB_FLAG_FAST_MATH;
-    } else if (!strcmp(a, "--list-targets")) {
-      c->list_targets = 1;
-    } else if (a[0] == '-' && a[1]) {
-      return fail("unknown option '%s' (see --help)", a);
-    } else if (c->input) {
-      return fail("more than one input ('%s')", a);
-    } else {
-      c->input = a;
-    }
+    int rc = 0;
+    if (takes_value(a) && i + 1 == argc) return fail("option %s needs a value", a);
+    if (takes_value(a)) rc = parse_valued(c, a, argv[++i]);
+    else rc = parse_flag(c, a);
+    if (rc) return rc;
   }
   if (!c->input && !c->list_targets) return fail("%s", "no input (see --help)");
   for (size_t k = 0; k < c->opts.ntargets; k++) c->choices[k].features = c->opts.features;
   c->opts.targets = c->opts.ntargets ? c->choices : NULL;
   c->opts.tool_dirs = *c->tool_dirs ? c->tool_dirs : NULL;
   c->opts.lib_dirs = *c->lib_dirs ? c->lib_dirs : NULL;
+  choose_cache(c);
   return 0;
 }
 
-/* ---- --list-targets ---- */
-static int list_targets(gpublob *g, const cli *c) {
-  printf("%-8s %-26s %-8s %-14s %-14s %-14s %s\n", "target", "triple", "chip", "formats",
-         "attribute", "mlir target", "blob tool");
-  for (int i = 0; i < gpublob_target_count(); i++) {
-    gpublob_target_info t;
-    gpublob_target_get(i, &t);
-    gpublob_options o = c->opts;
-    o.target = t.name;
-    o.targets = NULL;
-    o.ntargets = 0;
-    char tool[4096];
-    int rc = gpublob_tool_find(g, &o, tool, sizeof tool);
-    const char *state = rc ? "not found" : *tool ? tool : "none needed";
-    char mlir[64];
-    snprintf(mlir, sizeof mlir, "%s%s", *t.mlir_target ? "#" : "", *t.mlir_target ? t.mlir_target : "-");
-    printf("%-8s %-26s %-8s %-14s %-14s %-14s %s (%s)\n", t.name, t.triple, t.chip, "llvm,asm,bin",
-           t.attribute, mlir, state, t.tool_kind);
-  }
-  return 0;
-}
-
-/* ---- output: stdout, or a temporary file renamed into place ---- */
+/* ---- output: stdout, or temporary files renamed into place ---- */
 static int write_all(int fd, const unsigned char *p, size_t n) {
   while (n) {
     ssize_t w = write(fd, p, n);
@@ -173,30 +238,26 @@ static int write_all(int fd, const unsigned char *p, size_t n) {
   return 0;
 }
 
-static int write_atomic(const char *path, const gpublob_blob *b) {
-  if (!strcmp(path, "-")) return write_all(1, b->data, b->size);
+/* The blob into a new temporary beside path; its name in tmp (malloc'd). */
+static int write_temp(const char *path, const gpublob_blob *b, char **tmp) {
   size_t n = strlen(path);
-  char *tmp = malloc(n + 16);
-  if (!tmp) return -1;
-  snprintf(tmp, n + 16, "%s.tmp-XXXXXX", path);
-  int fd = mkstemp(tmp);
+  *tmp = malloc(n + 16);
+  if (!*tmp) return -1;
+  snprintf(*tmp, n + 16, "%s.tmp-XXXXXX", path);
+  int fd = mkstemp(*tmp);
   if (fd < 0) {
-    free(tmp);
+    free(*tmp);
+    *tmp = NULL;
     return -1;
   }
   mode_t mask = umask(0);
   umask(mask);
   int rc = fchmod(fd, 0666 & ~mask) | write_all(fd, b->data, b->size);
   rc |= close(fd);
-  if (!rc) rc = rename(tmp, path);
-  int err = errno;
-  if (rc) unlink(tmp);
-  free(tmp);
-  errno = err;
   return rc;
 }
 
-/* INPUT.ll -> INPUT.cubin beside it; stdin -> stdout. */
+/* INPUT.ll -> INPUT with suffix beside it; stdin -> stdout. */
 static char *default_output(const char *input, const char *suffix) {
   if (!strcmp(input, "-")) return strdup("-");
   const char *slash = strrchr(input, '/'), *dot = strrchr(input, '.');
@@ -204,6 +265,105 @@ static char *default_output(const char *input, const char *suffix) {
   char *out = malloc(stem + strlen(suffix) + 1);
   if (out) sprintf(out, "%.*s%s", (int)stem, input, suffix);
   return out;
+}
+
+static void add_text(char *out, size_t size, const char *s, size_t n) {
+  size_t len = strlen(out);
+  snprintf(out + len, size - len, "%.*s", (int)n, s);
+}
+
+/* A pattern's {stem} {target} {chip} {suffix}; a pack's chips are joined by '+'. */
+static void fill_pattern(const char *pat, const char *stem, size_t stemn, const gpublob_output *o,
+                         char *out, size_t size) {
+  out[0] = 0;
+  while (*pat) {
+    const char *close = *pat == '{' ? strchr(pat, '}') : NULL;
+    size_t n = close ? (size_t)(close - pat + 1) : 1;
+    if (n == 6 && !strncmp(pat, "{stem}", 6)) add_text(out, size, stem, stemn);
+    else if (n == 8 && !strncmp(pat, "{target}", 8)) add_text(out, size, o->target, strlen(o->target));
+    else if (n == 8 && !strncmp(pat, "{suffix}", 8)) add_text(out, size, o->blob.suffix, strlen(o->blob.suffix));
+    else if (n == 6 && !strncmp(pat, "{chip}", 6)) {
+      size_t at = strlen(out);
+      add_text(out, size, o->chip, strlen(o->chip));
+      for (char *p = out + at; *p; p++) *p = *p == ',' ? '+' : *p;
+    } else add_text(out, size, pat, n);
+    pat += n;
+  }
+}
+
+static int is_dir(const char *p) {
+  struct stat st;
+  size_t n = strlen(p);
+  return (n && p[n - 1] == '/') || (!stat(p, &st) && S_ISDIR(st.st_mode));
+}
+
+/* Where output i goes: -o as given (one output), -o DIR/ or -o PATTERN, or beside
+** the input.  MLIR: INPUT.mlir -> INPUT.out.mlir, since the suffix is the input's own. */
+static char *output_path(const cli *c, const gpublob_result *r, size_t i, int mlir) {
+  const gpublob_output *o = &r->outputs[i];
+  int pattern = c->output && strchr(c->output, '{');
+  if (r->count == 1 && c->output && !pattern && !is_dir(c->output)) return strdup(c->output);
+  if (r->count == 1 && !c->output)
+    return default_output(c->input, !mlir ? o->blob.suffix : !strcmp(o->blob.suffix, ".mlirbc")
+                                                                ? ".out.mlirbc" : ".out.mlir");
+  const char *slash = strrchr(c->input, '/'), *base = slash ? slash + 1 : c->input;
+  const char *dot = strrchr(base, '.');
+  size_t stemn = dot ? (size_t)(dot - base) : strlen(base);
+  char pat[8192], *out = malloc(PATH_MAX);
+  if (!out) return NULL;
+  if (pattern) snprintf(pat, sizeof pat, "%s", c->output);
+  else if (c->output) snprintf(pat, sizeof pat, "%s%s{stem}.{target}.{chip}{suffix}", c->output,
+                               c->output[strlen(c->output) - 1] == '/' ? "" : "/");
+  else snprintf(pat, sizeof pat, "%.*s{stem}.{target}.{chip}{suffix}", (int)(base - c->input), c->input);
+  fill_pattern(pat, base, stemn, o, out, PATH_MAX);
+  return out;
+}
+
+/* Every output's path, checked: not stdout for several, none twice, none the input. */
+static int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths) {
+  struct stat in_st, out_st;
+  int have_in = strcmp(c->input, "-") && !stat(c->input, &in_st);
+  if (r->count > 1 && (!c->output ? !strcmp(c->input, "-") : !strcmp(c->output, "-")))
+    return fail("%s", "several outputs cannot go to stdout: give -o DIR/ or -o PATTERN");
+  for (size_t i = 0; i < r->count; i++) {
+    if (!(paths[i] = output_path(c, r, i, mlir))) return fail("%s", "out of memory");
+    for (size_t k = 0; k < i; k++)
+      if (!strcmp(paths[i], paths[k]))
+        return fail("two outputs would be written to '%s': give -o PATTERN with {target} and {chip}", paths[i]);
+    if (have_in && strcmp(paths[i], "-") && !stat(paths[i], &out_st) && in_st.st_dev == out_st.st_dev &&
+        in_st.st_ino == out_st.st_ino)
+      return fail("the output '%s' is the input; give -o", paths[i]);
+  }
+  return 0;
+}
+
+/* All temporaries first, then the renames: a failure leaves no output behind. */
+static int write_outputs(const cli *c, const gpublob_result *r, int mlir) {
+  char **paths = calloc(r->count + 1, sizeof *paths), **tmps = calloc(r->count + 1, sizeof *tmps);
+  int rc = !paths || !tmps ? fail("%s", "out of memory") : output_paths(c, r, mlir, paths);
+  if (rc) rc = rc == 2 ? 10 + GPUBLOB_IO : rc;
+  size_t i = 0;
+  for (; !rc && i < r->count; i++)
+    if (!strcmp(paths[i], "-") ? write_all(1, r->outputs[i].blob.data, r->outputs[i].blob.size)
+                               : write_temp(paths[i], &r->outputs[i].blob, &tmps[i])) {
+      fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[i], strerror(errno));
+      rc = 10 + GPUBLOB_IO;
+    }
+  for (size_t k = 0; !rc && k < r->count; k++)
+    if (tmps[k] && rename(tmps[k], paths[k])) {
+      fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[k], strerror(errno));
+      rc = 10 + GPUBLOB_IO;
+    }
+  for (size_t k = 0; k < r->count; k++) {
+    if (tmps && tmps[k] && rc) unlink(tmps[k]);
+    if (!rc && strcmp(paths[k], "-"))
+      fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", paths[k], r->outputs[k].blob.size);
+    if (paths) free(paths[k]);
+    if (tmps) free(tmps[k]);
+  }
+  free(paths);
+  free(tmps);
+  return rc;
 }
 
 /* ---- input: read whole, then MLIR or LLVM IR by suffix, magic or first word ---- */
@@ -260,7 +420,74 @@ static int is_mlir(const char *path, const unsigned char *p, size_t n) {
   return 0;
 }
 
-static int compile_input(gpublob *g, const cli *c, gpublob_blob *blob, int *mlir) {
+#if !GPUBLOB_FRONT
+static void print_warnings(gpublob *g) {
+  const char *w = gpublob_warnings(g);
+  while (*w) {
+    const char *nl = strchr(w, '\n');
+    size_t n = nl ? (size_t)(nl - w) : strlen(w);
+    fprintf(stderr, "gpublob: warning: %.*s\n", (int)n, w);
+    w += n + (nl != NULL);
+  }
+}
+
+#endif
+
+static void print_time(gpublob *g, const char *who) {
+  gpublob_stats s;
+  gpublob_stats_get(g, &s);
+  double phases = s.load_ms + s.link_ms + s.optimise_ms + s.emit_ms + s.tool_ms;
+  fprintf(stderr,
+          "gpublob: time (%s): %zu jobs on %zu threads; cache %zu hits, %zu misses, %zu stored; "
+          "wall %.2f ms; load %.2f, link %.2f, optimise %.2f, emit %.2f, tool %.2f, cache %.2f ms "
+          "(phases sum %.2f ms)\n",
+          who, s.jobs, s.threads, s.cache_hits, s.cache_misses, s.cache_writes, s.wall_ms, s.load_ms,
+          s.link_ms, s.optimise_ms, s.emit_ms, s.tool_ms, s.cache_ms, phases);
+}
+
+#if !GPUBLOB_FRONT
+/* ---- --list-targets ---- */
+static void print_tool(gpublob *g, const cli *c, const char *target, size_t njobs, const char *label) {
+  gpublob_options o = c->opts;
+  o.target = target;
+  o.targets = NULL;
+  o.ntargets = 0;
+  gpublob_tool_info t;
+  int rc = gpublob_tool_info_get(g, &o, njobs, &t);
+  if (rc) printf("    %s: not found\n", label);
+  else if (!strcmp(t.kind, "none")) printf("    %s: none needed\n", label);
+  else if (!strcmp(t.kind, "program")) printf("    %s: %s (program)\n", label, t.path);
+  else
+    printf("    %s: %s in-process, %s (falls back to %s)\n", label, t.name, t.path,
+           *t.fallback ? t.fallback : "no program found");
+}
+
+static int list_targets(gpublob *g, const cli *c) {
+  printf("%-8s %-26s %-8s %-21s %-14s %s\n", "target", "triple", "chip", "formats", "attribute",
+         "mlir target");
+  for (int i = 0; i < gpublob_target_count(); i++) {
+    gpublob_target_info t;
+    gpublob_target_get(i, &t);
+    gpublob_options o = c->opts;
+    o.target = t.name;
+    o.format = GPUBLOB_FORMAT_FATBIN;
+    o.targets = NULL;
+    o.ntargets = 0;
+    gpublob_tool_info probe;
+    int fatbin = gpublob_tool_info_get(g, &o, 1, &probe) != GPUBLOB_FORMAT;
+    char mlir[64];
+    snprintf(mlir, sizeof mlir, "%s%s", *t.mlir_target ? "#" : "", *t.mlir_target ? t.mlir_target : "-");
+    printf("%-8s %-26s %-8s %-21s %-14s %s\n", t.name, t.triple, t.chip,
+           fatbin ? "llvm,asm,bin,fatbin" : "llvm,asm,bin", t.attribute, mlir);
+    printf("  blob tool (%s):\n", t.tool_kind);
+    print_tool(g, c, t.name, 1, "one job");
+    print_tool(g, c, t.name, 64, "many jobs");
+  }
+  return 0;
+}
+
+/* ---- compile ---- */
+static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir) {
   unsigned char *data;
   size_t size;
   if (read_input(c->input, &data, &size)) {
@@ -269,9 +496,24 @@ static int compile_input(gpublob *g, const cli *c, gpublob_blob *blob, int *mlir
   }
   const char *name = strcmp(c->input, "-") ? c->input : "<stdin>";
   *mlir = is_mlir(c->input, data, size);
-  int rc = *mlir ? gpublob_mlir_compile(g, &c->opts, data, size, name, blob)
-                 : gpublob_module_compile(g, &c->opts, data, size, name, blob);
+  int rc;
+  if (*mlir) {
+    gpublob_blob b;
+    rc = gpublob_mlir_compile(g, &c->opts, data, size, name, &b);
+    r->outputs = rc ? NULL : calloc(1, sizeof *r->outputs);
+    if (r->outputs) {
+      r->outputs[0] = (gpublob_output){b, "", strdup(""), strdup("")};
+      r->count = 1;
+    } else if (!rc) {
+      gpublob_blob_free(&b);
+      rc = GPUBLOB_NOMEM;
+    }
+  } else {
+    rc = gpublob_module_compile_all(g, &c->opts, data, size, name, r);
+  }
   free(data);
+  print_warnings(g);
+  if (c->time) print_time(g, "compiler");
   if (rc) {
     fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));
     return 10 + gpublob_error_code(g);
@@ -295,32 +537,61 @@ int main(int argc, char **argv) {
     gpublob_close(g);
     return rc;
   }
-  gpublob_blob blob;
+  gpublob_result r = {0};
   int mlir = 0;
-  if ((rc = compile_input(g, &c, &blob, &mlir))) {
-    gpublob_close(g);
-    return rc;
-  }
-  /* MLIR: INPUT.mlir -> INPUT.out.mlir, since the suffix is the input's own. */
-  char *out = c.output ? strdup(c.output)
-                       : default_output(c.input, !mlir                             ? blob.suffix
-                                                 : !strcmp(blob.suffix, ".mlirbc") ? ".out.mlirbc"
-                                                                                   : ".out.mlir");
-  struct stat in_st, out_st;
-  if (out && strcmp(out, "-") && !stat(c.input, &in_st) && !stat(out, &out_st) &&
-      in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino) {
-    fprintf(stderr, "gpublob: error: the output '%s' is the input; give -o\n", out);
-    rc = 10 + GPUBLOB_IO;
-  } else if (!out || write_atomic(out, &blob)) {
-    fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", out ? out : "?", strerror(errno));
-    rc = 10 + GPUBLOB_IO;
-  } else if (strcmp(out, "-")) {
-    fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", out, blob.size);
-  }
-  free(out);
-  gpublob_blob_free(&blob);
+  if (!(rc = compile_input(g, &c, &r, &mlir))) rc = write_outputs(&c, &r, mlir);
+  gpublob_result_free(&r);
   gpublob_close(g);
   /* Everything is written and closed: skip LLVM's static destructors at exit. */
   fflush(NULL);
   _exit(rc);
 }
+
+#else /* GPUBLOB_FRONT */
+/* ---- the front: a cache hit here, anything else in gpublob-compiler ---- */
+static int run_compiler(char **argv) {
+  char self[PATH_MAX], path[PATH_MAX + 32];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n < 0) return fail("cannot find this program (/proc/self/exe): %s", strerror(errno));
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  snprintf(path, sizeof path, "%.*s/gpublob-compiler", (int)(slash ? slash - self : 0), self);
+  argv[0] = path;
+  execv(path, argv);
+  return fail("cannot run the compiler: %s", path);
+}
+
+/* 0 and the outputs on a hit; -1 for anything else. */
+static int lookup(const cli *c, gpublob_result *r, int *mlir) {
+  unsigned char *data;
+  size_t size;
+  gpublob *g;
+  if (!c->opts.cache_dir || !c->input || !strcmp(c->input, "-") || read_input(c->input, &data, &size))
+    return -1;
+  *mlir = is_mlir(c->input, data, size);
+  int rc = gpublob_open(&g) ? -1
+           : gpublob_cache_lookup(g, &c->opts, *mlir ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM, data, size,
+                                  c->input, r);
+  if (!rc && c->time) print_time(g, "front");
+  free(data);
+  gpublob_close(g);
+  return rc ? -1 : 0;
+}
+
+int main(int argc, char **argv) {
+  cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION}};
+  gpublob_result r = {0};
+  int mlir = 0, silent = dup(2);
+  int null = open("/dev/null", O_WRONLY); /* usage errors are the compiler's to print */
+  dup2(null, 2);
+  int rc = parse_args(&c, argc, argv);
+  dup2(silent, 2);
+  close(silent);
+  close(null);
+  if (rc == 1) return 0; /* --help, --version: printed */
+  if (rc || c.list_targets || lookup(&c, &r, &mlir)) return run_compiler(argv);
+  rc = write_outputs(&c, &r, mlir);
+  gpublob_result_free(&r);
+  return rc;
+}
+#endif

@@ -2,6 +2,10 @@
 # tests/run.sh: run every test program under build/tests and add up their
 # closing lines ("N passed, N failed, N skipped").  Exit 1 on any failure.
 cd "$(dirname "$0")/.." || exit 2
+# The CLI caches by default: give the tests a cache of their own, not the user's.
+GPUBLOB_CACHE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpublob-test-cache-XXXXXX") || exit 2
+export GPUBLOB_CACHE_DIR
+trap 'rm -rf "$GPUBLOB_CACHE_DIR"' EXIT
 p=0 f=0 s=0
 for t in build/tests/test_*; do
   [ -x "$t" ] || continue
