@@ -68,6 +68,7 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
+#include <llvm-c/Comdat.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Linker.h>
@@ -101,7 +102,7 @@ typedef struct target_desc {
   int provider_min;
   const char *pack_tool, *pack_argv, *pack_image, *pack_asm_image, *suffix_pack;
   const char *attribute, *suffix_asm, *suffix_bin;
-  const char *libs, *lib_search, *module_flags, *intrinsics;
+  const char *libs, *lib_search, *module_flags, *intrinsics, *entry_cc;
   const char *mlir_target, *mlir_chip, *mlir_lower, *mlir_dialects;
 } target_desc;
 
@@ -111,14 +112,15 @@ typedef struct target_desc {
                        provider_search, provider_argv, provider_min, pack_tool,          \
                        pack_argv, pack_image, pack_asm_image, suffix_pack, attribute,    \
                        suffix_asm, suffix_bin, libs, lib_search, module_flags,           \
-                       intrinsics, mlir_target, mlir_chip, mlir_lower, mlir_dialects,    \
+                       intrinsics, entry_cc, mlir_target, mlir_chip, mlir_lower,         \
+                       mlir_dialects,                                                    \
                        llvm_target)                                                      \
   {name, triple, chip, chip_prefix, chips, chip_features, features, feature_names,      \
    version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind, #tool_kind,             \
    INPUT_##tool_input, tool, tool_argv, tool_search, PROVIDER_##provider, #provider,    \
    provider_lib, provider_search, provider_argv, provider_min, pack_tool, pack_argv,    \
    pack_image, pack_asm_image, suffix_pack, attribute, suffix_asm, suffix_bin, libs,    \
-   lib_search, module_flags, intrinsics, mlir_target, mlir_chip, mlir_lower,            \
+   lib_search, module_flags, intrinsics, entry_cc, mlir_target, mlir_chip, mlir_lower,  \
    mlir_dialects},
 static const target_desc targets[] = {
 #include "gpublob_targets.def"
@@ -945,7 +947,7 @@ static void spec_hash(void) {
         t->features, t->feature_names, t->version_feature, t->feature_min, t->tool, t->tool_argv,
         t->tool_search, t->provider_name, t->provider_lib, t->provider_search, t->provider_argv,
         t->pack_tool, t->pack_argv, t->pack_image, t->pack_asm_image, t->suffix_pack, t->attribute,
-        t->suffix_asm, t->suffix_bin, t->libs, t->lib_search, t->module_flags, t->intrinsics,
+        t->suffix_asm, t->suffix_bin, t->libs, t->lib_search, t->module_flags, t->intrinsics, t->entry_cc,
         t->mlir_target, t->mlir_chip, t->mlir_lower, t->mlir_dialects};
     for (size_t k = 0; k < sizeof strs / sizeof *strs; k++) hash_str(&st, strs[k]);
     hash_u64(&st, (uint64_t)t->emit << 24 | (uint64_t)t->tool_kind << 16 | (uint64_t)t->tool_input << 8 |
@@ -1911,6 +1913,13 @@ static int find_libs(job *j, devlib *libs, int max, int *count) {
   return GPUBLOB_OK;
 }
 
+/* Internal linkage needs default visibility, and leaves any comdat. */
+static void make_internal(LLVMValueRef v) {
+  LLVMSetLinkage(v, LLVMInternalLinkage);
+  LLVMSetVisibility(v, LLVMDefaultVisibility);
+  LLVMSetComdat(v, NULL);
+}
+
 /* Everything but the module's own public definitions becomes internal. */
 static void internalize(LLVMModuleRef m, char **keep, int nkeep) {
   LLVMValueRef v[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
@@ -1922,7 +1931,7 @@ static void internalize(LLVMModuleRef m, char **keep, int nkeep) {
       const char *name = LLVMGetValueName2(x, &(size_t){0});
       int kept = 0;
       for (int i = 0; i < nkeep && !kept; i++) kept = keep[i] && !strcmp(keep[i], name);
-      if (!kept) LLVMSetLinkage(x, LLVMInternalLinkage);
+      if (!kept) make_internal(x);
     }
 }
 
@@ -1980,6 +1989,30 @@ static int link_device_libs(job *j) {
   unmap_libs(libs, n);
   free(libs);
   return rc;
+}
+
+/* ---- whole program: a blob keeps its entry points, the optimiser drops the rest ---- */
+static int is_entry(const job *j, LLVMValueRef f) {
+  const char *list = j->t->entry_cc, *w;
+  size_t n;
+  unsigned cc = LLVMGetFunctionCallConv(f);
+  while ((w = next_word(&list, " ", &n)))
+    if (strtoul(w, NULL, 10) == cc) return 1;
+  return 0;
+}
+
+/* A cubin or hsaco is whole-program: nothing but its kernels can be called from
+** outside (ptxas drops every function no kernel reaches).  So for bin, functions
+** that are not entries (the spec's entry_cc) become internal before optimisation,
+** and those no entry reaches are not optimised and compiled for nothing.
+** Global variables stay visible: the driver can look them up. */
+static void keep_entries(job *j) {
+  if (j->format != GPUBLOB_FORMAT_BIN || !*j->t->entry_cc) return;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->mod); f; f = LLVMGetNextFunction(f)) {
+    LLVMLinkage l = LLVMGetLinkage(f);
+    if (!LLVMIsDeclaration(f) && l != LLVMInternalLinkage && l != LLVMPrivateLinkage && !is_entry(j, f))
+      make_internal(f);
+  }
 }
 
 /* ---- optimisation with the new pass manager ---- */
@@ -2474,6 +2507,7 @@ static int job_run(job *j) {
   if (!rc) rc = make_target_machine(j);
   if (!rc) add_module_flags(j);
   if (!rc) rc = link_device_libs(j);
+  if (!rc) keep_entries(j);
   j->ms[PH_LINK] += lap(&t);
   if (!rc) rc = optimise(j);
   j->ms[PH_OPT] += lap(&t);

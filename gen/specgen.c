@@ -49,6 +49,7 @@ enum { REQ = 1, OPT = 0 };
   X(lib_search, OPT, "directories searched for device libraries")              \
   X(module_flags, OPT, "NAME=BEHAVIOUR:VALUE module flags")                     \
   X(intrinsics, OPT, "intrinsic namespaces the backend selects, e.g. nvvm")   \
+  X(entry_cc, OPT, "calling conventions of entry points; bin keeps only them")  \
   X(mlir_target, OPT, "MLIR target attribute that selects the target, e.g. nvvm.target") \
   X(mlir_chip, OPT, "chip the MLIR attribute means when it names none")        \
   X(mlir_lower, OPT, "MLIR passes (template) that lower a gpu.module body")     \
@@ -70,6 +71,9 @@ static const char *const emit_values[] = {"asm", "obj", NULL};
 static const char *const tool_kinds[] = {"exec", "none", NULL};
 static const char *const tool_inputs[] = {"file", "stdin", "pipe", NULL};
 static const char *const providers[] = {"none", "nvjitlink", NULL};
+/* LLVM's calling conventions of GPU entry points (llvm/IR/CallingConv.h, stable values). */
+static const struct { const char *name; int value; } calling_conventions[] = {
+    {"ptx_kernel", 71}, {"spir_kernel", 76}, {"amdgpu_kernel", 91}, {NULL, 0}};
 static const char *const flag_behaviours[] = {"error", "warning", "require", "override",
                                               "append", "appendunique", NULL};
 static const char *const placeholders[] = {"tool", "chip", "chipid", "in", "out", "opt", "images", NULL};
@@ -294,6 +298,29 @@ static void check_provider(target *t) {
       die(t->line, "target '%s': provider %s needs key '%s'", t->name, t->val[K_provider], key_names[k]);
 }
 
+/* Calling-convention names become LLVM's numbers; a number is taken as it is. */
+static void check_entry_cc(target *t) {
+  if (!t->val[K_entry_cc]) return;
+  char out[256] = "";
+  const char *p = t->val[K_entry_cc], *w;
+  size_t n;
+  while ((w = next_word(&p, &n))) {
+    int value = -1;
+    for (int i = 0; calling_conventions[i].name; i++)
+      if (strlen(calling_conventions[i].name) == n && !strncmp(w, calling_conventions[i].name, n))
+        value = calling_conventions[i].value;
+    char *end;
+    long num = strtol(w, &end, 10);
+    if (value < 0 && end == w + n && num > 0 && num < 1024) value = (int)num;
+    if (value < 0)
+      die(t->key_line[K_entry_cc], "'entry_cc': unknown calling convention '%.*s' (known: ptx_kernel, "
+          "spir_kernel, amdgpu_kernel, or LLVM's number)", (int)n, w);
+    snprintf(out + strlen(out), sizeof out - strlen(out), "%s%d", *out ? " " : "", value);
+  }
+  free(t->val[K_entry_cc]);
+  t->val[K_entry_cc] = xstrdup(out);
+}
+
 /* The pack keys come together, and the assembly image needs assembly. */
 static void check_pack(target *t) {
   int n = 0;
@@ -328,6 +355,7 @@ static void check_target(target *t) {
         die(t->line, "target '%s': tool_kind exec needs key '%s'", t->name, key_names[k]);
   check_provider(t);
   check_pack(t);
+  check_entry_cc(t);
   if (t->val[K_libs] && *t->val[K_libs] && (!t->val[K_lib_search] || !*t->val[K_lib_search]))
     die(t->key_line[K_libs], "target '%s': 'libs' needs 'lib_search'", t->name);
   if (!word_in(t->val[K_chips], t->val[K_chip], strlen(t->val[K_chip])))
