@@ -319,12 +319,34 @@ static char *output_path(const cli *c, const gpublob_result *r, size_t i, int ml
   return out;
 }
 
+/* Several outputs need somewhere to go: a directory or a pattern, not one file. */
+static int check_many(const cli *c, size_t n) {
+  if (n < 2) return 0;
+  if (!c->output ? !strcmp(c->input, "-") : !strcmp(c->output, "-"))
+    return fail("%s", "several outputs cannot go to stdout: give -o DIR/ or -o PATTERN");
+  if (c->output && !strchr(c->output, '{') && !is_dir(c->output))
+    return fail("several outputs cannot go to the one file '%s': give -o DIR/ or -o PATTERN", c->output);
+  return 0;
+}
+
+#if !GPUBLOB_FRONT
+/* Outputs the options ask for: a chip each, or a pack per -t (MLIR: the module). */
+static size_t outputs_asked(const cli *c, int mlir) {
+  size_t n = 0;
+  for (size_t i = 0; !mlir && i < c->opts.ntargets; i++) {
+    const char *colon = strchr(c->choices[i].target, ':');
+    n++;
+    for (const char *p = colon; p && *p && c->opts.format != GPUBLOB_FORMAT_FATBIN; p++) n += *p == ',';
+  }
+  return n;
+}
+#endif
+
 /* Every output's path, checked: not stdout for several, none twice, none the input. */
 static int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths) {
   struct stat in_st, out_st;
   int have_in = strcmp(c->input, "-") && !stat(c->input, &in_st);
-  if (r->count > 1 && (!c->output ? !strcmp(c->input, "-") : !strcmp(c->output, "-")))
-    return fail("%s", "several outputs cannot go to stdout: give -o DIR/ or -o PATTERN");
+  if (check_many(c, r->count)) return 2;
   for (size_t i = 0; i < r->count; i++) {
     if (!(paths[i] = output_path(c, r, i, mlir))) return fail("%s", "out of memory");
     for (size_t k = 0; k < i; k++)
@@ -497,6 +519,10 @@ static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir)
   const char *name = strcmp(c->input, "-") ? c->input : "<stdin>";
   *mlir = is_mlir(c->input, data, size);
   int rc;
+  if (check_many(c, outputs_asked(c, *mlir))) {
+    free(data);
+    return 2;
+  }
   if (*mlir) {
     gpublob_blob b;
     rc = gpublob_mlir_compile(g, &c->opts, data, size, name, &b);
