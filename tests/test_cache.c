@@ -1,0 +1,370 @@
+/* test_cache: the content-addressed cache.  A miss then a hit; any option, a
+** changed blob tool or device library misses; a corrupt or truncated file is
+** recomputed, never served; processes writing at once; a read-only directory
+** still compiles and warns once, and still serves hits; the size limit evicts the
+** oldest; the CLI's directory (XDG, 0700) and its front answering hits. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "gpublob.h"
+#include "testlib.h"
+
+static gpublob *g;
+
+static gpublob_options opts_for(const char *dir, const char *target) {
+  return (gpublob_options){.version = GPUBLOB_OPTIONS_VERSION, .target = target, .cache_dir = dir};
+}
+
+static gpublob_stats compile(const gpublob_options *o, const char *path, gpublob_result *r, int *rc) {
+  gpublob_stats s;
+  *rc = gpublob_file_compile_all(g, o, path, r);
+  if (*rc) printf("  (%s)\n", gpublob_error_message(g));
+  gpublob_stats_get(g, &s);
+  return s;
+}
+
+static int same_results(const gpublob_result *a, const gpublob_result *b) {
+  if (a->count != b->count) return 0;
+  for (size_t i = 0; i < a->count; i++)
+    if (strcmp(a->outputs[i].chip, b->outputs[i].chip) || strcmp(a->outputs[i].tool, b->outputs[i].tool) ||
+        strcmp(a->outputs[i].blob.suffix, b->outputs[i].blob.suffix) || a->outputs[i].blob.size != b->outputs[i].blob.size ||
+        memcmp(a->outputs[i].blob.data, b->outputs[i].blob.data, a->outputs[i].blob.size))
+      return 0;
+  return 1;
+}
+
+/* The first file under dir (two levels: v1/xx/) whose name ends with suffix; its
+** path in out.  Also counts files whose name contains part into *count, and their
+** bytes into *bytes, when given. */
+static int find_file(const char *dir, const char *suffix, char *out, size_t size, const char *part,
+                     int *count, long *bytes) {
+  char v1[4200];
+  snprintf(v1, sizeof v1, "%s/v1", dir);
+  DIR *top = opendir(v1);
+  struct dirent *e, *f;
+  int found = 0;
+  while (top && (e = readdir(top))) {
+    if (e->d_name[0] == '.' || strlen(e->d_name) != 2) continue;
+    char sub[4300];
+    snprintf(sub, sizeof sub, "%s/%s", v1, e->d_name);
+    DIR *d = opendir(sub);
+    while (d && (f = readdir(d))) {
+      char path[4600];
+      snprintf(path, sizeof path, "%s/%s", sub, f->d_name);
+      size_t n = strlen(f->d_name), m = suffix ? strlen(suffix) : 0;
+      struct stat st;
+      if (part && count && strstr(f->d_name, part)) ++*count;
+      if (bytes && f->d_name[0] != '.' && !stat(path, &st)) *bytes += st.st_size;
+      if (!found && suffix && n >= m && !strcmp(f->d_name + n - m, suffix)) {
+        snprintf(out, size, "%s", path);
+        found = 1;
+      }
+    }
+    if (d) closedir(d);
+  }
+  if (top) closedir(top);
+  return found;
+}
+
+static int mode_of(const char *path) {
+  struct stat st;
+  return stat(path, &st) ? -1 : (int)(st.st_mode & 07777);
+}
+
+/* ---- a miss, then a hit; the key covers every option ---- */
+static void test_miss_hit(void) {
+  const char *dir = tmp_path("c1");
+  gpublob_options o = opts_for(dir, "amdgcn:gfx90a,gfx908");
+  gpublob_result first = {0}, second = {0}, other = {0};
+  int rc, rc2, rc3;
+  gpublob_stats s1 = compile(&o, "examples/saxpy_amdgcn.ll", &first, &rc);
+  gpublob_stats s2 = compile(&o, "examples/saxpy_amdgcn.ll", &second, &rc2);
+  check(!rc && !rc2 && s1.cache_misses == 1 && s1.cache_writes == 1 && s2.cache_hits == 1 && s2.jobs == 0 &&
+            first.count == 2 && same_results(&first, &second) && !strcmp(second.outputs[1].chip, "gfx908") &&
+            !strcmp(second.outputs[0].tool, "ld.lld") && !strcmp(second.outputs[0].target, "amdgcn"),
+        "cache: a miss, then a hit with the same outputs, chips and tool, and no job run",
+        "rc %d %d; misses %zu writes %zu, hits %zu jobs %zu", rc, rc2, s1.cache_misses, s1.cache_writes,
+        s2.cache_hits, s2.jobs);
+  char v1[4200];
+  snprintf(v1, sizeof v1, "%s/v1", dir);
+  check(mode_of(dir) == 0700 && mode_of(v1) == 0700, "cache: the directory it makes has mode 0700", "%o %o",
+        mode_of(dir), mode_of(v1));
+  gpublob_options o2 = o;
+  o2.opt = GPUBLOB_OPT_O2;
+  gpublob_stats s3 = compile(&o2, "examples/saxpy_amdgcn.ll", &other, &rc3);
+  check(!rc3 && s3.cache_misses == 1 && s3.cache_hits == 0, "cache: another level (-O2) misses", NULL);
+  gpublob_result_free(&other);
+  o2 = o;
+  o2.features = "+xnack";
+  s3 = compile(&o2, "examples/saxpy_amdgcn.ll", &other, &rc3);
+  check(!rc3 && s3.cache_misses == 1, "cache: other features miss", NULL);
+  gpublob_result_free(&other);
+  size_t n;
+  unsigned char *ir = slurp("examples/saxpy_amdgcn.ll", &n);
+  rc = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, ir, n, "examples/saxpy_amdgcn.ll", &other);
+  check(!rc && same_results(&first, &other), "cache: gpublob_cache_lookup finds it without compiling", "rc %d", rc);
+  gpublob_result_free(&other);
+  ir[n - 2] = ir[n - 2] == ' ' ? '\t' : ' '; /* one byte of the input */
+  rc = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, ir, n, "examples/saxpy_amdgcn.ll", &other);
+  check(rc == GPUBLOB_NOTCACHED && other.count == 0, "cache: one changed input byte is NOTCACHED", "rc %d", rc);
+  gpublob_options none = {.version = GPUBLOB_OPTIONS_VERSION};
+  rc = gpublob_cache_lookup(g, &none, GPUBLOB_INPUT_LLVM, ir, n, "x.ll", &other);
+  check(rc == GPUBLOB_OPTION, "cache: a lookup without a cache directory is OPTION", "rc %d", rc);
+  free(ir);
+  gpublob_result_free(&first);
+  gpublob_result_free(&second);
+}
+
+/* ---- a changed blob tool, or device library, misses ---- */
+static int sh(const char *cmd) {
+  const char *argv[] = {"sh", "-c", cmd, NULL};
+  char *out = NULL;
+  int rc = run(argv, &out);
+  if (rc) printf("  (%s: %s)\n", cmd, out);
+  free(out);
+  return rc;
+}
+
+static void test_tool_digest(void) {
+  const char *dir = tmp_path("c2"), *tool = tmp_path("ld.lld");
+  char cmd[8400];
+  snprintf(cmd, sizeof cmd, "cp -L %s/ld.lld %s", LLVM_BINDIR, tool);
+  if (sh(cmd)) return;
+  gpublob_options o = opts_for(dir, "amdgcn:gfx90a");
+  o.tool = tool;
+  gpublob_result r[4] = {{0}};
+  int rc[4];
+  gpublob_stats s0 = compile(&o, "examples/saxpy_amdgcn.ll", &r[0], &rc[0]);
+  gpublob_stats s1 = compile(&o, "examples/saxpy_amdgcn.ll", &r[1], &rc[1]);
+  snprintf(cmd, sizeof cmd, "printf '\\0' >> %s", tool); /* the same program, one byte longer */
+  sh(cmd);
+  gpublob_stats s2 = compile(&o, "examples/saxpy_amdgcn.ll", &r[2], &rc[2]);
+  gpublob_stats s3 = compile(&o, "examples/saxpy_amdgcn.ll", &r[3], &rc[3]);
+  check(!rc[0] && !rc[1] && !rc[2] && !rc[3] && s0.cache_misses == 1 && s1.cache_hits == 1 &&
+            s2.cache_misses == 1 && s2.jobs == 1 && s3.cache_hits == 1 && same_results(&r[0], &r[2]),
+        "cache: a changed blob tool (one byte appended) misses, then hits again",
+        "hits/misses: %zu/%zu %zu/%zu %zu/%zu %zu/%zu", s0.cache_hits, s0.cache_misses, s1.cache_hits,
+        s1.cache_misses, s2.cache_hits, s2.cache_misses, s3.cache_hits, s3.cache_misses);
+  for (int i = 0; i < 4; i++) gpublob_result_free(&r[i]);
+}
+
+static void test_lib_digest(void) {
+  const char *dir = tmp_path("c3"), *libs = tmp_path("bitcode");
+  char cmd[8400];
+  snprintf(cmd, sizeof cmd, "mkdir -p %s && cp /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/*.bc %s", libs, libs);
+  if (sh(cmd)) {
+    skip("cache: a changed device library misses", "no ROCm bitcode to copy");
+    return;
+  }
+  gpublob_options o = opts_for(dir, "amdgcn:gfx90a");
+  o.lib_dirs = libs;
+  o.tool_dirs = LLVM_BINDIR;
+  o.flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
+  gpublob_result r[3] = {{0}};
+  int rc[3];
+  gpublob_stats s0 = compile(&o, "examples/saxpy_amdgcn.ll", &r[0], &rc[0]);
+  gpublob_stats s1 = compile(&o, "examples/saxpy_amdgcn.ll", &r[1], &rc[1]);
+  snprintf(cmd, sizeof cmd, "cp %s/oclc_daz_opt_on.bc %s/oclc_daz_opt_off.bc", libs, libs);
+  sh(cmd);
+  gpublob_stats s2 = compile(&o, "examples/saxpy_amdgcn.ll", &r[2], &rc[2]);
+  check(!rc[0] && !rc[1] && !rc[2] && s0.cache_misses == 1 && s1.cache_hits == 1 && s2.cache_misses == 1 &&
+            s2.jobs == 1,
+        "cache: a changed device library (oclc_daz_opt_off.bc replaced) misses", "hits %zu, misses %zu",
+        s2.cache_hits, s2.cache_misses);
+  for (int i = 0; i < 3; i++) gpublob_result_free(&r[i]);
+}
+
+/* ---- a corrupt or truncated file is removed and recomputed, never served ---- */
+static void test_corrupt(void) {
+  const char *dir = tmp_path("c7"); /* one entry and one manifest */
+  gpublob_options o = opts_for(dir, "amdgcn:gfx90a,gfx908");
+  gpublob_result good = {0}, r = {0};
+  int rc;
+  compile(&o, "examples/saxpy_amdgcn.ll", &good, &rc);
+  char entry[4600], manifest[4600];
+  int have = find_file(dir, ".e", entry, sizeof entry, NULL, NULL, NULL) &&
+             find_file(dir, ".m", manifest, sizeof manifest, NULL, NULL, NULL);
+  size_t n = 0;
+  unsigned char *data = have ? slurp(entry, &n) : NULL;
+  if (data && n > 100) {
+    data[n - 50] ^= 0x5a; /* a byte of the blob: the length still matches, the hash does not */
+    spill(entry, data, n);
+  }
+  free(data);
+  gpublob_stats s = compile(&o, "examples/saxpy_amdgcn.ll", &r, &rc);
+  gpublob_result again = {0};
+  gpublob_stats s2 = compile(&o, "examples/saxpy_amdgcn.ll", &again, &rc);
+  check(have && !rc && s.cache_misses == 1 && s.jobs == 2 && same_results(&good, &r) && s2.cache_hits == 1,
+        "cache: a corrupted entry is detected, recomputed (not served), and stored again", "hits %zu misses %zu",
+        s.cache_hits, s.cache_misses);
+  gpublob_result_free(&r);
+  gpublob_result_free(&again);
+  if (have && truncate(manifest, 20) == 0) {
+    s = compile(&o, "examples/saxpy_amdgcn.ll", &r, &rc);
+    check(!rc && s.cache_misses == 1 && same_results(&good, &r), "cache: a truncated manifest misses and is rewritten",
+          NULL);
+    gpublob_result_free(&r);
+  }
+  gpublob_result_free(&good);
+}
+
+/* ---- several processes write the same entries at once ---- */
+static void test_processes(void) {
+  const char *dir = tmp_path("c4"), *out = tmp_path("proc");
+  char cmd[8400];
+  snprintf(cmd, sizeof cmd,
+           "for i in 1 2 3 4; do build/gpublob-compiler --cache-dir %s -t amdgcn:gfx90a,gfx908 -o %s$i-{chip}.hsaco "
+           "examples/saxpy_amdgcn.ll 2>/dev/null & done; wait; for i in 2 3 4; do cmp %s1-gfx908.hsaco %s$i-gfx908.hsaco "
+           "|| exit 1; done",
+           dir, out, out, out);
+  int rc = sh(cmd);
+  int tmps = 0;
+  long bytes = 0;
+  char any[4600];
+  find_file(dir, NULL, any, sizeof any, ".tmp-", &tmps, &bytes);
+  const char *again[] = {"build/gpublob", "--time", "--cache-dir", dir, "-t", "amdgcn:gfx90a,gfx908", "-o",
+                         tmp_path("again-{chip}.hsaco"), "examples/saxpy_amdgcn.ll", NULL};
+  char *log = NULL;
+  int rc2 = run(again, &log);
+  check(rc == 0 && tmps == 0 && !rc2 && contains(log, "time (front)") && contains(log, "1 hits"),
+        "cache: four processes writing at once all succeed, agree, leave no temporary, and the entry hits",
+        "rc %d, %d temporaries: %s", rc, tmps, log);
+  free(log);
+}
+
+/* ---- a read-only directory: compiles, warns once; serves what it holds ---- */
+static int drop_privileges(void) {
+  if (geteuid() != 0) return 0;
+  return setgroups(0, NULL) || setgid(65534) || setuid(65534) ? -1 : 0;
+}
+
+/* In a child (as nobody when root): 0 when the call passed and warned as expected. */
+static int readonly_child(const char *dir, const char *input, int want_hit) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (drop_privileges()) _exit(3);
+    gpublob *h;
+    if (gpublob_open(&h)) _exit(4);
+    gpublob_options o = opts_for(dir, "amdgcn:gfx90a");
+    gpublob_result r = {0};
+    int rc = gpublob_file_compile_all(h, &o, input, &r);
+    gpublob_stats s;
+    gpublob_stats_get(h, &s);
+    const char *w = gpublob_warnings(h), *first = strstr(w, "cannot be written");
+    int once = first && !strstr(first + 1, "cannot be written") && strstr(w, dir);
+    if (rc) printf("  (child: %s)\n", gpublob_error_message(h));
+    if (!want_hit && !once) printf("  (child warnings: '%s')\n", w);
+    fflush(stdout);
+    _exit(rc || r.count != 1 ? 5 : want_hit ? (s.cache_hits == 1 && !*w ? 0 : 6) : once && s.cache_misses == 1 ? 0 : 7);
+  }
+  int status;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+static void test_readonly(void) {
+  char pub[] = "/tmp/gpublob-ro-XXXXXX"; /* readable by the unprivileged child */
+  if (!mkdtemp(pub)) return;
+  chmod(pub, 0755);
+  char input[4200], empty[4200], full[4200], cmd[13000];
+  snprintf(input, sizeof input, "%s/saxpy.ll", pub);
+  snprintf(empty, sizeof empty, "%s/empty", pub);
+  snprintf(full, sizeof full, "%s/full", pub);
+  snprintf(cmd, sizeof cmd, "cp examples/saxpy_amdgcn.ll %s && chmod 0644 %s && mkdir -m 0555 %s", input, input, empty);
+  sh(cmd);
+  int rc = readonly_child(empty, input, 0);
+  check(rc == 0, "cache: a read-only cache directory still compiles, and warns once", "child exit %d", rc);
+  gpublob_options o = opts_for(full, "amdgcn:gfx90a");
+  gpublob_result r = {0};
+  int crc;
+  compile(&o, input, &r, &crc);
+  gpublob_result_free(&r);
+  snprintf(cmd, sizeof cmd, "chmod -R a+rX,a-w %s", full);
+  sh(cmd);
+  rc = readonly_child(full, input, 1);
+  check(rc == 0, "cache: a read-only cache directory still serves its hits, silently", "child exit %d", rc);
+  snprintf(cmd, sizeof cmd, "chmod -R u+w %s && rm -rf %s", pub, pub);
+  sh(cmd);
+}
+
+/* ---- the size limit: the oldest entries go ---- */
+static void test_eviction(void) {
+  const char *dir = tmp_path("c5");
+  gpublob_options o = opts_for(dir, "amdgcn:gfx90a");
+  o.cache_max = 24 << 10;
+  size_t n;
+  unsigned char *ir = slurp("examples/saxpy_amdgcn.ll", &n);
+  gpublob_result r = {0};
+  char name[32];
+  for (int i = 0; i < 8; i++) { /* eight names, eight entries of some 6 KiB each */
+    snprintf(name, sizeof name, "k%d.ll", i);
+    if (gpublob_module_compile_all(g, &o, ir, n, name, &r)) break;
+    gpublob_result_free(&r);
+  }
+  long bytes = 0;
+  char any[4600];
+  find_file(dir, NULL, any, sizeof any, NULL, NULL, &bytes);
+  int first = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, ir, n, "k0.ll", &r);
+  gpublob_result_free(&r);
+  int last = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, ir, n, "k7.ll", &r);
+  gpublob_result_free(&r);
+  check(bytes <= (24 << 10) && first == GPUBLOB_NOTCACHED && last == GPUBLOB_OK,
+        "cache: over its limit the oldest entries go: 8 entries in 24 KiB keep the newest, drop the first",
+        "%ld bytes, first %d, last %d", bytes, first, last);
+  free(ir);
+}
+
+/* ---- the CLI: the cache's directory, and the front answering hits ---- */
+static void test_cli(void) {
+  char cmd[9000];
+  const char *xdg = tmp_path("xdg"), *xdg2 = tmp_path("xdg2"), *out = tmp_path("cli.hsaco");
+  snprintf(cmd, sizeof cmd,
+           "env -u GPUBLOB_CACHE_DIR XDG_CACHE_HOME=%s build/gpublob -t amdgcn examples/saxpy_amdgcn.ll -o %s && "
+           "env -u GPUBLOB_CACHE_DIR XDG_CACHE_HOME=%s build/gpublob --no-cache -t amdgcn examples/saxpy_amdgcn.ll -o %s",
+           xdg, out, xdg2, out);
+  int rc = sh(cmd);
+  char made[4300];
+  snprintf(made, sizeof made, "%s/gpublob", xdg);
+  snprintf(cmd, sizeof cmd, "%s/gpublob", xdg2);
+  check(rc == 0 && mode_of(made) == 0700 && !exists(cmd),
+        "cli: the cache goes to $XDG_CACHE_HOME/gpublob, made 0700; --no-cache makes none", "rc %d, mode %o", rc,
+        mode_of(made));
+  const char *dir = tmp_path("c6"), *a = tmp_path("a.out"), *b = tmp_path("b.out");
+  const char *in = gpublob_mlir_enabled() ? "examples/saxpy.mlir" : "examples/saxpy_amdgcn.ll";
+  char *log1 = NULL, *log2 = NULL;
+  const char *first[] = {"build/gpublob", "--time", "--cache-dir", dir, "-t", "amdgcn:gfx90a", in, "-o", a, NULL};
+  const char *second[] = {"build/gpublob", "--time", "--cache-dir", dir, "-t", "amdgcn:gfx90a", in, "-o", b, NULL};
+  int r1 = run(first, &log1), r2 = run(second, &log2);
+  size_t n1 = 0, n2 = 0;
+  unsigned char *d1 = slurp(a, &n1), *d2 = slurp(b, &n2);
+  check(r1 == 0 && r2 == 0 && contains(log1, "time (compiler)") && contains(log1, "1 misses") &&
+            contains(log2, "time (front)") && contains(log2, "1 hits") && d1 && d2 && n1 == n2 && !memcmp(d1, d2, n1),
+        "cli: compiled once (MLIR when built in); the front answers the second run from the cache, the same bytes",
+        "%s / %s", log1, log2);
+  free(d1);
+  free(d2);
+  free(log1);
+  free(log2);
+}
+
+int main(void) {
+  if (gpublob_open(&g)) return 2;
+  test_miss_hit();
+  test_tool_digest();
+  test_lib_digest();
+  test_corrupt();
+  test_processes();
+  test_readonly();
+  test_eviction();
+  test_cli();
+  gpublob_close(g);
+  return report();
+}
