@@ -256,6 +256,62 @@ static void test_choices_and_formats(void) {
   gpublob_blob_free(&b);
 }
 
+/* ---- several gpu.modules and chips on the pool: the same module whatever the threads ---- */
+static void test_pool(void) {
+  int cuda = have_ptxas();
+  gpublob_target_choice list[] = {{"amdgcn:gfx90a,gfx908", NULL, NULL}, {"nvptx:sm_80,sm_90", NULL, NULL}};
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = list, .ntargets = cuda ? 2 : 1, .jobs = 1};
+  gpublob_blob serial, par;
+  int rc = compile_mlir("tests/mlir/two_modules.mlir", &o, &serial);
+  o.jobs = 4;
+  int rc2 = compile_mlir("tests/mlir/two_modules.mlir", &o, &par);
+  gpublob_stats st;
+  gpublob_stats_get(g, &st);
+  objects os;
+  int ok = !rc && !rc2 && serial.size == par.size && !memcmp(serial.data, par.data, par.size) &&
+           read_objects(par.data, par.size, &os);
+  int per = cuda ? 4 : 2;
+  check(ok && os.binaries == 2 && os.n == 2 * per && st.jobs == (size_t)(2 * per) &&
+            contains(os.o[0].target, "gfx90a") && contains(os.o[1].target, "gfx908") &&
+            (!cuda || (contains(os.o[2].target, "sm_80") && elf_machine(&os.o[3]) == 190 && os.o[3].data[49] == 90)),
+        cuda ? "mlir: 2 gpu.modules x (2 amdgcn + 2 nvptx chips) on 1 and 4 threads: the same module, objects in order"
+             : "mlir: 2 gpu.modules x 2 amdgcn chips on 1 and 4 threads: the same module, objects in order",
+        "rc %d %d, %d objects, %zu jobs", rc, rc2, ok ? os.n : -1, st.jobs);
+  if (ok) objects_free(&os);
+  gpublob_blob_free(&serial);
+  gpublob_blob_free(&par);
+  /* the first failing job in order is the error, named with its gpu.module; nothing changes */
+  gpublob_target_choice bad[] = {{"amdgcn:gfx908,gfx1100", NULL, NULL}};
+  o = (gpublob_options){.version = GPUBLOB_OPTIONS_VERSION, .targets = bad, .ntargets = 1, .jobs = 4};
+  rc = gpublob_mlir_file_compile(g, &o, "examples/saxpy.mlir", &par);
+  check(rc == GPUBLOB_NOLIB && contains(gpublob_error_message(g), "gpu.module @kernels (amdgcn gfx1100)") &&
+            contains(gpublob_error_message(g), "oclc_isa_version_1100.bc") && !par.data,
+        "mlir: a failing job fails the call, its message naming the gpu.module and chip", "rc %d: %s", rc,
+        gpublob_error_message(g));
+}
+
+/* ---- fatbin objects: a cubin per chip and the newest's PTX in one #gpu.object ---- */
+static void test_fatbin(void) {
+  if (!have_ptxas()) {
+    skip("mlir: format fatbin", "ptxas (CUDA toolkit) not found");
+    return;
+  }
+  gpublob_target_choice list[] = {{"nvptx:sm_80,sm_90", NULL, NULL}};
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = list, .ntargets = 1,
+                       .format = GPUBLOB_FORMAT_FATBIN};
+  gpublob_blob b;
+  objects os;
+  int rc = compile_mlir("examples/saxpy.mlir", &o, &b);
+  int ok = !rc && read_objects(b.data, b.size, &os) && os.n == 1;
+  uint32_t magic = 0;
+  if (ok && os.o[0].size >= 4) memcpy(&magic, os.o[0].data, 4);
+  check(ok && os.o[0].format == 4 && magic == 0xBA55ED50u && contains(os.o[0].target, "sm_90"),
+        "mlir: -f fatbin with two chips gives one fatbin object (format fatbin), named for the newest chip",
+        "rc %d, %d objects, magic %08x", rc, ok ? os.n : -1, magic);
+  if (ok) objects_free(&os);
+  gpublob_blob_free(&b);
+}
+
 /* ---- legacy attach, bytecode out and in ---- */
 static void test_legacy_and_bytecode(void) {
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn",
@@ -674,6 +730,8 @@ int main(void) {
   test_gpu_dialect_binary();
   test_module_targets();
   test_choices_and_formats();
+  test_pool();
+  test_fatbin();
   test_legacy_and_bytecode();
   test_errors();
   test_untouched();
