@@ -849,36 +849,6 @@ static int provider_load(job *j) {
   return GPUBLOB_NOTOOL;
 }
 
-/* ---- input: a file descriptor read whole, with a NUL after it ---- */
-static int read_fd(int fd, unsigned char **data, size_t *size) {
-  size_t cap = 65536, len = 0;
-  unsigned char *buf = malloc(cap);
-  while (buf) {
-    if (len + 1 == cap) {
-      unsigned char *p = realloc(buf, cap * 2);
-      if (!p) break;
-      buf = p;
-      cap *= 2;
-    }
-    ssize_t r = read(fd, buf + len, cap - len - 1);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      free(buf);
-      return -1;
-    }
-    if (r == 0) {
-      buf[len] = 0;
-      *data = buf;
-      *size = len;
-      return 0;
-    }
-    len += (size_t)r;
-  }
-  free(buf);
-  errno = ENOMEM;
-  return -1;
-}
-
 /* ---- digests and the cache: entries named by what made them, written atomically ---- */
 /* A call's manifest is filed under the hash of its input and options, and lists its
 ** jobs; the result is filed under that hash, the jobs' settings and the digests of
@@ -888,12 +858,20 @@ typedef struct key128 {
   unsigned char b[16];
 } key128;
 
+typedef struct digest_seen { /* a file already digested in this call */
+  char *path;
+  key128 d;
+  int ok;
+} digest_seen;
+
 typedef struct cache {
   char root[4200];          /* DIR/v1 */
   char dir[4096];           /* DIR, as given */
   unsigned long long max;   /* bytes */
   int writable;             /* 0 once a write failed (warned once) */
   gpublob *g;               /* warnings and figures */
+  digest_seen *seen;        /* each file once per call: jobs share tools and libraries */
+  size_t nseen;
 } cache;
 
 typedef struct entry_header { /* every cache file starts so; 56 bytes */
@@ -1044,33 +1022,44 @@ static int cache_write(cache *c, const key128 *k, char kind, const strbuf *paylo
   return 0;
 }
 
+/* A cache file mapped: its payload after the header. */
+typedef struct mapped {
+  void *map;
+  size_t len;
+  const unsigned char *data;
+  size_t size;
+} mapped;
+
+static void unmap(mapped *m) {
+  if (m->map) munmap(m->map, m->len);
+  memset(m, 0, sizeof *m);
+}
+
 /* The payload of a valid file; a corrupt or truncated one is removed, never served. */
-static int cache_read(cache *c, const key128 *k, char kind, unsigned char **data, size_t *size) {
+static int cache_read(cache *c, const key128 *k, char kind, mapped *m) {
   char path[4300];
   cache_path(c, k, kind, path, sizeof path);
+  memset(m, 0, sizeof *m);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
   if (fd < 0) return -1;
-  unsigned char *buf = NULL;
-  size_t n = 0;
-  int rc = read_fd(fd, &buf, &n);
-  if (!rc) futimens(fd, NULL); /* used now: the last to be evicted */
+  if (!fstat(fd, &st) && st.st_size > 0)
+    m->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (m->map == MAP_FAILED) m->map = NULL;
+  if (m->map) m->len = (size_t)st.st_size, futimens(fd, NULL); /* used now: the last to be evicted */
   close(fd);
-  if (rc) return -1;
   entry_header h;
-  int ok = n >= sizeof h;
-  if (ok) memcpy(&h, buf, sizeof h);
+  int ok = m->len >= sizeof h;
+  if (ok) memcpy(&h, m->map, sizeof h);
   ok = ok && !memcmp(h.magic, cache_magic, sizeof h.magic) && h.kind == kind &&
-       !memcmp(h.key, k->b, sizeof h.key) && h.size == n - sizeof h;
-  key128 d = ok ? digest_of(buf + sizeof h, n - sizeof h) : (key128){{0}};
-  if (!ok || memcmp(d.b, h.hash, sizeof d.b)) {
-    free(buf);
-    unlink(path);
-    return -1;
-  }
-  memmove(buf, buf + sizeof h, n - sizeof h);
-  *data = buf;
-  *size = n - sizeof h;
-  return 0;
+       !memcmp(h.key, k->b, sizeof h.key) && h.size == m->len - sizeof h;
+  m->data = ok ? (const unsigned char *)m->map + sizeof h : NULL;
+  m->size = ok ? m->len - sizeof h : 0;
+  key128 d = ok ? digest_of(m->data, m->size) : (key128){{0}};
+  if (ok && !memcmp(d.b, h.hash, sizeof d.b)) return 0;
+  unmap(m);
+  unlink(path);
+  return -1;
 }
 
 /* ---- the cache: its size, kept under the limit by evicting the oldest files ---- */
@@ -1166,12 +1155,11 @@ static int file_digest(cache *c, const char *path, key128 *out) {
   hash_str(&hs, "file digest");
   hash_str(&hs, path);
   key128 memo = hash_key(&hs);
-  unsigned char *data;
-  size_t n;
-  if (!cache_read(c, &memo, 'd', &data, &n)) {
-    int same = n == sizeof id + sizeof out->b && !memcmp(data, id, sizeof id);
-    if (same) memcpy(out->b, data + sizeof id, sizeof out->b);
-    free(data);
+  mapped m;
+  if (!cache_read(c, &memo, 'd', &m)) {
+    int same = m.size == sizeof id + sizeof out->b && !memcmp(m.data, id, sizeof id);
+    if (same) memcpy(out->b, m.data + sizeof id, sizeof out->b);
+    unmap(&m);
     if (same) return 0;
   }
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1189,10 +1177,30 @@ static int file_digest(cache *c, const char *path, key128 *out) {
   return 0;
 }
 
+/* A file's digest, once per call however many jobs use the file. */
+static int call_digest(cache *c, const char *path, key128 *d) {
+  for (size_t i = 0; i < c->nseen; i++)
+    if (!strcmp(c->seen[i].path, path)) return *d = c->seen[i].d, c->seen[i].ok ? 0 : -1;
+  int rc = file_digest(c, path, d);
+  char *copy = strdup(path);
+  if (copy && !grow(&c->seen, c->nseen, sizeof *c->seen))
+    c->seen[c->nseen++] = (digest_seen){copy, *d, !rc};
+  else
+    free(copy);
+  return rc;
+}
+
+static void cache_close(cache *c) {
+  for (size_t i = 0; i < c->nseen; i++) free(c->seen[i].path);
+  free(c->seen);
+  c->seen = NULL;
+  c->nseen = 0;
+}
+
 static void hash_file(cache *c, XXH3_state_t *st, const char *path) {
   key128 d;
   hash_str(st, path);
-  if (file_digest(c, path, &d)) hash_str(st, "unreadable");
+  if (call_digest(c, path, &d)) hash_str(st, "unreadable");
   else hash_bytes(st, d.b, sizeof d.b);
 }
 
@@ -1388,16 +1396,15 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
 
 /* A call's result from the cache, or -1: nothing is compiled here. */
 static int cache_lookup(cache *c, const key128 *k0, const gpublob_options *o, gpublob_result *out) {
-  unsigned char *m, *e;
-  size_t mn, en;
-  if (cache_read(c, k0, 'm', &m, &mn)) return -1;
-  reader r = {m, m + mn, 0};
+  mapped m, e;
+  if (cache_read(c, k0, 'm', &m)) return -1;
+  reader r = {m.data, m.data + m.size, 0};
   key128 k1;
   int rc = manifest_key(c, k0, o, &r, &k1);
-  free(m);
-  if (rc || cache_read(c, &k1, 'e', &e, &en)) return -1;
-  rc = entry_get(e, en, out);
-  free(e);
+  unmap(&m);
+  if (rc || cache_read(c, &k1, 'e', &e)) return -1;
+  rc = entry_get(e.data, e.size, out);
+  unmap(&e);
   return rc;
 }
 
@@ -1604,6 +1611,35 @@ static int plan_options(plan *p, int load) {
 }
 
 /* ---- input: the file read whole, NUL-terminated for the IR parser ---- */
+static int read_fd(int fd, unsigned char **data, size_t *size) {
+  size_t cap = 65536, len = 0;
+  unsigned char *buf = malloc(cap);
+  while (buf) {
+    if (len + 1 == cap) {
+      unsigned char *p = realloc(buf, cap * 2);
+      if (!p) break;
+      buf = p;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + len, cap - len - 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      free(buf);
+      return -1;
+    }
+    if (r == 0) {
+      buf[len] = 0;
+      *data = buf;
+      *size = len;
+      return 0;
+    }
+    len += (size_t)r;
+  }
+  free(buf);
+  errno = ENOMEM;
+  return -1;
+}
+
 static int read_input(gpublob *g, const char *path, unsigned char **data, size_t *size) {
   int stdin_ = !strcmp(path, "-");
   int fd = stdin_ ? 0 : open(path, O_RDONLY | O_CLOEXEC);
@@ -1643,9 +1679,11 @@ static void tool_end(job *j);
 /* The job's LLVM objects and a tool still running go; the job itself stays. */
 static void job_release_llvm(job *j) {
   tool_end(j);
+  double t = now_ms(); /* LLVM's own teardown: counted with loading, not as gpublob's */
   if (j->tm) LLVMDisposeTargetMachine(j->tm);
   if (j->mod) LLVMDisposeModule(j->mod);
   if (j->ctx) LLVMContextDispose(j->ctx);
+  if (j->tm || j->mod || j->ctx) j->ms[PH_LOAD] += now_ms() - t;
   j->tm = NULL;
   j->mod = NULL;
   j->ctx = NULL;
@@ -1667,12 +1705,16 @@ static int parse_module(job *j, const unsigned char *data, size_t size) {
   int bitcode = looks_like_bitcode(data, size);
   if (!bitcode && has_suffix(j->name, ".bc"))
     return set_error(j->g, GPUBLOB_BITCODE, "%s: not LLVM bitcode (no bitcode magic)", j->name);
+  double t0 = now_ms();
   j->ctx = LLVMContextCreate();
+  j->ms[PH_LOAD] += now_ms() - t0;
   LLVMContextSetDiagnosticHandler(j->ctx, on_diagnostic, j);
   LLVMMemoryBufferRef buf =
       LLVMCreateMemoryBufferWithMemoryRange((const char *)data, size, j->name, 1);
   char *err = NULL;
+  double t = now_ms();
   LLVMBool failed = LLVMParseIRInContext2(j->ctx, buf, &j->mod, &err);
+  j->ms[PH_LOAD] += now_ms() - t;
   LLVMDisposeMemoryBuffer(buf);
   if (failed) {
     j->mod = NULL;
@@ -1686,7 +1728,9 @@ static int parse_module(job *j, const unsigned char *data, size_t size) {
 
 static int verify_module(job *j) {
   char *err = NULL;
+  double t = now_ms();
   LLVMBool bad = LLVMVerifyModule(j->mod, LLVMReturnStatusAction, &err);
+  j->ms[PH_LOAD] += now_ms() - t;
   if (bad) {
     set_error(j->g, GPUBLOB_VERIFY, "%s: the module fails verification", j->name);
     add_detail(j->g, err ? err : "");
@@ -1744,8 +1788,10 @@ static int make_target_machine(job *j) {
     LLVMDisposeMessage(err);
     return GPUBLOB_TARGET;
   }
+  double t = now_ms(); /* the code generator's set-up: counted with emission */
   j->tm = LLVMCreateTargetMachine(target, j->t->triple, j->chip, sb_str(&j->features),
                                   codegen_level(j->opt), LLVMRelocDefault, LLVMCodeModelDefault);
+  j->ms[PH_EMIT] += now_ms() - t;
   if (!j->tm)
     return set_error(j->g, GPUBLOB_TARGET, "cannot create a target machine for %s", j->t->triple);
   LLVMSetTarget(j->mod, j->t->triple);
@@ -1856,7 +1902,10 @@ static int map_lib(job *j, devlib *l) {
 
 static int load_lazy(job *j, devlib *l, LLVMModuleRef *out) {
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(l->map, l->size, l->path, 0);
-  if (LLVMGetBitcodeModuleInContext2(j->ctx, buf, out)) {
+  double t = now_ms();
+  LLVMBool failed = LLVMGetBitcodeModuleInContext2(j->ctx, buf, out);
+  j->ms[PH_LINK] += now_ms() - t;
+  if (failed) {
     LLVMDisposeMemoryBuffer(buf); /* owned by the module only on success */
     set_error(j->g, GPUBLOB_LINK, "cannot read device library %s", l->path);
     add_detail(j->g, sb_str(&j->diag));
@@ -1879,7 +1928,10 @@ static int link_if_needed(job *j, devlib *l, unsigned *links) {
   LLVMModuleRef lib = l->lazy;
   l->lazy = NULL; /* the linker consumes it */
   sb_reset(&j->diag);
-  if (LLVMLinkModules2(j->mod, lib)) {
+  double t = now_ms();
+  LLVMBool failed = LLVMLinkModules2(j->mod, lib);
+  j->ms[PH_LINK] += now_ms() - t;
+  if (failed) {
     set_error(j->g, GPUBLOB_LINK, "linking device library %s failed", l->path);
     add_detail(j->g, sb_str(&j->diag));
     return GPUBLOB_LINK;
@@ -2020,7 +2072,9 @@ static int optimise(job *j) {
   char passes[32];
   snprintf(passes, sizeof passes, "default<O%d>", j->opt);
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  double t = now_ms();
   LLVMErrorRef err = LLVMRunPasses(j->mod, passes, j->tm, po);
+  j->ms[PH_OPT] += now_ms() - t;
   LLVMDisposePassBuilderOptions(po);
   if (!err) return GPUBLOB_OK;
   char *msg = LLVMGetErrorMessage(err);
@@ -2049,8 +2103,11 @@ static int emit(job *j, int assembly) {
   LLVMMemoryBufferRef buf = NULL;
   char *err = NULL;
   sb_reset(&j->diag);
-  if (LLVMTargetMachineEmitToMemoryBuffer(j->tm, j->mod, assembly ? LLVMAssemblyFile : LLVMObjectFile,
-                                          &err, &buf)) {
+  double t = now_ms();
+  LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(
+      j->tm, j->mod, assembly ? LLVMAssemblyFile : LLVMObjectFile, &err, &buf);
+  j->ms[PH_EMIT] += now_ms() - t;
+  if (failed) {
     set_error(j->g, GPUBLOB_BACKEND, "%s backend (%s) failed: %s", j->t->name, j->chip,
               err ? err : "");
     add_detail(j->g, sb_str(&j->diag));
@@ -2061,7 +2118,10 @@ static int emit(job *j, int assembly) {
 }
 
 static int emit_bitcode(job *j) {
-  return take_buffer(j, LLVMWriteBitcodeToMemoryBuffer(j->mod), ".bc");
+  double t = now_ms();
+  LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(j->mod);
+  j->ms[PH_EMIT] += now_ms() - t;
+  return take_buffer(j, buf, ".bc");
 }
 
 /* ---- the blob tool: spawned with an argv in a private directory, stderr kept ---- */
@@ -2476,12 +2536,6 @@ static int pack_run(job *const *members, size_t n, const char *tool, gpublob_blo
 }
 
 /* ---- a job, start to end, on whichever thread the pool gives it ---- */
-static double lap(double *t) {
-  double now = now_ms(), d = now - *t;
-  *t = now;
-  return d;
-}
-
 static int emit_output(job *j) {
   if (j->format == GPUBLOB_FORMAT_LLVM) return emit_bitcode(j);
   if (j->format == GPUBLOB_FORMAT_ASM) return emit(j, 1);
@@ -2496,25 +2550,25 @@ static int emit_output(job *j) {
 }
 
 /* Parse (LLVM IR; MLIR's translation gave the module already) through the blob.
-** The job's LLVM objects go as soon as it ends; its blob stays. */
+** The job's LLVM objects go as soon as it ends; its blob stays.  Its phase times
+** hold only LLVM's own work and the blob tool's: what is left of a call's wall
+** time is gpublob's overhead. */
 static int job_run(job *j) {
-  double t = now_ms();
   int rc = j->src ? parse_module(j, j->src, j->src_size) : GPUBLOB_OK;
   if (!rc) rc = verify_module(j);
   if (!rc) rc = check_intrinsics(j);
+  double t = now_ms();
   if (!rc && tool_early(j)) rc = tool_start(j);
-  j->ms[PH_LOAD] += lap(&t);
+  j->ms[PH_TOOL] += now_ms() - t;
   if (!rc) rc = make_target_machine(j);
   if (!rc) add_module_flags(j);
   if (!rc) rc = link_device_libs(j);
   if (!rc) keep_entries(j);
-  j->ms[PH_LINK] += lap(&t);
   if (!rc) rc = optimise(j);
-  j->ms[PH_OPT] += lap(&t);
   if (!rc) rc = emit_output(j);
-  j->ms[PH_EMIT] += lap(&t);
+  t = now_ms();
   if (!rc) rc = run_blob_tool(j);
-  j->ms[PH_TOOL] += lap(&t);
+  j->ms[PH_TOOL] += now_ms() - t;
   j->state = rc ? JOB_FAILED : JOB_DONE;
   job_release_llvm(j);
   return rc;
@@ -2658,7 +2712,7 @@ static int slot_output(plan *p, slot *s, gpublob_result *out) {
     sb_addf(&chips, "%s%s", i > s->first ? "," : "", p->jobs[i]->chip);
   double t = now_ms();
   int rc = s->pack ? pack_run(p->jobs + s->first, s->count, s->pack_tool, &b) : GPUBLOB_OK;
-  p->g->stats.tool_ms += lap(&t);
+  p->g->stats.tool_ms += now_ms() - t;
   if (rc) {
     take_error(p->g, &j->sink);
   } else {
@@ -3177,7 +3231,9 @@ static int mlir_prepare(void *arg, size_t i) {
   double t = now_ms();
   MlirOperation src;
   int rc = lower_item(m, it);
+  j->ms[PH_LOAD] += now_ms() - t;
   if (!rc) rc = item_source(m, it, &src);
+  t = now_ms();
   if (!rc) rc = translate_into(m, it, j, src);
   j->ms[PH_LOAD] += now_ms() - t;
   return rc;
@@ -3527,6 +3583,7 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
   } else if (rc) {
     rc = ir_compile(g, opts, data, size, name, cached ? &c : NULL, &k0, out);
   }
+  if (cached) cache_close(&c);
   g->stats.wall_ms = now_ms() - t0;
   return rc;
 }
@@ -3652,6 +3709,7 @@ int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, int input, con
   if (!cache_open(&c, g, &o)) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
   key128 k0 = call_key(&o, input, data ? data : "", size, name ? name : "<memory>");
   int hit = !cache_lookup(&c, &k0, &o, out);
+  cache_close(&c);
   hit ? g->stats.cache_hits++ : g->stats.cache_misses++;
   g->stats.cache_ms = g->stats.wall_ms = now_ms() - t;
   return hit ? GPUBLOB_OK : set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s", c.dir);

@@ -1,7 +1,10 @@
 #!/bin/sh
-# bench/run.sh: gpublob's CLI against the plain LLVM shell pipelines, on the
-# same .ll inputs, in one run.  Run from the repo root: sh bench/run.sh
-# (or: ninja bench).  RUNS (default 40) and WARMUP (default 5) set hyperfine's counts.
+# bench/run.sh: gpublob's CLI against its peers, in one run: the plain LLVM shell
+# pipelines on the same .ll inputs, mlir-opt-22 --gpu-module-to-binary on the same
+# MLIR, and the throughput bars (many modules and chips, the cache, libdevice whole,
+# gpublob's own overhead).  Run from the repo root: sh bench/run.sh (or: ninja
+# bench).  RUNS (default 40) and WARMUP (default 5) set hyperfine's counts; PAIRS
+# (default 15) the turns of bench/pair.py.
 #   nvptx:  gpublob -t nvptx:sm_90 -O3   vs  llc-22 -O3 -mcpu=sm_90 | ptxas -arch=sm_90 -O3
 #   amdgcn: gpublob -t amdgcn:gfx90a -O3 vs  llc-22 -O3 -filetype=obj && ld.lld-22 -shared
 #   MLIR:   gpublob k.mlir               vs  mlir-opt-22 k.mlir --gpu-module-to-binary=format=bin
@@ -134,6 +137,58 @@ else
   echo "| MLIR cases | skipped: no mlir-opt-22, or gpublob built without MLIR | | | | | |" >>"$tmp/table"
 fi
 
+# ---- the throughput bars: each pair timed in turns by bench/pair.py ----
+pairs=${PAIRS:-15}
+: >"$tmp/bars"
+pair() { # NAME CMD_A... -- CMD_B...
+  name=$1; shift
+  python3 bench/pair.py "$pairs" 2 "$name" -- "$@" >>"$tmp/bars"
+}
+nocache="build/gpublob --no-cache"
+mopt="env PATH=${ptxas:+$(dirname "$ptxas"):}$PATH mlir-opt-22"
+if [ -n "$ptxas" ] && command -v mlir-opt-22 >/dev/null && build/gpublob --version | grep -q 'and MLIR'; then
+  mlir-opt-22 examples/saxpy.mlir --pass-pipeline="builtin.module(nvvm-attach-target{chip=sm_90 features=+ptx80 O=3},gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts))" -o "$tmp/one.mlir"
+  python3 bench/modules.py 16 sm_80,sm_90 >"$tmp/m16-gpu.mlir"
+  mlir-opt-22 "$tmp/m16-gpu.mlir" --pass-pipeline="builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts))" -o "$tmp/m16.mlir"
+  pair "one small gpu.module, cold, bin sm_90" $nocache "$tmp/one.mlir" -o "$tmp/g1.mlir" \
+    -- $mopt "$tmp/one.mlir" --gpu-module-to-binary=format=bin -o "$tmp/u1.mlir"
+  pair "16 gpu.modules x 2 chips" $nocache "$tmp/m16.mlir" -o "$tmp/g16.mlir" \
+    -- $mopt "$tmp/m16.mlir" --gpu-module-to-binary=format=bin -o "$tmp/u16.mlir"
+  build/gpublob --cache-dir "$tmp/cache" "$tmp/one.mlir" -o "$tmp/h1.mlir" 2>/dev/null
+  build/gpublob --cache-dir "$tmp/cache" "$tmp/m16.mlir" -o "$tmp/h16.mlir" 2>/dev/null
+  pair "cache hit, one small gpu.module" build/gpublob --cache-dir "$tmp/cache" "$tmp/one.mlir" -o "$tmp/h1.mlir" \
+    -- $nocache "$tmp/one.mlir" -o "$tmp/g1.mlir"
+  pair "cache hit, 16 gpu.modules x 2 chips" build/gpublob --cache-dir "$tmp/cache" "$tmp/m16.mlir" -o "$tmp/h16.mlir" \
+    -- $nocache "$tmp/m16.mlir" -o "$tmp/g16.mlir"
+fi
+libdevice=$(dirname "$(dirname "${ptxas:-/nonexistent/bin/ptxas}")")/nvvm/libdevice/libdevice.10.bc
+if [ -f "$libdevice" ]; then
+  pair "libdevice.10.bc whole, bin sm_90" $nocache -t nvptx:sm_90 "$libdevice" -o "$tmp/ld.cubin" \
+    -- sh -c "llc-22 -O3 -mcpu=sm_90 $libdevice -o - | $ptxas -arch=sm_90 -O3 - -o $tmp/ld-p.cubin"
+  pair "libdevice.10.bc whole, asm sm_90 (every function)" $nocache -t nvptx:sm_90 -f asm "$libdevice" -o "$tmp/ld.ptx" \
+    -- llc-22 -O3 -mcpu=sm_90 "$libdevice" -o "$tmp/ld-p.ptx"
+fi
+
+# ---- gpublob's overhead: the call's wall time beyond LLVM's work and the blob tool's ----
+: >"$tmp/overhead"
+overhead() { # NAME ARGS...
+  name=$1; shift
+  for i in 1 2 3 4 5 6 7; do
+    build/gpublob-compiler --no-cache --time -j1 "$@" 2>&1 >/dev/null | sed -n 's/.*wall \([0-9.]*\) ms.*phases sum \([0-9.]*\) ms.*/\1 \2/p'
+  done | python3 -c "
+import statistics, sys
+rows = [tuple(map(float, l.split())) for l in sys.stdin if l.strip()]
+walls = [w for w, s in rows]; over = [(w - s) / w * 100 for w, s in rows]
+print('| %s | %.1f | %.2f | %.1f%% |' % (sys.argv[1], statistics.median(walls), statistics.median([w - s for w, s in rows]), statistics.median(over)))
+" "$name" >>"$tmp/overhead"
+}
+[ -z "$ptxas" ] || overhead "saxpy_nvptx.ll, bin sm_90" -t nvptx:sm_90 examples/saxpy_nvptx.ll -o "$tmp/o.cubin"
+overhead "saxpy_amdgcn.ll, bin gfx90a" -t amdgcn:gfx90a examples/saxpy_amdgcn.ll -o "$tmp/o.hsaco"
+[ -z "$ptxas" ] || overhead "matmul_nvptx.ll, bin sm_90" -t nvptx:sm_90 bench/kernels/matmul_nvptx.ll -o "$tmp/o.cubin"
+[ ! -f "$tmp/one.mlir" ] || overhead "one small gpu.module (MLIR), bin sm_90" "$tmp/one.mlir" -o "$tmp/o.mlir"
+[ ! -f "$tmp/m16.mlir" ] || overhead "16 gpu.modules x 2 chips (MLIR), 1 thread" "$tmp/m16.mlir" -o "$tmp/o.mlir"
+[ ! -f "$libdevice" ] || overhead "libdevice.10.bc whole, asm sm_90" -t nvptx:sm_90 -f asm "$libdevice" -o "$tmp/o.ptx"
+
 echo "| case | gpublob median ms | pipeline median ms | wall ratio | gpublob peak MiB | pipeline peak MiB | memory ratio |"
 echo "|---|---|---|---|---|---|---|"
 cat "$tmp/table"
@@ -153,3 +208,15 @@ end (opt) as well; llc -O3 runs only the backend.  For the MLIR cases the other
 side is one mlir-opt-22 process, measured whole by GNU time (its ptxas or ld.lld
 runs inside it).
 EOF
+echo
+echo "Throughput bars (bench/pair.py: $pairs turns of each pair after 2 warm-ups; medians):"
+echo
+python3 bench/bars.py "$tmp/bars"
+echo
+echo "gpublob's overhead inside one process (-j1, --time, median of 7): the call's wall time"
+echo "minus LLVM's own work (parse, verify, link, optimise, emit; MLIR: lowering and"
+echo "translation) and the blob tool's:"
+echo
+echo "| case | wall ms | overhead ms | overhead |"
+echo "|---|---|---|---|"
+cat "$tmp/overhead"

@@ -173,6 +173,8 @@ static int parse_flag(cli *c, const char *a) {
     return 1;
   } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) {
     c->opts.opt = GPUBLOB_OPT_O0 + (a[2] - '0');
+  } else if (a[0] == '-' && a[1] == 'j' && a[2] >= '0' && a[2] <= '9') { /* -j4, as make takes it */
+    return parse_valued(c, "-j", a + 2);
   } else if (!strcmp(a, "--emit-bytecode")) {
     c->opts.flags |= GPUBLOB_FLAG_MLIR_BYTECODE;
   } else if (!strcmp(a, "--no-default-search")) {

@@ -27,6 +27,18 @@ echo "== amdgcn (ocml's __ocml_exp_f32 linked in)"
 run amdgcn examples/saxpy_amdgcn.ll "$out/saxpy.hsaco" &&
   $readelf -h --notes "$out/saxpy.hsaco" | grep -E 'Machine|Flags|amdhsa.target|\.symbol:'
 
+echo "== amdgcn, three chips at once on the job pool (one hsaco each)"
+run amdgcn:gfx90a,gfx908,gfx1030 examples/saxpy_amdgcn.ll "$out/{stem}.{chip}{suffix}" &&
+  for c in gfx90a gfx908 gfx1030; do
+    printf '   %s: ' "$c"; $readelf -h "$out/saxpy_amdgcn.$c.hsaco" | grep -o 'EF_AMDGPU_MACH_AMDGCN_GFX[0-9A-Z]*'
+  done
+
+if build/gpublob --tool-dir /nonexistent --list-targets | grep -q 'one job: .*ptxas (program)'; then
+  echo "== nvptx fatbin: a cubin for sm_80 and sm_90, and sm_90's PTX, in one blob"
+  run nvptx:sm_80,sm_90 examples/saxpy_nvptx.ll "$out/saxpy.fatbin" -f fatbin &&
+    od -A d -t x4 -N 4 "$out/saxpy.fatbin" | head -n 1 | sed 's/^/   magic: /'
+fi
+
 echo "== spirv (llvm.exp.f32 becomes OpenCL.std exp)"
 run spirv examples/saxpy_spirv.ll "$out/saxpy.spv" &&
   { command -v spirv-val >/dev/null && spirv-val "$out/saxpy.spv" && echo "   spirv-val: valid"; }
