@@ -1012,13 +1012,15 @@ static int cache_write(cache *c, const key128 *k, char kind, const strbuf *paylo
   int err = errno;
   int rc = fd < 0 ? -1 : write_all_fd(fd, &h, sizeof h) | write_all_fd(fd, sb_str(payload), payload->len);
   if (fd >= 0) err = errno, rc |= close(fd);
+  struct stat old; /* a file replaced counts only by what it grew */
+  long long was = stat(path, &old) ? 0 : (long long)old.st_size;
   if (!rc && rename(tmp, path)) rc = -1, err = errno;
   if (rc) {
     unlink(tmp);
     cache_unwritable(c, tmp, err);
     return -1;
   }
-  cache_account(c, (long long)(sizeof h + payload->len));
+  cache_account(c, (long long)(sizeof h + payload->len) - was);
   return 0;
 }
 
@@ -1057,17 +1059,22 @@ static int cache_read(cache *c, const key128 *k, char kind, mapped *m) {
   m->size = ok ? m->len - sizeof h : 0;
   key128 d = ok ? digest_of(m->data, m->size) : (key128){{0}};
   if (ok && !memcmp(d.b, h.hash, sizeof d.b)) return 0;
+  size_t len = m->len;
   unmap(m);
-  unlink(path);
+  if (!unlink(path) && len) cache_account(c, -(long long)len);
   return -1;
 }
 
 /* ---- the cache: its size, kept under the limit by evicting the oldest files ---- */
-typedef struct cfile {
+typedef struct cfile { /* DIR/v1/sub/name */
   struct timespec mtime;
   unsigned long long size;
-  char path[4600];
+  char sub[3], name[61]; /* the cache's names are 34 characters */
 } cfile;
+
+static void cfile_path(const cache *c, const cfile *f, char *path, size_t size) {
+  snprintf(path, size, "%s/%s/%s", c->root, f->sub, f->name);
+}
 
 static int older(const void *a, const void *b) {
   const struct timespec *x = &((const cfile *)a)->mtime, *y = &((const cfile *)b)->mtime;
@@ -1077,31 +1084,37 @@ static int older(const void *a, const void *b) {
 
 /* Every file of the cache; temporaries older than an hour are a crash's and go. */
 static size_t cache_scan(cache *c, cfile **out) {
-  size_t n = 0;
+  size_t n = 0, cap = 0;
   *out = NULL;
   DIR *top = opendir(c->root);
   struct dirent *e, *f;
   time_t now = time(NULL);
   while (top && (e = readdir(top))) {
     if (strlen(e->d_name) != 2) continue;
-    char dir[4300];
+    char dir[4300], path[4600];
     snprintf(dir, sizeof dir, "%s/%s", c->root, e->d_name);
     DIR *d = opendir(dir);
     while (d && (f = readdir(d))) {
-      cfile cf;
       struct stat st;
-      snprintf(cf.path, sizeof cf.path, "%s/%s", dir, f->d_name);
+      snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
       if (f->d_name[0] == '.' && strncmp(f->d_name, ".tmp-", 5)) continue;
-      if (lstat(cf.path, &st) || !S_ISREG(st.st_mode)) continue;
+      if (strlen(f->d_name) >= sizeof ((cfile *)0)->name) continue; /* not the cache's */
+      if (lstat(path, &st) || !S_ISREG(st.st_mode)) continue;
       if (f->d_name[0] == '.' && now - st.st_mtime < 3600) continue;
       if (f->d_name[0] == '.') {
-        unlink(cf.path);
+        unlink(path);
         continue;
       }
-      cf.mtime = st.st_mtim;
-      cf.size = (unsigned long long)st.st_size;
-      if (grow(out, n, sizeof **out)) break;
-      (*out)[n++] = cf;
+      if (n == cap) {
+        cfile *more = realloc(*out, (cap = cap ? cap * 2 : 256) * sizeof *more);
+        if (!more) break;
+        *out = more;
+      }
+      cfile *cf = &(*out)[n++];
+      cf->mtime = st.st_mtim;
+      cf->size = (unsigned long long)st.st_size;
+      memcpy(cf->sub, e->d_name, 3);
+      snprintf(cf->name, sizeof cf->name, "%s", f->d_name);
     }
     if (d) closedir(d);
   }
@@ -1116,8 +1129,11 @@ static unsigned long long cache_evict(cache *c) {
   unsigned long long total = 0;
   for (size_t i = 0; i < n; i++) total += files[i].size;
   qsort(files, n, sizeof *files, older);
-  for (size_t i = 0; i < n && total > c->max / 10 * 8; i++)
-    if (!unlink(files[i].path)) total -= files[i].size;
+  char path[4600];
+  for (size_t i = 0; i < n && total > c->max / 10 * 8; i++) {
+    cfile_path(c, &files[i], path, sizeof path);
+    if (!unlink(path)) total -= files[i].size;
+  }
   free(files);
   return total;
 }
@@ -1144,9 +1160,31 @@ static void cache_account(cache *c, long long delta) {
 /* ---- the cache: digests of the files a result depends on ---- */
 /* A file's digest is remembered with its device, inode, size and times: a file that
 ** is written or replaced gets new ones (ctime cannot be set back), and is hashed again. */
+static int digest_fd(int fd, key128 *out) {
+  unsigned char buf[1 << 16];
+  XXH3_state_t hs;
+  XXH3_128bits_reset(&hs);
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (!n) break;
+    XXH3_128bits_update(&hs, buf, (size_t)n);
+  }
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&hs));
+  memcpy(out->b, c.digest, sizeof out->b);
+  return 0;
+}
+
+/* The file is opened once and its identity taken from that descriptor, so the
+** digest and the identity it is remembered by describe the same file; it is read,
+** not mapped, so a file cut short meanwhile cannot fault the process. */
 static int file_digest(cache *c, const char *path, key128 *out) {
   struct stat st;
-  if (stat(path, &st)) return -1;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (fstat(fd, &st)) return close(fd), -1;
   uint64_t id[7] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,
                     (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec,
                     (uint64_t)st.st_ctim.tv_sec, (uint64_t)st.st_ctim.tv_nsec};
@@ -1160,15 +1198,11 @@ static int file_digest(cache *c, const char *path, key128 *out) {
     int same = m.size == sizeof id + sizeof out->b && !memcmp(m.data, id, sizeof id);
     if (same) memcpy(out->b, m.data + sizeof id, sizeof out->b);
     unmap(&m);
-    if (same) return 0;
+    if (same) return close(fd), 0;
   }
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  void *map = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+  int rc = digest_fd(fd, out);
   close(fd);
-  if (map == MAP_FAILED) return -1;
-  *out = digest_of(map ? map : "", (size_t)st.st_size);
-  if (map) munmap(map, (size_t)st.st_size);
+  if (rc) return -1;
   strbuf b = {0};
   sb_addn(&b, (const char *)id, sizeof id);
   sb_addn(&b, (const char *)out->b, sizeof out->b);
@@ -1238,7 +1272,7 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
                        const char *name) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
-  hash_str(&st, "gpublob cache 1");
+  hash_str(&st, "gpublob cache 2");
   hash_str(&st, GPUBLOB_VERSION_STRING);
   hash_str(&st, LLVM_VERSION_STRING);
   hash_u64(&st, GPUBLOB_MLIR);
@@ -1376,7 +1410,10 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
     jo.targets = NULL;
     jo.ntargets = 0;
     uint64_t peers = get_u64(r), packed = get_u64(r), keep_asm = get_u64(r);
+    uint64_t in_process = get_u64(r);
     if (r->bad || !target) break;
+    if (!in_process && jo.tool_mode != GPUBLOB_TOOL_INPROCESS) /* as the compile ran it */
+      jo.tool_mode = GPUBLOB_TOOL_PROGRAM;
     job j;
     job_begin(&j, &sink, &jo, "");
     j.peers = peers;
@@ -1431,6 +1468,7 @@ static void manifest_put(strbuf *b, job *const *jobs, size_t n, const int *packe
     put_u64(b, j->peers);
     put_u64(b, (uint64_t)packed[i]);
     put_u64(b, (uint64_t)j->keep_asm);
+    put_u64(b, (uint64_t)(*j->provider_path != 0)); /* in-process, or the program */
   }
 }
 
@@ -1448,18 +1486,14 @@ static void entry_put(strbuf *b, const gpublob_result *r) {
   }
 }
 
-/* After a compile: the manifest under k0, the outputs under the key of what made them. */
-static void cache_store(cache *c, const key128 *k0, job *const *jobs, size_t n, const int *packed,
-                        const char *const *pack_tools, const gpublob_result *res) {
+/* After a compile: the manifest under k0, the outputs under k1, the key of what
+** made them (taken before the compile, so a tool replaced meanwhile misses). */
+static void cache_store(cache *c, const key128 *k0, const key128 *k1, job *const *jobs, size_t n,
+                        const int *packed, const gpublob_result *res) {
   strbuf m = {0}, e = {0};
   manifest_put(&m, jobs, n, packed);
-  XXH3_state_t st;
-  XXH3_128bits_reset(&st);
-  hash_bytes(&st, k0->b, sizeof k0->b);
-  for (size_t i = 0; i < n; i++) hash_job(c, &st, jobs[i], packed[i] ? pack_tools[i] : NULL);
-  key128 k1 = hash_key(&st);
   entry_put(&e, res);
-  if (!m.oom && !e.oom && !cache_write(c, &k1, 'e', &e) && !cache_write(c, k0, 'm', &m))
+  if (!m.oom && !e.oom && !cache_write(c, k1, 'e', &e) && !cache_write(c, k0, 'm', &m))
     c->g->stats.cache_writes++;
   sb_free(&m);
   sb_free(&e);
@@ -1481,6 +1515,7 @@ typedef struct plan {
   slot *slots;
   size_t nslots;
   size_t failed; /* the job whose error is the call's */
+  key128 entry_key; /* the cache's k1, once the jobs are resolved */
 } plan;
 
 static void plan_begin(plan *p, gpublob *g, const gpublob_options *o, const char *name) {
@@ -2241,6 +2276,21 @@ static int open_channel(job *j, int fds[2]) {
   return GPUBLOB_OK;
 }
 
+/* A tool starts with no signal blocked and SIGPIPE, SIGINT, SIGQUIT at their
+** defaults, whatever this thread or its host set. */
+static void spawn_attr(posix_spawnattr_t *a) {
+  sigset_t none, dflt;
+  sigemptyset(&none);
+  sigemptyset(&dflt);
+  sigaddset(&dflt, SIGPIPE);
+  sigaddset(&dflt, SIGINT);
+  sigaddset(&dflt, SIGQUIT);
+  posix_spawnattr_init(a);
+  posix_spawnattr_setsigmask(a, &none);
+  posix_spawnattr_setsigdefault(a, &dflt);
+  posix_spawnattr_setflags(a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+}
+
 /* Starts the tool.  A file tool starts once its input file is written; a stdin or
 ** pipe tool starts before the backend runs and waits for its input. */
 static int tool_start(job *j) {
@@ -2265,7 +2315,10 @@ static int tool_start(job *j) {
   if (j->t->tool_input == INPUT_pipe) posix_spawn_file_actions_adddup2(&fa, in[1], 3);
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_adddup2(&fa, out[1], 2);
-  int rc = posix_spawn(&r->pid, r->argv[0], &fa, NULL, r->argv, environ);
+  posix_spawnattr_t attr;
+  spawn_attr(&attr);
+  int rc = posix_spawn(&r->pid, r->argv[0], &fa, &attr, r->argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   close(out[1]);
   if (!file) close(in[1]);
@@ -2499,7 +2552,10 @@ static int run_program(char **argv, strbuf *output, int *status) {
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_adddup2(&fa, out[1], 2);
   pid_t pid;
-  int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawnattr_t attr;
+  spawn_attr(&attr);
+  int rc = posix_spawn(&pid, argv[0], &fa, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   close(out[1]);
   if (!rc) read_all(out[0], output);
@@ -2575,25 +2631,37 @@ static int job_run(job *j) {
 }
 
 /* ---- the pool: jobs in plan order on a bounded set of threads ---- */
-/* Workers take jobs in order as they become ready.  Once one fails, jobs not yet
-** started are cancelled; those started finish.  So every job before a failed one
-** has run, and the first failure in plan order is the one a serial run reports. */
+/* Workers take jobs in order as they become ready.  Once one fails, jobs after it
+** in plan order are cancelled if not yet started; those started, and any before
+** it, finish.  So every job before the first failed one has run, and the first
+** failure in plan order is the one a serial run reports, however threads interleave. */
 typedef struct pool {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   job *const *jobs;
   size_t ready, next, nthreads;
   int closed;
-  atomic_int failed;
+  atomic_size_t failed; /* the lowest index of a failed job; SIZE_MAX while none */
   pthread_t *threads;
 } pool;
 
-static void pool_take(pool *q, job *j) {
-  if (atomic_load(&q->failed)) {
+static int pool_failed(pool *q) {
+  return atomic_load(&q->failed) != SIZE_MAX;
+}
+
+static void pool_note_failure(pool *q, size_t i) {
+  size_t seen = atomic_load(&q->failed);
+  while (i < seen && !atomic_compare_exchange_weak(&q->failed, &seen, i)) {
+  }
+}
+
+static void pool_take(pool *q, size_t i) {
+  job *j = q->jobs[i];
+  if (atomic_load(&q->failed) < i) {
     j->state = JOB_CANCELLED;
     job_release_llvm(j);
   } else if (job_run(j)) {
-    atomic_store(&q->failed, 1);
+    pool_note_failure(q, i);
   }
 }
 
@@ -2602,10 +2670,10 @@ static void *pool_worker(void *arg) {
   for (;;) {
     pthread_mutex_lock(&q->mu);
     while (q->next == q->ready && !q->closed) pthread_cond_wait(&q->cv, &q->mu);
-    job *j = q->next < q->ready ? q->jobs[q->next++] : NULL;
+    size_t i = q->next < q->ready ? q->next++ : SIZE_MAX;
     pthread_mutex_unlock(&q->mu);
-    if (!j) return NULL;
-    pool_take(q, j);
+    if (i == SIZE_MAX) return NULL;
+    pool_take(q, i);
   }
 }
 
@@ -2625,7 +2693,7 @@ static void pool_start(pool *q, job *const *jobs, size_t nthreads) {
   pthread_mutex_init(&q->mu, NULL);
   pthread_cond_init(&q->cv, NULL);
   q->jobs = jobs;
-  atomic_init(&q->failed, 0);
+  atomic_init(&q->failed, SIZE_MAX);
   q->threads = nthreads > 1 ? calloc(nthreads, sizeof *q->threads) : NULL;
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -2637,7 +2705,7 @@ static void pool_start(pool *q, job *const *jobs, size_t nthreads) {
 
 static void pool_submit(pool *q) {
   if (!q->nthreads) { /* no workers: run it here, now */
-    pool_take(q, q->jobs[q->ready++]);
+    pool_take(q, q->ready++);
     q->next = q->ready;
     return;
   }
@@ -2680,7 +2748,7 @@ static int pool_run(plan *p, job_preparer prepare, void *arg) {
   size_t nthreads = thread_count(&p->o, p->njobs), prepared = (size_t)-1;
   for (size_t i = 0; i < p->njobs; i++) p->jobs[i]->g = &p->jobs[i]->sink;
   pool_start(&q, p->jobs, nthreads);
-  for (size_t i = 0; i < p->njobs && !atomic_load(&q.failed); i++) {
+  for (size_t i = 0; i < p->njobs && !pool_failed(&q); i++) {
     if (prepare && prepare(arg, i)) {
       prepared = i;
       break;
@@ -2715,6 +2783,7 @@ static int slot_output(plan *p, slot *s, gpublob_result *out) {
   p->g->stats.tool_ms += now_ms() - t;
   if (rc) {
     take_error(p->g, &j->sink);
+    p->failed = s->first; /* the pack's error names its first job's module */
   } else {
     if (!s->pack) b = j->out, memset(&j->out, 0, sizeof j->out);
     if (chips.oom || result_add(out, j->t->name, sb_str(&chips),
@@ -2734,17 +2803,28 @@ static int plan_outputs(plan *p, gpublob_result *out) {
 }
 
 /* ---- LLVM IR: a call, from the plan through the pool to its outputs ---- */
+/* Job i's pack tool when a pack takes its blob, else NULL. */
+static const char *job_pack_tool(const plan *p, size_t i) {
+  for (size_t s = 0; s < p->nslots; s++)
+    if (i >= p->slots[s].first && i < p->slots[s].first + p->slots[s].count)
+      return p->slots[s].pack ? p->slots[s].pack_tool : NULL;
+  return NULL;
+}
+
+/* k1: k0 and what each resolved job depends on, digested before any compile work. */
+static void plan_entry_key(cache *c, const key128 *k0, plan *p) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  hash_bytes(&st, k0->b, sizeof k0->b);
+  for (size_t i = 0; i < p->njobs; i++) hash_job(c, &st, p->jobs[i], job_pack_tool(p, i));
+  p->entry_key = hash_key(&st);
+}
+
 static void cache_store_plan(cache *c, const key128 *k0, plan *p, const gpublob_result *res) {
   int *packed = calloc(p->njobs ? p->njobs : 1, sizeof *packed);
-  const char **tools = calloc(p->njobs ? p->njobs : 1, sizeof *tools);
-  for (size_t s = 0; packed && tools && s < p->nslots; s++)
-    for (size_t i = p->slots[s].first; i < p->slots[s].first + p->slots[s].count; i++) {
-      packed[i] = p->slots[s].pack;
-      tools[i] = p->slots[s].pack_tool;
-    }
-  if (packed && tools) cache_store(c, k0, p->jobs, p->njobs, packed, tools, res);
+  for (size_t i = 0; packed && i < p->njobs; i++) packed[i] = job_pack_tool(p, i) != NULL;
+  if (packed) cache_store(c, k0, &p->entry_key, p->jobs, p->njobs, packed, res);
   free(packed);
-  free(tools);
 }
 
 /* data holds a NUL at data[size]; every job parses it in its own context. */
@@ -2757,6 +2837,7 @@ static int ir_compile(gpublob *g, const gpublob_options *opts, const unsigned ch
     p.jobs[i]->src = data;
     p.jobs[i]->src_size = size;
   }
+  if (!rc && c) plan_entry_key(c, k0, &p);
   if (!rc) rc = pool_run(&p, NULL, NULL);
   if (!rc) rc = plan_outputs(&p, out);
   if (!rc && c) cache_store_plan(c, k0, &p, out);
@@ -2844,6 +2925,8 @@ typedef struct mjob {
   size_t nitems;
   plan p;            /* every item's jobs and outputs */
   int oom;
+  cache *c;          /* where the result goes, or NULL */
+  const key128 *k0;
 } mjob;
 
 static int op_is(MlirOperation op, const char *name) {
@@ -3241,6 +3324,7 @@ static int mlir_prepare(void *arg, size_t i) {
 
 /* Every job through the pool; each item's blob, or the first error, named. */
 static int compile_items(mjob *m) {
+  if (m->c) plan_entry_key(m->c, m->k0, &m->p);
   int rc = pool_run(&m->p, mlir_prepare, m);
   if (rc && m->p.failed < m->p.njobs && m->p.jobs[m->p.failed]->state == JOB_FAILED)
     name_error(m, item_of_job(m, m->p.failed));
@@ -3359,6 +3443,7 @@ static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation t
   mjob m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
   options_normalise(opts, &m.o);
   plan_begin(&m.p, g, &m.o, name);
+  if (out) m.c = out->c, m.k0 = out->k0;
   if (m.o.ntargets && !m.o.targets)
     return set_error(g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", m.o.ntargets);
   if (register_translations) mlirRegisterAllLLVMTranslations(m.ctx);

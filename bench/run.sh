@@ -68,7 +68,7 @@ bench() {
 
 # One case: RSS of each process (which also checks both sides compile), then timing.
 nvptx() {
-  in=bench/kernels/$1_nvptx.ll gb="build/gpublob -t nvptx:sm_90 -O3"
+  in=bench/kernels/$1_nvptx.ll gb="build/gpublob --no-cache -t nvptx:sm_90 -O3"
   llc="llc-22 -O3 -mcpu=sm_90"
   gk=$(rss $gb "$in" -o "$tmp/g.cubin")
   own=$(rss $gb -f asm "$in" -o "$tmp/g.ptx")       # the same LLVM work, no ptxas
@@ -79,7 +79,7 @@ nvptx() {
     "$llc $in -o - | $ptxas -arch=sm_90 -O3 - -o $tmp/p.cubin" sum "$gk" "$own" "$tool" "$llck" "$ptxk"
 }
 amdgcn() {
-  in=bench/kernels/$1_amdgcn.ll gb="build/gpublob -t amdgcn:gfx90a -O3"
+  in=bench/kernels/$1_amdgcn.ll gb="build/gpublob --no-cache -t amdgcn:gfx90a -O3"
   llc="llc-22 -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx90a $cov -filetype=obj"
   link="$lld -shared --no-undefined $tmp/p.o -o $tmp/p.hsaco"
   gk=$(rss $gb "$in" -o "$tmp/g.hsaco")
@@ -104,7 +104,7 @@ mlir_case() {
   src=examples/saxpy.mlir
   mlir-opt-22 "$src" --pass-pipeline="builtin.module($attach,gpu.module($lower))" -o "$tmp/$kind.mlir"
   mlir-opt-22 "$src" --pass-pipeline="builtin.module($attach)" -o "$tmp/$kind-gpu.mlir"
-  gb="build/gpublob" up="env PATH=$toolpath mlir-opt-22"
+  gb="build/gpublob --no-cache" up="env PATH=$toolpath mlir-opt-22"
   for in in "$tmp/$kind.mlir" "$tmp/$kind-gpu.mlir"; do
     pre=""; label="$name, llvm dialect"
     case "$in" in *-gpu.mlir)

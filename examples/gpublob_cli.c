@@ -103,12 +103,14 @@ static int parse_tool_mode(const char *s) {
   return -1;
 }
 
-/* 512M, 2G, 100000: bytes; 0 when malformed. */
+/* 512M, 2G, 100000: bytes; 0 when malformed or too large. */
 static unsigned long long parse_size(const char *s) {
   char *end;
+  errno = 0;
   unsigned long long n = strtoull(s, &end, 10);
   int shift = !*end ? 0 : !strcmp(end, "K") ? 10 : !strcmp(end, "M") ? 20 : !strcmp(end, "G") ? 30 : -1;
-  return shift < 0 || *s == '-' ? 0 : n << shift;
+  if (shift < 0 || *s == '-' || end == s || errno || n > ULLONG_MAX >> shift) return 0;
+  return n << shift;
 }
 
 static void add_dir(char *list, size_t size, const char *dir) {
@@ -354,9 +356,11 @@ static int output_paths(const cli *c, const gpublob_result *r, int mlir, char **
     for (size_t k = 0; k < i; k++)
       if (!strcmp(paths[i], paths[k]))
         return fail("two outputs would be written to '%s': give -o PATTERN with {target} and {chip}", paths[i]);
-    if (have_in && strcmp(paths[i], "-") && !stat(paths[i], &out_st) && in_st.st_dev == out_st.st_dev &&
-        in_st.st_ino == out_st.st_ino)
+    if (!strcmp(paths[i], "-") || stat(paths[i], &out_st)) continue;
+    if (have_in && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
       return fail("the output '%s' is the input; give -o", paths[i]);
+    if (S_ISDIR(out_st.st_mode)) /* found now, not when renames have begun */
+      return fail("the output '%s' is a directory", paths[i]);
   }
   return 0;
 }
@@ -594,7 +598,9 @@ static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   unsigned char *data;
   size_t size;
   gpublob *g;
-  if (!c->opts.cache_dir || !c->input || !strcmp(c->input, "-") || read_input(c->input, &data, &size))
+  struct stat st; /* a pipe or device read here would be gone for the compiler */
+  if (!c->opts.cache_dir || !c->input || !strcmp(c->input, "-") || stat(c->input, &st) ||
+      !S_ISREG(st.st_mode) || read_input(c->input, &data, &size))
     return -1;
   *mlir = is_mlir(c->input, data, size);
   int rc = gpublob_open(&g) ? -1

@@ -355,6 +355,47 @@ static void test_cli(void) {
   free(log2);
 }
 
+/* A provider library that is found but does not load: the compile runs ptxas, and
+** the manifest says so, so the next call finds the entry (it used to miss forever). */
+static void test_fallback_hit(void) {
+  if (!have_ptxas()) {
+    skip("cache: a call that fell back from nvJitLink to ptxas hits the next time", "CUDA toolkit not found");
+    return;
+  }
+  const char *dir = tmp_path("c7"), *bad = tmp_path("badlib");
+  char cmd[8400], lib[4300];
+  snprintf(cmd, sizeof cmd, "mkdir -p %s", bad);
+  sh(cmd);
+  snprintf(lib, sizeof lib, "%s/libnvJitLink.so.13", bad);
+  spill(lib, "not a library\n", 14);
+  const gpublob_target_choice three[] = {{"nvptx:sm_80,sm_89,sm_90", NULL, NULL}};
+  gpublob_options o = opts_for(dir, NULL);
+  o.targets = three;
+  o.ntargets = 1;
+  o.tool_dirs = bad;
+  gpublob_result r[2] = {{0}};
+  int rc[2];
+  gpublob_stats s0 = compile(&o, "examples/saxpy_nvptx.ll", &r[0], &rc[0]);
+  gpublob_stats s1 = compile(&o, "examples/saxpy_nvptx.ll", &r[1], &rc[1]);
+  check(!rc[0] && !rc[1] && r[0].count == 3 && !strcmp(r[0].outputs[0].tool, "ptxas") && s0.cache_misses == 1 &&
+            s1.cache_hits == 1 && same_results(&r[0], &r[1]),
+        "cache: a call that fell back from nvJitLink to ptxas hits the next time",
+        "rc %d %d, misses %zu, hits %zu", rc[0], rc[1], s0.cache_misses, s1.cache_hits);
+  for (int i = 0; i < 2; i++) gpublob_result_free(&r[i]);
+}
+
+/* The front reads a regular file only: a pipe is left whole for the compiler. */
+static void test_cli_pipe(void) {
+  char cmd[9000];
+  const char *dir = tmp_path("c8"), *out = tmp_path("pipe.hsaco");
+  snprintf(cmd, sizeof cmd,
+           "cat examples/saxpy_amdgcn.ll | build/gpublob --cache-dir %s -t amdgcn:gfx90a /dev/stdin -o %s && "
+           "%s/llvm-readelf --symbols %s | grep -q saxpy",
+           dir, out, LLVM_BINDIR, out);
+  check(sh(cmd) == 0, "cli: a pipe named as the input (/dev/stdin) reaches the compiler whole",
+        "no saxpy kernel in %s", out);
+}
+
 int main(void) {
   if (gpublob_open(&g)) return 2;
   test_miss_hit();
@@ -365,6 +406,8 @@ int main(void) {
   test_readonly();
   test_eviction();
   test_cli();
+  test_fallback_hit();
+  test_cli_pipe();
   gpublob_close(g);
   return report();
 }

@@ -185,6 +185,19 @@ static void test_cli_failure(void) {
   check(rc == 0 && exists(p1) && exists(p2), "cli: -o DIR/ names each output {stem}.{target}.{chip}{suffix}",
         "rc %d: %s", rc, log);
   free(log);
+  const char *blocked = tmp_path("blocked");
+  char busy[4400], first[4400], pat[4400];
+  snprintf(busy, sizeof busy, "%s/gfx908", blocked);
+  snprintf(first, sizeof first, "%s/gfx90a", blocked);
+  snprintf(pat, sizeof pat, "%s/{chip}", blocked);
+  const char *mkbusy[] = {"mkdir", "-p", busy, NULL};
+  run(mkbusy, NULL);
+  const char *onto[] = {"build/gpublob", "--no-cache", "-t", "amdgcn:gfx90a,gfx908", "examples/saxpy_amdgcn.ll",
+                        "-o", pat, NULL};
+  rc = run(onto, &log);
+  check(rc == 10 + GPUBLOB_IO && contains(log, "is a directory") && !exists(first) && leftovers(blocked, "") == 3,
+        "cli: an output that is a directory fails before any output is written", "rc %d: %s", rc, log);
+  free(log);
 }
 
 /* ---- nvJitLink in-process and ptxas as a program: valid cubins, the same kernels ---- */

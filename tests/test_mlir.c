@@ -310,6 +310,24 @@ static void test_fatbin(void) {
         "rc %d, %d objects, magic %08x", rc, ok ? os.n : -1, magic);
   if (ok) objects_free(&os);
   gpublob_blob_free(&b);
+
+  /* a fatbinary that fails: the error names the first gpu.module's pack, not the last job's */
+  const char *dir = tmp_path("badfat");
+  char tool[4300];
+  snprintf(tool, sizeof tool, "%s/fatbinary", dir);
+  const char *mk[] = {"mkdir", "-p", dir, NULL};
+  run(mk, NULL);
+  const char *script = "#!/bin/sh\necho packing refused >&2\nexit 3\n";
+  spill(tool, script, strlen(script));
+  const char *ch[] = {"chmod", "+x", tool, NULL};
+  run(ch, NULL);
+  o.tool_dirs = dir;
+  rc = compile_mlir("tests/mlir/two_modules.mlir", &o, &b);
+  check(rc == GPUBLOB_TOOL && contains(gpublob_error_message(g), "gpu.module @first") &&
+            contains(gpublob_error_message(g), "packing refused") && !b.data,
+        "mlir: a failing fatbinary names the gpu.module whose pack failed", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  gpublob_blob_free(&b);
 }
 
 /* ---- legacy attach, bytecode out and in ---- */
