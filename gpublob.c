@@ -3429,7 +3429,9 @@ static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blo
 
 static int deliver(mjob *m, MlirOperation top, mlir_out *out) {
   gpublob_blob b = {0};
+  double t = now_ms(); /* MLIR's printer (or bytecode writer): counted with emission */
   int rc = print_mlir(m->g, top, m->o.flags, &b);
+  m->g->stats.emit_ms += now_ms() - t;
   if (!rc && result_add(out->res, NULL, "", "", &b)) rc = set_error(m->g, GPUBLOB_NOMEM, "out of memory");
   gpublob_blob_free(&b);
   if (!rc && out->c) cache_store_plan(out->c, out->k0, &m->p, out->res);
@@ -3511,9 +3513,10 @@ static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *dat
   sb_free(&diag);
   double parse_ms = now_ms() - t;
   int rc = mlirOperationIsNull(top) ? g->code : serialize_in(g, opts, top, name, 1, out);
-  g->stats.load_ms += parse_ms;
+  t = now_ms(); /* MLIR's own teardown: counted with loading, as LLVM's is */
   if (!mlirOperationIsNull(top)) mlirOperationDestroy(top);
   mlirContextDestroy(ctx);
+  g->stats.load_ms += parse_ms + now_ms() - t;
   return rc;
 }
 
