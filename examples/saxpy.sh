@@ -30,7 +30,8 @@ run amdgcn examples/saxpy_amdgcn.ll "$out/saxpy.hsaco" &&
 echo "== amdgcn, three chips at once on the job pool (one hsaco each)"
 run amdgcn:gfx90a,gfx908,gfx1030 examples/saxpy_amdgcn.ll "$out/{stem}.{chip}{suffix}" &&
   for c in gfx90a gfx908 gfx1030; do
-    printf '   %s: ' "$c"; $readelf -h "$out/saxpy_amdgcn.$c.hsaco" | grep -o 'EF_AMDGPU_MACH_AMDGCN_GFX[0-9A-Z]*'
+    printf '   saxpy_amdgcn.%s.hsaco: ELF flags name ' "$c"
+    $readelf -h "$out/saxpy_amdgcn.$c.hsaco" | sed -n 's/.*Flags:.*0x[0-9a-f]*, \(gfx[0-9a-z]*\).*/\1/p'
   done
 
 if build/gpublob --tool-dir /nonexistent --list-targets | grep -q 'one job: .*ptxas (program)'; then
