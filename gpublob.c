@@ -1171,9 +1171,7 @@ static int digest_fd(int fd, key128 *out) {
     if (!n) break;
     XXH3_128bits_update(&hs, buf, (size_t)n);
   }
-  XXH128_canonical_t c;
-  XXH128_canonicalFromHash(&c, XXH3_128bits_digest(&hs));
-  memcpy(out->b, c.digest, sizeof out->b);
+  *out = hash_key(&hs);
   return 0;
 }
 
