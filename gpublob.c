@@ -101,27 +101,28 @@ typedef struct target_desc {
   const char *provider_name, *provider_lib, *provider_search, *provider_argv;
   int provider_min;
   const char *pack_tool, *pack_argv, *pack_image, *pack_asm_image, *suffix_pack;
-  const char *attribute, *suffix_asm, *suffix_bin;
+  const char *attribute, *suffix_asm, *suffix_bin, *bin_magic, *pack_magic, *symbol_chars;
   const char *libs, *lib_search, *module_flags, *intrinsics, *entry_cc;
   const char *mlir_target, *mlir_chip, *mlir_lower, *mlir_dialects;
+  const char *asm_parser;
 } target_desc;
 
 #define GPUBLOB_TARGET(name, triple, chip, chip_prefix, chips, chip_features, features,  \
-                       feature_names, version_feature, feature_min, emit, tool_kind,     \
-                       tool_input, tool, tool_argv, tool_search, provider, provider_lib, \
-                       provider_search, provider_argv, provider_min, pack_tool,          \
-                       pack_argv, pack_image, pack_asm_image, suffix_pack, attribute,    \
-                       suffix_asm, suffix_bin, libs, lib_search, module_flags,           \
+                       feature_names, version_feature, feature_min,                      \
+                       emit, tool_kind, tool_input, tool, tool_argv, tool_search,        \
+                       provider, provider_lib, provider_search, provider_argv,           \
+                       provider_min, pack_tool, pack_argv, pack_image, pack_asm_image,   \
+                       suffix_pack, attribute, suffix_asm, suffix_bin, bin_magic,        \
+                       pack_magic, symbol_chars, libs, lib_search, module_flags,         \
                        intrinsics, entry_cc, mlir_target, mlir_chip, mlir_lower,         \
-                       mlir_dialects,                                                    \
-                       llvm_target)                                                      \
+                       mlir_dialects, llvm_target, asm_parser)                           \
   {name, triple, chip, chip_prefix, chips, chip_features, features, feature_names,      \
-   version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind, #tool_kind,             \
-   INPUT_##tool_input, tool, tool_argv, tool_search, PROVIDER_##provider, #provider,    \
-   provider_lib, provider_search, provider_argv, provider_min, pack_tool, pack_argv,    \
-   pack_image, pack_asm_image, suffix_pack, attribute, suffix_asm, suffix_bin, libs,    \
-   lib_search, module_flags, intrinsics, entry_cc, mlir_target, mlir_chip, mlir_lower,  \
-   mlir_dialects},
+   version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind,                         \
+   #tool_kind, INPUT_##tool_input, tool, tool_argv, tool_search, PROVIDER_##provider,   \
+   #provider, provider_lib, provider_search, provider_argv, provider_min, pack_tool,    \
+   pack_argv, pack_image, pack_asm_image, suffix_pack, attribute, suffix_asm,           \
+   suffix_bin, bin_magic, pack_magic, symbol_chars, libs, lib_search, module_flags,     \
+   intrinsics, entry_cc, mlir_target, mlir_chip, mlir_lower, mlir_dialects, asm_parser},
 static const target_desc targets[] = {
 #include "gpublob_targets.def"
 };
@@ -922,11 +923,13 @@ static void spec_hash(void) {
   for (int i = 0; i < NTARGETS; i++) {
     const target_desc *t = &targets[i];
     const char *const strs[] = {t->name, t->triple, t->chip, t->chip_prefix, t->chips, t->chip_features,
-        t->features, t->feature_names, t->version_feature, t->feature_min, t->tool, t->tool_argv,
+        t->features, t->feature_names, t->version_feature, t->feature_min,
+        t->tool, t->tool_argv,
         t->tool_search, t->provider_name, t->provider_lib, t->provider_search, t->provider_argv,
         t->pack_tool, t->pack_argv, t->pack_image, t->pack_asm_image, t->suffix_pack, t->attribute,
-        t->suffix_asm, t->suffix_bin, t->libs, t->lib_search, t->module_flags, t->intrinsics, t->entry_cc,
-        t->mlir_target, t->mlir_chip, t->mlir_lower, t->mlir_dialects};
+        t->suffix_asm, t->suffix_bin, t->bin_magic, t->pack_magic, t->symbol_chars, t->libs,
+        t->lib_search, t->module_flags, t->intrinsics, t->entry_cc, t->mlir_target, t->mlir_chip,
+        t->mlir_lower, t->mlir_dialects, t->asm_parser};
     for (size_t k = 0; k < sizeof strs / sizeof *strs; k++) hash_str(&st, strs[k]);
     hash_u64(&st, (uint64_t)t->emit << 24 | (uint64_t)t->tool_kind << 16 | (uint64_t)t->tool_input << 8 |
                       (uint64_t)t->provider);
@@ -1694,6 +1697,7 @@ static void llvm_init(void) {
   LLVMInitialize##x##Target();                                                    \
   LLVMInitialize##x##TargetMC();                                                  \
   LLVMInitialize##x##AsmPrinter();
+#define GPUBLOB_LLVM_ASM_PARSER(x) LLVMInitialize##x##AsmParser(); /* inline asm */
 #include "gpublob_targets.def"
 }
 

@@ -3,6 +3,7 @@
 **   specgen SPEC OUT.def              write the table (DO NOT EDIT output)
 **   specgen --vendor CORE DEF OUT.c   write CORE with DEF pasted in place of
 **                                     its #include, for vendoring in one file
+**   specgen --llvm-components SPEC    print the LLVM components its backends need
 **
 ** Errors are printed as `file:line: message` and exit with status 1; no
 ** output file is left behind then.  Build: cc -std=c11 -o specgen specgen.c
@@ -45,6 +46,9 @@ enum { REQ = 1, OPT = 0 };
   X(attribute, REQ, "MLIR attribute name of the blob")                         \
   X(suffix_asm, REQ, "file suffix of assembly")                                \
   X(suffix_bin, REQ, "file suffix of the blob")                                \
+  X(bin_magic, OPT, "hex bytes every blob of the bin format starts with")      \
+  X(pack_magic, OPT, "hex bytes every pack starts with")                       \
+  X(symbol_chars, OPT, "characters a public symbol may hold (ranges a-z allowed)") \
   X(libs, OPT, "device bitcode libraries (templates)")                         \
   X(lib_search, OPT, "directories searched for device libraries")              \
   X(module_flags, OPT, "NAME=BEHAVIOUR:VALUE module flags")                     \
@@ -54,7 +58,8 @@ enum { REQ = 1, OPT = 0 };
   X(mlir_chip, OPT, "chip the MLIR attribute means when it names none")        \
   X(mlir_lower, OPT, "MLIR passes (template) that lower a gpu.module body")     \
   X(mlir_dialects, OPT, "dialects a lowered gpu.module body may hold")          \
-  X(llvm_target, REQ, "LLVM backend to initialise and link, e.g. NVPTX")
+  X(llvm_target, REQ, "LLVM backend to initialise and link, e.g. NVPTX")      \
+  X(asm_parser, OPT, "yes: the backend has an assembly parser (inline asm needs it)")
 
 enum {
 #define KEY_ENUM(k, r, d) K_##k,
@@ -71,6 +76,7 @@ static const char *const emit_values[] = {"asm", "obj", NULL};
 static const char *const tool_kinds[] = {"exec", "none", NULL};
 static const char *const tool_inputs[] = {"file", "stdin", "pipe", NULL};
 static const char *const providers[] = {"none", "nvjitlink", NULL};
+static const char *const yes_no[] = {"yes", "no", NULL};
 /* LLVM's calling conventions of GPU entry points (llvm/IR/CallingConv.h, stable values). */
 static const struct { const char *name; int value; } calling_conventions[] = {
     {"ptx_kernel", 71}, {"spir_kernel", 76}, {"amdgpu_kernel", 91}, {NULL, 0}};
@@ -280,6 +286,18 @@ static void check_module_flags(const target *t) {
   }
 }
 
+/* Magic bytes: an even number of hex digits, at most 16 bytes. */
+static void check_hex(const target *t, int k) {
+  const char *v = t->val[k];
+  if (!v) return;
+  size_t n = strlen(v);
+  for (size_t i = 0; i < n; i++)
+    if (!isxdigit((unsigned char)v[i]))
+      die(t->key_line[k], "'%s': '%s' is not hex digits", key_names[k], v);
+  if (!n || n % 2 || n > 32)
+    die(t->key_line[k], "'%s': '%s' is not 1 to 16 whole bytes of hex", key_names[k], v);
+}
+
 /* An in-process provider stands in for an exec tool, and needs its library. */
 static void check_provider(target *t) {
   if (!t->val[K_provider]) t->val[K_provider] = xstrdup("none");
@@ -353,6 +371,10 @@ static void check_target(target *t) {
     for (int k = K_tool; k <= K_tool_search; k++)
       if (!t->val[k] || !*t->val[k])
         die(t->line, "target '%s': tool_kind exec needs key '%s'", t->name, key_names[k]);
+  if (!t->val[K_asm_parser]) t->val[K_asm_parser] = xstrdup("no");
+  check_enum(t, K_asm_parser, yes_no);
+  check_hex(t, K_bin_magic);
+  check_hex(t, K_pack_magic);
   check_provider(t);
   check_pack(t);
   check_entry_cc(t);
@@ -394,6 +416,7 @@ static void write_table(FILE *o) {
   fprintf(o, "#ifndef GPUBLOB_TARGET\n#define GPUBLOB_TARGET(...)\n#endif\n");
   fprintf(o, "#ifndef GPUBLOB_LLVM_TARGET\n#define GPUBLOB_LLVM_TARGET(x)\n#endif\n");
   fprintf(o, "#ifndef GPUBLOB_MLIR_DIALECT\n#define GPUBLOB_MLIR_DIALECT(x)\n#endif\n");
+  fprintf(o, "#ifndef GPUBLOB_LLVM_ASM_PARSER\n#define GPUBLOB_LLVM_ASM_PARSER(x)\n#endif\n");
   for (int i = 0; i < ntargets; i++) {
     target *t = &targets[i];
     fprintf(o, "GPUBLOB_TARGET(");
@@ -411,6 +434,14 @@ static void write_table(FILE *o) {
     int seen = 0;
     for (int k = 0; k < i; k++) seen |= !strcmp(targets[k].val[K_llvm_target], targets[i].val[K_llvm_target]);
     if (!seen) fprintf(o, "GPUBLOB_LLVM_TARGET(%s)\n", targets[i].val[K_llvm_target]);
+  }
+  for (int i = 0; i < ntargets; i++) {
+    int seen = 0;
+    for (int k = 0; k < i; k++)
+      seen |= !strcmp(targets[k].val[K_llvm_target], targets[i].val[K_llvm_target]) &&
+              !strcmp(targets[k].val[K_asm_parser], "yes");
+    if (!seen && !strcmp(targets[i].val[K_asm_parser], "yes"))
+      fprintf(o, "GPUBLOB_LLVM_ASM_PARSER(%s)\n", targets[i].val[K_llvm_target]);
   }
   /* every dialect named by an mlir_dialects list, once, after the ones every
      lowering needs */
@@ -431,7 +462,8 @@ static void write_table(FILE *o) {
       snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%.*s ", (int)n, w);
     }
   }
-  fprintf(o, "#undef GPUBLOB_TARGET\n#undef GPUBLOB_LLVM_TARGET\n#undef GPUBLOB_MLIR_DIALECT\n");
+  fprintf(o, "#undef GPUBLOB_TARGET\n#undef GPUBLOB_LLVM_TARGET\n#undef GPUBLOB_MLIR_DIALECT\n"
+             "#undef GPUBLOB_LLVM_ASM_PARSER\n");
 }
 
 /* ---- output files: written beside, then renamed into place ---- */
@@ -484,8 +516,34 @@ static int vendor(const char *core, const char *def, const char *out) {
   return close_out(o, tmp, out);
 }
 
+/* The LLVM components the spec's backends need, for llvm-config --libs. */
+static void print_components(void) {
+  for (int i = 0; i < ntargets; i++) {
+    int seen = 0;
+    for (int k = 0; k < i; k++) seen |= !strcmp(targets[k].val[K_llvm_target], targets[i].val[K_llvm_target]);
+    if (seen) continue;
+    for (const char *c = targets[i].val[K_llvm_target]; *c; c++) putchar(tolower((unsigned char)*c));
+    putchar(' ');
+    if (!strcmp(targets[i].val[K_asm_parser], "yes")) {
+      for (const char *c = targets[i].val[K_llvm_target]; *c; c++) putchar(tolower((unsigned char)*c));
+      fputs("asmparser ", stdout);
+    }
+  }
+  putchar('\n');
+}
+
 int main(int argc, char **argv) {
   if (argc == 5 && !strcmp(argv[1], "--vendor")) return vendor(argv[2], argv[3], argv[4]);
+  if (argc == 3 && !strcmp(argv[1], "--llvm-components")) {
+    spec_path = argv[2];
+    FILE *f = fopen(spec_path, "r");
+    if (!f) die(0, "cannot open");
+    read_spec(f);
+    fclose(f);
+    for (int i = 0; i < ntargets; i++) check_target(&targets[i]);
+    print_components();
+    return 0;
+  }
   if (argc != 3) {
     fprintf(stderr, "usage: specgen SPEC OUT.def | specgen --vendor CORE.c DEF OUT.c\n");
     return 2;
