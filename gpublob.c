@@ -70,8 +70,10 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Linker.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -309,6 +311,22 @@ static int take_error(gpublob *g, const gpublob *from) {
   return g->code;
 }
 
+/* Another handle's warnings (a job's), each line once. */
+static void add_warnings(gpublob *g, const char *lines) {
+  while (*lines) {
+    const char *nl = strchr(lines, '\n');
+    size_t n = nl ? (size_t)(nl - lines) : strlen(lines);
+    strbuf line = {0};
+    sb_addn(&line, lines, n);
+    if (n && !strstr(sb_str(&g->warn), sb_str(&line))) {
+      sb_add(&g->warn, sb_str(&line));
+      sb_add(&g->warn, "\n");
+    }
+    sb_free(&line);
+    lines += n + (nl != NULL);
+  }
+}
+
 /* Appends detail (a diagnostic, a tool's stderr) to the current message. */
 static void add_detail(gpublob *g, const char *detail) {
   size_t n = strlen(detail);
@@ -358,6 +376,7 @@ typedef struct job {
   LLVMModuleRef mod;
   LLVMTargetMachineRef tm;
   strbuf diag; /* LLVM diagnostics of this job */
+  int diag_errors; /* of error severity: the job fails, whatever LLVM returned */
   gpublob_blob out;
   gpublob_blob asm_out; /* a pack's newest chip keeps its assembly */
   int keep_asm;
@@ -374,14 +393,21 @@ static const gpublob_options default_options = {.version = GPUBLOB_OPTIONS_VERSI
 enum { MAX_JOBS = 4096 }; /* in one call */
 
 /* A caller's struct of an older version is read only as far as that version went;
-** later fields read as zero. */
+** later fields read as zero.  Version 0 is version 1: a zeroed struct of the oldest
+** layout means the defaults and is never read past its end. */
+static size_t options_size(unsigned version) {
+  static const size_t ends[] = {offsetof(gpublob_options, targets), offsetof(gpublob_options, targets),
+                                offsetof(gpublob_options, jobs), offsetof(gpublob_options, tool_timeout),
+                                sizeof(gpublob_options)};
+  return version < sizeof ends / sizeof *ends ? ends[version] : sizeof(gpublob_options);
+}
+
 static void options_normalise(const gpublob_options *o, gpublob_options *out) {
   memset(out, 0, sizeof *out);
   if (!o) o = &default_options;
-  size_t n = o->version == 1   ? offsetof(gpublob_options, targets)
-             : o->version == 2 ? offsetof(gpublob_options, jobs)
-                               : sizeof *out;
-  memcpy(out, o, n);
+  memcpy(out, o, options_size(o->version));
+  /* normalised once, read as this version's layout; a newer one stays for check_version */
+  if (out->version < GPUBLOB_OPTIONS_VERSION) out->version = GPUBLOB_OPTIONS_VERSION;
 }
 
 static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
@@ -528,8 +554,8 @@ static int resolve_levels(job *j) {
   if (opt < GPUBLOB_OPT_O0 || opt > GPUBLOB_OPT_O3)
     return set_error(j->g, GPUBLOB_OPTION, "unknown optimisation level %d", j->o->opt);
   j->opt = opt - GPUBLOB_OPT_O0;
-  if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH |
-                                GPUBLOB_FLAG_NO_DEFAULT_SEARCH | GPUBLOB_FLAG_MLIR_BYTECODE))
+  if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH | GPUBLOB_FLAG_NO_DEFAULT_SEARCH |
+                                GPUBLOB_FLAG_MLIR_BYTECODE | GPUBLOB_FLAG_RETARGET | GPUBLOB_FLAG_ISOLATE))
     return set_error(j->g, GPUBLOB_OPTION, "unknown flags 0x%x", j->o->flags);
   if (j->o->tool_mode < GPUBLOB_TOOL_AUTO || j->o->tool_mode > GPUBLOB_TOOL_INPROCESS)
     return set_error(j->g, GPUBLOB_OPTION, "unknown tool mode %d", j->o->tool_mode);
@@ -1699,8 +1725,14 @@ static void llvm_init(void) {
   LLVMInitialize##x##AsmPrinter();
 #define GPUBLOB_LLVM_ASM_PARSER(x) LLVMInitialize##x##AsmParser(); /* inline asm */
 #include "gpublob_targets.def"
+  /* The IR and bitcode readers upgrade debug info by verifying the module, and abort
+  ** the process when it is broken; verify_module does that work instead. */
+  const char *const argv[] = {"gpublob", "-disable-auto-upgrade-debug-info"};
+  LLVMParseCommandLineOptions(2, argv, NULL);
 }
 
+/* An error is remembered: LLVM may go on after one and return success with a
+** wrong module (a dynamic alloca compiled as address 0).  A warning is the call's. */
 static void on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
   job *j = ctx;
   LLVMDiagnosticSeverity sev = LLVMGetDiagInfoSeverity(di);
@@ -1708,7 +1740,18 @@ static void on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
   char *text = LLVMGetDiagInfoDescription(di);
   sb_addf(&j->diag, "%s%s: %s", j->diag.len ? "\n" : "", sev == LLVMDSError ? "error" : "warning",
           text);
+  if (sev == LLVMDSError) j->diag_errors++;
+  else add_warning(j->g, "%s (%s:%s): LLVM: %.300s", j->name, j->t->name, j->chip, text);
   LLVMDisposeMessage(text);
+}
+
+/* A step LLVM called a success, failed if it reported an error on the way. */
+static int diag_failed(job *j, const char *step) {
+  if (!j->diag_errors) return GPUBLOB_OK;
+  set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM reported an error in %s for %s:%s", j->name, step,
+            j->t->name, j->chip);
+  add_detail(j->g, sb_str(&j->diag));
+  return GPUBLOB_BACKEND;
 }
 
 static void tool_end(job *j);
@@ -1763,50 +1806,285 @@ static int parse_module(job *j, const unsigned char *data, size_t size) {
   return failed ? j->g->code : GPUBLOB_OK;
 }
 
+static int verify_text(job *j, char **err) {
+  double t = now_ms();
+  LLVMBool bad = LLVMVerifyModule(j->mod, LLVMReturnStatusAction, err);
+  j->ms[PH_LOAD] += now_ms() - t;
+  return bad;
+}
+
+/* LLVM's own upgrade of debug info (which aborts the process on a broken module)
+** is turned off at initialisation; this does its work after verification: debug
+** info of another version is dropped, and so is debug info that alone fails. */
 static int verify_module(job *j) {
   char *err = NULL;
-  double t = now_ms();
-  LLVMBool bad = LLVMVerifyModule(j->mod, LLVMReturnStatusAction, &err);
-  j->ms[PH_LOAD] += now_ms() - t;
+  int bad = verify_text(j, &err);
+  if (bad && LLVMStripModuleDebugInfo(j->mod)) {
+    char *again = NULL;
+    if (!verify_text(j, &again)) {
+      add_warning(j->g, "%s: its debug info is broken and was dropped: %.200s", j->name, err ? err : "");
+      bad = 0;
+    }
+    LLVMDisposeMessage(again);
+  }
   if (bad) {
     set_error(j->g, GPUBLOB_VERIFY, "%s: the module fails verification", j->name);
     add_detail(j->g, err ? err : "");
   }
   LLVMDisposeMessage(err);
+  unsigned version = LLVMGetModuleDebugMetadataVersion(j->mod);
+  if (!bad && version != LLVMDebugMetadataVersion() && LLVMStripModuleDebugInfo(j->mod))
+    add_warning(j->g, "%s: debug info of version %u (this LLVM reads %u) was dropped", j->name, version,
+                LLVMDebugMetadataVersion());
   return bad ? GPUBLOB_VERIFY : GPUBLOB_OK;
 }
 
-/* A call of another target's intrinsics would abort the backend: refuse it here. */
-static const target_desc *intrinsic_owner(const char *name, size_t n) {
-  for (int i = 0; i < NTARGETS; i++) {
-    const char *list = targets[i].intrinsics, *w;
-    size_t m;
-    while ((w = next_word(&list, " ", &m)))
-      if (n > m + 6 && !strncmp(name + 5, w, m) && name[5 + m] == '.') return &targets[i];
-  }
-  return NULL;
+/* A call of another target's intrinsics would abort the backend: refuse it here.
+** Besides the spec's targets, the namespaces of LLVM 22's CPU and other backends'
+** intrinsics (IntrinsicsXXX.td's TargetPrefix): none of those can be selected. */
+static const char llvm_intrinsic_namespaces[] =
+    "aarch64 amdgcn arm bpf dx hexagon loongarch mips nvvm ppc r600 riscv s390 spv ve wasm x86 xcore";
+
+static int intrinsic_namespace(const char *name, size_t n, char *ns, size_t size) {
+  const char *dot = n > 5 ? memchr(name + 5, '.', n - 5) : NULL;
+  if (!dot || (size_t)(dot - name - 5) >= size) return 0;
+  snprintf(ns, size, "%.*s", (int)(dot - name - 5), name + 5);
+  return 1;
 }
 
-static int owns_intrinsic(const target_desc *t, const char *name, size_t n) {
-  const char *dot = memchr(name + 5, '.', n - 5);
-  char ns[64];
-  if (!dot || (size_t)(dot - name - 5) >= sizeof ns) return 0;
-  snprintf(ns, sizeof ns, "%.*s", (int)(dot - name - 5), name + 5);
-  return list_has(t->intrinsics, ns);
+static const target_desc *intrinsic_owner(const char *ns) {
+  for (int i = 0; i < NTARGETS; i++)
+    if (list_has(targets[i].intrinsics, ns)) return &targets[i];
+  return NULL;
 }
 
 static int check_intrinsics(job *j) {
   for (LLVMValueRef f = LLVMGetFirstFunction(j->mod); f; f = LLVMGetNextFunction(f)) {
     size_t n;
     const char *name = LLVMGetValueName2(f, &n);
-    if (!LLVMGetIntrinsicID(f) || n < 6 || strncmp(name, "llvm.", 5)) continue;
-    const target_desc *owner = intrinsic_owner(name, n);
-    if (owner && !owns_intrinsic(j->t, name, n))
+    char ns[64];
+    if (!LLVMGetIntrinsicID(f) || !intrinsic_namespace(name, n, ns, sizeof ns) || list_has(j->t->intrinsics, ns))
+      continue;
+    const target_desc *owner = intrinsic_owner(ns);
+    if (owner)
       return set_error(j->g, GPUBLOB_TARGET,
                        "%s: calls %s, an intrinsic of target %s, which target %s cannot compile",
                        j->name, name, owner->name, j->t->name);
+    if (list_has(llvm_intrinsic_namespaces, ns))
+      return set_error(j->g, GPUBLOB_TARGET,
+                       "%s: calls %s, an intrinsic of LLVM's %s backend, which target %s cannot compile",
+                       j->name, name, ns, j->t->name);
   }
   return GPUBLOB_OK;
+}
+
+/* ---- what the module asks of its target: triple, entry points, symbols ---- */
+static size_t triple_arch(const char *triple) {
+  const char *dash = strchr(triple, '-');
+  return dash ? (size_t)(dash - triple) : strlen(triple);
+}
+
+static const target_desc *target_of_arch(const char *triple, size_t n) {
+  for (int i = 0; i < NTARGETS; i++)
+    if (triple_arch(targets[i].triple) == n && !strncmp(targets[i].triple, triple, n)) return &targets[i];
+  return NULL;
+}
+
+/* A module made for another architecture (its triple's first part) is refused:
+** its data layout, conventions and intrinsics are another backend's. */
+static int check_triple(job *j) {
+  const char *triple = LLVMGetTarget(j->mod);
+  size_t n = triple_arch(triple);
+  if (!*triple || (n == triple_arch(j->t->triple) && !strncmp(triple, j->t->triple, n))) return GPUBLOB_OK;
+  const target_desc *owner = target_of_arch(triple, n);
+  if (owner)
+    return set_error(j->g, GPUBLOB_TARGET, "%s: the module is for target %s (triple %s), not %s; compile it "
+                     "with -t %s", j->name, owner->name, triple, j->t->name, owner->name);
+  return set_error(j->g, GPUBLOB_TARGET, "%s: triple %s is not a GPU target of the spec (target %s is %s)",
+                   j->name, triple, j->t->name, j->t->triple);
+}
+
+static int cc_listed(const char *list, unsigned cc) {
+  const char *w;
+  size_t n;
+  while ((w = next_word(&list, " ", &n)))
+    if (strtoul(w, NULL, 10) == cc) return 1;
+  return 0;
+}
+
+static int is_entry(const job *j, LLVMValueRef f) {
+  return cc_listed(j->t->entry_cc, LLVMGetFunctionCallConv(f));
+}
+
+static int same_arch(const target_desc *a, const target_desc *b) {
+  size_t n = triple_arch(a->triple);
+  return n == triple_arch(b->triple) && !strncmp(a->triple, b->triple, n);
+}
+
+/* The target whose entry points use calling convention cc, when it is another
+** backend's (two spec targets of one architecture share their conventions). */
+static const target_desc *foreign_entry(const job *j, unsigned cc) {
+  if (cc_listed(j->t->entry_cc, cc)) return NULL;
+  for (int i = 0; i < NTARGETS; i++)
+    if (!same_arch(&targets[i], j->t) && cc_listed(targets[i].entry_cc, cc)) return &targets[i];
+  return NULL;
+}
+
+/* A kernel of another target would compile to a blob without it: refused.  A bin
+** blob without any entry point is worth a warning: nothing in it can be launched. */
+static int check_entries(job *j) {
+  int entries = 0;
+  LLVMValueRef odd = NULL; /* a definition of another convention than C's */
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->mod); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    unsigned cc = LLVMGetFunctionCallConv(f);
+    const target_desc *owner = foreign_entry(j, cc);
+    if (owner)
+      return set_error(j->g, GPUBLOB_TARGET, "%s: @%s is a kernel of target %s (its calling convention), "
+                       "which target %s has no entry point for", j->name, LLVMGetValueName2(f, &(size_t){0}),
+                       owner->name, j->t->name);
+    entries += is_entry(j, f);
+    if (!odd && cc != LLVMCCallConv && cc != LLVMFastCallConv && cc != LLVMColdCallConv && !is_entry(j, f))
+      odd = f;
+  }
+  if (!entries && j->format == GPUBLOB_FORMAT_BIN && *j->t->entry_cc) {
+    strbuf why = {0};
+    if (odd)
+      sb_addf(&why, "; @%s has calling convention %u, not an entry point's, so it is dropped as an internal "
+              "function", LLVMGetValueName2(odd, &(size_t){0}), LLVMGetFunctionCallConv(odd));
+    add_warning(j->g, "%s: no kernel for %s (no function has its entry calling convention), so the %s "
+                "blob holds no code%s", j->name, j->t->name, j->t->suffix_bin, sb_str(&why));
+    sb_free(&why);
+  }
+  return GPUBLOB_OK;
+}
+
+/* Does c fall in a set like "A-Za-z0-9_$"? */
+static int in_char_set(const char *set, char c) {
+  for (const char *p = set; *p; p++) {
+    if (p[1] == '-' && p[2]) {
+      if (c >= p[0] && c <= p[2]) return 1;
+      p += 2;
+    } else if (*p == c) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* A public symbol the target's assembler cannot name aborts its backend. */
+static int check_symbol(job *j, LLVMValueRef v) {
+  LLVMLinkage l = LLVMGetLinkage(v);
+  size_t n;
+  const char *name = LLVMGetValueName2(v, &n);
+  if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage || !n) return GPUBLOB_OK;
+  if (LLVMIsAFunction(v) && LLVMGetIntrinsicID(v)) return GPUBLOB_OK; /* llvm.*: never emitted */
+  for (size_t i = 0; i < n; i++)
+    if (!in_char_set(j->t->symbol_chars, name[i]))
+      return set_error(j->g, GPUBLOB_VERIFY, "%s: public symbol '%s' holds '%c', which target %s cannot "
+                       "name (allowed: %s); rename it or make it internal", j->name, name, name[i],
+                       j->t->name, j->t->symbol_chars);
+  return GPUBLOB_OK;
+}
+
+static int check_symbols(job *j) {
+  if (!*j->t->symbol_chars) return GPUBLOB_OK;
+  int rc = GPUBLOB_OK;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->mod); f && !rc; f = LLVMGetNextFunction(f)) rc = check_symbol(j, f);
+  for (LLVMValueRef g = LLVMGetFirstGlobal(j->mod); g && !rc; g = LLVMGetNextGlobal(g)) rc = check_symbol(j, g);
+  for (LLVMValueRef a = LLVMGetFirstGlobalAlias(j->mod); a && !rc; a = LLVMGetNextGlobalAlias(a)) rc = check_symbol(j, a);
+  return rc;
+}
+
+/* ---- pins: the chip and features clang writes on every function ---- */
+/* A function's string attribute, or NULL. */
+static const char *fn_attr(LLVMValueRef f, const char *key, unsigned *len) {
+  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, key, (unsigned)strlen(key));
+  return a ? LLVMGetStringAttributeValue(a, len) : NULL;
+}
+
+/* Whether a pinned feature contradicts the job's chip, and why (into why): another
+** chip of the target (+sm_90 for sm_80), the opposite of what the chip implies
+** (+wavefrontsize32 on gfx9), or a version the chip does not support (+ptx78 on
+** sm_100a). */
+static int feature_contradicts(const job *j, const char *w, size_t n, strbuf *why) {
+  if (n < 2) return 0;
+  char name[128], min[32];
+  snprintf(name, sizeof name, "%.*s", (int)(n - 1), w + 1);
+  if (w[0] == '+' && list_has(j->t->chips, name) && strcmp(name, j->chip)) {
+    sb_addf(why, "feature %.*s is chip %s", (int)n, w, name);
+    return 1;
+  }
+  const char *implied = sb_str(&j->condfeat), *u;
+  size_t m;
+  while ((u = next_word(&implied, ",", &m)))
+    if (m == n && u[0] != w[0] && !strncmp(u + 1, w + 1, n - 1)) {
+      sb_addf(why, "feature %.*s, where %s implies %.*s", (int)n, w, j->chip, (int)m, u);
+      return 1;
+    }
+  size_t p = strlen(j->t->version_feature);
+  if (p && w[0] == '+' && n > p + 1 && !strncmp(w + 1, j->t->version_feature, p) &&
+      pair_value(j->t->feature_min, j->chip, min, sizeof min) &&
+      strtol(w + 1 + p, NULL, 10) < strtol(min + p, NULL, 10)) {
+    sb_addf(why, "feature %.*s, below the +%s that %s needs", (int)n, w, min, j->chip);
+    return 1;
+  }
+  return 0;
+}
+
+static int pin_error(job *j, LLVMValueRef f, const char *what) {
+  return set_error(j->g, GPUBLOB_CHIP, "%s: function @%s is pinned to another chip (%s), but this job "
+                   "compiles for %s:%s; compile the source for %s, or pass --retarget "
+                   "(GPUBLOB_FLAG_RETARGET) to rewrite the pins", j->name, LLVMGetValueName2(f, &(size_t){0}),
+                   what, j->t->name, j->chip, j->chip);
+}
+
+static int check_pin(job *j, LLVMValueRef f) {
+  unsigned len;
+  const char *cpu = fn_attr(f, "target-cpu", &len);
+  strbuf why = {0};
+  int rc = GPUBLOB_OK;
+  if (cpu && (len != strlen(j->chip) || strncmp(cpu, j->chip, len))) {
+    sb_addf(&why, "\"target-cpu\"=\"%.*s\"", (int)len, cpu);
+    rc = pin_error(j, f, sb_str(&why));
+  }
+  const char *feats = rc ? NULL : fn_attr(f, "target-features", &len), *w;
+  strbuf list = {0};
+  if (feats) sb_addn(&list, feats, len);
+  const char *p = sb_str(&list);
+  size_t n;
+  while (!rc && feats && (w = next_word(&p, ",", &n)))
+    if (feature_contradicts(j, w, n, &why)) rc = pin_error(j, f, sb_str(&why));
+  sb_free(&why);
+  sb_free(&list);
+  return rc;
+}
+
+/* --retarget: every definition's pins become the job's chip and features. */
+static int retarget(job *j) {
+  size_t count = 0;
+  const char *feats = sb_str(&j->features);
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->mod); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    unsigned len;
+    if (!fn_attr(f, "target-cpu", &len) && !fn_attr(f, "target-features", &len)) continue;
+    LLVMAddTargetDependentFunctionAttr(f, "target-cpu", j->chip);
+    LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-features", 15);
+    if (*feats) LLVMAddTargetDependentFunctionAttr(f, "target-features", feats);
+    count++;
+  }
+  if (count)
+    add_warning(j->g, "--retarget: the functions clang pinned to a chip were compiled for each job's own "
+                "chip and features");
+  return GPUBLOB_OK;
+}
+
+static int check_pins(job *j) {
+  if (j->flags & GPUBLOB_FLAG_RETARGET) return retarget(j);
+  int rc = GPUBLOB_OK;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->mod); f && !rc; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f)) rc = check_pin(j, f);
+  return rc;
 }
 
 /* ---- target machine: triple, chip, features, data layout ---- */
@@ -2081,15 +2359,6 @@ static int link_device_libs(job *j) {
 }
 
 /* ---- whole program: a blob keeps its entry points, the optimiser drops the rest ---- */
-static int is_entry(const job *j, LLVMValueRef f) {
-  const char *list = j->t->entry_cc, *w;
-  size_t n;
-  unsigned cc = LLVMGetFunctionCallConv(f);
-  while ((w = next_word(&list, " ", &n)))
-    if (strtoul(w, NULL, 10) == cc) return 1;
-  return 0;
-}
-
 /* A cubin or hsaco is whole-program: nothing but its kernels can be called from
 ** outside (ptxas drops every function no kernel reaches).  So for bin, functions
 ** that are not entries (the spec's entry_cc) become internal before optimisation,
@@ -2492,6 +2761,37 @@ static int run_blob_tool(job *j) {
   return tool_finish(j);
 }
 
+/* ---- what a blob of its kind starts with (the spec's bin_magic, pack_magic) ---- */
+static size_t hex_bytes(const char *hex, unsigned char *out, size_t size) {
+  size_t n = 0;
+  for (; hex[0] && hex[1] && n < size; hex += 2) {
+    char byte[3] = {hex[0], hex[1], 0};
+    out[n++] = (unsigned char)strtoul(byte, NULL, 16);
+  }
+  return n;
+}
+
+/* 0 when b starts with the magic; else an error naming who made it. */
+static int check_magic(job *j, const gpublob_blob *b, const char *magic, const char *maker, int code) {
+  unsigned char want[16];
+  size_t n = hex_bytes(magic, want, sizeof want);
+  if (!n || (b->size >= n && !memcmp(b->data, want, n))) return GPUBLOB_OK;
+  strbuf got = {0};
+  for (size_t i = 0; i < n && i < b->size; i++) sb_addf(&got, "%02x", b->data[i]);
+  set_error(j->g, code, "%s for %s:%s gave %zu bytes that do not start as a %s blob does (%s; they start "
+            "with %s)", maker, j->t->name, j->chip, b->size, j->t->suffix_bin, magic,
+            got.len ? sb_str(&got) : "nothing");
+  sb_free(&got);
+  return code;
+}
+
+/* A bin blob from the tool, the provider or (tool_kind none) LLVM itself. */
+static int check_blob(job *j) {
+  if (j->format != GPUBLOB_FORMAT_BIN) return GPUBLOB_OK;
+  if (!needs_blob_tool(j)) return check_magic(j, &j->out, j->t->bin_magic, "LLVM's backend", GPUBLOB_BACKEND);
+  return check_magic(j, &j->out, j->t->bin_magic, *j->tool_name ? j->tool_name : "the blob tool", GPUBLOB_TOOL);
+}
+
 /* ---- packs: every chip's blob, and the newest chip's assembly, in one (fatbinary) ---- */
 typedef struct packing {
   job *const *members;
@@ -2607,25 +2907,49 @@ static int emit_output(job *j) {
   return GPUBLOB_OK;
 }
 
-/* Parse (LLVM IR; MLIR's translation gave the module already) through the blob.
-** The job's LLVM objects go as soon as it ends; its blob stays.  Its phase times
-** hold only LLVM's own work and the blob tool's: what is left of a call's wall
-** time is gpublob's overhead. */
-static int job_run(job *j) {
+/* What the module asks of the job's target, checked before LLVM's backend sees it:
+** each of these would otherwise abort the process or give a wrong blob. */
+static int check_module(job *j) {
+  int rc = check_intrinsics(j);
+  if (!rc) rc = check_entries(j);
+  if (!rc) rc = check_symbols(j);
+  if (!rc) rc = check_pins(j);
+  return rc;
+}
+
+/* Parse (LLVM IR; MLIR's translation gave the module already) through emission:
+** the job's LLVM work, the part an isolated job does in a child process.  The
+** triple and data layout are set before verification (LLVM's verifier needs them). */
+static int job_llvm(job *j) {
   int rc = j->src ? parse_module(j, j->src, j->src_size) : GPUBLOB_OK;
-  if (!rc) rc = verify_module(j);
-  if (!rc) rc = check_intrinsics(j);
-  double t = now_ms();
-  if (!rc && tool_early(j)) rc = tool_start(j);
-  j->ms[PH_TOOL] += now_ms() - t;
+  if (!rc) rc = check_triple(j);
   if (!rc) rc = make_target_machine(j);
+  if (!rc) rc = verify_module(j);
+  if (!rc) rc = check_module(j);
   if (!rc) add_module_flags(j);
   if (!rc) rc = link_device_libs(j);
   if (!rc) keep_entries(j);
   if (!rc) rc = optimise(j);
+  if (!rc) rc = diag_failed(j, "optimisation");
   if (!rc) rc = emit_output(j);
+  if (!rc) rc = diag_failed(j, "code generation");
+  return rc;
+}
+
+static int isolate_job(job *j);
+
+/* A job start to end.  The blob tool starts first when it can overlap the compile.
+** The job's LLVM objects go as soon as it ends; its blob stays.  Its phase times
+** hold only LLVM's own work and the blob tool's: what is left of a call's wall
+** time is gpublob's overhead. */
+static int job_run(job *j) {
+  double t = now_ms();
+  int rc = tool_early(j) ? tool_start(j) : GPUBLOB_OK;
+  j->ms[PH_TOOL] += now_ms() - t;
+  if (!rc) rc = j->flags & GPUBLOB_FLAG_ISOLATE ? isolate_job(j) : job_llvm(j);
   t = now_ms();
   if (!rc) rc = run_blob_tool(j);
+  if (!rc) rc = check_blob(j);
   j->ms[PH_TOOL] += now_ms() - t;
   j->state = rc ? JOB_FAILED : JOB_DONE;
   job_release_llvm(j);
@@ -2733,6 +3057,8 @@ static void pool_finish(pool *q) {
 static int pool_error(plan *p, size_t prepared) {
   gpublob *g = p->g;
   job *const *jobs = p->jobs;
+  for (size_t i = 0; i < p->njobs; i++) /* the jobs' warnings, in plan order, once each */
+    add_warnings(g, sb_str(&jobs[i]->sink.warn));
   for (size_t i = 0; i < p->njobs; i++) {
     p->failed = i;
     if (i == prepared) return g->code;
@@ -3940,4 +4266,7 @@ MlirPass gpublob_pass_create(const gpublob_options *opts) {
                                 cref("builtin.module"), (intptr_t)(sizeof deps / sizeof *deps), deps,
                                 cb, s);
 }
+#endif
+#if GPUBLOB_COMPILER
+static int isolate_job(job *j) { return job_llvm(j); } /* TEMP */
 #endif

@@ -47,7 +47,8 @@ extern "C" {
   X(NOMLIR, 17, "this gpublob was built without MLIR")                        \
   X(NOGPU, 18, "no gpu.module in the MLIR module")                            \
   X(LOWER, 19, "MLIR lowering or translation to LLVM IR failed")              \
-  X(NOTCACHED, 20, "not in the cache")
+  X(NOTCACHED, 20, "not in the cache")                                        \
+  X(INTERRUPTED, 21, "interrupted by a signal")
 
 enum gpublob_code {
 #define GPUBLOB_ERROR_ENUM(name, value, text) GPUBLOB_##name = value,
@@ -80,6 +81,14 @@ enum gpublob_opt {
 #define GPUBLOB_FLAG_FAST_MATH 0x2 /* unsafe, finite-only math ({if:fast-math:..}) */
 #define GPUBLOB_FLAG_NO_DEFAULT_SEARCH 0x4 /* search only tool_dirs and lib_dirs (hermetic) */
 #define GPUBLOB_FLAG_MLIR_BYTECODE 0x8     /* MLIR output as bytecode (.mlirbc), not text */
+/* A function clang pinned to another chip ("target-cpu", or a "target-features"
+** entry the job's chip contradicts) is CHIP; with RETARGET every function's pins
+** become the job's chip and features before optimisation (one warning per call). */
+#define GPUBLOB_FLAG_RETARGET 0x10
+/* Each job's LLVM work (parse to emission) runs in a child process: an LLVM fatal
+** error, a crash or a signal there is BACKEND with LLVM's reason, and the host
+** goes on.  The output is byte for byte the in-process one.  See "Isolation". */
+#define GPUBLOB_FLAG_ISOLATE 0x20
 
 /* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
 enum gpublob_attach {
@@ -104,12 +113,17 @@ typedef struct gpublob_target_choice {
 } gpublob_target_choice;
 
 /* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline.
-** 3: jobs, cache_dir, cache_max, tool_mode. */
-#define GPUBLOB_OPTIONS_VERSION 3
+** 3: jobs, cache_dir, cache_max, tool_mode.  4: tool_timeout, max_input.
+** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
+** a later field reads as zero when the version says it is not there. */
+#define GPUBLOB_OPTIONS_VERSION 4
+
+/* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version. */
+#define GPUBLOB_OPTIONS_INIT {GPUBLOB_OPTIONS_VERSION}
 
 /* Compile options.  A zeroed struct (or NULL) means every default. */
 typedef struct gpublob_options {
-  unsigned version;     /* GPUBLOB_OPTIONS_VERSION, or 0 */
+  unsigned version;     /* GPUBLOB_OPTIONS_VERSION; 0 reads only version 1's fields */
   const char *target;   /* "nvptx" or "nvptx:sm_80"; NULL: the first spec target */
   const char *chip;     /* overrides a chip in target; NULL: the target default */
   const char *features; /* LLVM features, e.g. "+ptx80"; NULL: the spec default */
@@ -131,6 +145,10 @@ typedef struct gpublob_options {
   const char *cache_dir; /* the content-addressed cache; NULL: no cache */
   unsigned long long cache_max; /* bytes the cache may hold; 0: 1 GiB */
   int tool_mode;         /* enum gpublob_tool_mode */
+  /* version 4: */
+  unsigned tool_timeout; /* seconds a blob or pack tool may run before it is killed
+                            (with its process group): TOOL; 0: 300 */
+  unsigned long long max_input; /* bytes of input accepted; more is IO; 0: 1 GiB */
 } gpublob_options;
 
 /* A blob handed back to the caller; free it with gpublob_blob_free. */
@@ -140,11 +158,12 @@ typedef struct gpublob_blob {
   const char *suffix; /* ".cubin", ".ptx", ".bc", ... (static storage) */
 } gpublob_blob;
 
-/* One output of a call: a blob per (target, chip), or per target for FATBIN. */
+/* One output of a call: a blob per (target, chip), or per target for FATBIN.
+** Every string is owned by the result and never NULL. */
 typedef struct gpublob_output {
   gpublob_blob blob;
-  const char *target; /* the spec target's name */
-  const char *chip;   /* its chip; FATBIN: the chips, comma-separated */
+  const char *target; /* the spec target's name; "" for MLIR's whole module */
+  const char *chip;   /* its chip; FATBIN: the chips, comma-separated; "" for MLIR */
   const char *tool;   /* what made the blob: "ptxas", "nvjitlink", "fatbinary", "" */
 } gpublob_output;
 
@@ -242,6 +261,25 @@ int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
                           gpublob_tool_info *out);
 
 const char *gpublob_version(void);
+
+/* Isolation (GPUBLOB_FLAG_ISOLATE).  A handle's first isolated call forks a helper
+** process from the calling thread, before that call starts any thread of its own;
+** the helper, single-threaded, forks one child per job, and each child does its
+** job's LLVM work (parse, verify, link, optimise, emit) and sends the backend's
+** output back through a socket.  The blob tool and the cache stay in the host.
+** fork copies only the calling thread: in a host whose other threads may be inside
+** LLVM (or hold one of its locks) at that moment, the helper could deadlock.  Such
+** a host calls gpublob_helper_start on the handle early, before it starts those
+** threads.  The helper lives until gpublob_close and ends by itself if the host
+** dies.  Cost, measured: README.md ("Isolation").  OK, or TOOL when no process can
+** be made. */
+int gpublob_helper_start(gpublob *g);
+
+/* For a host's signal handler (SIGINT, SIGTERM): kills every blob tool, pack tool
+** and isolation helper of this process, with their process groups, and removes
+** their private temporary directories.  Async-signal-safe; the calls in flight
+** then fail.  The CLI calls it before it exits on a signal. */
+void gpublob_process_cleanup(void);
 
 /* MLIR.  An MLIR module (text or bytecode) whose gpu.module ops hold llvm-dialect
 ** bodies (or gpu-dialect ones, which are lowered first) is compiled, each gpu.module

@@ -45,6 +45,12 @@ static const char usage[] =
     "  -o FILE|DIR/|PATTERN             output; - for stdout; several outputs go to DIR/\n"
     "                                   or to a PATTERN of {stem} {target} {chip} {suffix}\n"
     "  -j, --jobs N                     compile threads (default: one per core)\n"
+    "      --retarget                   compile functions clang pinned to another chip\n"
+    "                                   (\"target-cpu\") for each job's chip and features\n"
+    "      --isolate, --no-isolate      each job's LLVM work in a child process, so an LLVM\n"
+    "                                   crash is an error, not the end (default: isolate)\n"
+    "      --tool-timeout SECONDS       kill a blob or pack tool running longer (default 300)\n"
+    "      --max-input N[K|M|G]         refuse a larger input (default 1G)\n"
     "      --ftz                        flush denormals (device-library variant)\n"
     "      --fast-math                  unsafe, finite-only math (device-library variant)\n"
     "      --tool PATH                  the blob tool to run, instead of searching\n"
@@ -121,7 +127,8 @@ static void add_dir(char *list, size_t size, const char *dir) {
 static int takes_value(const char *a) {
   static const char *const with[] = {"-t", "--target", "--features", "-f", "--format", "-o", "--tool",
                                      "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
-                                     "--jobs", "--cache-dir", "--cache-size", "--tool-mode", NULL};
+                                     "--jobs", "--cache-dir", "--cache-size", "--tool-mode",
+                                     "--tool-timeout", "--max-input", NULL};
   for (int i = 0; with[i]; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
@@ -160,6 +167,15 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     snprintf(c->cache_dir, sizeof c->cache_dir, "%s", v);
   } else if (!strcmp(a, "--cache-size")) {
     if (!(c->opts.cache_max = parse_size(v))) return fail("--cache-size wants bytes, or N with K, M or G, not '%s'", v);
+  } else if (!strcmp(a, "--max-input")) {
+    if (!(c->opts.max_input = parse_size(v))) return fail("--max-input wants bytes, or N with K, M or G, not '%s'", v);
+  } else if (!strcmp(a, "--tool-timeout")) {
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end || end == v || *v == '-' || errno || n < 1 || n > 86400)
+      return fail("--tool-timeout wants seconds from 1 to 86400, not '%s'", v);
+    c->opts.tool_timeout = (unsigned)n;
   }
   return 0;
 }
@@ -181,6 +197,12 @@ static int parse_flag(cli *c, const char *a) {
     c->opts.flags |= GPUBLOB_FLAG_MLIR_BYTECODE;
   } else if (!strcmp(a, "--no-default-search")) {
     c->opts.flags |= GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
+  } else if (!strcmp(a, "--retarget")) {
+    c->opts.flags |= GPUBLOB_FLAG_RETARGET;
+  } else if (!strcmp(a, "--isolate")) {
+    c->opts.flags |= GPUBLOB_FLAG_ISOLATE;
+  } else if (!strcmp(a, "--no-isolate")) {
+    c->opts.flags &= ~(unsigned)GPUBLOB_FLAG_ISOLATE;
   } else if (!strcmp(a, "--ftz")) {
     c->opts.flags |= GPUBLOB_FLAG_FTZ;
   } else if (!strcmp(a, "--fast-math")) {
