@@ -56,7 +56,9 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,6 +86,21 @@ typedef struct LLVMOpaqueTargetMachine *LLVMTargetMachineRef;
 #endif
 
 extern char **environ;
+
+/* ---- limits (as luaconf.h holds Lua's): each can be set with -D at build time ---- */
+#ifndef GPUBLOB_TOOL_TIMEOUT_DEFAULT
+#define GPUBLOB_TOOL_TIMEOUT_DEFAULT 300 /* seconds a blob or pack tool may run */
+#endif
+#ifndef GPUBLOB_MAX_INPUT_DEFAULT
+#define GPUBLOB_MAX_INPUT_DEFAULT (1ULL << 30) /* bytes of input */
+#endif
+#ifndef GPUBLOB_MAX_NESTING
+#define GPUBLOB_MAX_NESTING 1000 /* brackets deep in text input: LLVM's and MLIR's parsers
+                                    recurse once a level, some 800 bytes of stack each */
+#endif
+#ifndef GPUBLOB_PARSE_STACK
+#define GPUBLOB_PARSE_STACK (256u << 20) /* the stack of the threads that parse */
+#endif
 
 /* ---- the target descriptors, generated from the spec ---- */
 enum emit_kind { EMIT_asm, EMIT_obj };
@@ -337,18 +354,107 @@ static void add_detail(gpublob *g, const char *detail) {
 }
 #endif
 
+/* ---- live processes and directories, for a signal handler to clean up ---- */
+/* A fixed table, because gpublob_process_cleanup runs in a signal handler: it may
+** touch only atomics, and remove a directory with system calls alone.  A process
+** is a group leader, killed with its group; a directory is one the job owns. */
+enum { MAX_LIVE = 512, MAX_TREE_DEPTH = 16 };
+static struct live {
+  atomic_int pgid;
+  _Atomic(const char *) dir;
+} live_table[MAX_LIVE];
+
+#if GPUBLOB_COMPILER
+/* The slot holding pgid or dir (which must stay valid until live_remove), or -1 when
+** the table is full: that one is then not cleaned up on a signal. */
+static int live_add(pid_t pgid, const char *dir) {
+  for (int i = 0; i < MAX_LIVE; i++) {
+    int none = 0;
+    const char *no_dir = NULL;
+    if (pgid && atomic_compare_exchange_strong(&live_table[i].pgid, &none, (int)pgid)) return i;
+    if (dir && !atomic_load(&live_table[i].pgid) &&
+        atomic_compare_exchange_strong(&live_table[i].dir, &no_dir, dir))
+      return i;
+  }
+  return -1;
+}
+
+static void live_remove(int slot) {
+  if (slot < 0 || slot >= MAX_LIVE) return;
+  atomic_store(&live_table[slot].pgid, 0);
+  atomic_store(&live_table[slot].dir, NULL);
+}
+#endif
+
+/* Removes everything under the directory dirfd, without following links; system
+** calls only (getdents64, unlinkat), so a signal handler may call it. */
+static void remove_entries(int dirfd, int depth) {
+  char buf[4096];
+  long n;
+  while ((n = syscall(SYS_getdents64, dirfd, buf, sizeof buf)) > 0) {
+    for (long off = 0; off < n;) {
+      struct linux_dirent64 {
+        uint64_t ino;
+        int64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[];
+      } *e = (void *)(buf + off);
+      off += e->reclen;
+      if (!strcmp(e->name, ".") || !strcmp(e->name, "..")) continue;
+      if (!unlinkat(dirfd, e->name, 0) || errno != EISDIR || depth >= MAX_TREE_DEPTH) continue;
+      int sub = openat(dirfd, e->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub >= 0) {
+        for (int pass = 0; pass < 3 && unlinkat(dirfd, e->name, AT_REMOVEDIR); pass++) {
+          lseek(sub, 0, SEEK_SET);
+          remove_entries(sub, depth + 1);
+        }
+        close(sub);
+      }
+    }
+  }
+}
+
+/* A few passes: a process still writing into it may add an entry meanwhile. */
+static void remove_tree(const char *dir) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  for (int pass = 0; fd >= 0 && pass < 3 && rmdir(dir); pass++) {
+    lseek(fd, 0, SEEK_SET);
+    remove_entries(fd, 0);
+  }
+  if (fd >= 0) close(fd);
+}
+
+void gpublob_process_cleanup(void) {
+  for (int i = 0; i < MAX_LIVE; i++) {
+    int pgid = atomic_load(&live_table[i].pgid);
+    if (pgid > 0) kill(-pgid, SIGKILL);
+  }
+  for (int i = 0; i < MAX_LIVE; i++) {
+    const char *dir = atomic_load(&live_table[i].dir);
+    if (dir) remove_tree(dir);
+  }
+}
+
 /* ---- one job: a module for one (target, chip), and the options it resolved ---- */
 typedef struct workdir {
   char dir[4096], in[4200], out[4200];
+  int live; /* its slot in the table of live directories */
 } workdir;
+
+typedef struct proc {
+  pid_t pid;  /* also its process group; 0 when not running */
+  int in_fd;  /* this end of its input channel; -1 when none or closed */
+  int out_fd; /* its stdout and stderr; -1 when closed */
+  int live;   /* its slot in the table of live processes */
+} proc;
 
 typedef struct toolrun { /* a blob tool in flight */
   workdir w;
   int made;            /* w.dir exists */
   strbuf store, output; /* argv strings; the tool's stdout and stderr */
   char **argv;
-  pid_t pid;           /* 0 when not running */
-  int in_fd, out_fd;   /* its stdin (stdin tools), its stdout+stderr; -1 when closed */
+  proc p;
 } toolrun;
 
 typedef struct provider provider; /* an in-process blob tool, loaded once per process */
@@ -416,7 +522,8 @@ static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *
   options_normalise(o, &j->opts);
   j->o = &j->opts;
   j->name = name ? name : "<memory>";
-  j->run.in_fd = j->run.out_fd = -1;
+  j->run.p = (proc){0, -1, -1, -1};
+  j->run.w.live = -1;
   g->code = GPUBLOB_OK;
   sb_reset(&g->msg);
 }
@@ -1004,17 +1111,28 @@ static void cache_unwritable(cache *c, const char *what, int err) {
               strerror(err));
 }
 
+/* Writes all of data to fd.  A reader that quit early shows in its exit status, so
+** SIGPIPE is blocked in this thread for the write and consumed, never raised. */
 static int write_all_fd(int fd, const void *data, size_t n) {
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
   const unsigned char *p = data;
-  while (n) {
+  int rc = 0;
+  while (n && !rc) {
     ssize_t w = write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0) return -1;
-    p += w;
-    n -= (size_t)w;
+    if (w < 0) rc = -1;
+    else p += w, n -= (size_t)w;
   }
-  return 0;
+  int err = errno;
+  if (rc && err == EPIPE) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  errno = err;
+  return rc;
 }
+
 
 static void cache_account(cache *c, long long delta);
 
@@ -1673,7 +1791,8 @@ static int plan_options(plan *p, int load) {
 }
 
 /* ---- input: the file read whole, NUL-terminated for the IR parser ---- */
-static int read_fd(int fd, unsigned char **data, size_t *size) {
+/* At most max bytes: EFBIG past that. */
+static int read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
   size_t cap = 65536, len = 0;
   unsigned char *buf = malloc(cap);
   while (buf) {
@@ -1685,8 +1804,10 @@ static int read_fd(int fd, unsigned char **data, size_t *size) {
     }
     ssize_t r = read(fd, buf + len, cap - len - 1);
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
+    if (r < 0 || (r > 0 && len + (size_t)r > max)) {
+      int err = r < 0 ? errno : EFBIG;
       free(buf);
+      errno = err;
       return -1;
     }
     if (r == 0) {
@@ -1702,13 +1823,25 @@ static int read_fd(int fd, unsigned char **data, size_t *size) {
   return -1;
 }
 
-static int read_input(gpublob *g, const char *path, unsigned char **data, size_t *size) {
+static unsigned long long max_input(const gpublob_options *o) {
+  return o->max_input ? o->max_input : GPUBLOB_MAX_INPUT_DEFAULT;
+}
+
+static int too_big(gpublob *g, const char *name, const gpublob_options *o) {
+  return set_error(g, GPUBLOB_IO, "'%s' is larger than the input limit of %llu bytes (--max-input, "
+                   "max_input)", name, max_input(o));
+}
+
+static int read_input(gpublob *g, const gpublob_options *o, const char *path, unsigned char **data,
+                      size_t *size) {
   int stdin_ = !strcmp(path, "-");
   int fd = stdin_ ? 0 : open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return set_error(g, GPUBLOB_IO, "cannot open '%s': %s", path, strerror(errno));
-  int rc = read_fd(fd, data, size);
+  unsigned long long max = max_input(o);
+  int rc = read_fd(fd, data, size, max < SIZE_MAX ? (size_t)max : SIZE_MAX - 1);
   int err = errno;
   if (!stdin_) close(fd);
+  if (rc && err == EFBIG) return too_big(g, path, o);
   if (rc) return set_error(g, GPUBLOB_IO, "cannot read '%s': %s", path, strerror(err));
   return GPUBLOB_OK;
 }
@@ -2430,32 +2563,14 @@ static int emit_bitcode(job *j) {
   return take_buffer(j, buf, ".bc");
 }
 
-/* ---- the blob tool: spawned with an argv in a private directory, stderr kept ---- */
+/* ---- the blob tool: spawned with an argv in a private directory, output kept ---- */
 static int write_file(const char *path, const void *data, size_t n) {
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return -1;
-  const unsigned char *p = data;
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) break;
-    p += w;
-    n -= (size_t)w;
-  }
-  return close(fd) || n ? -1 : 0;
-}
-
-static void remove_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
-  char path[4400];
-  while (d && (e = readdir(d)))
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-      unlink(path);
-    }
-  if (d) closedir(d);
-  rmdir(dir);
+  int rc = write_all_fd(fd, data, n), err = errno;
+  if (close(fd) && !rc) rc = -1, err = errno;
+  errno = err;
+  return rc;
 }
 
 static int make_workdir(job *j, workdir *w) {
@@ -2464,6 +2579,7 @@ static int make_workdir(job *j, workdir *w) {
   if (!mkdtemp(w->dir))
     return set_error(j->g, GPUBLOB_IO, "cannot make a temporary directory %s: %s", w->dir,
                      strerror(errno));
+  w->live = live_add(0, w->dir);
   snprintf(w->out, sizeof w->out, "%s/out%s", w->dir, j->t->suffix_bin);
   const char *suffix = j->t->emit == EMIT_asm ? j->t->suffix_asm : ".o";
   if (j->t->tool_input == INPUT_stdin) snprintf(w->in, sizeof w->in, "-");
@@ -2472,40 +2588,237 @@ static int make_workdir(job *j, workdir *w) {
   return GPUBLOB_OK;
 }
 
-/* Splits the expanded argv template on blanks; no shell is involved. */
-static char **build_argv(job *j, const char *tool, const workdir *w, strbuf *store) {
-  const char *vars[] = {"tool", tool, "in", w->in, "out", w->out, NULL};
-  const char *list = j->t->tool_argv, *word;
+static void workdir_remove(workdir *w) {
+  live_remove(w->live);
+  w->live = -1;
+  remove_tree(w->dir);
+}
+
+/* An argv template expanded and split on blanks (no shell); {images} stands for
+** words that images() adds.  The strings live in store. */
+typedef void (*word_adder)(void *arg, strbuf *store, size_t *count);
+
+static char **expand_argv(const job *j, const char *tmpl, const char **vars, word_adder images, void *arg,
+                          strbuf *store) {
+  const char *w;
   size_t n, count = 0;
-  while ((word = next_word(&list, " ", &n))) {
-    expand(j, word, n, vars, store);
+  while ((w = next_word(&tmpl, " ", &n))) {
+    if (images && word_is(w, n, "{images}")) {
+      images(arg, store, &count);
+      continue;
+    }
+    expand(j, w, n, vars, store);
     sb_addn(store, "", 1); /* the NUL itself separates the words */
     count++;
   }
-  char **argv = calloc(count + 1, sizeof *argv);
-  if (!argv || store->oom) {
-    free(argv);
-    return NULL;
-  }
+  char **argv = store->oom ? NULL : calloc(count + 1, sizeof *argv);
   char *p = store->s;
-  for (size_t i = 0; i < count; i++, p += strlen(p) + 1) argv[i] = p;
+  for (size_t i = 0; argv && i < count; i++, p += strlen(p) + 1) argv[i] = p;
   return argv;
 }
 
-static void read_all(int fd, strbuf *b) {
-  char buf[4096];
-  for (;;) {
-    ssize_t r = read(fd, buf, sizeof buf);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return;
-    if (b->len < 65536) sb_addn(b, buf, (size_t)r);
+static char **build_argv(job *j, const char *tool, const workdir *w, strbuf *store) {
+  const char *vars[] = {"tool", tool, "in", w->in, "out", w->out, NULL};
+  return expand_argv(j, j->t->tool_argv, vars, NULL, NULL, store);
+}
+
+/* ---- processes: one spawn and one wait for every tool ---- */
+/* A tool runs in a process group of its own, in its job's private directory's
+** TMPDIR (ptxas leaves tmpxft_* files there when it is killed), with no descriptor
+** of this process but its channels, and no blocked signal.  gpublob waits for its
+** exit, not for EOF (a child it left may hold its output open), for at most the
+** timeout, and then kills what is left of its group. */
+enum proc_input { PROC_NONE, PROC_STDIN, PROC_PIPE3 };
+
+static void spawn_attr(posix_spawnattr_t *a) {
+  sigset_t none, dflt;
+  sigemptyset(&none);
+  sigemptyset(&dflt);
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP) sigaddset(&dflt, sig);
+  posix_spawnattr_init(a);
+  posix_spawnattr_setsigmask(a, &none);
+  posix_spawnattr_setsigdefault(a, &dflt);
+  posix_spawnattr_setpgroup(a, 0);
+  posix_spawnattr_setflags(a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+}
+
+/* environ with TMPDIR set to tmpdir; the array is malloc'd, the strings are not. */
+static char **tool_environ(const char *tmpdir, strbuf *store) {
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **env = calloc(n + 2, sizeof *env);
+  sb_addf(store, "TMPDIR=%s", tmpdir);
+  if (!env || store->oom) {
+    free(env);
+    return NULL;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "TMPDIR=", 7)) env[k++] = environ[i];
+  env[k] = store->s;
+  return env;
+}
+
+static void spawn_files(posix_spawn_file_actions_t *fa, enum proc_input mode, int in, int out) {
+  posix_spawn_file_actions_init(fa);
+  if (mode == PROC_STDIN) posix_spawn_file_actions_adddup2(fa, in, 0);
+  else posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+  if (mode == PROC_PIPE3) posix_spawn_file_actions_adddup2(fa, in, 3);
+  posix_spawn_file_actions_adddup2(fa, out, 1);
+  posix_spawn_file_actions_adddup2(fa, out, 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np(fa, mode == PROC_PIPE3 ? 4 : 3); /* a host's leaked fds */
+#endif
+}
+
+/* The input channel: a socket as stdin, or a pipe read as /dev/fd/3 (a socket
+** cannot be opened there).  fds[0] is this end, fds[1] the tool's. */
+static int open_channel(enum proc_input mode, int fds[2]) {
+  if (mode == PROC_STDIN) return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
+  int p[2];
+  if (pipe2(p, O_CLOEXEC)) return -1;
+  fds[0] = p[1];
+  fds[1] = p[0];
+  return 0;
+}
+
+/* 0, or an errno value. */
+static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tmpdir) {
+  int in[2] = {-1, -1}, out[2];
+  *p = (proc){0, -1, -1, -1};
+  if (mode != PROC_NONE && open_channel(mode, in)) return errno;
+  if (pipe2(out, O_CLOEXEC)) {
+    int err = errno;
+    if (in[0] >= 0) close(in[0]), close(in[1]);
+    return err;
+  }
+  strbuf envs = {0};
+  char **env = tool_environ(tmpdir, &envs);
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  spawn_files(&fa, mode, in[1], out[1]);
+  spawn_attr(&attr);
+  int rc = env ? posix_spawn(&p->pid, argv[0], &fa, &attr, argv, env) : ENOMEM;
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&fa);
+  free(env);
+  sb_free(&envs);
+  close(out[1]);
+  if (in[1] >= 0) close(in[1]);
+  p->in_fd = in[0];
+  p->out_fd = out[0];
+  if (rc) p->pid = 0;
+  else p->live = live_add(p->pid, NULL);
+  return rc;
+}
+
+/* Kills what is left of its group, closes the channels. */
+static void proc_end(proc *p) {
+  if (p->pid > 0) {
+    kill(-p->pid, SIGKILL);
+    while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR) {}
+  }
+  if (p->in_fd >= 0) close(p->in_fd);
+  if (p->out_fd >= 0) close(p->out_fd);
+  live_remove(p->live);
+  *p = (proc){0, -1, -1, -1};
+}
+
+static int pidfd_of(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
+typedef struct proc_wait_state {
+  const unsigned char *in; /* what is left of its input */
+  size_t in_left;
+  strbuf *output;          /* its stdout and stderr, the first 64 KiB */
+} proc_wait_state;
+
+/* One round of poll: input written, output read, as each is ready. */
+static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
+  struct pollfd fds[3];
+  nfds_t n = 0;
+  int out_i = -1, in_i = -1;
+  if (p->out_fd >= 0) out_i = (int)n, fds[n++] = (struct pollfd){p->out_fd, POLLIN, 0};
+  if (p->in_fd >= 0) in_i = (int)n, fds[n++] = (struct pollfd){p->in_fd, POLLOUT, 0};
+  if (pidfd >= 0) fds[n++] = (struct pollfd){pidfd, POLLIN, 0};
+  if (poll(fds, n, ms) <= 0) return;
+  if (out_i >= 0 && fds[out_i].revents) {
+    char buf[16384];
+    ssize_t r = read(p->out_fd, buf, sizeof buf);
+    if (r > 0 && w->output->len < 65536) sb_addn(w->output, buf, (size_t)r);
+    if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) close(p->out_fd), p->out_fd = -1;
+  }
+  if (in_i >= 0 && fds[in_i].revents) {
+    size_t chunk = w->in_left < 65536 ? w->in_left : 65536;
+    int broken = (fds[in_i].revents & (POLLERR | POLLHUP)) || write_all_fd(p->in_fd, w->in, chunk);
+    w->in += broken ? w->in_left : chunk;
+    w->in_left -= broken ? w->in_left : chunk;
+    if (!w->in_left) close(p->in_fd), p->in_fd = -1; /* EOF for the tool */
   }
 }
 
-static int tool_failed(job *j, const char *tool, int status, const strbuf *output) {
+/* Reads what is already there without waiting: a child of the tool may hold it open. */
+static void drain(int fd, strbuf *output) {
+  if (fd < 0) return;
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  char buf[16384];
+  ssize_t r;
+  while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+    if (r > 0 && output->len < 65536) sb_addn(output, buf, (size_t)r);
+}
+
+enum { WAIT_EXITED, WAIT_TIMEOUT, WAIT_LOST };
+
+/* Feeds input, keeps output, until the process exits or timeout_ms pass. */
+static int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, strbuf *output, int *status) {
+  proc_wait_state w = {input, n, output};
+  if (p->in_fd >= 0 && !n) close(p->in_fd), p->in_fd = -1;
+  int pidfd = pidfd_of(p->pid), result = WAIT_TIMEOUT;
+  double end = now_ms() + timeout_ms;
+  for (double left; (left = end - now_ms()) > 0;) {
+    proc_io(p, &w, pidfd, pidfd >= 0 ? (int)(left < 1 ? 1 : left) : 10);
+    pid_t r = waitpid(p->pid, status, WNOHANG);
+    if (r == 0 || (r < 0 && errno == EINTR)) continue;
+    result = r > 0 ? WAIT_EXITED : WAIT_LOST;
+    p->pid = r > 0 ? p->pid : 0;
+    break;
+  }
+  if (pidfd >= 0) close(pidfd);
+  if (result == WAIT_EXITED) drain(p->out_fd, output);
+  if (result != WAIT_TIMEOUT) { /* reaped: its group may still hold children */
+    if (p->pid > 0) kill(-p->pid, SIGKILL);
+    p->pid = 0;
+  }
+  return result;
+}
+
+static double tool_timeout_ms(const job *j) {
+  return 1000.0 * (j->o->tool_timeout ? j->o->tool_timeout : GPUBLOB_TOOL_TIMEOUT_DEFAULT);
+}
+
+/* The outcome of a wait as the job's error, or OK for a clean exit. */
+static int tool_outcome(job *j, const char *tool, int waited, int status, const strbuf *output) {
+  if (waited == WAIT_TIMEOUT) {
+    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s did not finish within %.0f s (the tool timeout, "
+              "--tool-timeout): killed with its process group", tool, j->t->name, j->chip,
+              tool_timeout_ms(j) / 1000);
+    add_detail(j->g, sb_str(output));
+    return GPUBLOB_TOOL;
+  }
+  if (waited == WAIT_LOST)
+    return set_error(j->g, GPUBLOB_TOOL, "lost the exit status of %s (%s): does the program reap child "
+                     "processes?", tool, strerror(ECHILD));
+  if (!status) return GPUBLOB_OK;
   if (WIFSIGNALED(status))
-    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s was killed by signal %d", tool, j->t->name,
-              j->chip, WTERMSIG(status));
+    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s was killed by signal %d (%s)", tool, j->t->name, j->chip,
+              WTERMSIG(status), strsignal(WTERMSIG(status)));
   else
     set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s exited with status %d", tool, j->t->name, j->chip,
               WEXITSTATUS(status));
@@ -2516,8 +2829,9 @@ static int tool_failed(job *j, const char *tool, int status, const strbuf *outpu
 static int read_tool_output(job *j, const char *path) {
   unsigned char *data;
   size_t size;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || read_fd(fd, &data, &size)) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || read_fd(fd, &data, &size, (size_t)-1)) {
     if (fd >= 0) close(fd);
     return set_error(j->g, GPUBLOB_TOOL, "the blob tool exited 0 but wrote no %s", path);
   }
@@ -2533,40 +2847,14 @@ static int read_tool_output(job *j, const char *path) {
   return GPUBLOB_OK;
 }
 
-/* The tool's input channel: a socket as its stdin, or a pipe it reads as /dev/fd/3.
-** Either way its end closes when this process goes, so the tool sees EOF. */
-static int open_channel(job *j, int fds[2]) {
-  int rc = j->t->tool_input == INPUT_stdin ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds)
-                                           : pipe2(fds, O_CLOEXEC);
-  if (rc) return set_error(j->g, GPUBLOB_TOOL, "cannot make the tool's input channel: %s", strerror(errno));
-  if (j->t->tool_input == INPUT_pipe) { /* pipe2 gives [read, write]; keep the write end at [0] */
-    int r = fds[0];
-    fds[0] = fds[1];
-    fds[1] = r;
-  }
-  return GPUBLOB_OK;
-}
-
-/* A tool starts with no signal blocked and SIGPIPE, SIGINT, SIGQUIT at their
-** defaults, whatever this thread or its host set. */
-static void spawn_attr(posix_spawnattr_t *a) {
-  sigset_t none, dflt;
-  sigemptyset(&none);
-  sigemptyset(&dflt);
-  sigaddset(&dflt, SIGPIPE);
-  sigaddset(&dflt, SIGINT);
-  sigaddset(&dflt, SIGQUIT);
-  posix_spawnattr_init(a);
-  posix_spawnattr_setsigmask(a, &none);
-  posix_spawnattr_setsigdefault(a, &dflt);
-  posix_spawnattr_setflags(a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+static enum proc_input proc_input_of(const job *j) {
+  return j->t->tool_input == INPUT_stdin ? PROC_STDIN : j->t->tool_input == INPUT_pipe ? PROC_PIPE3 : PROC_NONE;
 }
 
 /* Starts the tool.  A file tool starts once its input file is written; a stdin or
 ** pipe tool starts before the backend runs and waits for its input. */
 static int tool_start(job *j) {
   toolrun *r = &j->run;
-  int in[2] = {-1, -1}, out[2];
   int file = j->t->tool_input == INPUT_file;
   if (make_workdir(j, &r->w)) return j->g->code;
   r->made = 1;
@@ -2574,95 +2862,31 @@ static int tool_start(job *j) {
     return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno));
   r->argv = build_argv(j, j->tool, &r->w, &r->store);
   if (!r->argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  if (!file && open_channel(j, in)) return j->g->code;
-  if (pipe2(out, O_CLOEXEC)) {
-    if (!file) close(in[0]), close(in[1]);
-    return set_error(j->g, GPUBLOB_TOOL, "pipe: %s", strerror(errno));
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  if (j->t->tool_input == INPUT_stdin) posix_spawn_file_actions_adddup2(&fa, in[1], 0);
-  else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  if (j->t->tool_input == INPUT_pipe) posix_spawn_file_actions_adddup2(&fa, in[1], 3);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 2);
-  posix_spawnattr_t attr;
-  spawn_attr(&attr);
-  int rc = posix_spawn(&r->pid, r->argv[0], &fa, &attr, r->argv, environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
-  close(out[1]);
-  if (!file) close(in[1]);
-  r->in_fd = file ? -1 : in[0];
-  r->out_fd = out[0];
-  if (rc) {
-    r->pid = 0;
-    return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", r->argv[0], strerror(rc));
-  }
+  int err = proc_spawn(&r->p, r->argv, proc_input_of(j), r->w.dir);
+  if (err) return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", r->argv[0], strerror(err));
   return GPUBLOB_OK;
 }
 
-/* Writes all of data; a reader that quit early shows in the tool's status, so
-** SIGPIPE is blocked in this thread and consumed rather than raised. */
-static void write_quietly(int fd, const unsigned char *p, size_t n) {
-  sigset_t pipe_set, old;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-  int broke = 0;
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) {
-      broke = errno == EPIPE;
-      break;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  if (broke) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-/* Hands the backend's output to a tool that is waiting for it. */
-static void tool_feed(job *j) {
-  toolrun *r = &j->run;
-  if (r->in_fd < 0) return; /* a file tool got its input before it started */
-  write_quietly(r->in_fd, j->out.data, j->out.size);
-  close(r->in_fd);
-  r->in_fd = -1;
-}
-
+/* Hands the backend's output to the tool (unless a file did), waits for its exit. */
 static int tool_finish(job *j) {
   toolrun *r = &j->run;
-  int status = 0;
-  pid_t w;
-  read_all(r->out_fd, &r->output);
-  while ((w = waitpid(r->pid, &status, 0)) < 0 && errno == EINTR) {}
-  r->pid = 0;
-  if (w < 0)
-    return set_error(j->g, GPUBLOB_TOOL,
-                     "lost the exit status of %s (%s): does the program reap child processes?",
-                     r->argv[0], strerror(errno));
-  if (status) return tool_failed(j, r->argv[0], status, &r->output);
-  return read_tool_output(j, r->w.out);
+  int status = 0, file = j->t->tool_input == INPUT_file;
+  int waited = proc_wait(&r->p, j->out.data, file ? 0 : j->out.size, tool_timeout_ms(j), &r->output, &status);
+  int rc = tool_outcome(j, r->argv[0], waited, status, &r->output);
+  return rc ? rc : read_tool_output(j, r->w.out);
 }
 
 /* Stops a tool still running (after an error) and removes its directory. */
 static void tool_end(job *j) {
   toolrun *r = &j->run;
-  if (r->in_fd >= 0) close(r->in_fd);
-  if (r->pid > 0 && waitpid(r->pid, NULL, WNOHANG) == 0) {
-    kill(r->pid, SIGKILL);
-    while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR) {}
-  }
-  if (r->out_fd >= 0) close(r->out_fd);
-  if (r->made) remove_tree(r->w.dir);
+  proc_end(&r->p);
+  if (r->made) workdir_remove(&r->w);
   free(r->argv);
   sb_free(&r->store);
   sb_free(&r->output);
   memset(r, 0, sizeof *r);
-  r->in_fd = r->out_fd = -1;
+  r->p = (proc){0, -1, -1, -1};
+  r->w.live = -1;
 }
 
 static int tool_early(const job *j) {
@@ -2755,10 +2979,8 @@ static int run_blob_tool(job *j) {
     return GPUBLOB_OK;
   }
   if (j->prov) return provider_run(j);
-  int rc = j->run.pid ? GPUBLOB_OK : tool_start(j);
-  if (rc) return rc;
-  tool_feed(j);
-  return tool_finish(j);
+  int rc = j->run.p.pid ? GPUBLOB_OK : tool_start(j);
+  return rc ? rc : tool_finish(j);
 }
 
 /* ---- what a blob of its kind starts with (the spec's bin_magic, pack_magic) ---- */
@@ -2797,73 +3019,56 @@ typedef struct packing {
   job *const *members;
   size_t n;
   workdir w;
-  strbuf store;   /* argv words */
-  size_t words;
+  int failed; /* a member's file could not be written (the error is in members[0]) */
 } packing;
 
-static void pack_word(packing *k, job *j, const char *w, size_t n, const char **vars) {
-  expand(j, w, n, vars, &k->store);
-  sb_addn(&k->store, "", 1);
-  k->words++;
-}
-
 /* Every word of a template, expanded for member j with {in} = in. */
-static void pack_template(packing *k, job *j, const char *tmpl, const char *in) {
+static void pack_template(strbuf *store, size_t *count, job *j, const char *tmpl, const char *in) {
   const char *vars[] = {"in", in, NULL}, *w;
   size_t n;
-  while ((w = next_word(&tmpl, " ", &n))) pack_word(k, j, w, n, vars);
+  while ((w = next_word(&tmpl, " ", &n))) {
+    expand(j, w, n, vars, store);
+    sb_addn(store, "", 1);
+    ++*count;
+  }
 }
 
-/* Each member's blob, and the newest's assembly, as a file of the work directory. */
-static int pack_files(packing *k, job *first) {
-  for (size_t i = 0; i < k->n; i++) {
+/* {images}: each member's blob, and the newest's assembly, as a file of the pack's
+** directory, with the spec's words for it. */
+static void pack_images(void *arg, strbuf *store, size_t *count) {
+  packing *k = arg;
+  job *first = k->members[0];
+  for (size_t i = 0; i < k->n && !k->failed; i++) {
     job *j = k->members[i];
     char in[4300];
     snprintf(in, sizeof in, "%s/%zu%s", k->w.dir, i, j->t->suffix_bin);
-    if (write_file(in, j->out.data, j->out.size))
-      return set_error(first->g, GPUBLOB_IO, "cannot write %s: %s", in, strerror(errno));
-    pack_template(k, j, j->t->pack_image, in);
+    if ((k->failed = write_file(in, j->out.data, j->out.size) != 0)) break;
+    pack_template(store, count, j, j->t->pack_image, in);
     if (!j->keep_asm) continue;
     snprintf(in, sizeof in, "%s/%zu%s", k->w.dir, i, j->t->suffix_asm);
-    if (write_file(in, j->asm_out.data, j->asm_out.size))
-      return set_error(first->g, GPUBLOB_IO, "cannot write %s: %s", in, strerror(errno));
-    pack_template(k, j, j->t->pack_asm_image, in);
+    if ((k->failed = write_file(in, j->asm_out.data, j->asm_out.size) != 0)) break;
+    pack_template(store, count, j, j->t->pack_asm_image, in);
   }
-  return GPUBLOB_OK;
+  if (k->failed) set_error(first->g, GPUBLOB_IO, "cannot write a pack's image in %s: %s", k->w.dir, strerror(errno));
 }
 
-static char **pack_argv(packing *k, job *first, const char *tool) {
-  const char *vars[] = {"tool", tool, "out", k->w.out, NULL}, *list = first->t->pack_argv, *w;
-  size_t n;
-  while ((w = next_word(&list, " ", &n)))
-    if (word_is(w, n, "{images}")) pack_files(k, first);
-    else pack_word(k, first, w, n, vars);
-  char **argv = first->g->code || k->store.oom ? NULL : calloc(k->words + 1, sizeof *argv);
-  char *p = k->store.s;
-  for (size_t i = 0; argv && i < k->words; i++, p += strlen(p) + 1) argv[i] = p;
-  return argv;
-}
-
-/* Runs argv with stdin from /dev/null and its output kept; its wait status. */
-static int run_program(char **argv, strbuf *output, int *status) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC)) return errno;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 2);
-  pid_t pid;
-  posix_spawnattr_t attr;
-  spawn_attr(&attr);
-  int rc = posix_spawn(&pid, argv[0], &fa, &attr, argv, environ);
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
-  close(out[1]);
-  if (!rc) read_all(out[0], output);
-  close(out[0]);
-  while (!rc && waitpid(pid, status, 0) < 0)
-    if (errno != EINTR) return errno;
+/* Runs the pack tool over the written images; its output becomes *out. */
+static int pack_tool_run(job *first, char **argv, const workdir *w, gpublob_blob *out) {
+  proc p;
+  strbuf output = {0};
+  int status = 0, err = proc_spawn(&p, argv, PROC_NONE, w->dir);
+  int rc = err ? set_error(first->g, GPUBLOB_TOOL, "cannot run %s: %s", argv[0], strerror(err)) : GPUBLOB_OK;
+  int waited = rc ? WAIT_LOST : proc_wait(&p, NULL, 0, tool_timeout_ms(first), &output, &status);
+  if (!rc) rc = tool_outcome(first, argv[0], waited, status, &output);
+  proc_end(&p);
+  sb_free(&output);
+  gpublob_blob saved = first->out;
+  first->out = (gpublob_blob){0};
+  if (!rc) rc = read_tool_output(first, w->out);
+  if (!rc) rc = check_magic(first, &first->out, first->t->pack_magic, base_name(argv[0]), GPUBLOB_TOOL);
+  if (!rc) *out = first->out, out->suffix = first->t->suffix_pack;
+  else gpublob_blob_free(&first->out);
+  first->out = saved;
   return rc;
 }
 
@@ -2873,23 +3078,14 @@ static int pack_run(job *const *members, size_t n, const char *tool, gpublob_blo
   packing k = {.members = members, .n = n};
   if (make_workdir(first, &k.w)) return first->g->code;
   snprintf(k.w.out, sizeof k.w.out, "%s/out%s", k.w.dir, first->t->suffix_pack);
-  char **argv = pack_argv(&k, first, tool);
-  strbuf output = {0};
-  int status = 0, rc = first->g->code;
-  if (!rc && !argv) rc = set_error(first->g, GPUBLOB_NOMEM, "out of memory");
-  int err = rc ? 0 : run_program(argv, &output, &status);
-  if (!rc && err) rc = set_error(first->g, GPUBLOB_TOOL, "cannot run %s: %s", tool, strerror(err));
-  if (!rc && status) rc = tool_failed(first, tool, status, &output);
-  gpublob_blob saved = first->out;
-  first->out = (gpublob_blob){0};
-  if (!rc) rc = read_tool_output(first, k.w.out);
-  if (!rc) *out = first->out, out->suffix = first->t->suffix_pack;
-  else gpublob_blob_free(&first->out);
-  first->out = saved;
-  remove_tree(k.w.dir);
+  const char *vars[] = {"tool", tool, "out", k.w.out, NULL};
+  strbuf store = {0};
+  char **argv = expand_argv(first, first->t->pack_argv, vars, pack_images, &k, &store);
+  int rc = k.failed ? first->g->code : !argv ? set_error(first->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  if (!rc) rc = pack_tool_run(first, argv, &k.w, out);
+  workdir_remove(&k.w);
   free(argv);
-  sb_free(&k.store);
-  sb_free(&output);
+  sb_free(&store);
   return rc;
 }
 
@@ -4012,6 +4208,9 @@ static int compile_memory(gpublob *g, const gpublob_options *opts, int input, co
   if (out) memset(out, 0, sizeof *out);
   if (!out || (!data && size) || size == (size_t)-1)
     return set_error(g, GPUBLOB_MISUSE, "NULL output or input, or an impossible size");
+  gpublob_options o;
+  options_normalise(opts, &o);
+  if (size > max_input(&o)) return too_big(g, name ? name : "<memory>", &o);
   unsigned char *copy = malloc(size + 1);
   if (!copy) return set_error(g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", size);
   if (size) memcpy(copy, data, size);
@@ -4029,7 +4228,9 @@ static int compile_file(gpublob *g, const gpublob_options *opts, int input, cons
   if (!out || !path) return set_error(g, GPUBLOB_MISUSE, "NULL output or path");
   unsigned char *data;
   size_t size;
-  if (read_input(g, path, &data, &size)) return g->code;
+  gpublob_options o;
+  options_normalise(opts, &o);
+  if (read_input(g, &o, path, &data, &size)) return g->code;
   int rc = call_compile(g, opts, input, data, size, strcmp(path, "-") ? path : "<stdin>", out);
   free(data);
   return rc;
