@@ -73,6 +73,7 @@
 #include <llvm-c/Comdat.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/Support.h>
@@ -264,6 +265,10 @@ struct gpublob {
   strbuf msg;
   strbuf warn;          /* the last call's warnings, one per line */
   gpublob_stats stats;  /* the last call's figures */
+  pid_t helper;         /* the isolation helper, once started; 0 before */
+  int helper_ctl;       /* the socket jobs are handed to it by */
+  int helper_live;      /* its slot in the table of live processes */
+  pthread_mutex_t helper_mu; /* one job handed over at a time */
 };
 
 static const char *const error_strings[] = {
@@ -464,6 +469,7 @@ enum { PH_LOAD, PH_LINK, PH_OPT, PH_EMIT, PH_TOOL, NPHASES };
 
 typedef struct job {
   gpublob *g;       /* where its errors go: the caller's handle, or sink in a pool */
+  gpublob *host;    /* the caller's handle: its isolation helper */
   gpublob sink;
   const target_desc *t;
   char target[64], want[64]; /* as planned: the target's name, one chip or "" */
@@ -496,6 +502,7 @@ typedef struct job {
 } job;
 
 static const gpublob_options default_options = {.version = GPUBLOB_OPTIONS_VERSION};
+#define OUTPUT_NEUTRAL_FLAGS ((unsigned)GPUBLOB_FLAG_ISOLATE)
 enum { MAX_JOBS = 4096 }; /* in one call */
 
 /* A caller's struct of an older version is read only as far as that version went;
@@ -518,7 +525,7 @@ static void options_normalise(const gpublob_options *o, gpublob_options *out) {
 
 static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
   memset(j, 0, sizeof *j);
-  j->g = g;
+  j->g = j->host = g;
   options_normalise(o, &j->opts);
   j->o = &j->opts;
   j->name = name ? name : "<memory>";
@@ -1403,7 +1410,7 @@ static void hash_job(cache *c, XXH3_state_t *st, job *j, const char *pack_tool) 
   hash_str(st, j->t->name);
   hash_str(st, j->chip);
   hash_str(st, sb_str(&j->features));
-  hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | j->flags);
+  hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | (j->flags & ~OUTPUT_NEUTRAL_FLAGS));
   hash_u64(st, (uint64_t)j->keep_asm);
   hash_str(st, j->tool_name);
   if (*j->provider_path) hash_file(c, st, j->provider_path);
@@ -1412,7 +1419,9 @@ static void hash_job(cache *c, XXH3_state_t *st, job *j, const char *pack_tool) 
   if (pack_tool) hash_file(c, st, pack_tool);
 }
 
-/* The hash of a call's input and options: the manifest's key. */
+/* The hash of a call's input and options: the manifest's key.  Isolation, the tool
+** timeout and the input limit change no output byte: a call with or without them
+** finds the same entry. */
 static key128 call_key(const gpublob_options *o, int input, const void *data, size_t size,
                        const char *name) {
   XXH3_state_t st;
@@ -1428,7 +1437,7 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
   const char *const strs[] = {o->target, o->chip, o->features, o->tool, o->tool_dirs, o->lib_dirs,
                               o->pipeline};
   for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) hash_str(&st, strs[i]);
-  hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | o->flags);
+  hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | (o->flags & ~OUTPUT_NEUTRAL_FLAGS));
   hash_u64(&st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
   hash_u64(&st, o->ntargets);
   for (size_t i = 0; o->targets && i < o->ntargets; i++) {
@@ -3152,6 +3161,438 @@ static int job_run(job *j) {
   return rc;
 }
 
+/* A thread with a stack of size bytes (a smaller one if that cannot be had). */
+static int thread_start(pthread_t *t, size_t size, void *(*fn)(void *), void *arg) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  int rc = pthread_attr_setstacksize(&attr, size);
+  if (!rc) rc = pthread_create(t, &attr, fn, arg);
+  if (rc) pthread_attr_setstacksize(&attr, 16u << 20), rc = pthread_create(t, &attr, fn, arg);
+  pthread_attr_destroy(&attr);
+  return rc;
+}
+
+/* ---- isolation: a job's LLVM work in a child process ---- */
+/* A helper process per handle, forked from the calling thread before a call starts
+** threads; single-threaded, it forks a child per job, so each fork is safe.  The
+** host hands it a socket per job (SCM_RIGHTS); the child reads the job from it,
+** runs job_llvm on a thread with a large stack, and writes back the backend's
+** output; the helper then writes the child's exit status.  An LLVM fatal error
+** in the child writes its reason first.  Records: a kind byte, a u64 length, the
+** payload. */
+enum { REC_JOB = 'J', REC_RESULT = 'R', REC_FATAL = 'F', REC_EXIT = 'X' };
+
+static int put_record(int fd, char kind, const strbuf *payload) {
+  unsigned char head[9] = {(unsigned char)kind};
+  uint64_t n = payload ? payload->len : 0;
+  memcpy(head + 1, &n, sizeof n);
+  return write_all_fd(fd, head, sizeof head) || (n && write_all_fd(fd, payload->s, payload->len)) ? -1 : 0;
+}
+
+static int read_exact(int fd, void *p, size_t n) {
+  unsigned char *q = p;
+  while (n) {
+    ssize_t r = read(fd, q, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    q += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+/* The next record; its payload into out (reset first).  -1 at EOF or on error. */
+static int get_record(int fd, char *kind, strbuf *out) {
+  unsigned char head[9];
+  uint64_t n;
+  sb_reset(out);
+  if (read_exact(fd, head, sizeof head)) return -1;
+  memcpy(&n, head + 1, sizeof n);
+  if (n > (1ULL << 40)) return -1;
+  *kind = (char)head[0];
+  char buf[65536];
+  while (n) {
+    size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
+    if (read_exact(fd, buf, k)) return -1;
+    sb_addn(out, buf, k);
+    n -= k;
+  }
+  return out->oom ? -1 : 0;
+}
+
+static void put_blob(strbuf *b, const gpublob_blob *blob) {
+  put_str(b, blob->suffix);
+  put_u64(b, blob->size);
+  sb_addn(b, (const char *)blob->data, blob->size);
+}
+
+static int get_blob(reader *r, gpublob_blob *out) {
+  const char *suffix = get_str(r);
+  uint64_t n = get_u64(r);
+  if (r->bad || (uint64_t)(r->end - r->p) < n) return r->bad = 1, -1;
+  if (!suffix) return 0; /* none */
+  out->data = malloc(n + 1);
+  if (!out->data) return r->bad = 1, -1;
+  memcpy(out->data, r->p, n);
+  out->data[n] = 0;
+  out->size = n;
+  out->suffix = static_suffix(suffix);
+  r->p += n;
+  return 0;
+}
+
+/* The job as the child rebuilds it: its options, resolved again there as here,
+** the environment and directory it searches from, and the module's bytes. */
+static void put_job(strbuf *b, const job *j, const void *module, size_t size) {
+  const gpublob_options *o = &j->opts;
+  const char *const strs[] = {j->t->name, j->chip, o->features, o->lib_dirs, o->tool_dirs, j->name};
+  for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) put_str(b, strs[i]);
+  put_u64(b, (uint64_t)o->opt);
+  put_u64(b, (uint64_t)o->format);
+  put_u64(b, o->flags);
+  put_u64(b, (uint64_t)j->keep_asm);
+  char *cwd = getcwd(NULL, 0);
+  put_str(b, cwd ? cwd : "/");
+  free(cwd);
+  size_t n = 0;
+  while (environ[n]) n++;
+  put_u64(b, n);
+  for (size_t i = 0; i < n; i++) put_str(b, environ[i]);
+  put_u64(b, size);
+  sb_addn(b, module, size);
+}
+
+static void put_result(strbuf *b, int rc, const job *j) {
+  put_u64(b, (uint64_t)rc);
+  put_str(b, gpublob_error_message(j->g));
+  put_str(b, sb_str(&j->g->warn));
+  put_blob(b, &j->out);
+  put_blob(b, &j->asm_out);
+  for (int i = 0; i < NPHASES; i++) sb_addn(b, (const char *)&j->ms[i], sizeof j->ms[i]);
+}
+
+/* ---- isolation: the child ---- */
+static int child_fd = -1; /* the child's job socket, for its fatal error handler */
+
+static void child_on_fatal(const char *reason) {
+  strbuf b = {.s = (char *)reason, .len = strlen(reason)};
+  put_record(child_fd, REC_FATAL, &b);
+  _exit(70);
+}
+
+typedef struct child_job {
+  job j;
+  strbuf env; /* the host's environment strings */
+  char **envp;
+  unsigned char *module;
+  size_t size;
+  int rc;
+} child_job;
+
+static void *child_work(void *arg) {
+  child_job *c = arg;
+  c->rc = job_llvm(&c->j);
+  return NULL;
+}
+
+static int child_environment(child_job *c, reader *r) {
+  uint64_t n = get_u64(r);
+  if (r->bad || n > 1000000) return -1;
+  c->envp = calloc(n + 1, sizeof *c->envp);
+  for (uint64_t i = 0; c->envp && i < n && !r->bad; i++) c->envp[i] = (char *)get_str(r);
+  if (!c->envp || r->bad) return -1;
+  environ = c->envp;
+  return 0;
+}
+
+/* The job the host sent, rebuilt: options resolved as the host resolved them. */
+static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
+  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len, 0};
+  const char *target = get_str(&r), *chip = get_str(&r), *features = get_str(&r);
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .features = features};
+  o.lib_dirs = get_str(&r);
+  o.tool_dirs = get_str(&r);
+  const char *name = get_str(&r);
+  o.opt = (int)get_u64(&r);
+  o.format = (int)get_u64(&r);
+  o.flags = (unsigned)get_u64(&r);
+  int keep_asm = (int)get_u64(&r);
+  const char *cwd = get_str(&r);
+  if (r.bad || !target || !chip || !cwd || child_environment(c, &r) || chdir(cwd)) return -1;
+  c->size = (size_t)get_u64(&r);
+  if (r.bad || (size_t)(r.end - r.p) != c->size) return -1;
+  o.target = target;
+  o.chip = chip;
+  job_begin(&c->j, g, &o, name);
+  c->j.src = r.p; /* the record ends in a NUL (strbuf) */
+  c->j.src_size = c->size;
+  int rc = resolve_options(&c->j);
+  c->j.keep_asm = keep_asm;
+  return rc;
+}
+
+/* A child's whole life: one job, its result, exit. */
+static void child_main(int fd) {
+  child_fd = fd;
+  LLVMInstallFatalErrorHandler(child_on_fatal);
+  gpublob g = {0};
+  child_job c = {0};
+  strbuf rec = {0}, out = {0};
+  char kind;
+  if (get_record(fd, &kind, &rec) || kind != REC_JOB) _exit(71);
+  c.rc = child_read_job(&c, &g, &rec);
+  if (c.rc < 0) _exit(72);
+  pthread_t t;
+  if (!c.rc && thread_start(&t, GPUBLOB_PARSE_STACK, child_work, &c)) child_work(&c);
+  else if (!c.rc) pthread_join(t, NULL);
+  put_result(&out, c.rc, &c.j);
+  _exit(out.oom || put_record(fd, REC_RESULT, &out) ? 73 : 0);
+}
+
+/* ---- isolation: the helper ---- */
+typedef struct helper_child {
+  pid_t pid;
+  int fd, pidfd;
+} helper_child;
+
+/* A job socket from the host, or -1 when the host closed the control socket. */
+static int helper_receive(int ctl) {
+  char byte;
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } u;
+  struct iovec io = {&byte, 1};
+  struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+  ssize_t r;
+  while ((r = recvmsg(ctl, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {}
+  struct cmsghdr *c = r > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+  if (!c || c->cmsg_type != SCM_RIGHTS) return r > 0 ? -2 : -1;
+  int fd;
+  memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return fd;
+}
+
+static void helper_fork_child(int ctl, int fd, helper_child **kids, size_t *n) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(ctl);
+    for (size_t i = 0; i < *n; i++) close((*kids)[i].fd), close((*kids)[i].pidfd);
+    child_main(fd);
+  }
+  helper_child *more = pid > 0 ? realloc(*kids, (*n + 1) * sizeof **kids) : NULL;
+  if (!more) { /* the host sees EOF with no status: its job failed */
+    if (pid > 0) kill(pid, SIGKILL), waitpid(pid, NULL, 0);
+    close(fd);
+    return;
+  }
+  *kids = more;
+  (*kids)[(*n)++] = (helper_child){pid, fd, pidfd_of(pid)};
+}
+
+/* The exit status of each child that ended goes to the host after its result. */
+static void helper_reap(helper_child *kids, size_t *n) {
+  for (size_t i = 0; i < *n;) {
+    int status;
+    pid_t r = waitpid(kids[i].pid, &status, WNOHANG);
+    if (r == 0 || (r < 0 && errno == EINTR)) {
+      i++;
+      continue;
+    }
+    strbuf b = {0};
+    put_u64(&b, r > 0 ? (uint64_t)(unsigned)status : UINT64_MAX);
+    put_record(kids[i].fd, REC_EXIT, &b);
+    sb_free(&b);
+    close(kids[i].fd);
+    if (kids[i].pidfd >= 0) close(kids[i].pidfd);
+    kids[i] = kids[--*n];
+  }
+}
+
+static void helper_main(int ctl) {
+  helper_child *kids = NULL;
+  size_t n = 0;
+  for (;;) {
+    struct pollfd *fds = calloc(n + 1, sizeof *fds);
+    int all_pidfds = 1;
+    if (!fds) _exit(1);
+    fds[0] = (struct pollfd){ctl, POLLIN, 0};
+    for (size_t i = 0; i < n; i++) {
+      fds[i + 1] = (struct pollfd){kids[i].pidfd, POLLIN, 0};
+      all_pidfds &= kids[i].pidfd >= 0;
+    }
+    poll(fds, n + 1, all_pidfds ? -1 : 20);
+    int ready = fds[0].revents != 0;
+    free(fds);
+    int fd = ready ? helper_receive(ctl) : -2;
+    if (fd == -1) { /* the host is gone or closed us: so are its jobs */
+      kill(0, SIGKILL);
+      _exit(0);
+    }
+    if (fd >= 0) helper_fork_child(ctl, fd, &kids, &n);
+    helper_reap(kids, &n);
+  }
+}
+
+/* In the helper, just forked: its own process group, every signal at its default
+** (a host's crash handler must not run here), no descriptor of the host's. */
+static void helper_enter(int ctl) {
+  setpgid(0, 0);
+  for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  int null = open("/dev/null", O_RDWR);
+  dup2(null, 0);
+  dup2(null, 1);
+  dup2(ctl, 3);
+  if (syscall(SYS_close_range, 4, ~0U, 0)) /* a kernel before close_range (5.9) */
+    for (int fd = 4; fd < 4096; fd++) close(fd);
+  helper_main(3);
+}
+
+static int helper_alive(gpublob *g) {
+  return g->helper > 0 && waitpid(g->helper, NULL, WNOHANG) == 0;
+}
+
+static void helper_stop(gpublob *g) {
+  if (g->helper <= 0) return;
+  close(g->helper_ctl);
+  kill(-g->helper, SIGKILL); /* the helper and any child of a job in flight */
+  while (waitpid(g->helper, NULL, 0) < 0 && errno == EINTR) {}
+  live_remove(g->helper_live);
+  g->helper = 0;
+  g->helper_live = -1;
+}
+
+int gpublob_helper_start(gpublob *g) {
+  if (!g) return GPUBLOB_MISUSE;
+  if (helper_alive(g)) return GPUBLOB_OK;
+  helper_stop(g); /* one that died */
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+    return set_error(g, GPUBLOB_TOOL, "cannot make the isolation helper's socket: %s", strerror(errno));
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(sv[0]);
+    helper_enter(sv[1]);
+  }
+  close(sv[1]);
+  if (pid < 0) {
+    close(sv[0]);
+    return set_error(g, GPUBLOB_TOOL, "cannot fork the isolation helper: %s", strerror(errno));
+  }
+  setpgid(pid, pid); /* as the helper does: no window where a kill of its group misses */
+  g->helper = pid;
+  g->helper_ctl = sv[0];
+  g->helper_live = live_add(pid, NULL);
+  return GPUBLOB_OK;
+}
+
+/* ---- isolation: the host's side of a job ---- */
+static int helper_hand(gpublob *host, int fd) {
+  char byte = 'j';
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } u;
+  memset(&u, 0, sizeof u);
+  struct iovec io = {&byte, 1};
+  struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  pthread_mutex_lock(&host->helper_mu);
+  ssize_t r;
+  while ((r = sendmsg(host->helper_ctl, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR) {}
+  pthread_mutex_unlock(&host->helper_mu);
+  return r == 1 ? 0 : -1;
+}
+
+/* The module the child parses: the input's bytes, or (MLIR) the translated module
+** as bitcode. */
+static int isolated_module(job *j, strbuf *req) {
+  if (j->src) {
+    put_job(req, j, j->src, j->src_size);
+    return req->oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  }
+  LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(j->mod);
+  if (!buf) return set_error(j->g, GPUBLOB_NOMEM, "out of memory (bitcode for the isolated job)");
+  put_job(req, j, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+  LLVMDisposeMemoryBuffer(buf);
+  return req->oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+}
+
+static int take_result(job *j, const strbuf *rec) {
+  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len, 0};
+  int rc = (int)get_u64(&r);
+  const char *msg = get_str(&r), *warnings = get_str(&r);
+  get_blob(&r, &j->out);
+  get_blob(&r, &j->asm_out);
+  for (int i = 0; i < NPHASES && (size_t)(r.end - r.p) >= sizeof(double); i++, r.p += sizeof(double))
+    memcpy(&j->ms[i], r.p, sizeof(double));
+  if (r.bad) return set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated job's result was cut short", j->name);
+  if (warnings) add_warnings(j->g, warnings);
+  return rc ? set_error(j->g, rc, "%s", msg ? msg : "") : GPUBLOB_OK;
+}
+
+/* No result: an LLVM fatal error (its reason), a signal, or a lost process. */
+static int isolated_failure(job *j, const char *fatal, int have_status, uint64_t status) {
+  const char *where = "in its isolated process";
+  if (fatal)
+    set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM aborted compiling for %s:%s %s: %s", j->name, j->t->name,
+              j->chip, where, fatal);
+  else if (have_status && status != UINT64_MAX && WIFSIGNALED((int)status))
+    set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM crashed compiling for %s:%s %s: signal %d (%s)", j->name,
+              j->t->name, j->chip, where, WTERMSIG((int)status), strsignal(WTERMSIG((int)status)));
+  else
+    set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated process compiling for %s:%s ended without a result "
+              "(exit status %d)", j->name, j->t->name, j->chip,
+              have_status && status != UINT64_MAX ? WEXITSTATUS((int)status) : -1);
+  return GPUBLOB_BACKEND;
+}
+
+/* Records until the helper's exit record: the result, or why there is none. */
+static int isolated_reply(job *j, int fd) {
+  strbuf rec = {0}, fatal = {0};
+  char kind;
+  int rc = -1, have_fatal = 0, have_status = 0;
+  uint64_t status = 0;
+  while (!get_record(fd, &kind, &rec)) {
+    if (kind == REC_RESULT && rc < 0) rc = take_result(j, &rec);
+    if (kind == REC_FATAL) have_fatal = 1, sb_add(&fatal, sb_str(&rec));
+    if (kind == REC_EXIT && rec.len == sizeof status) {
+      memcpy(&status, rec.s, sizeof status);
+      have_status = 1;
+      break;
+    }
+  }
+  if (rc < 0) rc = isolated_failure(j, have_fatal ? sb_str(&fatal) : NULL, have_status, status);
+  sb_free(&rec);
+  sb_free(&fatal);
+  return rc;
+}
+
+/* job_llvm in a child of the helper; the blob tool stays here. */
+static int isolate_job(job *j) {
+  int sv[2];
+  strbuf req = {0};
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+    return set_error(j->g, GPUBLOB_TOOL, "cannot make an isolated job's socket: %s", strerror(errno));
+  int rc = isolated_module(j, &req);
+  if (!rc && helper_hand(j->host, sv[1]))
+    rc = set_error(j->g, GPUBLOB_BACKEND, "%s: the isolation helper is gone (%s)", j->name, strerror(errno));
+  close(sv[1]);
+  if (!rc) put_record(sv[0], REC_JOB, &req); /* a child that died early shows in its reply */
+  sb_free(&req);
+  if (!rc) rc = isolated_reply(j, sv[0]);
+  close(sv[0]);
+  return rc;
+}
+
 /* ---- the pool: jobs in plan order on a bounded set of threads ---- */
 /* Workers take jobs in order as they become ready.  Once one fails, jobs after it
 ** in plan order are cancelled if not yet started; those started, and any before
@@ -3187,17 +3628,32 @@ static void pool_take(pool *q, size_t i) {
   }
 }
 
+/* A worker has a stack of its own for a host's crash handler (SIGSEGV of a stack
+** overflow has no stack left to run on). */
 static void *pool_worker(void *arg) {
   pool *q = arg;
+  stack_t alt = {.ss_sp = malloc(SIGSTKSZ * 4), .ss_size = SIGSTKSZ * 4}, off = {.ss_flags = SS_DISABLE};
+  if (alt.ss_sp) sigaltstack(&alt, NULL);
   for (;;) {
     pthread_mutex_lock(&q->mu);
     while (q->next == q->ready && !q->closed) pthread_cond_wait(&q->cv, &q->mu);
     size_t i = q->next < q->ready ? q->next++ : SIZE_MAX;
     pthread_mutex_unlock(&q->mu);
-    if (i == SIZE_MAX) return NULL;
+    if (i == SIZE_MAX) break;
     pool_take(q, i);
   }
+  if (alt.ss_sp) sigaltstack(&off, NULL), free(alt.ss_sp);
+  return NULL;
 }
+
+#if GPUBLOB_MLIR
+/* fn(arg) on a thread with the parsers' large stack, waited for; here if none starts. */
+static void on_parse_stack(void *(*fn)(void *), void *arg) {
+  pthread_t t;
+  if (thread_start(&t, GPUBLOB_PARSE_STACK, fn, arg)) fn(arg);
+  else pthread_join(t, NULL);
+}
+#endif
 
 /* Threads: the options' count, else one per core this process may run on. */
 static size_t thread_count(const gpublob_options *o, size_t njobs) {
@@ -3216,17 +3672,14 @@ static void pool_start(pool *q, job *const *jobs, size_t nthreads) {
   pthread_cond_init(&q->cv, NULL);
   q->jobs = jobs;
   atomic_init(&q->failed, SIZE_MAX);
-  q->threads = nthreads > 1 ? calloc(nthreads, sizeof *q->threads) : NULL;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 16u << 20); /* LLVM recurses deeply on big functions */
+  q->threads = calloc(nthreads, sizeof *q->threads);
+  /* even one thread: jobs parse there, on a stack LLVM's recursion cannot outgrow */
   for (size_t i = 0; q->threads && i < nthreads; i++)
-    if (!pthread_create(&q->threads[i], &attr, pool_worker, q)) q->nthreads++;
-  pthread_attr_destroy(&attr);
+    if (!thread_start(&q->threads[i], GPUBLOB_PARSE_STACK, pool_worker, q)) q->nthreads++;
 }
 
 static void pool_submit(pool *q) {
-  if (!q->nthreads) { /* no workers: run it here, now */
+  if (!q->nthreads) { /* no worker could start: run it here, now */
     pool_take(q, q->ready++);
     q->next = q->ready;
     return;
@@ -3975,11 +4428,35 @@ static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation t
   if (register_translations) mlirRegisterAllLLVMTranslations(m.ctx);
   MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(m.ctx, on_mlir_diagnostic, &m.diag, NULL);
   int rc = check_version(g, &m.o);
+  if (!rc && (m.o.flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
   if (!rc) rc = serialize(&m, top);
   if (!rc && out) rc = deliver(&m, top, out);
   mlirContextDetachDiagnosticHandler(m.ctx, h);
   mjob_end(&m);
   return rc;
+}
+
+/* serialize_in on a thread with the parsers' large stack: lowering and translation
+** recurse through a caller's deeply nested module too. */
+typedef struct serialize_call {
+  gpublob *g;
+  const gpublob_options *opts;
+  MlirOperation top;
+  const char *name;
+  int register_translations, rc;
+} serialize_call;
+
+static void *serialize_call_run(void *arg) {
+  serialize_call *c = arg;
+  c->rc = serialize_in(c->g, c->opts, c->top, c->name, c->register_translations, NULL);
+  return NULL;
+}
+
+static int serialize_on_parse_stack(gpublob *g, const gpublob_options *opts, MlirOperation top,
+                                    const char *name, int register_translations) {
+  serialize_call c = {g, opts, top, name, register_translations, 0};
+  on_parse_stack(serialize_call_run, &c);
+  return c.rc;
 }
 
 /* ---- MLIR: text or bytecode in, the whole module out ---- */
@@ -4128,7 +4605,7 @@ static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
   gpublob *g = NULL;
   int rc = s ? gpublob_open(&g) : GPUBLOB_NOMEM; /* a clone that ran out of memory */
   char name[4096];
-  if (!rc) rc = serialize_in(g, &s->o, op, location_file(op, name, sizeof name), 0, NULL);
+  if (!rc) rc = serialize_on_parse_stack(g, &s->o, op, location_file(op, name, sizeof name), 0);
   if (rc) {
     strbuf msg = {0};
     sb_add(&msg, g ? gpublob_error_message(g) : "gpublob: out of memory");
@@ -4169,6 +4646,50 @@ static size_t outputs_planned(const gpublob_options *o) {
   return count;
 }
 
+/* ---- text input: how deep its brackets go, checked before a parser recurses ---- */
+/* Brackets ( [ { < outside strings and comments (; in LLVM IR, // in MLIR); MLIR's
+** arrow -> is no bracket.  Bitcode and MLIR bytecode have no text to look at. */
+static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n, const char *name) {
+  int mlir = input == GPUBLOB_INPUT_MLIR;
+  if (looks_like_bitcode(p, n) || (n >= 4 && !memcmp(p, "ML\xefR", 4))) return GPUBLOB_OK;
+  size_t depth = 0, line = 1, col = 0;
+  for (size_t i = 0; i < n; i++, col++) {
+    unsigned char c = p[i];
+    if (c == '\n') line++, col = 0;
+    else if (c == '"')
+      for (i++; i < n && p[i] != '"'; i++) i += p[i] == '\\' && i + 1 < n;
+    else if ((!mlir && c == ';') || (mlir && c == '/' && i + 1 < n && p[i + 1] == '/'))
+      while (i + 1 < n && p[i + 1] != '\n') i++;
+    else if (strchr("([{<", c) && c)
+      depth++;
+    else if (strchr(")]}>", c) && c && depth && !(c == '>' && i && p[i - 1] == '-'))
+      depth--;
+    if (depth > GPUBLOB_MAX_NESTING)
+      return set_error(g, GPUBLOB_PARSE, "%s:%zu:%zu: brackets nest deeper than %d levels; gpublob refuses "
+                       "that before the parser, which would recurse once a level", name, line, col + 1,
+                       GPUBLOB_MAX_NESTING);
+  }
+  return GPUBLOB_OK;
+}
+
+#if GPUBLOB_MLIR
+typedef struct mlir_call { /* mlir_compile's arguments, for the parse thread */
+  gpublob *g;
+  const gpublob_options *opts;
+  const void *data;
+  size_t size;
+  const char *name;
+  mlir_out *out;
+  int rc;
+} mlir_call;
+
+static void *mlir_call_run(void *arg) {
+  mlir_call *m = arg;
+  m->rc = mlir_compile(m->g, m->opts, m->data, m->size, m->name, m->out);
+  return NULL;
+}
+#endif
+
 /* data holds a NUL at data[size].  MLIR gives one output, the whole module. */
 static int call_compile(gpublob *g, const gpublob_options *opts, int input, const unsigned char *data,
                         size_t size, const char *name, gpublob_result *out) {
@@ -4184,15 +4705,20 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
     g->stats.cache_ms += now_ms() - t0;
     rc ? g->stats.cache_misses++ : g->stats.cache_hits++;
   }
-  if (rc && input == GPUBLOB_INPUT_MLIR) {
+  int hit = !rc;
+  rc = hit ? GPUBLOB_OK : check_nesting(g, input, data, size, name);
+  if (!hit && !rc && (o.flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
+  if (!hit && !rc && input == GPUBLOB_INPUT_MLIR) {
 #if GPUBLOB_MLIR
     mlir_out mo = {out, cached ? &c : NULL, &k0};
-    rc = mlir_compile(g, opts, data, size, name, &mo);
+    mlir_call mc = {g, opts, data, size, name, &mo, 0};
+    on_parse_stack(mlir_call_run, &mc); /* MLIR parses, lowers and translates here */
+    rc = mc.rc;
 #else
     rc = set_error(g, GPUBLOB_NOMLIR,
                    "%s: MLIR input needs a gpublob built with MLIR (configure with libmlir-22-dev)", name);
 #endif
-  } else if (rc) {
+  } else if (!hit && !rc) {
     rc = ir_compile(g, opts, data, size, name, cached ? &c : NULL, &k0, out);
   }
   if (cached) cache_close(&c);
@@ -4263,6 +4789,8 @@ int gpublob_open(gpublob **out) {
   if (!out) return GPUBLOB_MISUSE;
   *out = calloc(1, sizeof **out);
   if (!*out) return GPUBLOB_NOMEM;
+  pthread_mutex_init(&(*out)->helper_mu, NULL);
+  (*out)->helper_live = -1;
 #if GPUBLOB_COMPILER
   pthread_once(&llvm_once, llvm_init);
 #endif
@@ -4271,6 +4799,10 @@ int gpublob_open(gpublob **out) {
 
 void gpublob_close(gpublob *g) {
   if (!g) return;
+#if GPUBLOB_COMPILER
+  helper_stop(g);
+#endif
+  pthread_mutex_destroy(&g->helper_mu);
   sb_free(&g->msg);
   sb_free(&g->warn);
   free(g);
@@ -4448,7 +4980,7 @@ int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperatio
   if (mlirOperationIsNull(module)) return set_error(g, GPUBLOB_MISUSE, "null module");
   pthread_once(&mlir_once, mlir_init);
   char name[4096];
-  return serialize_in(g, opts, module, location_file(module, name, sizeof name), 1, NULL);
+  return serialize_on_parse_stack(g, opts, module, location_file(module, name, sizeof name), 1);
 }
 
 MlirPass gpublob_pass_create(const gpublob_options *opts) {
@@ -4467,7 +4999,4 @@ MlirPass gpublob_pass_create(const gpublob_options *opts) {
                                 cref("builtin.module"), (intptr_t)(sizeof deps / sizeof *deps), deps,
                                 cb, s);
 }
-#endif
-#if GPUBLOB_COMPILER
-static int isolate_job(job *j) { return job_llvm(j); } /* TEMP */
 #endif

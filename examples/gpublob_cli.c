@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,12 @@ static const char usage[] =
     "  -h, --help\n";
 
 #define MAX_TARGETS 64
+
+/* The CLI isolates each job's LLVM work unless --no-isolate: an LLVM crash is then
+** an error message, and the cost is measured in README.md ("Isolation"). */
+#ifndef CLI_DEFAULT_FLAGS
+#define CLI_DEFAULT_FLAGS GPUBLOB_FLAG_ISOLATE
+#endif
 
 typedef struct cli {
   gpublob_options opts;
@@ -387,22 +394,59 @@ static int output_paths(const cli *c, const gpublob_result *r, int mlir, char **
   return 0;
 }
 
+/* An existing output that is not a regular file (a device, a FIFO) is written
+** into, as a shell's > would: replacing /dev/null by rename would be wrong. */
+static int is_special(const char *path) {
+  struct stat st;
+  return strcmp(path, "-") && !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+static int write_special(const char *path, const gpublob_blob *b) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return -1;
+  int rc = write_all(fd, b->data, b->size), err = errno;
+  if (close(fd) && !rc) rc = -1, err = errno;
+  errno = err;
+  return rc;
+}
+
+/* The temporaries in flight, for the signal handler to remove: set before each
+** is made, cleared once renamed.  Plain pointers read by a handler of this thread. */
+static char *volatile *volatile pending_tmps;
+static volatile size_t pending_count;
+
+static void remove_pending(void) {
+  char *volatile *tmps = pending_tmps;
+  for (size_t i = 0; tmps && i < pending_count; i++)
+    if (tmps[i]) unlink(tmps[i]);
+}
+
+static int write_one(const char *path, const gpublob_blob *b, char **tmp) {
+  if (!strcmp(path, "-")) return write_all(1, b->data, b->size);
+  if (is_special(path)) return 0; /* written after every temporary is */
+  return write_temp(path, b, tmp);
+}
+
 /* All temporaries first, then the renames: a failure leaves no output behind. */
 static int write_outputs(const cli *c, const gpublob_result *r, int mlir) {
   char **paths = calloc(r->count + 1, sizeof *paths), **tmps = calloc(r->count + 1, sizeof *tmps);
   int rc = !paths || !tmps ? fail("%s", "out of memory") : output_paths(c, r, mlir, paths);
   if (rc) rc = rc == 2 ? 10 + GPUBLOB_IO : rc;
-  size_t i = 0;
-  for (; !rc && i < r->count; i++)
-    if (!strcmp(paths[i], "-") ? write_all(1, r->outputs[i].blob.data, r->outputs[i].blob.size)
-                               : write_temp(paths[i], &r->outputs[i].blob, &tmps[i])) {
+  pending_count = r->count;
+  pending_tmps = tmps;
+  for (size_t i = 0; !rc && i < r->count; i++)
+    if (write_one(paths[i], &r->outputs[i].blob, &tmps[i])) {
       fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[i], strerror(errno));
       rc = 10 + GPUBLOB_IO;
     }
   for (size_t k = 0; !rc && k < r->count; k++)
-    if (tmps[k] && rename(tmps[k], paths[k])) {
+    if (tmps[k] ? rename(tmps[k], paths[k]) : is_special(paths[k]) && write_special(paths[k], &r->outputs[k].blob)) {
       fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[k], strerror(errno));
       rc = 10 + GPUBLOB_IO;
+    } else if (tmps[k]) {
+      char *done = tmps[k];
+      tmps[k] = NULL; /* renamed: no longer the handler's to remove */
+      free(done);
     }
   for (size_t k = 0; k < r->count; k++) {
     if (tmps && tmps[k] && rc) unlink(tmps[k]);
@@ -411,9 +455,51 @@ static int write_outputs(const cli *c, const gpublob_result *r, int mlir) {
     if (paths) free(paths[k]);
     if (tmps) free(tmps[k]);
   }
+  pending_tmps = NULL;
+  pending_count = 0;
   free(paths);
   free(tmps);
   return rc;
+}
+
+/* ---- signals: no output and no temporary file is left, and the exit is below 128 ---- */
+static void say(const char *a, const char *b) {
+  if (write(2, a, strlen(a)) < 0 || write(2, b, strlen(b)) < 0 || write(2, "\n", 1) < 0) {}
+}
+
+static const char *signal_name(int sig) {
+  switch (sig) {
+  case SIGINT: return "SIGINT";
+  case SIGTERM: return "SIGTERM";
+  case SIGHUP: return "SIGHUP";
+  case SIGSEGV: return "SIGSEGV";
+  case SIGBUS: return "SIGBUS";
+  case SIGILL: return "SIGILL";
+  case SIGFPE: return "SIGFPE";
+  case SIGABRT: return "SIGABRT";
+  default: return "a signal";
+  }
+}
+
+/* Every tool and helper gone, every temporary removed, then out. */
+static void on_signal(int sig) {
+  gpublob_process_cleanup();
+  remove_pending();
+  int crash = sig != SIGINT && sig != SIGTERM && sig != SIGHUP;
+  say(crash ? "gpublob: error: LLVM crashed in this process (use --isolate): " : "gpublob: error: interrupted by ",
+      signal_name(sig));
+  _exit(10 + (crash ? GPUBLOB_BACKEND : GPUBLOB_INTERRUPTED));
+}
+
+static void catch_signals(void) {
+  static char alt[65536]; /* a stack overflow's SIGSEGV needs a stack of its own */
+  stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};
+  sigaltstack(&ss, NULL);
+  struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_ONSTACK};
+  sigfillset(&sa.sa_mask);
+  const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
+  signal(SIGXFSZ, SIG_IGN); /* a file size limit: a write fails with EFBIG, an IO error */
 }
 
 /* ---- input: read whole, then MLIR or LLVM IR by suffix, magic or first word ---- */
@@ -575,14 +661,19 @@ static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir)
   return 0;
 }
 
+/* In-process (--no-isolate), an LLVM fatal error ends the process: cleanly. */
 static void on_llvm_fatal(const char *reason) {
-  fprintf(stderr, "gpublob: error: LLVM fatal error: %s\n", reason);
+  gpublob_process_cleanup();
+  remove_pending();
+  say("gpublob: error: LLVM fatal error (use --isolate to survive it): ", reason);
+  _exit(10 + GPUBLOB_BACKEND);
 }
 
 int main(int argc, char **argv) {
-  cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION}};
+  cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION, .flags = CLI_DEFAULT_FLAGS}};
   int rc = parse_args(&c, argc, argv);
   if (rc) return rc == 1 ? 0 : 2;
+  catch_signals();
   gpublob *g;
   if (gpublob_open(&g)) return fail("%s", "out of memory");
   LLVMInstallFatalErrorHandler(on_llvm_fatal);
@@ -594,9 +685,8 @@ int main(int argc, char **argv) {
   gpublob_result r = {0};
   int mlir = 0;
   if (!(rc = compile_input(g, &c, &r, &mlir))) rc = write_outputs(&c, &r, mlir);
-  gpublob_result_free(&r);
-  gpublob_close(g);
-  /* Everything is written and closed: skip LLVM's static destructors at exit. */
+  /* Everything is written: skip LLVM's static destructors, and the wait for the
+  ** isolation helper, which ends when this process closes its socket. */
   fflush(NULL);
   _exit(rc);
 }
@@ -635,7 +725,7 @@ static int lookup(const cli *c, gpublob_result *r, int *mlir) {
 }
 
 int main(int argc, char **argv) {
-  cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION}};
+  cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION, .flags = CLI_DEFAULT_FLAGS}};
   gpublob_result r = {0};
   int mlir = 0, silent = dup(2);
   int null = open("/dev/null", O_WRONLY); /* usage errors are the compiler's to print */
@@ -646,6 +736,7 @@ int main(int argc, char **argv) {
   close(null);
   if (rc == 1) return 0; /* --help, --version: printed */
   if (rc || c.list_targets || lookup(&c, &r, &mlir)) return run_compiler(argv);
+  catch_signals();
   rc = write_outputs(&c, &r, mlir);
   gpublob_result_free(&r);
   return rc;
