@@ -37,6 +37,7 @@
 #endif
 #include "gpublob.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -1008,6 +1009,7 @@ typedef struct digest_seen { /* a file already digested in this call */
 typedef struct cache {
   char root[4200];          /* DIR/v1 */
   char dir[4096];           /* DIR, as given */
+  int rootfd;               /* DIR/v1, opened: every file is reached from it */
   unsigned long long max;   /* bytes */
   int writable;             /* 0 once a write failed (warned once) */
   gpublob *g;               /* warnings and figures */
@@ -1078,25 +1080,24 @@ static void spec_hash(void) {
   spec_key = hash_key(&st);
 }
 
-static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
-  memset(c, 0, sizeof *c);
-  if (!o->cache_dir || !*o->cache_dir) return 0;
-  snprintf(c->dir, sizeof c->dir, "%s", o->cache_dir);
-  snprintf(c->root, sizeof c->root, "%s/v1", o->cache_dir);
-  c->max = o->cache_max ? o->cache_max : 1ULL << 30;
-  c->writable = 1;
-  c->g = g;
-  pthread_once(&spec_once, spec_hash);
-  return 1;
+/* ---- the cache: a directory of this user's alone, reached without links ---- */
+/* The directory given is followed as the user named it; below it nothing is: every
+** subdirectory and file is opened from its parent's descriptor with O_NOFOLLOW, and
+** only regular files are read.  A directory that another user owns, or that others
+** may write, is not used at all: its files could be anything. */
+static int dir_trusted(int fd) {
+  struct stat st;
+  return !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022);
 }
 
-static void cache_path(const cache *c, const key128 *k, char kind, char *out, size_t size) {
-  char hex[33];
-  for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", k->b[i]);
-  snprintf(out, size, "%s/%.2s/%s.%c", c->root, hex, hex + 2, kind);
+static void cache_unwritable(cache *c, const char *what, int err) {
+  if (!c->writable) return;
+  c->writable = 0;
+  add_warning(c->g, "cache directory %s cannot be written (%s: %s): nothing is stored", c->dir, what,
+              strerror(err));
 }
 
-/* mkdir -p, each made directory 0700. */
+/* mkdir -p of the directory given, each one made 0700. */
 static int make_dirs(const char *path) {
   char p[4400];
   snprintf(p, sizeof p, "%s", path);
@@ -1107,15 +1108,71 @@ static int make_dirs(const char *path) {
     if (mkdir(p, 0700) && errno != EEXIST) return -1;
     if (!(*s = end)) break;
   }
-  struct stat st;
-  return stat(p, &st) || !S_ISDIR(st.st_mode) ? (errno = ENOTDIR, -1) : 0;
+  return 0;
 }
 
-static void cache_unwritable(cache *c, const char *what, int err) {
-  if (!c->writable) return;
-  c->writable = 0;
-  add_warning(c->g, "cache directory %s cannot be written (%s: %s): nothing is stored", c->dir, what,
-              strerror(err));
+/* DIR/NAME, made if it can be, opened without following a link; -1 if it is not
+** a directory of this user's alone. */
+static int open_subdir(cache *c, int dirfd, const char *name, const char *shown) {
+  if (mkdirat(dirfd, name, 0700) && errno != EEXIST) cache_unwritable(c, shown, errno);
+  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 && !dir_trusted(fd)) {
+    add_warning(c->g, "cache directory %s is not used: %s is a link, another user's, or writable by "
+                "others", c->dir, shown);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+static void refuse_cache(cache *c, const char *why) {
+  add_warning(c->g, "cache directory %s is not used: %s", c->dir, why);
+  if (c->rootfd >= 0) close(c->rootfd);
+  c->rootfd = -1;
+}
+
+static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
+  memset(c, 0, sizeof *c);
+  c->rootfd = -1;
+  if (!o->cache_dir || !*o->cache_dir) return 0;
+  snprintf(c->dir, sizeof c->dir, "%s", o->cache_dir);
+  snprintf(c->root, sizeof c->root, "%s/v1", o->cache_dir);
+  c->max = o->cache_max ? o->cache_max : 1ULL << 30;
+  c->writable = 1;
+  c->g = g;
+  pthread_once(&spec_once, spec_hash);
+  if (make_dirs(c->dir)) cache_unwritable(c, c->dir, errno);
+  int top = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (top < 0) {
+    refuse_cache(c, strerror(errno));
+    return 0;
+  }
+  if (!dir_trusted(top)) {
+    close(top);
+    refuse_cache(c, "it is another user's, or others may write it");
+    return 0;
+  }
+  c->rootfd = open_subdir(c, top, "v1", c->root);
+  close(top);
+  return 1; /* without DIR/v1 (a read-only directory) every lookup misses */
+}
+
+static void key_hex(const key128 *k, char hex[33]) {
+  for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", k->b[i]);
+}
+
+/* The file's subdirectory, opened (made when create), and its name in it. */
+static int cache_place(cache *c, const key128 *k, char kind, char name[40], int create) {
+  char hex[33], sub[3];
+  key_hex(k, hex);
+  snprintf(sub, sizeof sub, "%.2s", hex);
+  snprintf(name, 40, "%s.%c", hex + 2, kind);
+  if (!create) {
+    int fd = openat(c->rootfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && !dir_trusted(fd)) close(fd), fd = -1;
+    return fd;
+  }
+  return open_subdir(c, c->rootfd, sub, c->root);
 }
 
 /* Writes all of data to fd.  A reader that quit early shows in its exit status, so
@@ -1145,33 +1202,28 @@ static void cache_account(cache *c, long long delta);
 
 /* A temporary file beside the final name, then rename: readers never see a part. */
 static int cache_write(cache *c, const key128 *k, char kind, const strbuf *payload) {
-  if (!c->writable) return -1;
-  char path[4300], tmp[4400];
-  cache_path(c, k, kind, path, sizeof path);
-  char *slash = strrchr(path, '/');
-  *slash = 0;
-  if (make_dirs(path)) {
-    cache_unwritable(c, path, errno);
-    return -1;
-  }
+  if (!c->writable || c->rootfd < 0) return -1;
+  char name[40], tmp[64];
+  int dirfd = cache_place(c, k, kind, name, 1);
+  if (dirfd < 0) return -1;
   static atomic_uint counter;
-  snprintf(tmp, sizeof tmp, "%s/.tmp-%d-%u", path, (int)getpid(), atomic_fetch_add(&counter, 1));
-  *slash = '/';
+  snprintf(tmp, sizeof tmp, ".tmp-%d-%u", (int)getpid(), atomic_fetch_add(&counter, 1));
   entry_header h = {.size = payload->len, .key = {0}, .kind = kind};
   memcpy(h.magic, cache_magic, sizeof h.magic);
   key128 d = digest_of(sb_str(payload), payload->len);
   memcpy(h.hash, d.b, sizeof h.hash);
   memcpy(h.key, k->b, sizeof h.key);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   int err = errno;
   int rc = fd < 0 ? -1 : write_all_fd(fd, &h, sizeof h) | write_all_fd(fd, sb_str(payload), payload->len);
   if (fd >= 0) err = errno, rc |= close(fd);
   struct stat old; /* a file replaced counts only by what it grew */
-  long long was = stat(path, &old) ? 0 : (long long)old.st_size;
-  if (!rc && rename(tmp, path)) rc = -1, err = errno;
+  long long was = fstatat(dirfd, name, &old, AT_SYMLINK_NOFOLLOW) || !S_ISREG(old.st_mode) ? 0 : (long long)old.st_size;
+  if (!rc && renameat(dirfd, tmp, dirfd, name)) rc = -1, err = errno;
+  if (rc) unlinkat(dirfd, tmp, 0);
+  close(dirfd);
   if (rc) {
-    unlink(tmp);
-    cache_unwritable(c, tmp, err);
+    cache_unwritable(c, c->root, err);
     return -1;
   }
   cache_account(c, (long long)(sizeof h + payload->len) - was);
@@ -1191,31 +1243,41 @@ static void unmap(mapped *m) {
   memset(m, 0, sizeof *m);
 }
 
-/* The payload of a valid file; a corrupt or truncated one is removed, never served. */
-static int cache_read(cache *c, const key128 *k, char kind, mapped *m) {
-  char path[4300];
-  cache_path(c, k, kind, path, sizeof path);
-  memset(m, 0, sizeof *m);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+/* The file mapped, if it is a regular file (a link, a FIFO, a device: -1). */
+static int map_file(int dirfd, const char *name, mapped *m) {
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
-  if (fd < 0) return -1;
-  if (!fstat(fd, &st) && st.st_size > 0)
-    m->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (fd < 0) return errno == ENOENT ? -1 : -2;
+  int regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
+  if (regular && st.st_size > 0) m->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
   if (m->map == MAP_FAILED) m->map = NULL;
   if (m->map) m->len = (size_t)st.st_size, futimens(fd, NULL); /* used now: the last to be evicted */
   close(fd);
+  return regular ? 0 : -2;
+}
+
+/* The payload of a valid file; a corrupt or truncated one, or anything that is not
+** a regular file, is removed (from this directory only), never served. */
+static int cache_read(cache *c, const key128 *k, char kind, mapped *m) {
+  char name[40];
+  memset(m, 0, sizeof *m);
+  if (c->rootfd < 0) return -1;
+  int dirfd = cache_place(c, k, kind, name, 0);
+  if (dirfd < 0) return -1;
+  int found = map_file(dirfd, name, m);
   entry_header h;
-  int ok = m->len >= sizeof h;
+  int ok = !found && m->len >= sizeof h;
   if (ok) memcpy(&h, m->map, sizeof h);
   ok = ok && !memcmp(h.magic, cache_magic, sizeof h.magic) && h.kind == kind &&
        !memcmp(h.key, k->b, sizeof h.key) && h.size == m->len - sizeof h;
   m->data = ok ? (const unsigned char *)m->map + sizeof h : NULL;
   m->size = ok ? m->len - sizeof h : 0;
   key128 d = ok ? digest_of(m->data, m->size) : (key128){{0}};
-  if (ok && !memcmp(d.b, h.hash, sizeof d.b)) return 0;
+  if (ok && !memcmp(d.b, h.hash, sizeof d.b)) return close(dirfd), 0;
   size_t len = m->len;
   unmap(m);
-  if (!unlink(path) && len) cache_account(c, -(long long)len);
+  if (found != -1 && !unlinkat(dirfd, name, 0) && len) cache_account(c, -(long long)len);
+  close(dirfd);
   return -1;
 }
 
@@ -1223,12 +1285,8 @@ static int cache_read(cache *c, const key128 *k, char kind, mapped *m) {
 typedef struct cfile { /* DIR/v1/sub/name */
   struct timespec mtime;
   unsigned long long size;
-  char sub[3], name[61]; /* the cache's names are 34 characters */
+  char sub[3], name[40];
 } cfile;
-
-static void cfile_path(const cache *c, const cfile *f, char *path, size_t size) {
-  snprintf(path, size, "%s/%s/%s", c->root, f->sub, f->name);
-}
 
 static int older(const void *a, const void *b) {
   const struct timespec *x = &((const cfile *)a)->mtime, *y = &((const cfile *)b)->mtime;
@@ -1236,43 +1294,71 @@ static int older(const void *a, const void *b) {
                                 : (x->tv_nsec < y->tv_nsec ? -1 : x->tv_nsec > y->tv_nsec);
 }
 
-/* Every file of the cache; temporaries older than an hour are a crash's and go. */
+static int all_hex(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i])) return 0;
+  return 1;
+}
+
+/* The names the cache makes: 30 hex digits and .m .e .d, or a .tmp- of a writer. */
+static int cache_name(const char *n) {
+  size_t len = strlen(n);
+  if (!strncmp(n, ".tmp-", 5)) return len < 40;
+  return len == 32 && all_hex(n, 30) && n[30] == '.' && strchr("med", n[31]) && n[31];
+}
+
+static int add_cfile(cfile **out, size_t *n, size_t *cap, const char *sub, const char *name,
+                     const struct stat *st) {
+  if (*n == *cap) {
+    cfile *more = realloc(*out, (*cap = *cap ? *cap * 2 : 256) * sizeof *more);
+    if (!more) return -1;
+    *out = more;
+  }
+  cfile *cf = &(*out)[(*n)++];
+  cf->mtime = st->st_mtim;
+  cf->size = (unsigned long long)st->st_size;
+  snprintf(cf->sub, sizeof cf->sub, "%s", sub);
+  snprintf(cf->name, sizeof cf->name, "%s", name);
+  return 0;
+}
+
+/* The files of one subdirectory; temporaries older than an hour are a crash's and go. */
+static void scan_sub(int subfd, const char *sub, cfile **out, size_t *n, size_t *cap) {
+  DIR *d = fdopendir(subfd);
+  if (!d) {
+    close(subfd);
+    return;
+  }
+  time_t now = time(NULL);
+  struct dirent *f;
+  while ((f = readdir(d))) {
+    struct stat st;
+    if (!cache_name(f->d_name) || fstatat(subfd, f->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+      continue;
+    if (f->d_name[0] == '.') {
+      if (now - st.st_mtime >= 3600) unlinkat(subfd, f->d_name, 0);
+      continue;
+    }
+    if (add_cfile(out, n, cap, sub, f->d_name, &st)) break;
+  }
+  closedir(d);
+}
+
+/* Every file of the cache, in subdirectories of this user's alone. */
 static size_t cache_scan(cache *c, cfile **out) {
   size_t n = 0, cap = 0;
   *out = NULL;
-  DIR *top = opendir(c->root);
-  struct dirent *e, *f;
-  time_t now = time(NULL);
-  while (top && (e = readdir(top))) {
-    if (strlen(e->d_name) != 2) continue;
-    char dir[4300], path[4600];
-    snprintf(dir, sizeof dir, "%s/%s", c->root, e->d_name);
-    DIR *d = opendir(dir);
-    while (d && (f = readdir(d))) {
-      struct stat st;
-      snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
-      if (f->d_name[0] == '.' && strncmp(f->d_name, ".tmp-", 5)) continue;
-      if (strlen(f->d_name) >= sizeof ((cfile *)0)->name) continue; /* not the cache's */
-      if (lstat(path, &st) || !S_ISREG(st.st_mode)) continue;
-      if (f->d_name[0] == '.' && now - st.st_mtime < 3600) continue;
-      if (f->d_name[0] == '.') {
-        unlink(path);
-        continue;
-      }
-      if (n == cap) {
-        cfile *more = realloc(*out, (cap = cap ? cap * 2 : 256) * sizeof *more);
-        if (!more) break;
-        *out = more;
-      }
-      cfile *cf = &(*out)[n++];
-      cf->mtime = st.st_mtim;
-      cf->size = (unsigned long long)st.st_size;
-      memcpy(cf->sub, e->d_name, 3);
-      snprintf(cf->name, sizeof cf->name, "%s", f->d_name);
-    }
-    if (d) closedir(d);
+  int top = dup(c->rootfd);
+  DIR *d = top >= 0 ? fdopendir(top) : NULL;
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    if (strlen(e->d_name) != 2 || !all_hex(e->d_name, 2)) continue;
+    int sub = openat(c->rootfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub >= 0 && dir_trusted(sub)) scan_sub(sub, e->d_name, out, &n, &cap);
+    else if (sub >= 0) close(sub);
   }
-  if (top) closedir(top);
+  if (d) closedir(d);
+  else if (top >= 0) close(top);
   return n;
 }
 
@@ -1283,10 +1369,10 @@ static unsigned long long cache_evict(cache *c) {
   unsigned long long total = 0;
   for (size_t i = 0; i < n; i++) total += files[i].size;
   qsort(files, n, sizeof *files, older);
-  char path[4600];
   for (size_t i = 0; i < n && total > c->max / 10 * 8; i++) {
-    cfile_path(c, &files[i], path, sizeof path);
-    if (!unlink(path)) total -= files[i].size;
+    int sub = openat(c->rootfd, files[i].sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub >= 0 && !unlinkat(sub, files[i].name, 0)) total -= files[i].size;
+    if (sub >= 0) close(sub);
   }
   free(files);
   return total;
@@ -1295,10 +1381,10 @@ static unsigned long long cache_evict(cache *c) {
 /* DIR/v1/size holds the bytes the cache holds, under an flock: any process adds to
 ** it, and the one that takes it over the limit evicts. */
 static void cache_account(cache *c, long long delta) {
-  char path[4300], text[32] = "";
-  snprintf(path, sizeof path, "%s/size", c->root);
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0 || flock(fd, LOCK_EX)) {
+  char text[32] = "";
+  int fd = openat(c->rootfd, "size", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || flock(fd, LOCK_EX)) {
     if (fd >= 0) close(fd);
     return;
   }
@@ -1377,6 +1463,8 @@ static int call_digest(cache *c, const char *path, key128 *d) {
 }
 
 static void cache_close(cache *c) {
+  if (c->rootfd >= 0) close(c->rootfd);
+  c->rootfd = -1;
   for (size_t i = 0; i < c->nseen; i++) free(c->seen[i].path);
   free(c->seen);
   c->seen = NULL;
@@ -1478,6 +1566,7 @@ void gpublob_result_free(gpublob_result *r) {
   if (!r) return;
   for (size_t i = 0; i < r->count; i++) {
     gpublob_blob_free(&r->outputs[i].blob);
+    free((char *)r->outputs[i].target);
     free((char *)r->outputs[i].chip);
     free((char *)r->outputs[i].tool);
   }
@@ -1498,16 +1587,17 @@ static const char *static_suffix(const char *s) {
   return NULL;
 }
 
-/* Appends an output; chip and tool are copied into the result. */
+/* Appends an output; its strings are copied into the result, "" for a NULL one. */
 static int result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
                       gpublob_blob *blob) {
   if (grow(&r->outputs, r->count, sizeof *r->outputs)) return -1;
   gpublob_output *o = &r->outputs[r->count];
   memset(o, 0, sizeof *o);
-  o->target = target;
+  o->target = strdup(target ? target : "");
   o->chip = strdup(chip ? chip : "");
   o->tool = strdup(tool ? tool : "");
-  if (!o->chip || !o->tool) {
+  if (!o->target || !o->chip || !o->tool) {
+    free((char *)o->target);
     free((char *)o->chip);
     free((char *)o->tool);
     return -1;
@@ -1518,27 +1608,51 @@ static int result_add(gpublob_result *r, const char *target, const char *chip, c
   return 0;
 }
 
+/* Strings read back from a cache file are checked as a compile would make them:
+** the file may be anyone's bytes. */
+static int chips_valid(const target_desc *t, const char *chips) {
+  if (!t) return !*chips; /* MLIR's whole module has none */
+  const char *w;
+  size_t n, count = 0;
+  for (const char *p = chips; (w = next_word(&p, ",", &n)); count++) {
+    char chip[64];
+    if (n >= sizeof chip) return 0;
+    snprintf(chip, sizeof chip, "%.*s", (int)n, w);
+    if (!list_has(t->chips, chip)) return 0;
+  }
+  return count > 0 && !strstr(chips, ",,") && chips[0] != ',' && chips[strlen(chips) - 1] != ',';
+}
+
+static int tool_name_valid(const char *s) {
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && !strchr("._+-", *s)) return 0;
+  return 1;
+}
+
+/* One output of an entry, or -1. */
+static int entry_output(reader *r, gpublob_result *out) {
+  const char *target = get_str(r), *chip = get_str(r), *tool = get_str(r), *suffix = get_str(r);
+  uint64_t size = get_u64(r);
+  const target_desc *t = target && *target ? target_named(target, strlen(target)) : NULL;
+  if (r->bad || (uint64_t)(r->end - r->p) < size || !chip || !tool || (target && *target && !t) ||
+      !chips_valid(t, chip) || !tool_name_valid(tool) || !static_suffix(suffix))
+    return -1;
+  gpublob_blob b = {malloc(size ? size : 1), size, static_suffix(suffix)};
+  if (!b.data) return -1;
+  memcpy(b.data, r->p, size);
+  r->p += size;
+  if (!result_add(out, t ? t->name : "", chip, tool, &b)) return 0;
+  free(b.data);
+  return -1;
+}
+
+/* An entry's outputs; one that holds none, or anything malformed, is a miss. */
 static int entry_get(const unsigned char *p, size_t n, gpublob_result *out) {
   reader r = {p, p + n, 0};
   uint64_t count = get_u64(&r);
-  for (uint64_t i = 0; !r.bad && i < count; i++) {
-    const char *target = get_str(&r), *chip = get_str(&r), *tool = get_str(&r), *suffix = get_str(&r);
-    uint64_t size = get_u64(&r);
-    const target_desc *t = target ? target_named(target, strlen(target)) : NULL;
-    if (r.bad || (uint64_t)(r.end - r.p) < size) break;
-    gpublob_blob b = {malloc(size ? size : 1), size, static_suffix(suffix)};
-    if (!b.data || !b.suffix || (target && !t)) {
-      free(b.data);
-      break;
-    }
-    memcpy(b.data, r.p, size);
-    r.p += size;
-    if (result_add(out, t ? t->name : NULL, chip, tool, &b)) {
-      free(b.data);
-      break;
-    }
-  }
-  if (out->count == count && r.p == r.end) return 0;
+  for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
+    if (entry_output(&r, out)) break;
+  if (count && out->count == count && r.p == r.end) return 0;
   gpublob_result_free(out);
   return -1;
 }
@@ -1550,7 +1664,7 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
   XXH3_128bits_reset(&st);
   hash_bytes(&st, k0->b, sizeof k0->b);
   uint64_t n = get_u64(r);
-  int rc = r->bad || n > MAX_JOBS;
+  int rc = r->bad || !n || n > MAX_JOBS; /* a manifest of no job is no call of gpublob's */
   gpublob sink = {0};
   for (uint64_t i = 0; !rc && i < n; i++) {
     const char *target = get_str(r), *chip = get_str(r), *features = get_str(r);
@@ -4855,7 +4969,9 @@ int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, int input, con
   gpublob_options o;
   options_normalise(opts, &o);
   cache c;
-  if (!cache_open(&c, g, &o)) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
+  if (!o.cache_dir || !*o.cache_dir) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
+  if (!cache_open(&c, g, &o))
+    return set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s: %s", o.cache_dir, gpublob_warnings(g));
   key128 k0 = call_key(&o, input, data ? data : "", size, name ? name : "<memory>");
   int hit = !cache_lookup(&c, &k0, &o, out);
   cache_close(&c);

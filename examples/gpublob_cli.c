@@ -503,10 +503,12 @@ static void catch_signals(void) {
 }
 
 /* ---- input: read whole, then MLIR or LLVM IR by suffix, magic or first word ---- */
-static int read_all_fd(int fd, unsigned char **data, size_t *size) {
+/* Reads to EOF or one byte past max: the library refuses an input over the limit
+** (--max-input) with its own message, and an endless one (/dev/zero) ends. */
+static int read_all_fd(int fd, unsigned char **data, size_t *size, unsigned long long max) {
   size_t cap = 1 << 16, n = 0;
   unsigned char *p = malloc(cap);
-  for (ssize_t r = 1; p && r;) {
+  for (ssize_t r = 1; p && r && n <= max;) {
     if (n == cap) {
       unsigned char *grown = realloc(p, cap *= 2);
       if (!grown) free(p);
@@ -525,10 +527,11 @@ static int read_all_fd(int fd, unsigned char **data, size_t *size) {
   return 0;
 }
 
-static int read_input(const char *path, unsigned char **data, size_t *size) {
+static int read_input(const cli *c, unsigned char **data, size_t *size) {
+  const char *path = c->input;
   int fd = strcmp(path, "-") ? open(path, O_RDONLY) : 0;
   if (fd < 0) return -1;
-  int rc = read_all_fd(fd, data, size);
+  int rc = read_all_fd(fd, data, size, c->opts.max_input ? c->opts.max_input : 1ULL << 30);
   int err = errno;
   if (fd) close(fd);
   errno = err;
@@ -626,7 +629,7 @@ static int list_targets(gpublob *g, const cli *c) {
 static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir) {
   unsigned char *data;
   size_t size;
-  if (read_input(c->input, &data, &size)) {
+  if (read_input(c, &data, &size)) {
     fprintf(stderr, "gpublob: error: cannot read '%s': %s\n", c->input, strerror(errno));
     return 10 + GPUBLOB_IO;
   }
@@ -642,7 +645,7 @@ static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir)
     rc = gpublob_mlir_compile(g, &c->opts, data, size, name, &b);
     r->outputs = rc ? NULL : calloc(1, sizeof *r->outputs);
     if (r->outputs) {
-      r->outputs[0] = (gpublob_output){b, "", strdup(""), strdup("")};
+      r->outputs[0] = (gpublob_output){b, strdup(""), strdup(""), strdup("")};
       r->count = 1;
     } else if (!rc) {
       gpublob_blob_free(&b);
@@ -712,7 +715,7 @@ static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   gpublob *g;
   struct stat st; /* a pipe or device read here would be gone for the compiler */
   if (!c->opts.cache_dir || !c->input || !strcmp(c->input, "-") || stat(c->input, &st) ||
-      !S_ISREG(st.st_mode) || read_input(c->input, &data, &size))
+      !S_ISREG(st.st_mode) || read_input(c, &data, &size))
     return -1;
   *mlir = is_mlir(c->input, data, size);
   int rc = gpublob_open(&g) ? -1
