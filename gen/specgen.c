@@ -1,15 +1,25 @@
 /* specgen: turn the target spec (targets/targets.spec) into the X-macro table gpublob.c includes.
 **
-**   specgen SPEC OUT.def              write the table (DO NOT EDIT output)
+**   specgen [--llvm-targets LIST] SPEC OUT.def   write the table (DO NOT EDIT output)
 **   specgen --vendor CORE DEF OUT.c   write CORE with DEF pasted in place of
 **                                     its #include, for vendoring in one file
-**   specgen --llvm-components SPEC    print the LLVM components its backends need
+**   specgen [--llvm-targets LIST] --llvm-components SPEC
+**                                     print the LLVM components its backends need
+**
+** --llvm-targets "NVPTX AMDGPU ...": the backends this LLVM was built with
+** (llvm-config --targets-built); an llvm_target outside it is refused.  Without
+** it, or with an empty list, LLVM 22's own list of targets is the limit.
 **
 ** Errors are printed as `file:line: message` and exit with status 1; no
 ** output file is left behind then.  Build: cc -std=c11 -o specgen specgen.c
+**
+** Built with -DSPECGEN_LIBRARY there is no main(): specgen_run() parses and
+** checks a spec held in memory, an error returns (longjmp) instead of exiting,
+** and specgen_reset() frees the state, so that a fuzzer can run it many times.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,12 +90,51 @@ static const char *const yes_no[] = {"yes", "no", NULL};
 /* LLVM's calling conventions of GPU entry points (llvm/IR/CallingConv.h, stable values). */
 static const struct { const char *name; int value; } calling_conventions[] = {
     {"ptx_kernel", 71}, {"spir_kernel", 76}, {"amdgpu_kernel", 91}, {NULL, 0}};
-static const char *const flag_behaviours[] = {"error", "warning", "require", "override",
-                                              "append", "appendunique", NULL};
-static const char *const placeholders[] = {"tool", "chip", "chipid", "in", "out", "opt", "images", NULL};
+/* Module flags get an i32 value; LLVM's verifier wants metadata for require,
+   append and appendunique, so only these behaviours take a number. */
+static const char *const flag_behaviours[] = {"error", "warning", "override", NULL};
+static const char *const metadata_behaviours[] = {"require", "append", "appendunique", NULL};
 static const char *const conditions[] = {"ftz", "fast-math", "O0", NULL};
 
+/* The placeholders each template key expands (gpublob.c passes {tool}, {in},
+   {out} where it has them; any other name would be kept as it is written). */
+static const char *const ph_tool_argv[] = {"tool", "chip", "chipid", "in", "out", "opt", NULL};
+static const char *const ph_job[] = {"chip", "chipid", "opt", NULL};
+static const char *const ph_pack_argv[] = {"tool", "chip", "chipid", "out", "opt", "images", NULL};
+static const char *const ph_pack_image[] = {"chip", "chipid", "in", "opt", NULL};
+
+/* LLVM 22's targets: LLVM_ALL_TARGETS and LLVM_ALL_EXPERIMENTAL_TARGETS of
+   llvm/CMakeLists.txt; llvm-config-22 --targets-built on Debian's LLVM 22 lists
+   the first 20 and M68k and Xtensa.  A build's own list comes with --llvm-targets. */
+static const char *const llvm22_targets[] = {
+    "AArch64", "AMDGPU", "ARM", "AVR", "BPF", "Hexagon", "Lanai", "LoongArch", "Mips",
+    "MSP430", "NVPTX", "PowerPC", "RISCV", "Sparc", "SPIRV", "SystemZ", "VE", "WebAssembly",
+    "X86", "XCore", "ARC", "CSKY", "DirectX", "M68k", "Xtensa", NULL};
+/* Those without an assembly parser (no lib/Target/X/AsmParser, no
+   LLVMInitializeXAsmParser, no llvm-config component xasmparser). */
+static const char *const no_asm_parser[] = {"ARC", "DirectX", "NVPTX", "SPIRV", "XCore", NULL};
+
+/* The MLIR dialects with a C API handle in LLVM 22, the Namespace of each
+   MLIR_DECLARE_CAPI_DIALECT_REGISTRATION(Name, Namespace) in the headers of
+   /usr/lib/llvm-22/include/mlir-c/Dialect/, which declares
+   mlirGetDialectHandle__Namespace__ (48, all defined in libMLIRCAPI*.a).
+   gpublob.c calls the handle of each dialect of an mlir_dialects list. */
+static const char *const mlir_handles[] = {
+    "acc", "affine", "amdgpu", "amx", "arith", "arm_neon", "arm_sme", "arm_sve", "async",
+    "bufferization", "cf", "complex", "dlti", "emitc", "func", "gpu", "index", "irdl",
+    "linalg", "llvm", "math", "memref", "ml_program", "mpi", "nvgpu", "nvvm", "omp", "pdl",
+    "pdl_interp", "ptr", "quant", "rocdl", "scf", "shape", "shard", "smt", "sparse_tensor",
+    "spirv", "tensor", "tosa", "transform", "ub", "vcix", "vector", "wasmssa", "x86vector",
+    "xegpu", "xevm", NULL};
+/* The dialects every lowering needs, declared whatever the spec says. */
+static const char *const base_dialects[] = {"gpu", "llvm", "cf", "arith", "memref", "scf", "math", NULL};
+
+/* gpublob.c keeps a target's name, a chip and a feature in char[64] buffers,
+   and a glob pattern and a versioned feature's minimum in char[128] and char[32]. */
+enum { NAME_MAX_LEN = 63, GLOB_MAX_LEN = 127, FEATURE_MIN_MAX_LEN = 31 };
+
 #define MAX_TARGETS 64
+#define MAX_LINE 4094 /* bytes of one line, not counting its newline */
 
 typedef struct target {
   char *name;
@@ -97,17 +146,32 @@ typedef struct target {
 static const char *spec_path;
 static target targets[MAX_TARGETS];
 static int ntargets;
+static const char *built_targets; /* --llvm-targets: blank-separated, or NULL */
 
-/* ---- errors: file:line: message, then exit 1 ---- */
+/* ---- errors: file:line: message, then exit 1 (or, in the library, return) ---- */
+#ifdef SPECGEN_LIBRARY
+static jmp_buf die_jump;
+static char die_message[1024];
+#endif
+
 static void die(int line, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
+#ifdef SPECGEN_LIBRARY
+  int n = line > 0 ? snprintf(die_message, sizeof die_message, "%s:%d: ", spec_path, line)
+                   : snprintf(die_message, sizeof die_message, "%s: ", spec_path);
+  if (n < 0 || (size_t)n >= sizeof die_message) n = 0;
+  vsnprintf(die_message + n, sizeof die_message - (size_t)n, fmt, ap);
+  va_end(ap);
+  longjmp(die_jump, 1);
+#else
   if (line > 0) fprintf(stderr, "%s:%d: ", spec_path, line);
   else fprintf(stderr, "%s: ", spec_path);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
   va_end(ap);
   exit(1);
+#endif
 }
 
 static char *xstrdup(const char *s) {
@@ -149,6 +213,40 @@ static int word_in(const char *list, const char *w, size_t n) {
   return 0;
 }
 
+/* The list as one blank-separated line, for messages. */
+static const char *list_text(const char *const *list) {
+  static char buf[1024];
+  buf[0] = 0;
+  for (; *list; list++)
+    snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", *buf ? " " : "", *list);
+  return buf;
+}
+
+/* A number C, strtol(s, 0, 0) and gpublob read alike: digits only, no sign and
+   no leading zero (C and strtol's base 0 would read 010 as octal 8). */
+static int plain_number(const char *s, size_t n, long max, long *out) {
+  if (!n || n > 9 || (s[0] == '0' && n > 1)) return 0;
+  long v = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    v = v * 10 + (s[i] - '0');
+  }
+  if (v > max) return 0;
+  if (out) *out = v;
+  return 1;
+}
+
+static int same_letters(const char *a, const char *b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i])) return 0;
+  return 1;
+}
+
+static int ident_char(int c, int upper) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+         (upper && c >= 'A' && c <= 'Z');
+}
+
 /* ---- reading the spec: sections, keys, continuation lines ---- */
 static int key_index(const char *k) {
   for (int i = 0; i < NKEYS; i++)
@@ -168,6 +266,8 @@ static void open_section(char *hdr, int line) {
   for (char *c = name; *c; c++)
     if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
       die(line, "target name '%s' has a character other than letters, digits, '_' or '-'", name);
+  if (strlen(name) > NAME_MAX_LEN)
+    die(line, "target name '%s' is longer than %d bytes", name, NAME_MAX_LEN);
   for (int i = 0; i < ntargets; i++)
     if (!strcmp(targets[i].name, name))
       die(line, "duplicate target '%s' (first defined at line %d)", name, targets[i].line);
@@ -197,15 +297,27 @@ static void set_key(char *text, int line) {
   t->key_line[k] = line;
 }
 
-static void read_spec(FILE *f) {
-  char buf[4096], logical[65536];
+/* The spec, whole in memory: lines end at '\n' (the last may lack one). */
+static void read_spec(const char *data, size_t size) {
+  char buf[MAX_LINE + 1], logical[65536];
   int line = 0, start = 0;
-  size_t len = 0;
-  while (fgets(buf, sizeof buf, f)) {
+  size_t len = 0, pos = 0;
+  while (pos < size) {
     line++;
-    if (!strchr(buf, '\n') && !feof(f)) die(line, "line longer than %zu bytes", sizeof buf - 2);
+    const char *s0 = data + pos, *nl = memchr(s0, '\n', size - pos);
+    size_t n0 = nl ? (size_t)(nl - s0) : size - pos;
+    pos += n0 + (nl != NULL);
+    const char *nul = memchr(s0, 0, n0);
+    if (nul) die(line, "NUL byte (column %zu)", (size_t)(nul - s0) + 1);
+    if (n0 > MAX_LINE) die(line, "line longer than %d bytes", MAX_LINE);
+    memcpy(buf, s0, n0);
+    buf[n0] = 0;
     char *hash = strchr(buf, '#');
     if (hash) *hash = 0;
+    /* A control character would go into a C string of the table as it is. */
+    for (const char *c = buf; *c; c++)
+      if (((unsigned char)*c < 0x20 && !isspace((unsigned char)*c)) || *c == 0x7f)
+        die(line, "control character 0x%02x (column %zu)", (unsigned char)*c, (size_t)(c - buf) + 1);
     char *s = trim(buf);
     size_t n = strlen(s);
     int more = n && s[n - 1] == '\\';
@@ -227,7 +339,17 @@ static void read_spec(FILE *f) {
 }
 
 /* ---- checking a target: required keys, enums, placeholders, chips ---- */
-static void check_template(const target *t, int k) {
+
+/* Every value goes into the table's C source: no trigraph, which -std=c11
+   would replace even inside a string literal. */
+static void check_trigraphs(const target *t, int k) {
+  for (const char *p = t->val[k]; (p = strstr(p, "??")); p++)
+    if (p[2] && strchr("=(/)'<!>-", p[2]))
+      die(t->key_line[k], "'%s': '??%c' is a C trigraph (the table is compiled as C11); write it otherwise",
+          key_names[k], p[2]);
+}
+
+static void check_template(const target *t, int k, const char *const *allowed) {
   const char *v = t->val[k];
   int line = t->key_line[k];
   for (const char *p = v; (p = strchr(p, '{')); p++) {
@@ -239,6 +361,9 @@ static void check_template(const target *t, int k) {
     if (!e) die(line, "'%s': unclosed '{'", key_names[k]);
     const char *name = p + 1;
     size_t n = (size_t)(e - name);
+    if (memchr(name, '{', n) || memchr(name, ' ', n))
+      die(line, "'%s': '{%.*s' is not a placeholder (write a literal brace as {{)", key_names[k],
+          (int)n, name);
     if (n > 3 && !strncmp(name, "if:", 3)) {
       const char *c = name + 3, *colon = memchr(c, ':', (size_t)(e - c));
       if (!colon || !memchr(colon + 1, ':', (size_t)(e - colon - 1)))
@@ -247,8 +372,9 @@ static void check_template(const target *t, int k) {
       if (!(cn > 1 && (*c == '+' || *c == '-')) && !in_list(conditions, c, cn))
         die(line, "'%s': unknown condition '%.*s' (use +feature, -feature, ftz, fast-math or O0)",
             key_names[k], (int)cn, c);
-    } else if (!in_list(placeholders, name, n)) {
-      die(line, "'%s': unknown placeholder '{%.*s}'", key_names[k], (int)n, name);
+    } else if (!in_list(allowed, name, n)) {
+      die(line, "'%s': unknown placeholder '{%.*s}' (this key has: %s)", key_names[k], (int)n, name,
+          list_text(allowed));
     }
     p = e;
   }
@@ -269,20 +395,55 @@ static void check_chip_pairs(const target *t, int k, int chip_must_exist) {
     if (chip_must_exist && !word_in(t->val[K_chips], w, (size_t)(colon - w)))
       die(t->key_line[k], "'%s': chip '%.*s' is not in 'chips'", key_names[k],
           (int)(colon - w), w);
+    if ((size_t)(colon - w) > GLOB_MAX_LEN)
+      die(t->key_line[k], "'%s': '%.*s' is longer than %d bytes", key_names[k], (int)(colon - w), w,
+          GLOB_MAX_LEN);
+    const char *v = colon + 1;
+    size_t vn = n - (size_t)(v - w);
+    if (k == K_feature_min) { /* gpublob reads the number after the version feature */
+      size_t p = strlen(t->val[K_version_feature]);
+      if (vn <= p || vn > FEATURE_MIN_MAX_LEN || strncmp(v, t->val[K_version_feature], p) ||
+          !plain_number(v + p, vn - p, 999999, NULL))
+        die(t->key_line[k], "'feature_min': '%.*s' is not %sNUMBER (the version_feature, then plain digits)",
+            (int)vn, v, t->val[K_version_feature]);
+    } else if (vn < 2 || (*v != '+' && *v != '-')) { /* chip_features */
+      die(t->key_line[k], "'%s': '%.*s' is not +feature or -feature", key_names[k], (int)vn, v);
+    }
   }
 }
 
+/* NAME=BEHAVIOUR:VALUE, where VALUE is a plain number or {if:COND:NUMBER:NUMBER};
+   gpublob reads it with strtol(.., 0), where 010 would be 8 and 0x10 16. */
 static void check_module_flags(const target *t) {
   const char *p = t->val[K_module_flags], *w;
+  int line = t->key_line[K_module_flags];
   size_t n;
   while ((w = next_word(&p, &n))) {
     const char *eq = memchr(w, '=', n), *colon = eq ? memchr(eq, ':', n - (size_t)(eq - w)) : NULL;
     if (!eq || !colon || eq == w || colon == w + n - 1)
-      die(t->key_line[K_module_flags], "'module_flags': '%.*s' is not NAME=BEHAVIOUR:VALUE",
-          (int)n, w);
-    if (!in_list(flag_behaviours, eq + 1, (size_t)(colon - eq - 1)))
-      die(t->key_line[K_module_flags], "'module_flags': unknown behaviour '%.*s'",
-          (int)(colon - eq - 1), eq + 1);
+      die(line, "'module_flags': '%.*s' is not NAME=BEHAVIOUR:VALUE", (int)n, w);
+    size_t bn = (size_t)(colon - eq - 1);
+    if (in_list(metadata_behaviours, eq + 1, bn))
+      die(line, "'module_flags': behaviour '%.*s' needs a metadata value, and gpublob adds an i32 "
+          "(use error, warning or override)", (int)bn, eq + 1);
+    if (!in_list(flag_behaviours, eq + 1, bn))
+      die(line, "'module_flags': unknown behaviour '%.*s'", (int)bn, eq + 1);
+    const char *v = colon + 1, *end = w + n;
+    size_t vn = (size_t)(end - v);
+    int ok = plain_number(v, vn, 2147483647, NULL);
+    if (!ok && vn > 5 && !strncmp(v, "{if:", 4) && end[-1] == '}') {
+      const char *c1 = memchr(v + 4, ':', vn - 5), *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 2)) : NULL;
+      ok = c2 && !memchr(v + 1, '{', vn - 1) && !memchr(v, '}', vn - 1) &&
+           plain_number(c1 + 1, (size_t)(c2 - c1 - 1), 2147483647, NULL) &&
+           plain_number(c2 + 1, (size_t)(end - c2 - 2), 2147483647, NULL);
+      size_t cn = c1 ? (size_t)(c1 - v - 4) : 0;
+      if (ok && !(cn > 1 && (v[4] == '+' || v[4] == '-')) && !in_list(conditions, v + 4, cn))
+        die(line, "'module_flags': unknown condition '%.*s' (use +feature, -feature, ftz, fast-math or O0)",
+            (int)cn, v + 4);
+    }
+    if (!ok)
+      die(line, "'module_flags': value '%.*s' is not a plain number (0 to 2147483647, no sign or "
+          "leading zero) or {if:COND:NUMBER:NUMBER}", (int)vn, v);
   }
 }
 
@@ -303,11 +464,11 @@ static void check_provider(target *t) {
   if (!t->val[K_provider]) t->val[K_provider] = xstrdup("none");
   check_enum(t, K_provider, providers);
   if (!t->val[K_provider_min]) t->val[K_provider_min] = xstrdup("1");
-  char *end;
-  long min = strtol(t->val[K_provider_min], &end, 10);
-  if (*end || min < 1 || min > 4096)
-    die(t->key_line[K_provider_min], "'provider_min': '%s' is not a number of jobs (1-4096)",
-        t->val[K_provider_min]);
+  /* written into the table as a C number */
+  long min;
+  if (!plain_number(t->val[K_provider_min], strlen(t->val[K_provider_min]), 4096, &min) || min < 1)
+    die(t->key_line[K_provider_min], "'provider_min': '%s' is not a number of jobs (1-4096, "
+        "plain digits: no sign or leading zero)", t->val[K_provider_min]);
   if (!strcmp(t->val[K_provider], "none")) return;
   if (strcmp(t->val[K_tool_kind], "exec"))
     die(t->key_line[K_provider], "target '%s': a provider stands in for tool_kind exec", t->name);
@@ -317,26 +478,32 @@ static void check_provider(target *t) {
 }
 
 /* Calling-convention names become LLVM's numbers; a number is taken as it is. */
+static int cc_value(const char *w, size_t n) {
+  for (int i = 0; calling_conventions[i].name; i++)
+    if (strlen(calling_conventions[i].name) == n && !strncmp(w, calling_conventions[i].name, n))
+      return calling_conventions[i].value;
+  long num;
+  if (plain_number(w, n, 1023, &num) && num > 0) return (int)num;
+  return -1;
+}
+
 static void check_entry_cc(target *t) {
   if (!t->val[K_entry_cc]) return;
-  char out[256] = "";
   const char *p = t->val[K_entry_cc], *w;
   size_t n;
-  while ((w = next_word(&p, &n))) {
-    int value = -1;
-    for (int i = 0; calling_conventions[i].name; i++)
-      if (strlen(calling_conventions[i].name) == n && !strncmp(w, calling_conventions[i].name, n))
-        value = calling_conventions[i].value;
-    char *end;
-    long num = strtol(w, &end, 10);
-    if (value < 0 && end == w + n && num > 0 && num < 1024) value = (int)num;
-    if (value < 0)
+  while ((w = next_word(&p, &n)))
+    if (cc_value(w, n) < 0)
       die(t->key_line[K_entry_cc], "'entry_cc': unknown calling convention '%.*s' (known: ptx_kernel, "
-          "spir_kernel, amdgpu_kernel, or LLVM's number)", (int)n, w);
-    snprintf(out + strlen(out), sizeof out - strlen(out), "%s%d", *out ? " " : "", value);
-  }
+          "spir_kernel, amdgpu_kernel, or LLVM's number, 1-1023 in plain digits)", (int)n, w);
+  /* each word becomes a number no longer than it, so the list fits in its own length */
+  char *out = malloc(strlen(t->val[K_entry_cc]) + 1);
+  if (!out) die(0, "out of memory");
+  out[0] = 0;
+  p = t->val[K_entry_cc];
+  size_t len = 0;
+  while ((w = next_word(&p, &n))) len += (size_t)sprintf(out + len, "%s%d", len ? " " : "", cc_value(w, n));
   free(t->val[K_entry_cc]);
-  t->val[K_entry_cc] = xstrdup(out);
+  t->val[K_entry_cc] = out;
 }
 
 /* The pack keys come together, and the assembly image needs assembly. */
@@ -349,21 +516,82 @@ static void check_pack(target *t) {
       die(t->line, "target '%s': packing needs key '%s'", t->name, key_names[k]);
   if (t->val[K_pack_asm_image] && strcmp(t->val[K_emit], "asm"))
     die(t->key_line[K_pack_asm_image], "'pack_asm_image' needs emit = asm");
-  if (!strstr(t->val[K_pack_argv], "{images}"))
-    die(t->key_line[K_pack_argv], "'pack_argv' has no {images}");
+  /* gpublob replaces {images} only as a word of its own */
+  if (!word_in(t->val[K_pack_argv], "{images}", 8))
+    die(t->key_line[K_pack_argv], "'pack_argv' has no {images} word");
+  if (strstr(t->val[K_pack_argv], "{images}")) {
+    const char *p = t->val[K_pack_argv], *w;
+    size_t wn;
+    while ((w = next_word(&p, &wn)))
+      for (size_t i = 0; wn != 8 && i + 8 <= wn; i++)
+        if (!strncmp(w + i, "{images}", 8))
+          die(t->key_line[K_pack_argv], "'pack_argv': {images} stands for words of its own; '%.*s' "
+              "would keep it as it is", (int)wn, w);
+  }
   if (!t->val[K_tool_search] || !*t->val[K_tool_search])
     die(t->line, "target '%s': the pack tool is searched in 'tool_search', which is empty", t->name);
+}
+
+/* llvm_target names a backend: LLVMInitialize<it>Target and its llvm-config
+   component (lower case) must exist, so the case is LLVM's. */
+static void check_llvm_target(const target *t) {
+  const char *v = t->val[K_llvm_target];
+  int line = t->key_line[K_llvm_target];
+  for (const char *c = v; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '_')
+      die(line, "'llvm_target': '%s' is not an LLVM target name", v);
+  const char *hint = "";
+  char like[64] = "";
+  if (built_targets) {
+    if (!word_in(built_targets, v, strlen(v))) {
+      const char *p = built_targets, *w;
+      size_t n;
+      while ((w = next_word(&p, &n)))
+        if (n == strlen(v) && same_letters(w, v, n)) snprintf(like, sizeof like, "%.*s", (int)n, w);
+      if (*like) hint = "; did you mean ";
+      die(line, "'llvm_target': '%s' is not a backend of this LLVM (--llvm-targets: %s)%s%s%s", v,
+          built_targets, hint, like, *like ? "?" : "");
+    }
+  } else if (!in_list(llvm22_targets, v, strlen(v))) {
+    for (int i = 0; llvm22_targets[i]; i++)
+      if (strlen(llvm22_targets[i]) == strlen(v) && same_letters(llvm22_targets[i], v, strlen(v))) snprintf(like, sizeof like, "%s", llvm22_targets[i]);
+    if (*like) hint = "; did you mean ";
+    die(line, "'llvm_target': unknown LLVM target '%s' (LLVM 22 has: %s)%s%s%s", v,
+        list_text(llvm22_targets), hint, like, *like ? "?" : "");
+  }
+}
+
+/* Each dialect becomes a call of mlirGetDialectHandle__NAME__(): it must exist. */
+static void check_mlir_dialects(const target *t) {
+  const char *p = t->val[K_mlir_dialects], *w;
+  size_t n;
+  while ((w = next_word(&p, &n))) {
+    for (size_t i = 0; i < n; i++)
+      if (!ident_char((unsigned char)w[i], 0))
+        die(t->key_line[K_mlir_dialects], "'mlir_dialects': '%.*s' is not a dialect name "
+            "(lower-case letters, digits and '_')", (int)n, w);
+    if (!in_list(mlir_handles, w, n))
+      die(t->key_line[K_mlir_dialects], "'mlir_dialects': '%.*s' is not an MLIR dialect with a C API "
+          "handle in LLVM 22 (known: %s)", (int)n, w, list_text(mlir_handles));
+  }
+}
+
+static void check_names(const target *t, int k) {
+  const char *p = t->val[k], *w;
+  size_t n;
+  while ((w = next_word(&p, &n)))
+    if (n > NAME_MAX_LEN)
+      die(t->key_line[k], "'%s': '%.*s' is longer than %d bytes", key_names[k], (int)n, w, NAME_MAX_LEN);
 }
 
 static void check_target(target *t) {
   for (int k = 0; k < NKEYS; k++)
     if (key_required[k] && (!t->val[k] || !*t->val[k]))
       die(t->line, "target '%s': missing key '%s'", t->name, key_names[k]);
+  for (int k = 0; k < NKEYS; k++)
+    if (t->val[k]) check_trigraphs(t, k);
   check_enum(t, K_emit, emit_values);
-  for (const char *c = t->val[K_llvm_target]; *c; c++)
-    if (!isalnum((unsigned char)*c) && *c != '_')
-      die(t->key_line[K_llvm_target], "'llvm_target': '%s' is not an LLVM target name",
-          t->val[K_llvm_target]);
+  check_llvm_target(t);
   check_enum(t, K_tool_kind, tool_kinds);
   if (!t->val[K_tool_input]) t->val[K_tool_input] = xstrdup("file");
   check_enum(t, K_tool_input, tool_inputs);
@@ -373,6 +601,10 @@ static void check_target(target *t) {
         die(t->line, "target '%s': tool_kind exec needs key '%s'", t->name, key_names[k]);
   if (!t->val[K_asm_parser]) t->val[K_asm_parser] = xstrdup("no");
   check_enum(t, K_asm_parser, yes_no);
+  if (!strcmp(t->val[K_asm_parser], "yes") && in_list(no_asm_parser, t->val[K_llvm_target],
+                                                      strlen(t->val[K_llvm_target])))
+    die(t->key_line[K_asm_parser], "'asm_parser': LLVM's %s backend has no assembly parser",
+        t->val[K_llvm_target]);
   check_hex(t, K_bin_magic);
   check_hex(t, K_pack_magic);
   check_provider(t);
@@ -380,34 +612,94 @@ static void check_target(target *t) {
   check_entry_cc(t);
   if (t->val[K_libs] && *t->val[K_libs] && (!t->val[K_lib_search] || !*t->val[K_lib_search]))
     die(t->key_line[K_libs], "target '%s': 'libs' needs 'lib_search'", t->name);
+  check_names(t, K_chips);
   if (!word_in(t->val[K_chips], t->val[K_chip], strlen(t->val[K_chip])))
     die(t->key_line[K_chip], "default chip '%s' is not in 'chips'", t->val[K_chip]);
   if (t->val[K_feature_min]) {
-    if (!t->val[K_version_feature]) die(t->key_line[K_feature_min], "'feature_min' needs 'version_feature'");
+    if (!t->val[K_version_feature] || !*t->val[K_version_feature])
+      die(t->key_line[K_feature_min], "'feature_min' needs 'version_feature'");
     check_chip_pairs(t, K_feature_min, 1);
   }
   if (t->val[K_chip_features]) check_chip_pairs(t, K_chip_features, 0);
+  if (t->val[K_feature_names]) {
+    const char *p = t->val[K_feature_names], *w;
+    size_t n;
+    while ((w = next_word(&p, &n)))
+      if (n > GLOB_MAX_LEN)
+        die(t->key_line[K_feature_names], "'feature_names': '%.*s' is longer than %d bytes", (int)n, w,
+            GLOB_MAX_LEN);
+  }
   if (t->val[K_module_flags]) check_module_flags(t);
+  if (t->val[K_mlir_dialects]) check_mlir_dialects(t);
   if (t->val[K_mlir_chip] && !word_in(t->val[K_chips], t->val[K_mlir_chip], strlen(t->val[K_mlir_chip])))
     die(t->key_line[K_mlir_chip], "'mlir_chip': '%s' is not in 'chips'", t->val[K_mlir_chip]);
-  int templ[] = {K_tool_argv, K_libs, K_module_flags, K_mlir_lower, K_provider_argv,
-                 K_pack_argv, K_pack_image, K_pack_asm_image};
+  static const struct { int key; const char *const *allowed; } templ[] = {
+      {K_tool_argv, ph_tool_argv}, {K_libs, ph_job},           {K_mlir_lower, ph_job},
+      {K_provider_argv, ph_job},   {K_pack_argv, ph_pack_argv}, {K_pack_image, ph_pack_image},
+      {K_pack_asm_image, ph_pack_image}};
   for (size_t i = 0; i < sizeof templ / sizeof *templ; i++)
-    if (t->val[templ[i]]) check_template(t, templ[i]);
+    if (t->val[templ[i].key]) check_template(t, templ[i].key, templ[i].allowed);
+}
+
+/* Checks across targets: an MLIR target attribute selects one target. */
+static void check_all(void) {
+  for (int i = 0; i < ntargets; i++) check_target(&targets[i]);
+  for (int i = 0; i < ntargets; i++)
+    for (int k = 0; k < i; k++)
+      if (targets[i].val[K_mlir_target] && *targets[i].val[K_mlir_target] && targets[k].val[K_mlir_target] &&
+          !strcmp(targets[i].val[K_mlir_target], targets[k].val[K_mlir_target]))
+        die(targets[i].key_line[K_mlir_target], "'mlir_target': '%s' is target '%s''s too (line %d); "
+            "the attribute would select only that one", targets[i].val[K_mlir_target], targets[k].name,
+            targets[k].key_line[K_mlir_target]);
 }
 
 /* ---- writing the table ---- */
+/* Bytes outside printable ASCII as three-digit octal escapes (no following
+   digit can extend them). */
 static void put_cstring(FILE *o, const char *s) {
   fputc('"', o);
   for (; s && *s; s++) {
-    if (*s == '"' || *s == '\\') fputc('\\', o);
-    fputc(*s, o);
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(o, "\\%c", c);
+    else if (c < 0x20 || c >= 0x7f) fprintf(o, "\\%03o", c);
+    else fputc(c, o);
   }
   fputc('"', o);
 }
 
+static int seen_llvm_target(int i) {
+  for (int k = 0; k < i; k++)
+    if (!strcmp(targets[k].val[K_llvm_target], targets[i].val[K_llvm_target])) return 1;
+  return 0;
+}
+
+/* Whether the backend of target i is the first of its kind with an assembly parser. */
+static int first_asm_parser(int i) {
+  if (strcmp(targets[i].val[K_asm_parser], "yes")) return 0;
+  for (int k = 0; k < i; k++)
+    if (!strcmp(targets[k].val[K_llvm_target], targets[i].val[K_llvm_target]) &&
+        !strcmp(targets[k].val[K_asm_parser], "yes"))
+      return 0;
+  return 1;
+}
+
+static int dialect_seen(int upto, size_t at, const char *w, size_t n) {
+  if (in_list(base_dialects, w, n)) return 1;
+  for (int i = 0; i <= upto; i++) {
+    const char *p = targets[i].val[K_mlir_dialects], *u;
+    size_t m;
+    while (p && (u = next_word(&p, &m)) && (i < upto || (size_t)(u - targets[i].val[K_mlir_dialects]) < at))
+      if (m == n && !strncmp(u, w, n)) return 1;
+  }
+  return 0;
+}
+
 static void write_table(FILE *o) {
-  fprintf(o, "/* Generated by gen/specgen from %s. DO NOT EDIT. */\n", spec_path);
+  /* the path goes into a comment: nothing there may end it */
+  fputs("/* Generated by gen/specgen from ", o);
+  for (const char *c = spec_path; *c; c++)
+    fputc((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f || (c[0] == '*' && c[1] == '/') ? '_' : *c, o);
+  fputs(". DO NOT EDIT. */\n", o);
   fprintf(o, "/* GPUBLOB_TARGET(name");
   for (int k = 0; k < NKEYS; k++) fprintf(o, ", %s", key_names[k]);
   fprintf(o, ")\n   emit, tool_kind, tool_input and llvm_target are bare words; every other field is a\n"
@@ -430,41 +722,94 @@ static void write_table(FILE *o) {
     }
     fputs(")\n", o);
   }
-  for (int i = 0; i < ntargets; i++) {
-    int seen = 0;
-    for (int k = 0; k < i; k++) seen |= !strcmp(targets[k].val[K_llvm_target], targets[i].val[K_llvm_target]);
-    if (!seen) fprintf(o, "GPUBLOB_LLVM_TARGET(%s)\n", targets[i].val[K_llvm_target]);
-  }
-  for (int i = 0; i < ntargets; i++) {
-    int seen = 0;
-    for (int k = 0; k < i; k++)
-      seen |= !strcmp(targets[k].val[K_llvm_target], targets[i].val[K_llvm_target]) &&
-              !strcmp(targets[k].val[K_asm_parser], "yes");
-    if (!seen && !strcmp(targets[i].val[K_asm_parser], "yes"))
-      fprintf(o, "GPUBLOB_LLVM_ASM_PARSER(%s)\n", targets[i].val[K_llvm_target]);
-  }
+  for (int i = 0; i < ntargets; i++)
+    if (!seen_llvm_target(i)) fprintf(o, "GPUBLOB_LLVM_TARGET(%s)\n", targets[i].val[K_llvm_target]);
+  for (int i = 0; i < ntargets; i++)
+    if (first_asm_parser(i)) fprintf(o, "GPUBLOB_LLVM_ASM_PARSER(%s)\n", targets[i].val[K_llvm_target]);
   /* every dialect named by an mlir_dialects list, once, after the ones every
      lowering needs */
-  static const char *const base[] = {"gpu", "llvm", "cf", "arith", "memref", "scf", "math", NULL};
-  char seen[4096] = " ";
-  for (int i = 0; base[i]; i++) {
-    fprintf(o, "GPUBLOB_MLIR_DIALECT(%s)\n", base[i]);
-    snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%s ", base[i]);
-  }
+  for (int i = 0; base_dialects[i]; i++) fprintf(o, "GPUBLOB_MLIR_DIALECT(%s)\n", base_dialects[i]);
   for (int i = 0; i < ntargets; i++) {
     const char *p = targets[i].val[K_mlir_dialects], *w;
     size_t n;
-    while (p && (w = next_word(&p, &n))) {
-      char key[128];
-      snprintf(key, sizeof key, " %.*s ", (int)n, w);
-      if (strstr(seen, key)) continue;
-      fprintf(o, "GPUBLOB_MLIR_DIALECT(%.*s)\n", (int)n, w);
-      snprintf(seen + strlen(seen), sizeof seen - strlen(seen), "%.*s ", (int)n, w);
-    }
+    while (p && (w = next_word(&p, &n)))
+      if (!dialect_seen(i, (size_t)(w - targets[i].val[K_mlir_dialects]), w, n))
+        fprintf(o, "GPUBLOB_MLIR_DIALECT(%.*s)\n", (int)n, w);
   }
   fprintf(o, "#undef GPUBLOB_TARGET\n#undef GPUBLOB_LLVM_TARGET\n#undef GPUBLOB_MLIR_DIALECT\n"
              "#undef GPUBLOB_LLVM_ASM_PARSER\n");
 }
+
+/* The LLVM components the spec's backends need, for llvm-config --libs: the
+   same backends and assembly parsers as the table's GPUBLOB_LLVM_TARGET and
+   GPUBLOB_LLVM_ASM_PARSER lines. */
+static void print_components(FILE *o) {
+  for (int i = 0; i < ntargets; i++) {
+    if (!seen_llvm_target(i)) {
+      for (const char *c = targets[i].val[K_llvm_target]; *c; c++) fputc(tolower((unsigned char)*c), o);
+      fputc(' ', o);
+    }
+    if (first_asm_parser(i)) {
+      for (const char *c = targets[i].val[K_llvm_target]; *c; c++) fputc(tolower((unsigned char)*c), o);
+      fputs("asmparser ", o);
+    }
+  }
+  fputc('\n', o);
+}
+
+/* Sets the --llvm-targets list; returns 0, or -1 for a word that is no name. */
+static int set_built_targets(const char *list) {
+  built_targets = NULL;
+  const char *p = list, *w;
+  size_t n;
+  int words = 0;
+  for (; (w = next_word(&p, &n)); words++)
+    for (size_t i = 0; i < n; i++)
+      if (!ident_char((unsigned char)w[i], 1)) return -1;
+  if (words) built_targets = list;
+  return 0;
+}
+
+#ifdef SPECGEN_LIBRARY
+/* ---- the library: parse and check in memory, then free the state ---- */
+static void reset(void) {
+  for (int i = 0; i < ntargets; i++) {
+    free(targets[i].name);
+    for (int k = 0; k < NKEYS; k++) free(targets[i].val[k]);
+  }
+  memset(targets, 0, sizeof targets);
+  ntargets = 0;
+}
+
+/* Parses and checks DATA (SIZE bytes, named PATH in messages) with LLVM_TARGETS
+   as --llvm-targets (NULL: none), then writes the table to TABLE and the
+   components to COMPONENTS where they are not NULL.  Returns 0, or 1 with the
+   message in specgen_error() (2: a bad LLVM_TARGETS).  specgen_reset() frees. */
+int specgen_run(const char *path, const char *data, size_t size, const char *llvm_targets,
+                FILE *table, FILE *components);
+const char *specgen_error(void);
+void specgen_reset(void);
+
+int specgen_run(const char *path, const char *data, size_t size, const char *llvm_targets,
+                FILE *table, FILE *components) {
+  reset();
+  die_message[0] = 0;
+  spec_path = path;
+  if (set_built_targets(llvm_targets ? llvm_targets : "")) {
+    snprintf(die_message, sizeof die_message, "--llvm-targets: not a list of names");
+    return 2;
+  }
+  if (setjmp(die_jump)) return 1;
+  read_spec(data, size);
+  check_all();
+  if (table) write_table(table);
+  if (components) print_components(components);
+  return 0;
+}
+
+const char *specgen_error(void) { return die_message; }
+void specgen_reset(void) { reset(); }
+#else
 
 /* ---- output files: written beside, then renamed into place ---- */
 static FILE *open_out(const char *out, char *tmp, size_t n) {
@@ -516,46 +861,57 @@ static int vendor(const char *core, const char *def, const char *out) {
   return close_out(o, tmp, out);
 }
 
-/* The LLVM components the spec's backends need, for llvm-config --libs. */
-static void print_components(void) {
-  for (int i = 0; i < ntargets; i++) {
-    int seen = 0;
-    for (int k = 0; k < i; k++) seen |= !strcmp(targets[k].val[K_llvm_target], targets[i].val[K_llvm_target]);
-    if (seen) continue;
-    for (const char *c = targets[i].val[K_llvm_target]; *c; c++) putchar(tolower((unsigned char)*c));
-    putchar(' ');
-    if (!strcmp(targets[i].val[K_asm_parser], "yes")) {
-      for (const char *c = targets[i].val[K_llvm_target]; *c; c++) putchar(tolower((unsigned char)*c));
-      fputs("asmparser ", stdout);
+/* Reads, parses and checks the spec at path (exits on an error). */
+static void load_spec(const char *path) {
+  spec_path = path;
+  FILE *f = fopen(spec_path, "rb");
+  if (!f) die(0, "cannot open");
+  size_t size = 0, cap = 65536;
+  char *data = malloc(cap);
+  for (size_t r; data && (r = fread(data + size, 1, cap - size, f)) > 0;) {
+    size += r;
+    if (size == cap) {
+      char *bigger = cap < ((size_t)1 << 30) ? realloc(data, cap *= 2) : NULL;
+      if (!bigger) free(data);
+      data = bigger;
     }
   }
-  putchar('\n');
+  if (!data) die(0, "out of memory (or larger than 1 GiB)");
+  if (ferror(f)) die(0, "cannot read");
+  fclose(f);
+  read_spec(data, size);
+  free(data);
+  check_all();
 }
+
+static const char usage[] =
+    "usage: specgen [--llvm-targets \"NVPTX AMDGPU ...\"] SPEC OUT.def\n"
+    "       specgen [--llvm-targets \"NVPTX AMDGPU ...\"] --llvm-components SPEC\n"
+    "       specgen --vendor CORE.c DEF OUT.c\n";
 
 int main(int argc, char **argv) {
   if (argc == 5 && !strcmp(argv[1], "--vendor")) return vendor(argv[2], argv[3], argv[4]);
+  if (argc >= 3 && !strcmp(argv[1], "--llvm-targets")) {
+    if (set_built_targets(argv[2])) {
+      fprintf(stderr, "specgen: --llvm-targets '%s': not a blank-separated list of LLVM target names\n", argv[2]);
+      return 2;
+    }
+    argv += 2;
+    argc -= 2;
+  }
   if (argc == 3 && !strcmp(argv[1], "--llvm-components")) {
-    spec_path = argv[2];
-    FILE *f = fopen(spec_path, "r");
-    if (!f) die(0, "cannot open");
-    read_spec(f);
-    fclose(f);
-    for (int i = 0; i < ntargets; i++) check_target(&targets[i]);
-    print_components();
+    load_spec(argv[2]);
+    print_components(stdout);
     return 0;
   }
-  if (argc != 3) {
-    fprintf(stderr, "usage: specgen SPEC OUT.def | specgen --vendor CORE.c DEF OUT.c\n");
+  if (argc != 3 || argv[1][0] == '-') {
+    fputs(usage, stderr);
     return 2;
   }
-  spec_path = argv[1];
-  FILE *f = fopen(spec_path, "r");
-  if (!f) die(0, "cannot open");
-  read_spec(f);
-  fclose(f);
-  for (int i = 0; i < ntargets; i++) check_target(&targets[i]);
+  load_spec(argv[1]);
   char tmp[4096];
   FILE *o = open_out(argv[2], tmp, sizeof tmp);
   write_table(o);
   return close_out(o, tmp, argv[2]);
 }
+#endif
