@@ -3228,8 +3228,27 @@ static int emit_output(job *j) {
 
 /* What the module asks of the job's target, checked before LLVM's backend sees it:
 ** each of these would otherwise abort the process or give a wrong blob. */
+/* Inline asm in an object is assembled by the backend's parser: a backend without
+** one (the spec's asm_parser) aborts on it.  Assembly output passes it through. */
+static int check_inline_asm(job *j) {
+  if (!strcmp(j->t->asm_parser, "yes") || j->format != GPUBLOB_FORMAT_BIN || j->t->emit != EMIT_obj)
+    return GPUBLOB_OK;
+  size_t n = 0;
+  LLVMGetModuleInlineAsm(j->mod, &n);
+  int calls = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->mod); f && !calls && !n; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b && !calls; b = LLVMGetNextBasicBlock(b))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i && !calls; i = LLVMGetNextInstruction(i))
+        calls = LLVMIsACallInst(i) && LLVMIsAInlineAsm(LLVMGetCalledValue(i));
+  if (!n && !calls) return GPUBLOB_OK;
+  return set_error(j->g, GPUBLOB_TARGET, "%s: holds %s, which target %s cannot assemble (its backend has "
+                   "no assembly parser); -f asm passes it through", j->name,
+                   n ? "module-level inline asm" : "inline asm", j->t->name);
+}
+
 static int check_module(job *j) {
-  int rc = check_intrinsics(j);
+  int rc = check_inline_asm(j);
+  if (!rc) rc = check_intrinsics(j);
   if (!rc) rc = check_entries(j);
   if (!rc) rc = check_symbols(j);
   if (!rc) rc = check_pins(j);
@@ -3467,6 +3486,7 @@ static void child_main(int fd) {
 typedef struct helper_child {
   pid_t pid;
   int fd, pidfd;
+  int err; /* its stderr, a memfd: what LLVM printed before it died ("out of memory") */
 } helper_child;
 
 /* A job socket from the host, or -1 when the host closed the control socket. */
@@ -3488,20 +3508,30 @@ static int helper_receive(int ctl) {
 }
 
 static void helper_fork_child(int ctl, int fd, helper_child **kids, size_t *n) {
+  int err = memfd_create("gpublob-job-stderr", MFD_CLOEXEC);
   pid_t pid = fork();
   if (pid == 0) {
     close(ctl);
-    for (size_t i = 0; i < *n; i++) close((*kids)[i].fd), close((*kids)[i].pidfd);
+    for (size_t i = 0; i < *n; i++) close((*kids)[i].fd), close((*kids)[i].pidfd), close((*kids)[i].err);
+    if (err >= 0) dup2(err, 2); /* the host's stderr gets one message, the host's */
     child_main(fd);
   }
   helper_child *more = pid > 0 ? realloc(*kids, (*n + 1) * sizeof **kids) : NULL;
   if (!more) { /* the host sees EOF with no status: its job failed */
     if (pid > 0) kill(pid, SIGKILL), waitpid(pid, NULL, 0);
     close(fd);
+    if (err >= 0) close(err);
     return;
   }
   *kids = more;
-  (*kids)[(*n)++] = (helper_child){pid, fd, pidfd_of(pid)};
+  (*kids)[(*n)++] = (helper_child){pid, fd, pidfd_of(pid), err};
+}
+
+/* The first 4 KiB the child wrote to its stderr. */
+static void child_stderr(int err, strbuf *b) {
+  char buf[4096];
+  ssize_t r = err >= 0 ? pread(err, buf, sizeof buf, 0) : -1;
+  if (r > 0) sb_addn(b, buf, (size_t)r);
 }
 
 /* The exit status of each child that ended goes to the host after its result. */
@@ -3515,10 +3545,12 @@ static void helper_reap(helper_child *kids, size_t *n) {
     }
     strbuf b = {0};
     put_u64(&b, r > 0 ? (uint64_t)(unsigned)status : UINT64_MAX);
+    child_stderr(kids[i].err, &b);
     put_record(kids[i].fd, REC_EXIT, &b);
     sb_free(&b);
     close(kids[i].fd);
     if (kids[i].pidfd >= 0) close(kids[i].pidfd);
+    if (kids[i].err >= 0) close(kids[i].err);
     kids[i] = kids[--*n];
   }
 }
@@ -3653,15 +3685,18 @@ static int take_result(job *j, const strbuf *rec) {
   return rc ? set_error(j->g, rc, "%s", msg ? msg : "") : GPUBLOB_OK;
 }
 
-/* No result: an LLVM fatal error (its reason), a signal, or a lost process. */
-static int isolated_failure(job *j, const char *fatal, int have_status, uint64_t status) {
+/* No result: an LLVM fatal error (its reason), a signal (with what it printed), or
+** a lost process. */
+static int isolated_failure(job *j, const char *fatal, int have_status, uint64_t status, const char *printed) {
   const char *where = "in its isolated process";
   if (fatal)
     set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM aborted compiling for %s:%s %s: %s", j->name, j->t->name,
               j->chip, where, fatal);
-  else if (have_status && status != UINT64_MAX && WIFSIGNALED((int)status))
+  else if (have_status && status != UINT64_MAX && WIFSIGNALED((int)status)) {
     set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM crashed compiling for %s:%s %s: signal %d (%s)", j->name,
               j->t->name, j->chip, where, WTERMSIG((int)status), strsignal(WTERMSIG((int)status)));
+    add_detail(j->g, printed);
+  }
   else
     set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated process compiling for %s:%s ended without a result "
               "(exit status %d)", j->name, j->t->name, j->chip,
@@ -3678,13 +3713,14 @@ static int isolated_reply(job *j, int fd) {
   while (!get_record(fd, &kind, &rec)) {
     if (kind == REC_RESULT && rc < 0) rc = take_result(j, &rec);
     if (kind == REC_FATAL) have_fatal = 1, sb_add(&fatal, sb_str(&rec));
-    if (kind == REC_EXIT && rec.len == sizeof status) {
+    if (kind == REC_EXIT && rec.len >= sizeof status) {
       memcpy(&status, rec.s, sizeof status);
       have_status = 1;
+      if (!have_fatal && rec.len > sizeof status) sb_addn(&fatal, rec.s + sizeof status, rec.len - sizeof status);
       break;
     }
   }
-  if (rc < 0) rc = isolated_failure(j, have_fatal ? sb_str(&fatal) : NULL, have_status, status);
+  if (rc < 0) rc = isolated_failure(j, have_fatal ? sb_str(&fatal) : NULL, have_status, status, sb_str(&fatal));
   sb_free(&rec);
   sb_free(&fatal);
   return rc;
@@ -4263,6 +4299,56 @@ static int make_target_attr(mjob *m, mitem *it) {
   return rc;
 }
 
+/* A gpu.module's #gpu.select_object<N> (or <#target>) must pick one of the objects
+** its gpu.binary will hold: -t may give it fewer, or other targets, than it had. */
+static int selection_error(mjob *m, mitem *it, const char *text, size_t count) {
+  strbuf why = {0};
+  sb_addf(&why, "%s selects none of the %zu object%s it gets", text, count, count == 1 ? "" : "s");
+  item_error(m, it, GPUBLOB_OPTION, "%s: its offloadingHandler %s (from -t or its own targets); select "
+             "one that is there, or drop the handler", sb_str(&why));
+  sb_free(&why);
+  return GPUBLOB_OPTION;
+}
+
+/* Does an object of gm have the target attribute text inner (n bytes)? */
+static int has_object_for(mjob *m, MlirOperation gm, const char *inner, size_t n) {
+  strbuf text = {0};
+  int found = 0;
+  for (size_t i = 0; i < m->nitems && !found; i++) {
+    if (!mlirOperationEqual(m->items[i].gm, gm) || mlirAttributeIsNull(m->items[i].attr)) continue;
+    sb_reset(&text);
+    mlirAttributePrint(m->items[i].attr, append_ref, &text);
+    found = text.len == n && !memcmp(sb_str(&text), inner, n);
+  }
+  sb_free(&text);
+  return found;
+}
+
+static int check_selection(mjob *m, MlirOperation gm) {
+  MlirAttribute h = mlirOperationGetAttributeByName(gm, cref("offloadingHandler"));
+  mitem *first = NULL;
+  size_t count = 0;
+  for (size_t i = 0; i < m->nitems; i++)
+    if (mlirOperationEqual(m->items[i].gm, gm)) {
+      if (!first) first = &m->items[i];
+      count++;
+    }
+  if (mlirAttributeIsNull(h) || !first) return GPUBLOB_OK;
+  strbuf text = {0};
+  mlirAttributePrint(h, append_ref, &text);
+  const char *p = sb_str(&text), *prefix = "#gpu.select_object<";
+  size_t n = strlen(prefix);
+  int rc = GPUBLOB_OK;
+  if (!strncmp(p, prefix, n) && text.len > n + 1) {
+    const char *inner = p + n;
+    int found = isdigit((unsigned char)*inner) ? strtoull(inner, NULL, 10) < count
+                                               : has_object_for(m, gm, inner, text.len - n - 1);
+    if (!found) rc = selection_error(m, first, p, count);
+  }
+  sb_free(&text);
+  return rc;
+}
+
 /* Legacy attach keeps one blob per attribute name on each gpu.module. */
 static int check_legacy_names(mjob *m) {
   for (size_t i = 0; i < m->nitems; i++)
@@ -4279,6 +4365,8 @@ static int check_attach(mjob *m) {
   int mode = attach_mode(m);
   if (mode != GPUBLOB_ATTACH_BINARY && mode != GPUBLOB_ATTACH_LEGACY)
     return set_error(m->g, GPUBLOB_OPTION, "unknown attach mode %d", mode);
+  for (size_t i = 0; mode == GPUBLOB_ATTACH_LEGACY && i < m->nitems; i++) /* for verify_for_target */
+    if (*m->items[i].t->mlir_target && make_target_attr(m, &m->items[i])) return m->g->code;
   if (mode == GPUBLOB_ATTACH_LEGACY) return check_legacy_names(m);
   for (size_t i = 0; i < m->nitems; i++) {
     if (mlirBlockIsNull(mlirOperationGetBlock(m->items[i].gm)))
@@ -4286,6 +4374,8 @@ static int check_attach(mjob *m) {
                         "%s: has no parent block to hold its gpu.binary; use legacy attach%s", "");
     if (make_target_attr(m, &m->items[i])) return m->g->code;
   }
+  for (size_t g = 0; g < m->ngms; g++)
+    if (check_selection(m, m->gms[g])) return m->g->code;
   return GPUBLOB_OK;
 }
 
@@ -4398,6 +4488,19 @@ static int translate_into(mjob *m, mitem *it, job *j, MlirOperation src) {
 
 /* Job i's module: its item lowered (once), then translated into the job's context.
 ** MLIR stays on the calling thread; only LLVM work goes to the pool. */
+/* With -t, the copy a job translates carries the chosen target, and is verified so:
+** an op that needs another chip (nvvm.wgmma on sm_90, not sm_90a) fails here, as
+** mlir-opt would fail it, not in LLVM's backend. */
+static int verify_for_target(mjob *m, mitem *it, MlirOperation src) {
+  if ((!m->o.ntargets && !m->o.target) || mlirAttributeIsNull(it->attr)) return GPUBLOB_OK;
+  mlirOperationSetAttributeByName(src, cref("targets"), mlirArrayAttrGet(m->ctx, 1, &it->attr));
+  sb_reset(&m->diag);
+  if (mlirOperationVerify(src)) return GPUBLOB_OK;
+  item_error(m, it, GPUBLOB_VERIFY, "%s: fails verification for the chosen target%s", "");
+  add_detail(m->g, sb_str(&m->diag));
+  return GPUBLOB_VERIFY;
+}
+
 static int mlir_prepare(void *arg, size_t i) {
   mjob *m = arg;
   mitem *it = item_of_job(m, i);
@@ -4407,6 +4510,7 @@ static int mlir_prepare(void *arg, size_t i) {
   int rc = lower_item(m, it);
   j->ms[PH_LOAD] += now_ms() - t;
   if (!rc) rc = item_source(m, it, &src);
+  if (!rc) rc = verify_for_target(m, it, src);
   t = now_ms();
   if (!rc) rc = translate_into(m, it, j, src);
   j->ms[PH_LOAD] += now_ms() - t;
@@ -4578,11 +4682,50 @@ static int looks_like_mlir_bytecode(const void *p, size_t n) {
   return n >= 4 && !memcmp(p, "ML\xefR", 4);
 }
 
+/* A location without a file name (what mlirModuleCreateParse gives) gets name. */
+static MlirLocation named_location(MlirContext ctx, MlirLocation loc, const char *name) {
+  if (!mlirLocationIsAFileLineColRange(loc) ||
+      mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)).length)
+    return loc;
+  return mlirLocationFileLineColRangeGet(ctx, cref(name), (unsigned)mlirLocationFileLineColRangeGetStartLine(loc),
+                                         (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc),
+                                         (unsigned)mlirLocationFileLineColRangeGetEndLine(loc),
+                                         (unsigned)mlirLocationFileLineColRangeGetEndColumn(loc));
+}
+
+static MlirWalkResult name_locations(MlirOperation op, void *arg) {
+  const char *name = arg;
+  MlirContext ctx = mlirOperationGetContext(op);
+  mlirOperationSetLocation(op, named_location(ctx, mlirOperationGetLocation(op), name));
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b);
+         b = mlirBlockGetNextInRegion(b))
+      for (intptr_t a = 0; a < mlirBlockGetNumArguments(b); a++) {
+        MlirValue v = mlirBlockGetArgument(b, a);
+        mlirBlockArgumentSetLocation(v, named_location(ctx, mlirValueGetLocation(v), name));
+      }
+  return MlirWalkResultAdvance;
+}
+
+/* Text of several top-level operations (or none) goes into a module, as mlir-opt
+** puts it; the parser that does so names no file, so its locations get name. */
+static MlirOperation parse_wrapped(MlirContext ctx, strbuf *diag, const void *data, size_t size,
+                                   const char *name) {
+  sb_reset(diag);
+  MlirModule mod = mlirModuleCreateParse(ctx, mlirStringRefCreate(data, size));
+  if (mlirModuleIsNull(mod)) return (MlirOperation){NULL};
+  MlirOperation top = mlirModuleGetOperation(mod);
+  mlirOperationWalk(top, name_locations, (void *)name, MlirWalkPreOrder);
+  return top;
+}
+
 static MlirOperation parse_mlir(gpublob *g, MlirContext ctx, strbuf *diag, const void *data,
                                 size_t size, const char *name) {
   MlirOperation top = mlirOperationCreateParse(ctx, mlirStringRefCreate(data, size), cref(name));
+  int bc = looks_like_mlir_bytecode(data, size);
+  if (mlirOperationIsNull(top) && !bc && strstr(sb_str(diag), "source must contain a single top-level operation"))
+    top = parse_wrapped(ctx, diag, data, size, name);
   if (mlirOperationIsNull(top)) {
-    int bc = looks_like_mlir_bytecode(data, size);
     set_error(g, bc ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse or verify the MLIR %s", name,
               bc ? "bytecode" : "text");
     add_detail(g, sb_str(diag));
