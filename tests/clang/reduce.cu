@@ -1,0 +1,15 @@
+/* A block-wide sum in shared memory, one atomic add per block. */
+#include "cuda_defs.h"
+
+extern "C" __global__ void reduce_sum(const float *in, float *out, int n) {
+  __shared__ float part[256];
+  int t = threadIdx_x;
+  int i = blockIdx_x * blockDim_x + t;
+  part[t] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (int s = 128; s > 0; s >>= 1) {
+    if (t < s) part[t] += part[t + s];
+    __syncthreads();
+  }
+  if (t == 0) __nvvm_atom_add_gen_f(out, part[0]);
+}

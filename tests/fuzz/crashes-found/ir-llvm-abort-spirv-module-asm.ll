@@ -1,0 +1,5 @@
+target triple = "spirv64-unknown-unknown"
+module asm "nop"
+define spir_kernel void @k() {
+  ret void
+}

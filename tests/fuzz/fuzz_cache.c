@@ -1,0 +1,91 @@
+/* fuzz_cache: libFuzzer harness of the cache's file reader (manifests, entries),
+** in the LLVM-free cache front: gpublob.c is #included with GPUBLOB_COMPILER=0 so
+** that its static functions can plant the files.  Input:
+**   MODE MANIFEST [--entry-- ENTRY]
+** MODE bit 0: MANIFEST is the whole file (header too), else the payload that
+** cache_write wraps in a valid header; bit 1: the same for ENTRY.  The manifest
+** goes where a fixed call looks for it; the entry where that manifest leads.
+** Then gpublob_cache_lookup, and the temporary cache directory goes.
+** It uses cache_open, call_key, cache_place, cache_write and manifest_key. */
+#define GPUBLOB_COMPILER 0
+#include "gpublob.c"
+
+#include <ftw.h>
+
+static const char sep[] = "--entry--";
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f) {
+  (void)st, (void)flag, (void)f;
+  return remove(path);
+}
+
+/* Puts bytes at k's file of kind: as they are (raw), or as the payload of a valid file. */
+static void plant(cache *c, const key128 *k, char kind, const uint8_t *p, size_t n, int raw) {
+  if (!raw) {
+    strbuf b = {0};
+    sb_addn(&b, (const char *)p, n);
+    cache_write(c, k, kind, &b);
+    sb_free(&b);
+    return;
+  }
+  char name[40];
+  int dirfd = c->rootfd < 0 ? -1 : cache_place(c, k, kind, name, 1);
+  int fd = dirfd < 0 ? -1 : openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+  if (fd >= 0) {
+    if (write(fd, p, n) < 0) {}
+    close(fd);
+  }
+  if (dirfd >= 0) close(dirfd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (!size) return 0;
+  int mode = data[0];
+  const uint8_t *man = data + 1, *ent = NULL, *end = data + size;
+  for (const uint8_t *p = man; p + sizeof sep - 1 <= end; p++)
+    if (!memcmp(p, sep, sizeof sep - 1)) {
+      ent = p + sizeof sep - 1;
+      break;
+    }
+  size_t man_n = (size_t)((ent ? ent - (sizeof sep - 1) : end) - man);
+
+  const char *tmp = getenv("TMPDIR");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/fuzz-cache-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) abort();
+
+  gpublob *g;
+  if (gpublob_open(&g)) abort();
+  static const char input[] = "target triple = \"nvptx64-nvidia-cuda\"\n";
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION};
+  o.target = "nvptx";
+  o.format = GPUBLOB_FORMAT_ASM;
+  o.flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
+  o.cache_dir = dir;
+  cache c;
+  cache_open(&c, g, &o);
+  key128 k0 = call_key(&o, GPUBLOB_INPUT_LLVM, input, sizeof input - 1, "fuzz.ll");
+  plant(&c, &k0, 'm', man, man_n, mode & 1);
+  if (ent) { /* the key the manifest leads to, as the lookup will take it */
+    size_t skip = mode & 1 ? sizeof(entry_header) : 0;
+    reader r = {man + (man_n < skip ? man_n : skip), man + man_n, 0};
+    key128 k1;
+    if (!manifest_key(&c, &k0, &o, &r, &k1)) plant(&c, &k1, 'e', ent, (size_t)(end - ent), mode & 2);
+  }
+  cache_close(&c);
+
+  gpublob_result res;
+  int rc = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, input, sizeof input - 1, "fuzz.ll", &res);
+  if (getenv("FUZZ_VERBOSE")) /* what each input gives, when replaying one */
+    fprintf(stderr, "%s (%zu outputs)\n", rc ? gpublob_error_message(g) : "hit", res.count);
+  if (rc == GPUBLOB_OK) {
+    for (size_t i = 0; i < res.count; i++) /* every string owned and non-NULL */
+      if (!res.outputs[i].chip || !res.outputs[i].tool || !res.outputs[i].blob.suffix) abort();
+  } else if (res.count || res.outputs) {
+    abort();
+  }
+  gpublob_result_free(&res);
+  gpublob_close(g);
+  nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+  return 0;
+}

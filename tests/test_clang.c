@@ -1,0 +1,405 @@
+/* test_clang: LLVM IR as real frontends write it, through the CLI.
+**
+** At test time clang-22 compiles the sources in tests/clang/ (CUDA, HIP, OpenCL C)
+** to LLVM IR text, with the functions pinned to a chip ("target-cpu",
+** "target-features") as clang pins them; build/gpublob compiles that IR, and the
+** outputs are checked with the real tools: llvm-readelf, llvm-objdump, ptxas,
+** spirv-val.  The pins make a job for another chip CHIP unless --retarget, which
+** rewrites them to the job's chip (wave32 code on gfx1030, not gfx90a's wave64).
+** A module of another target (OpenCL's spir_kernel, triple spirv64) is TARGET.
+** Parts whose tool is missing (ptxas) are skipped with the reason. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gpublob.h"
+#include "testlib.h"
+
+#define CLANG LLVM_BINDIR "/clang"
+#define READELF LLVM_BINDIR "/llvm-readelf"
+#define OBJDUMP LLVM_BINDIR "/llvm-objdump"
+#define CLI "build/gpublob"
+#define SRC "tests/clang/"
+
+static char ptxas[4096]; /* "" when the CUDA toolkit is missing */
+
+/* clang SRC/name -> scratch/out.ll, with the frontend's flags; 0 on success. */
+static int frontend(const char *const *flags, const char *src, const char *out, const char *what) {
+  const char *argv[32];
+  int n = 0;
+  argv[n++] = CLANG;
+  for (; *flags; flags++) argv[n++] = *flags;
+  argv[n++] = "-Itests/clang";
+  argv[n++] = "-Wno-unknown-cuda-version";
+  argv[n++] = src;
+  argv[n++] = "-o";
+  argv[n++] = out;
+  argv[n] = NULL;
+  char *log = NULL;
+  int rc = run(argv, &log);
+  char name[256];
+  snprintf(name, sizeof name, "clang: %s", what);
+  check(rc == 0 && exists(out), name, "clang exited %d: %s", rc, log);
+  free(log);
+  return rc == 0 && exists(out) ? 0 : -1;
+}
+
+/* build/gpublob --no-cache ARGS; its exit status, its stderr and stdout in *log. */
+static int gpublob_cli(const char *const *args, char **log) {
+  const char *argv[40];
+  int n = 0;
+  argv[n++] = CLI;
+  argv[n++] = "--no-cache";
+  for (; *args && n < 38; args++) argv[n++] = *args;
+  argv[n] = NULL;
+  return run(argv, log);
+}
+
+static char *tool_output(const char *const *argv, int *rc) {
+  char *out = NULL;
+  int r = run(argv, &out);
+  if (rc) *rc = r;
+  return out ? out : strdup("");
+}
+
+static int starts_elf(const char *path) {
+  size_t n = 0;
+  unsigned char *b = slurp(path, &n);
+  int ok = b && n > 16 && !memcmp(b, "\x7f" "ELF", 4);
+  free(b);
+  return ok;
+}
+
+/* Lines of text that start with prefix and hold one of the words. */
+static int count_lines(const char *text, const char *prefix, const char *const *words) {
+  int n = 0;
+  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    if (strncmp(p, prefix, strlen(prefix))) continue;
+    const char *end = strchr(p, '\n');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char line[2048];
+    snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+    for (const char *const *w = words; *w; w++)
+      if (strstr(line, *w)) {
+        n++;
+        break;
+      }
+  }
+  return n;
+}
+
+static const char *const retarget_words[] = {"retarget", "pinned", "pin", NULL};
+
+/* ---- CUDA ---- */
+static int ptxas_accepts(const char *ptx, const char *arch, char **log) {
+  char a[64];
+  snprintf(a, sizeof a, "-arch=%s", arch);
+  const char *argv[] = {ptxas, a, ptx, "-o", "/dev/null", NULL};
+  return run(argv, log) == 0;
+}
+
+static void cuda_kernel(const char *src, const char *stem, const char *kernel, int debug) {
+  char ll[4200], cubin[4200], ptx[4200], name[256];
+  snprintf(ll, sizeof ll, "%s/cuda_%s.ll", scratch(), stem);
+  snprintf(cubin, sizeof cubin, "%s/cuda_%s.cubin", scratch(), stem);
+  snprintf(ptx, sizeof ptx, "%s/cuda_%s.ptx", scratch(), stem);
+  const char *plain[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                         "-O2", "-S", "-emit-llvm", NULL};
+  const char *withg[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                         "-O2", "-g", "-S", "-emit-llvm", NULL};
+  char what[128];
+  snprintf(what, sizeof what, "CUDA %s (sm_90%s) to LLVM IR", src, debug ? ", -g" : "");
+  if (frontend(debug ? withg : plain, src, ll, what)) return;
+  char *ir = (char *)slurp(ll, NULL);
+  snprintf(name, sizeof name, "cuda %s: clang pins the kernel to sm_90", stem);
+  check(contains(ir, "\"target-cpu\"=\"sm_90\"") && contains(ir, "ptx_kernel"), name, NULL);
+  free(ir);
+
+  /* PTX for sm_90, which ptxas accepts */
+  char *log = NULL, *out = NULL;
+  const char *asm_args[] = {"-t", "nvptx:sm_90", "-f", "asm", ll, "-o", ptx, NULL};
+  int rc = gpublob_cli(asm_args, &log);
+  char *text = (char *)slurp(ptx, NULL);
+  char entry[160];
+  snprintf(entry, sizeof entry, ".entry %s", kernel);
+  snprintf(name, sizeof name, "cuda %s: -f asm -t nvptx:sm_90 gives PTX for sm_90 with the kernel", stem);
+  check(rc == 0 && contains(text, ".target sm_90") && contains(text, entry), name, "exit %d: %s", rc, log);
+  if (debug) {
+    snprintf(name, sizeof name, "cuda %s: the PTX keeps clang's debug information (.loc, .file)", stem);
+    check(contains(text, ".loc") && contains(text, ".file"), name, NULL);
+  }
+  if (!strcmp(stem, "reduce")) {
+    snprintf(name, sizeof name, "cuda %s: the PTX has the shared array and an atomic add", stem);
+    check(contains(text, ".shared") && (contains(text, "atom.") || contains(text, "red.")), name, NULL);
+  }
+  free(log);
+  log = NULL;
+  snprintf(name, sizeof name, "cuda %s: ptxas -arch=sm_90 accepts the PTX", stem);
+  if (!*ptxas) skip(name, "CUDA toolkit (ptxas) not found");
+  else if (rc == 0) check(ptxas_accepts(ptx, "sm_90", &log), name, "%s", log);
+  else check(0, name, "no PTX");
+  free(log);
+  free(text);
+  log = NULL;
+
+  /* a cubin for sm_90, made by ptxas, with the kernel symbol */
+  snprintf(name, sizeof name, "cuda %s: -t nvptx:sm_90 gives a cubin from ptxas with the kernel symbol", stem);
+  if (!*ptxas) {
+    skip(name, "CUDA toolkit (ptxas) not found");
+  } else {
+    const char *bin_args[] = {"-t", "nvptx:sm_90", ll, "-o", cubin, NULL};
+    rc = gpublob_cli(bin_args, &log);
+    const char *syms[] = {READELF, "-s", cubin, NULL}, *hdr[] = {READELF, "-h", "-S", cubin, NULL};
+    char *s = rc == 0 ? tool_output(syms, NULL) : strdup(""), *h = rc == 0 ? tool_output(hdr, NULL) : strdup("");
+    int sym = 0;
+    for (const char *p = s; (p = strstr(p, kernel)); p++)
+      if (p[strlen(kernel)] == '\n' || p[strlen(kernel)] == 0) sym = 1;
+    /* EM_CUDA, and the .nv.info sections only ptxas writes */
+    check(rc == 0 && starts_elf(cubin) && sym && contains(s, "FUNC") && contains(h, "NVIDIA CUDA") &&
+              contains(h, ".nv.info"),
+          name, "exit %d: %s\n%s", rc, log, s);
+    free(s);
+    free(h);
+    free(log);
+    log = NULL;
+  }
+
+  /* the same IR for sm_80: CHIP without --retarget, sm_80 PTX with it */
+  char ptx80[4200];
+  snprintf(ptx80, sizeof ptx80, "%s/cuda_%s.sm_80.ptx", scratch(), stem);
+  const char *chip_args[] = {"-t", "nvptx:sm_80", "-f", "asm", ll, "-o", ptx80, NULL};
+  rc = gpublob_cli(chip_args, &log);
+  char fn[160];
+  snprintf(fn, sizeof fn, "@%s", kernel);
+  snprintf(name, sizeof name, "cuda %s: -t nvptx:sm_80 without --retarget is CHIP naming the function, sm_90, sm_80, --retarget",
+           stem);
+  check(rc == 10 + GPUBLOB_CHIP && !exists(ptx80) && !strncmp(log ? log : "", "gpublob: error: ", 16) &&
+            contains(log, kernel) && contains(log, "sm_90") && contains(log, "sm_80") && contains(log, "--retarget"),
+        name, "exit %d: %s", rc, log);
+  free(log);
+  log = NULL;
+  const char *re_args[] = {"--retarget", "-t", "nvptx:sm_80", "-f", "asm", ll, "-o", ptx80, NULL};
+  rc = gpublob_cli(re_args, &log);
+  text = (char *)slurp(ptx80, NULL);
+  snprintf(name, sizeof name, "cuda %s: --retarget -t nvptx:sm_80 gives sm_80 PTX, with one warning", stem);
+  check(rc == 0 && contains(text, ".target sm_80") && !contains(text, "sm_90") &&
+            count_lines(log, "gpublob: warning:", retarget_words) == 1,
+        name, "exit %d: %s", rc, log);
+  free(log);
+  log = NULL;
+  snprintf(name, sizeof name, "cuda %s: ptxas -arch=sm_80 accepts the retargeted PTX", stem);
+  if (!*ptxas) skip(name, "CUDA toolkit (ptxas) not found");
+  else if (rc == 0 && text) check(ptxas_accepts(ptx80, "sm_80", &log), name, "%s", log);
+  else check(0, name, "no PTX");
+  free(log);
+  free(text);
+  free(out);
+}
+
+/* ---- HIP ---- */
+typedef struct hsaco_facts {
+  int elf, mach, wave64, wave32, named, decoded, illegal;
+  char *notes, *dis;
+} hsaco_facts;
+
+static hsaco_facts look_at_hsaco(const char *path, const char *chip, const char *kernel) {
+  hsaco_facts f = {0};
+  f.elf = starts_elf(path);
+  char mcpu[64], flags[80], nameline[160];
+  snprintf(mcpu, sizeof mcpu, "--mcpu=%s", chip);
+  const char *hdr[] = {READELF, "-h", path, NULL}, *notes[] = {READELF, "--notes", path, NULL},
+             *dis[] = {OBJDUMP, "-d", mcpu, path, NULL};
+  char *h = tool_output(hdr, NULL);
+  snprintf(flags, sizeof flags, ", %s", chip); /* Flags: 0x53f, gfx90a, xnack, sramecc */
+  for (const char *p = h; (p = strstr(p, flags)); p++) {
+    char after = p[strlen(flags)];
+    if (after == ',' || after == '\n' || after == 0) f.mach = 1;
+  }
+  f.notes = tool_output(notes, NULL);
+  f.wave64 = contains(f.notes, ".wavefront_size: 64");
+  f.wave32 = contains(f.notes, ".wavefront_size: 32");
+  snprintf(nameline, sizeof nameline, ".name:           %s", kernel);
+  f.named = contains(f.notes, nameline) || contains(f.notes, kernel);
+  f.dis = tool_output(dis, NULL);
+  f.decoded = contains(f.dis, "s_endpgm");
+  f.illegal = contains(f.dis, "v_illegal") || contains(f.dis, "<unknown>");
+  free(h);
+  return f;
+}
+
+/* The disassembly's lines that did not decode, at most five, for a message. */
+static const char *illegal_lines(const char *dis) {
+  static char buf[1200];
+  buf[0] = 0;
+  int n = 0;
+  for (const char *p = dis; p && *p && n < 5; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    const char *end = strchr(p, '\n');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char line[300];
+    snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line ? len : sizeof line - 1), p);
+    if (!strstr(line, "v_illegal") && !strstr(line, "<unknown>")) continue;
+    size_t at = strlen(buf);
+    snprintf(buf + at, sizeof buf - at, "\n  %s", line);
+    n++;
+  }
+  return *buf ? buf : " (nothing decoded)";
+}
+
+static void facts_free(hsaco_facts *f) {
+  free(f->notes);
+  free(f->dis);
+}
+
+static void hip_kernel(const char *src, const char *stem, const char *kernel) {
+  char ll[4200], hsaco[4200], pattern[4200], name[300];
+  snprintf(ll, sizeof ll, "%s/hip_%s.ll", scratch(), stem);
+  snprintf(hsaco, sizeof hsaco, "%s/hip_%s.hsaco", scratch(), stem);
+  const char *flags[] = {"-x", "hip", "--cuda-device-only", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib",
+                         "-O2", "-S", "-emit-llvm", NULL};
+  char what[128];
+  snprintf(what, sizeof what, "HIP %s (gfx90a) to LLVM IR", src);
+  if (frontend(flags, src, ll, what)) return;
+  char *ir = (char *)slurp(ll, NULL);
+  snprintf(name, sizeof name, "hip %s: clang pins the kernel to gfx90a", stem);
+  check(contains(ir, "\"target-cpu\"=\"gfx90a\"") && contains(ir, "amdgpu_kernel"), name, NULL);
+  free(ir);
+
+  /* gfx90a: its own chip, wave64, the kernel, code that decodes */
+  char *log = NULL;
+  const char *args[] = {"-t", "amdgcn:gfx90a", ll, "-o", hsaco, NULL};
+  int rc = gpublob_cli(args, &log);
+  hsaco_facts f = look_at_hsaco(hsaco, "gfx90a", kernel);
+  snprintf(name, sizeof name, "hip %s: -t amdgcn:gfx90a gives an hsaco for gfx90a, wave64, with the kernel", stem);
+  check(rc == 0 && f.elf && f.mach && f.wave64 && f.named, name, "exit %d (elf %d mach %d wave64 %d named %d): %s",
+        rc, f.elf, f.mach, f.wave64, f.named, log);
+  snprintf(name, sizeof name, "hip %s: llvm-objdump --mcpu=gfx90a decodes it, no v_illegal or <unknown>", stem);
+  check(rc == 0 && f.decoded && !f.illegal, name, "exit %d:%s", rc, illegal_lines(f.dis));
+  if (!strcmp(stem, "asm")) {
+    snprintf(name, sizeof name, "hip %s: the inline s_nop is in the code", stem);
+    check(contains(f.dis, "s_nop 0"), name, NULL);
+  }
+  if (!strcmp(stem, "reduce")) {
+    snprintf(name, sizeof name, "hip %s: the kernel's LDS (1024 bytes) is in its descriptor", stem);
+    check(contains(f.notes, ".group_segment_fixed_size: 1024"), name, NULL);
+  }
+  facts_free(&f);
+  free(log);
+  log = NULL;
+  size_t plain_n = 0;
+  unsigned char *plain = slurp(hsaco, &plain_n);
+
+  /* gfx90a and gfx1030 from gfx90a-pinned IR: CHIP without --retarget */
+  snprintf(pattern, sizeof pattern, "%s/hip_%s.{chip}{suffix}", scratch(), stem);
+  char out90a[4200], out1030[4200];
+  snprintf(out90a, sizeof out90a, "%s/hip_%s.gfx90a.hsaco", scratch(), stem);
+  snprintf(out1030, sizeof out1030, "%s/hip_%s.gfx1030.hsaco", scratch(), stem);
+  const char *two[] = {"-t", "amdgcn:gfx90a,gfx1030", ll, "-o", pattern, NULL};
+  rc = gpublob_cli(two, &log);
+  snprintf(name, sizeof name,
+           "hip %s: -t amdgcn:gfx90a,gfx1030 without --retarget is CHIP naming the function, gfx90a and gfx1030", stem);
+  check(rc == 10 + GPUBLOB_CHIP && !exists(out90a) && !exists(out1030) &&
+            !strncmp(log ? log : "", "gpublob: error: ", 16) && contains(log, kernel) && contains(log, "gfx90a") &&
+            contains(log, "gfx1030"),
+        name, "exit %d: %s", rc, log);
+  free(log);
+  log = NULL;
+
+  /* with --retarget: gfx1030 is wave32 code for gfx1030; gfx90a is as before */
+  const char *re[] = {"--retarget", "-t", "amdgcn:gfx90a,gfx1030", ll, "-o", pattern, NULL};
+  rc = gpublob_cli(re, &log);
+  hsaco_facts g = look_at_hsaco(out1030, "gfx1030", kernel), a = look_at_hsaco(out90a, "gfx90a", kernel);
+  snprintf(name, sizeof name, "hip %s: --retarget: the gfx1030 hsaco is for gfx1030 and wave32", stem);
+  check(rc == 0 && g.elf && g.mach && g.wave32 && !g.wave64 && g.named, name,
+        "exit %d (elf %d mach %d wave32 %d wave64 %d): %s", rc, g.elf, g.mach, g.wave32, g.wave64, log);
+  snprintf(name, sizeof name, "hip %s: --retarget: llvm-objdump --mcpu=gfx1030 decodes it, no v_illegal", stem);
+  check(rc == 0 && g.decoded && !g.illegal, name, "exit %d:%s", rc, illegal_lines(g.dis));
+  snprintf(name, sizeof name, "hip %s: --retarget: the gfx90a hsaco is still gfx90a and wave64", stem);
+  check(rc == 0 && a.elf && a.mach && a.wave64 && !a.wave32 && a.named, name, "exit %d", rc);
+  size_t re_n = 0;
+  unsigned char *re90a = slurp(out90a, &re_n);
+  snprintf(name, sizeof name, "hip %s: --retarget: the gfx90a hsaco is byte-identical to the one without it", stem);
+  check(plain && re90a && plain_n == re_n && !memcmp(plain, re90a, re_n), name, "%zu bytes against %zu", re_n,
+        plain_n);
+  snprintf(name, sizeof name, "hip %s: --retarget warns once for the call", stem);
+  check(rc == 0 && count_lines(log, "gpublob: warning:", retarget_words) == 1, name, "%s", log);
+  free(plain);
+  free(re90a);
+  facts_free(&g);
+  facts_free(&a);
+  free(log);
+}
+
+/* ---- OpenCL ---- */
+static void opencl_kernel(void) {
+  char ll[4200], spv[4200], ptx[4200];
+  snprintf(ll, sizeof ll, "%s/cl_vadd.ll", scratch());
+  snprintf(spv, sizeof spv, "%s/cl_vadd.spv", scratch());
+  snprintf(ptx, sizeof ptx, "%s/cl_vadd.ptx", scratch());
+  const char *flags[] = {"-cl-std=CL2.0", "-target", "spirv64", "-O2", "-S", "-emit-llvm", "-Xclang",
+                         "-finclude-default-header", NULL};
+  if (frontend(flags, SRC "vadd.cl", ll, "OpenCL vadd.cl (spirv64) to LLVM IR")) return;
+  char *log = NULL;
+  const char *args[] = {"-t", "spirv", ll, "-o", spv, NULL};
+  int rc = gpublob_cli(args, &log);
+  size_t n = 0;
+  unsigned char *b = slurp(spv, &n);
+  check(rc == 0 && b && n > 20 && !memcmp(b, "\x03\x02\x23\x07", 4), "opencl vadd: -t spirv gives a SPIR-V module",
+        "exit %d: %s", rc, log);
+  free(b);
+  free(log);
+  log = NULL;
+  if (!exists(SPIRV_VAL) && SPIRV_VAL[0] == '/') {
+    skip("opencl vadd: spirv-val accepts it", "spirv-val not found");
+  } else if (rc == 0) {
+    const char *val[] = {SPIRV_VAL, spv, NULL};
+    int vr = run(val, &log);
+    check(vr == 0, "opencl vadd: spirv-val accepts it", "spirv-val exited %d: %s", vr, log);
+    free(log);
+    log = NULL;
+  } else {
+    check(0, "opencl vadd: spirv-val accepts it", "no SPIR-V");
+  }
+  const char *nv[] = {"-t", "nvptx", "-f", "asm", ll, "-o", ptx, NULL};
+  rc = gpublob_cli(nv, &log);
+  check(rc == 10 + GPUBLOB_TARGET && !exists(ptx) && !strncmp(log ? log : "", "gpublob: error: ", 16) &&
+            contains(log, "spirv"),
+        "opencl vadd: the OpenCL module given to -t nvptx is TARGET (its triple, spir_kernel)", "exit %d: %s", rc,
+        log);
+  free(log);
+  log = NULL;
+  const char *am[] = {"-t", "amdgcn", "-f", "asm", ll, "-o", ptx, NULL};
+  rc = gpublob_cli(am, &log);
+  check(rc == 10 + GPUBLOB_TARGET && !exists(ptx), "opencl vadd: the OpenCL module given to -t amdgcn is TARGET",
+        "exit %d: %s", rc, log);
+  free(log);
+}
+
+int main(void) {
+  if (!exists(CLI)) {
+    printf("%s not built\n", CLI);
+    return 2;
+  }
+  if (!exists(CLANG)) {
+    skip("clang: every frontend case", CLANG " not found");
+    return report();
+  }
+  gpublob *g;
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx"};
+  if (gpublob_open(&g)) return 2;
+  if (gpublob_tool_find(g, &o, ptxas, sizeof ptxas)) ptxas[0] = 0;
+  gpublob_close(g);
+  setenv("TMPDIR", scratch(), 1);
+
+  cuda_kernel(SRC "saxpy.cu", "saxpy", "saxpy", 0);
+  cuda_kernel(SRC "reduce.cu", "reduce", "reduce_sum", 0);
+  cuda_kernel(SRC "debug.cu", "debug", "scale_clamped", 1);
+  hip_kernel(SRC "saxpy.hip", "saxpy", "saxpy");
+  hip_kernel(SRC "reduce.hip", "reduce", "reduce_sum");
+  hip_kernel(SRC "asm.hip", "asm", "with_asm");
+  opencl_kernel();
+  check(leftovers(scratch(), "gpublob-") == 0 && leftovers(scratch(), ".tmp-") == 0,
+        "clang: no temporary left in TMPDIR or beside the outputs", NULL);
+  return report();
+}
