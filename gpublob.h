@@ -119,7 +119,7 @@ typedef struct gpublob_target_choice {
 #define GPUBLOB_OPTIONS_VERSION 4
 
 /* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version. */
-#define GPUBLOB_OPTIONS_INIT {GPUBLOB_OPTIONS_VERSION}
+#define GPUBLOB_OPTIONS_INIT {.version = GPUBLOB_OPTIONS_VERSION}
 
 /* Compile options.  A zeroed struct (or NULL) means every default. */
 typedef struct gpublob_options {

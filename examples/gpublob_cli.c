@@ -72,6 +72,7 @@ static const char usage[] =
     "      --pipeline STR               lowering passes for each gpu.module, instead of\n"
     "                                   the spec's; none: never lower\n"
     "      --emit-bytecode              write MLIR bytecode (.mlirbc)\n"
+    "Other:\n"
     "      --list-targets               name, triple, default chip, formats, attribute,\n"
     "                                   and the blob tool a compile would use\n"
     "      --version\n"

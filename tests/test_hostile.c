@@ -1,0 +1,299 @@
+/* test_hostile: what a hostile or careless environment brings is refused or
+** survived, never followed.  The cache: a directory of another user's or one
+** anyone may write is not used; links inside it are never followed (the size
+** file, a subdirectory); a FIFO in place of a cache file does not hang; an entry
+** of no output, or one whose chip is not a chip, is a miss.  Options: version 0 is
+** read as version 1's layout (a short struct at the end of a page).  Tools: no
+** descriptor of the host's reaches them, and their TMPDIR is the job's own. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#define XXH_STATIC_LINKING_ONLY
+#include <xxhash.h>
+
+#include "gpublob.h"
+#include "testlib.h"
+
+static gpublob *g;
+
+static gpublob_options opts_for(const char *dir, const char *target) {
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.target = target;
+  o.cache_dir = dir;
+  return o;
+}
+
+static int sh(const char *cmd) {
+  const char *argv[] = {"sh", "-c", cmd, NULL};
+  return run(argv, NULL);
+}
+
+static int compile_ok(const gpublob_options *o, const char *input, gpublob_stats *s) {
+  gpublob_result r = {0};
+  int rc = gpublob_file_compile_all(g, o, input, &r);
+  if (s) gpublob_stats_get(g, s);
+  int ok = !rc && r.count == 1 && r.outputs[0].blob.size > 4;
+  gpublob_result_free(&r);
+  return ok;
+}
+
+/* Files anywhere under dir (links not followed), counted. */
+static int count_files(const char *dir) {
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd, "test $(find '%s' -type f | wc -l) -eq 0", dir);
+  return sh(cmd) == 0 ? 0 : 1;
+}
+
+/* ---- options: version 0 reads only version 1's fields ---- */
+static void test_options_v0(void) {
+  long page = sysconf(_SC_PAGESIZE);
+  unsigned char *p = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;
+  mprotect(p + page, (size_t)page, PROT_NONE); /* past a version-1 struct: unmapped */
+  size_t v1 = offsetof(gpublob_options, targets);
+  gpublob_options *o = (gpublob_options *)(p + page - v1);
+  memset(o, 0, v1);
+  o->target = "spirv";
+  o->format = GPUBLOB_FORMAT_BIN;
+  gpublob_blob b = {0};
+  int rc = gpublob_file_compile(g, o, "examples/saxpy_spirv.ll", &b);
+  check(rc == 0 && b.size > 4 && !memcmp(b.data, "\x03\x02\x23\x07", 4),
+        "options: version 0 at the end of a page is read as version 1 (no read past it)", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  gpublob_blob_free(&b);
+  munmap(p, 2 * (size_t)page);
+  gpublob_options init = GPUBLOB_OPTIONS_INIT;
+  check(init.version == GPUBLOB_OPTIONS_VERSION && !init.target && !init.flags && !init.cache_dir,
+        "options: GPUBLOB_OPTIONS_INIT is this version with every default", NULL);
+}
+
+/* ---- the cache directory itself: the user's alone, or not used ---- */
+static void test_untrusted_dirs(void) {
+  const char *open_dir = tmp_path("c-open");
+  mkdir(open_dir, 0777);
+  chmod(open_dir, 0777); /* anyone may write: not used */
+  gpublob_options o = opts_for(open_dir, "amdgcn:gfx90a");
+  gpublob_stats s;
+  int ok = compile_ok(&o, "examples/saxpy_amdgcn.ll", &s);
+  check(ok && contains(gpublob_warnings(g), "is not used") && s.cache_writes == 0 && !count_files(open_dir),
+        "cache: a directory others may write is not used, with a warning; the compile goes on",
+        "ok %d, writes %zu, warnings '%s'", ok, s.cache_writes, gpublob_warnings(g));
+  if (geteuid() != 0) {
+    skip("cache: another user's directory is not used", "needs root to make one");
+    return;
+  }
+  const char *theirs = tmp_path("c-theirs");
+  mkdir(theirs, 0755);
+  if (chown(theirs, 65534, 65534)) return;
+  o = opts_for(theirs, "amdgcn:gfx90a");
+  ok = compile_ok(&o, "examples/saxpy_amdgcn.ll", &s);
+  check(ok && contains(gpublob_warnings(g), "another user's") && s.cache_writes == 0 && !count_files(theirs),
+        "cache: another user's directory is not used, with a warning; the compile goes on",
+        "ok %d, writes %zu, warnings '%s'", ok, s.cache_writes, gpublob_warnings(g));
+}
+
+/* ---- links inside the cache are never followed ---- */
+static void test_links(void) {
+  const char *dir = tmp_path("c-links"), *outside = tmp_path("outside");
+  char cmd[13000];
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/v1 %s && chmod 700 %s %s/v1 && echo precious > %s/size-target && "
+           "ln -s %s/size-target %s/v1/size && for a in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do "
+           "for b in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do ln -s %s %s/v1/$a$b; done; done && "
+           "echo keep > %s/000000000000000000000000000000.e",
+           dir, outside, dir, dir, outside, outside, dir, outside, dir, outside);
+  sh(cmd);
+  gpublob_options o = opts_for(dir, "amdgcn:gfx90a");
+  o.cache_max = 1; /* every store is over the limit: eviction runs */
+  gpublob_stats s;
+  int ok = compile_ok(&o, "examples/saxpy_amdgcn.ll", &s);
+  o.opt = GPUBLOB_OPT_O1; /* another entry */
+  ok = ok && compile_ok(&o, "examples/saxpy_amdgcn.ll", &s);
+  size_t n;
+  char *size_target = (char *)slurp(tmp_path("outside/size-target"), &n);
+  char *kept = (char *)slurp(tmp_path("outside/000000000000000000000000000000.e"), &n);
+  DIR *d = opendir(outside);
+  int entries = 0;
+  for (struct dirent *e; d && (e = readdir(d));) entries += e->d_name[0] != '.';
+  if (d) closedir(d);
+  check(ok && size_target && !strcmp(size_target, "precious\n") && kept && !strcmp(kept, "keep\n") && entries == 2,
+        "cache: links in it (the size file, every subdirectory) are not followed: nothing outside is written "
+        "or evicted", "ok %d, size file '%s', kept '%s', %d entries outside", ok, size_target ? size_target : "-",
+        kept ? kept : "-", entries);
+  free(size_target);
+  free(kept);
+}
+
+/* The first cache file of kind ('m', 'e') under dir/v1. */
+static int find_kind(const char *dir, char kind, char *out, size_t size) {
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd, "find '%s/v1' -name '*.%c' -type f | head -n 1 > '%s'", dir, kind, tmp_path("found"));
+  sh(cmd);
+  size_t n;
+  char *p = (char *)slurp(tmp_path("found"), &n);
+  int ok = p && n > 1;
+  if (ok) p[n - 1] = 0, snprintf(out, size, "%s", p);
+  free(p);
+  return ok;
+}
+
+/* ---- a FIFO in place of a cache file: no hang, a miss ---- */
+static void test_fifo(void) {
+  const char *dir = tmp_path("c-fifo");
+  gpublob_options o = opts_for(dir, "spirv");
+  compile_ok(&o, "examples/saxpy_spirv.ll", NULL);
+  char manifest[4200];
+  if (!find_kind(dir, 'm', manifest, sizeof manifest)) {
+    check(0, "cache: a FIFO in place of a manifest", "no manifest written in %s", dir);
+    return;
+  }
+  unlink(manifest);
+  mkfifo(manifest, 0600);
+  pid_t pid = fork();
+  if (pid == 0) {
+    alarm(20);
+    gpublob_stats s;
+    _exit(compile_ok(&o, "examples/saxpy_spirv.ll", &s) && s.cache_hits == 0 ? 0 : 1);
+  }
+  int status;
+  waitpid(pid, &status, 0);
+  check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        "cache: a FIFO in place of a cache file neither hangs nor is served: a miss, then a compile",
+        "status %d", status);
+}
+
+/* ---- entries: rewritten with a valid header around a bad payload ---- */
+typedef struct header {
+  char magic[8];
+  uint64_t size;
+  unsigned char hash[16], key[16];
+  char kind, pad[7];
+} header;
+
+static void rewrite_entry(const char *path, const unsigned char *payload, size_t n) {
+  size_t old_n;
+  unsigned char *old = slurp(path, &old_n);
+  if (!old || old_n < sizeof(header)) {
+    free(old);
+    return;
+  }
+  header h;
+  memcpy(&h, old, sizeof h);
+  free(old);
+  h.size = n;
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, XXH3_128bits(payload, n));
+  memcpy(h.hash, c.digest, sizeof h.hash);
+  unlink(path);
+  FILE *f = fopen(path, "wb");
+  if (!f) return;
+  fwrite(&h, 1, sizeof h, f);
+  fwrite(payload, 1, n, f);
+  fclose(f);
+}
+
+static void test_entries(void) {
+  const char *dir = tmp_path("c-entries");
+  gpublob_options o = opts_for(dir, "amdgcn:gfx90a");
+  compile_ok(&o, "examples/saxpy_amdgcn.ll", NULL);
+  char entry[4200];
+  if (!find_kind(dir, 'e', entry, sizeof entry)) {
+    check(0, "cache: entries", "no entry written in %s", dir);
+    return;
+  }
+  size_t n;
+  unsigned char *file = slurp(entry, &n);
+  unsigned char *payload = file ? file + sizeof(header) : NULL;
+  size_t pn = file ? n - sizeof(header) : 0;
+  unsigned char *chip = payload ? memmem(payload, pn, "gfx90a", 6) : NULL;
+  if (chip) memcpy(chip, "../../", 6); /* a chip that is a path */
+  if (payload) rewrite_entry(entry, payload, pn);
+  gpublob_result r = {0};
+  size_t in_n;
+  unsigned char *in = slurp("examples/saxpy_amdgcn.ll", &in_n);
+  int rc = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, in, in_n, "examples/saxpy_amdgcn.ll", &r);
+  check(chip && rc == GPUBLOB_NOTCACHED && r.count == 0,
+        "cache: an entry whose chip is not a chip of its target is a miss, never served", "rc %d, %zu outputs",
+        rc, r.count);
+  gpublob_result_free(&r);
+  uint64_t zero = 0; /* no output at all, under a valid header */
+  rewrite_entry(entry, (unsigned char *)&zero, sizeof zero);
+  rc = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, in, in_n, "examples/saxpy_amdgcn.ll", &r);
+  gpublob_stats s;
+  int ok = rc == GPUBLOB_NOTCACHED && compile_ok(&o, "examples/saxpy_amdgcn.ll", &s) && s.cache_hits == 0;
+  check(ok, "cache: an entry of no output under a valid header is a miss, and the compile stores it again",
+        "rc %d", rc);
+  gpublob_result_free(&r);
+  free(in);
+  free(file);
+}
+
+/* ---- the front answers an MLIR hit into a {target} pattern ---- */
+static void test_front_mlir_pattern(void) {
+  const char *dir = tmp_path("c-front"), *out = tmp_path("front-out");
+  char pattern[4300];
+  snprintf(pattern, sizeof pattern, "%s/{stem}-{target}{suffix}", out);
+  mkdir(out, 0700);
+  const char *argv[] = {"build/gpublob", "--cache-dir", dir, "-t", "nvptx", "-f", "asm", "examples/saxpy.mlir",
+                        "-o", pattern, NULL};
+  char *log1 = NULL, *log2 = NULL;
+  int rc1 = run(argv, &log1), rc2 = run(argv, &log2);
+  char want[4400];
+  snprintf(want, sizeof want, "%s/saxpy-.mlir", out);
+  check(rc1 == 0 && rc2 == 0 && exists(want), "cache: the front answers an MLIR hit into a {target} pattern",
+        "rc %d then %d: %s / %s", rc1, rc2, log1, log2);
+  free(log1);
+  free(log2);
+}
+
+/* ---- tools: only their own descriptors, and the job's private TMPDIR ---- */
+static void test_tool_environment(void) {
+  const char *script = tmp_path("probe-tool"), *listing = tmp_path("probe-fds"), *where = tmp_path("probe-tmp");
+  char body[9000];
+  snprintf(body, sizeof body,
+           "#!/bin/sh\nls /proc/$$/fd > %s\necho \"$TMPDIR\" > %s\nout=''\nwhile [ $# -gt 0 ]; do "
+           "[ \"$1\" = -o ] && out=$2; shift; done\nprintf '\\177ELF' > \"$out\"\n",
+           listing, where);
+  spill(script, body, strlen(body));
+  chmod(script, 0755);
+  int leak = open("/dev/null", O_RDONLY); /* no O_CLOEXEC: a careless host's */
+  dup2(leak, 57);
+  gpublob_options o = opts_for(NULL, "amdgcn:gfx90a");
+  o.tool = script;
+  gpublob_result r = {0};
+  int rc = gpublob_file_compile_all(g, &o, "examples/saxpy_amdgcn.ll", &r);
+  gpublob_result_free(&r);
+  close(57);
+  close(leak);
+  size_t n;
+  char *fds = (char *)slurp(listing, &n), *tmp = (char *)slurp(where, &n);
+  int has57 = fds && (strstr(fds, "\n57\n") || !strncmp(fds, "57\n", 3));
+  if (tmp && n && tmp[n - 1] == '\n') tmp[n - 1] = 0;
+  check(rc == 0 && fds && !has57, "tools: a descriptor the host left open (no CLOEXEC) does not reach the tool",
+        "rc %d (%s), fds: %s", rc, gpublob_error_message(g), fds ? fds : "-");
+  check(tmp && contains(tmp, "/gpublob-") && !exists(tmp), "tools: TMPDIR is the job's private directory, "
+        "removed after", "TMPDIR was '%s'", tmp ? tmp : "-");
+  free(fds);
+  free(tmp);
+}
+
+int main(void) {
+  if (gpublob_open(&g)) return 2;
+  test_options_v0();
+  test_untrusted_dirs();
+  test_links();
+  test_fifo();
+  test_entries();
+  test_front_mlir_pattern();
+  test_tool_environment();
+  gpublob_close(g);
+  return report();
+}
