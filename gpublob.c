@@ -3483,28 +3483,103 @@ static void child_main(int fd) {
 }
 
 /* ---- isolation: the helper ---- */
+/* A descriptor over a Unix socket (SCM_RIGHTS), with one byte to carry it. */
+static int send_fd(int sock, int fd) {
+  char byte = 'j';
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } u;
+  memset(&u, 0, sizeof u);
+  struct iovec io = {&byte, 1};
+  struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  ssize_t r;
+  while ((r = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR) {}
+  return r == 1 ? 0 : -1;
+}
+
 typedef struct helper_child {
   pid_t pid;
   int fd, pidfd;
   int err; /* its stderr, a memfd: what LLVM printed before it died ("out of memory") */
 } helper_child;
 
-/* A job socket from the host, or -1 when the host closed the control socket. */
-static int helper_receive(int ctl) {
-  char byte;
+/* A message on the control socket: a job's socket (kind 'j', with the descriptor),
+** or how many jobs a call will hand over (kind 'n').  -1 when the host closed it. */
+typedef struct helper_msg {
+  char kind;
+  int fd;
+  uint32_t count;
+} helper_msg;
+
+static int helper_receive(int ctl, helper_msg *msg) {
+  char buf[1 + sizeof(uint32_t)];
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int))];
   } u;
-  struct iovec io = {&byte, 1};
+  struct iovec io = {buf, sizeof buf};
   struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
   ssize_t r;
   while ((r = recvmsg(ctl, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {}
-  struct cmsghdr *c = r > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-  if (!c || c->cmsg_type != SCM_RIGHTS) return r > 0 ? -2 : -1;
-  int fd;
-  memcpy(&fd, CMSG_DATA(c), sizeof fd);
-  return fd;
+  if (r <= 0) return -1;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  *msg = (helper_msg){buf[0], -1, 0};
+  if (c && c->cmsg_type == SCM_RIGHTS) memcpy(&msg->fd, CMSG_DATA(c), sizeof msg->fd);
+  if (r == (ssize_t)sizeof buf) memcpy(&msg->count, buf + 1, sizeof msg->count);
+  return 0;
+}
+
+/* A child forked ahead of its job (a spare), so a job's fork is off its critical
+** path: it waits on its channel for the job's socket, then runs the job. */
+typedef struct spare {
+  pid_t pid; /* 0: none */
+  int chan, err;
+} spare;
+
+static void close_kids(helper_child *kids, size_t n) {
+  for (size_t i = 0; i < n; i++) close(kids[i].fd), close(kids[i].pidfd), close(kids[i].err);
+}
+
+static void spare_fork(int ctl, spare *s, helper_child *kids, size_t n) {
+  int sv[2];
+  *s = (spare){0, -1, -1};
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) return;
+  int err = memfd_create("gpublob-job-stderr", MFD_CLOEXEC);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(ctl);
+    close(sv[0]);
+    close_kids(kids, n);
+    if (err >= 0) dup2(err, 2); /* the host's stderr gets one message, the host's */
+    helper_msg msg;
+    if (helper_receive(sv[1], &msg) || msg.fd < 0) _exit(0); /* no job: the helper ended */
+    close(sv[1]);
+    child_main(msg.fd);
+  }
+  close(sv[1]);
+  if (pid < 0) {
+    close(sv[0]);
+    if (err >= 0) close(err);
+    return;
+  }
+  *s = (spare){pid, sv[0], err};
+}
+
+/* The job's socket to the spare, which becomes a child like any other. */
+static int spare_take(spare *s, int fd, helper_child **kids, size_t *n) {
+  helper_child *more = s->pid ? realloc(*kids, (*n + 1) * sizeof **kids) : NULL;
+  if (!more || send_fd(s->chan, fd)) return -1;
+  *kids = more;
+  (*kids)[(*n)++] = (helper_child){s->pid, fd, pidfd_of(s->pid), s->err};
+  close(s->chan);
+  *s = (spare){0, -1, -1};
+  return 0;
 }
 
 static void helper_fork_child(int ctl, int fd, helper_child **kids, size_t *n) {
@@ -3512,8 +3587,8 @@ static void helper_fork_child(int ctl, int fd, helper_child **kids, size_t *n) {
   pid_t pid = fork();
   if (pid == 0) {
     close(ctl);
-    for (size_t i = 0; i < *n; i++) close((*kids)[i].fd), close((*kids)[i].pidfd), close((*kids)[i].err);
-    if (err >= 0) dup2(err, 2); /* the host's stderr gets one message, the host's */
+    close_kids(*kids, *n);
+    if (err >= 0) dup2(err, 2);
     child_main(fd);
   }
   helper_child *more = pid > 0 ? realloc(*kids, (*n + 1) * sizeof **kids) : NULL;
@@ -3555,9 +3630,14 @@ static void helper_reap(helper_child *kids, size_t *n) {
   }
 }
 
+/* A spare is kept ready while the call that said how many jobs it has still has
+** some to hand over: a lone job's fork then costs it nothing, and no process is
+** made for a job that will not come. */
 static void helper_main(int ctl) {
   helper_child *kids = NULL;
   size_t n = 0;
+  uint32_t expected = 0;
+  spare next = {0, -1, -1};
   for (;;) {
     struct pollfd *fds = calloc(n + 1, sizeof *fds);
     int all_pidfds = 1;
@@ -3570,13 +3650,22 @@ static void helper_main(int ctl) {
     poll(fds, n + 1, all_pidfds ? -1 : 20);
     int ready = fds[0].revents != 0;
     free(fds);
-    int fd = ready ? helper_receive(ctl) : -2;
-    if (fd == -1) { /* the host is gone or closed us: so are its jobs */
+    helper_msg msg = {0, -1, 0};
+    if (ready && helper_receive(ctl, &msg)) { /* the host is gone or closed us: so are its jobs */
       kill(0, SIGKILL);
       _exit(0);
     }
-    if (fd >= 0) helper_fork_child(ctl, fd, &kids, &n);
+    if (msg.kind == 'n') expected = msg.count;
+    if (msg.fd >= 0) {
+      expected -= expected > 0;
+      if (spare_take(&next, msg.fd, &kids, &n)) { /* none ready, or it died: fork now */
+        if (next.pid) kill(next.pid, SIGKILL), waitpid(next.pid, NULL, 0), close(next.chan), close(next.err);
+        next = (spare){0, -1, -1};
+        helper_fork_child(ctl, msg.fd, &kids, &n);
+      }
+    }
     helper_reap(kids, &n);
+    if (expected && !next.pid) spare_fork(ctl, &next, kids, n); /* the next job's */
   }
 }
 
@@ -3637,25 +3726,21 @@ int gpublob_helper_start(gpublob *g) {
 }
 
 /* ---- isolation: the host's side of a job ---- */
-static int helper_hand(gpublob *host, int fd) {
-  char byte = 'j';
-  union {
-    struct cmsghdr h;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } u;
-  memset(&u, 0, sizeof u);
-  struct iovec io = {&byte, 1};
-  struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
-  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd, sizeof fd);
+/* How many jobs this call will hand over: the helper forks one ahead of each. */
+static void helper_expect(gpublob *host, size_t jobs) {
+  char buf[1 + sizeof(uint32_t)] = {'n'};
+  uint32_t n = jobs > UINT32_MAX ? UINT32_MAX : (uint32_t)jobs;
+  memcpy(buf + 1, &n, sizeof n);
   pthread_mutex_lock(&host->helper_mu);
-  ssize_t r;
-  while ((r = sendmsg(host->helper_ctl, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR) {}
+  if (host->helper > 0 && send(host->helper_ctl, buf, sizeof buf, MSG_NOSIGNAL) < 0) {}
   pthread_mutex_unlock(&host->helper_mu);
-  return r == 1 ? 0 : -1;
+}
+
+static int helper_hand(gpublob *host, int fd) {
+  pthread_mutex_lock(&host->helper_mu);
+  int rc = send_fd(host->helper_ctl, fd);
+  pthread_mutex_unlock(&host->helper_mu);
+  return rc;
 }
 
 /* The module the child parses: the input's bytes, or (MLIR) the translated module
@@ -3710,8 +3795,8 @@ static int isolated_reply(job *j, int fd) {
   char kind;
   int rc = -1, have_fatal = 0, have_status = 0;
   uint64_t status = 0;
-  while (!get_record(fd, &kind, &rec)) {
-    if (kind == REC_RESULT && rc < 0) rc = take_result(j, &rec);
+  while (rc < 0 && !get_record(fd, &kind, &rec)) { /* a result ends it: the child's exit is not waited for */
+    if (kind == REC_RESULT) rc = take_result(j, &rec);
     if (kind == REC_FATAL) have_fatal = 1, sb_add(&fatal, sb_str(&rec));
     if (kind == REC_EXIT && rec.len >= sizeof status) {
       memcpy(&status, rec.s, sizeof status);
@@ -3872,6 +3957,7 @@ typedef int (*job_preparer)(void *arg, size_t i);
 
 static int pool_run(plan *p, job_preparer prepare, void *arg) {
   pool q;
+  if (p->njobs && (p->jobs[0]->flags & GPUBLOB_FLAG_ISOLATE)) helper_expect(p->g, p->njobs);
   size_t nthreads = thread_count(&p->o, p->njobs), prepared = (size_t)-1;
   for (size_t i = 0; i < p->njobs; i++) p->jobs[i]->g = &p->jobs[i]->sink;
   pool_start(&q, p->jobs, nthreads);

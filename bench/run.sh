@@ -169,12 +169,23 @@ if [ -f "$libdevice" ]; then
     -- llc-22 -O3 -mcpu=sm_90 "$libdevice" -o "$tmp/ld-p.ptx"
 fi
 
+# ---- isolation: each job's LLVM work in a child process, against in-process ----
+: >"$tmp/iso"
+iso() { # NAME ARGS...
+  name=$1; shift
+  python3 bench/pair.py "$pairs" 2 "$name" -- $nocache --no-isolate "$@" -- $nocache --isolate "$@" >>"$tmp/iso"
+}
+[ -z "$ptxas" ] || iso "saxpy_nvptx.ll, bin sm_90" -t nvptx:sm_90 examples/saxpy_nvptx.ll -o "$tmp/i.cubin"
+iso "saxpy_amdgcn.ll, bin gfx90a" -t amdgcn:gfx90a examples/saxpy_amdgcn.ll -o "$tmp/i.hsaco"
+[ ! -f "$tmp/one.mlir" ] || iso "one small gpu.module (MLIR), bin sm_90" "$tmp/one.mlir" -o "$tmp/i.mlir"
+[ ! -f "$tmp/m16.mlir" ] || iso "16 gpu.modules x 2 chips (MLIR) jobs=32" "$tmp/m16.mlir" -o "$tmp/i16.mlir"
+
 # ---- gpublob's overhead: the call's wall time beyond LLVM's work and the blob tool's ----
 : >"$tmp/overhead"
 overhead() { # NAME ARGS...
   name=$1; shift
   for i in 1 2 3 4 5 6 7; do
-    build/gpublob-compiler --no-cache --time -j1 "$@" 2>&1 >/dev/null | sed -n 's/.*wall \([0-9.]*\) ms.*phases sum \([0-9.]*\) ms.*/\1 \2/p'
+    build/gpublob-compiler --no-cache --no-isolate --time -j1 "$@" 2>&1 >/dev/null | sed -n 's/.*wall \([0-9.]*\) ms.*phases sum \([0-9.]*\) ms.*/\1 \2/p'
   done | python3 -c "
 import statistics, sys
 rows = [tuple(map(float, l.split())) for l in sys.stdin if l.strip()]
@@ -213,10 +224,14 @@ echo "Throughput bars (bench/pair.py: $pairs turns of each pair after 2 warm-ups
 echo
 python3 bench/bars.py "$tmp/bars"
 echo
-echo "gpublob's overhead inside one process (-j1, --time, median of 7): the call's wall time"
+echo "gpublob's overhead inside one process (-j1, --no-isolate, --time, median of 7): the call's wall time"
 echo "minus LLVM's own work (parse, verify, link, optimise, emit; MLIR: lowering and"
 echo "translation) and the blob tool's:"
 echo
 echo "| case | wall ms | overhead ms | overhead |"
 echo "|---|---|---|---|"
 cat "$tmp/overhead"
+echo
+echo "Isolation (bench/pair.py, $pairs turns each): --no-isolate against --isolate, whole process:"
+echo
+python3 bench/iso.py "$tmp/iso"
