@@ -267,6 +267,7 @@ struct gpublob {
   strbuf warn;          /* the last call's warnings, one per line */
   gpublob_stats stats;  /* the last call's figures */
   pid_t helper;         /* the isolation helper, once started; 0 before */
+  pid_t helper_owner;   /* the process that started it: a forked copy of the host leaves it be */
   int helper_ctl;       /* the socket jobs are handed to it by */
   int helper_live;      /* its slot in the table of live processes */
   pthread_mutex_t helper_mu; /* one job handed over at a time */
@@ -361,41 +362,54 @@ static void add_detail(gpublob *g, const char *detail) {
 #endif
 
 /* ---- live processes and directories, for a signal handler to clean up ---- */
-/* A fixed table, because gpublob_process_cleanup runs in a signal handler: it may
-** touch only atomics, and remove a directory with system calls alone.  A process
-** is a group leader, killed with its group; a directory is one the job owns. */
-enum { MAX_LIVE = 512, MAX_TREE_DEPTH = 16 };
-static struct live {
-  atomic_int pgid;
-  _Atomic(const char *) dir;
-} live_table[MAX_LIVE];
+/* Fixed tables, because gpublob_process_cleanup runs in a signal handler: it may
+** touch only atomics and static memory, and remove a directory with system calls
+** alone.  A process is a group leader, killed with its group; a directory is one a
+** job made, its path copied into its slot (so no owner's memory is read). */
+enum { MAX_LIVE_PIDS = 1024, MAX_LIVE_DIRS = 256, LIVE_PATH = 4096, MAX_TREE_DEPTH = 32 };
+enum { SLOT_FREE, SLOT_WRITING, SLOT_READY };
+static atomic_int live_pids[MAX_LIVE_PIDS];
+static struct live_dir {
+  atomic_int state;
+  char path[LIVE_PATH];
+} live_dirs[MAX_LIVE_DIRS];
 
 #if GPUBLOB_COMPILER
-/* The slot holding pgid or dir (which must stay valid until live_remove), or -1 when
-** the table is full: that one is then not cleaned up on a signal. */
-static int live_add(pid_t pgid, const char *dir) {
-  for (int i = 0; i < MAX_LIVE; i++) {
+/* The slot now holding pgid, or -1 when the table is full (that one is then not
+** cleaned up on a signal). */
+static int live_pid_add(pid_t pgid) {
+  for (int i = 0; i < MAX_LIVE_PIDS; i++) {
     int none = 0;
-    const char *no_dir = NULL;
-    if (pgid && atomic_compare_exchange_strong(&live_table[i].pgid, &none, (int)pgid)) return i;
-    if (dir && !atomic_load(&live_table[i].pgid) &&
-        atomic_compare_exchange_strong(&live_table[i].dir, &no_dir, dir))
-      return i;
+    if (atomic_compare_exchange_strong(&live_pids[i], &none, (int)pgid)) return i;
   }
   return -1;
 }
 
-static void live_remove(int slot) {
-  if (slot < 0 || slot >= MAX_LIVE) return;
-  atomic_store(&live_table[slot].pgid, 0);
-  atomic_store(&live_table[slot].dir, NULL);
+static void live_pid_remove(int slot) {
+  if (slot >= 0 && slot < MAX_LIVE_PIDS) atomic_store(&live_pids[slot], 0);
+}
+
+static int live_dir_add(const char *path) {
+  if (strlen(path) >= LIVE_PATH) return -1;
+  for (int i = 0; i < MAX_LIVE_DIRS; i++) {
+    int none = SLOT_FREE;
+    if (!atomic_compare_exchange_strong(&live_dirs[i].state, &none, SLOT_WRITING)) continue;
+    memcpy(live_dirs[i].path, path, strlen(path) + 1);
+    atomic_store(&live_dirs[i].state, SLOT_READY);
+    return i;
+  }
+  return -1;
+}
+
+static void live_dir_remove(int slot) {
+  if (slot >= 0 && slot < MAX_LIVE_DIRS) atomic_store(&live_dirs[slot].state, SLOT_FREE);
 }
 #endif
 
 /* Removes everything under the directory dirfd, without following links; system
 ** calls only (getdents64, unlinkat), so a signal handler may call it. */
 static void remove_entries(int dirfd, int depth) {
-  char buf[4096];
+  char buf[512]; /* small: this runs on a signal handler's stack, once a level */
   long n;
   while ((n = syscall(SYS_getdents64, dirfd, buf, sizeof buf)) > 0) {
     for (long off = 0; off < n;) {
@@ -431,15 +445,21 @@ static void remove_tree(const char *dir) {
   if (fd >= 0) close(fd);
 }
 
+static int is_workdir_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash && !strncmp(slash + 1, "gpublob-", 8);
+}
+
 void gpublob_process_cleanup(void) {
-  for (int i = 0; i < MAX_LIVE; i++) {
-    int pgid = atomic_load(&live_table[i].pgid);
+  int saved = errno;
+  for (int i = 0; i < MAX_LIVE_PIDS; i++) {
+    int pgid = atomic_load(&live_pids[i]);
     if (pgid > 0) kill(-pgid, SIGKILL);
   }
-  for (int i = 0; i < MAX_LIVE; i++) {
-    const char *dir = atomic_load(&live_table[i].dir);
-    if (dir) remove_tree(dir);
-  }
+  for (int i = 0; i < MAX_LIVE_DIRS; i++)
+    if (atomic_load(&live_dirs[i].state) == SLOT_READY && is_workdir_name(live_dirs[i].path))
+      remove_tree(live_dirs[i].path);
+  errno = saved;
 }
 
 /* ---- one job: a module for one (target, chip), and the options it resolved ---- */
@@ -475,6 +495,7 @@ typedef struct job {
   const target_desc *t;
   char target[64], want[64]; /* as planned: the target's name, one chip or "" */
   char chip[64];             /* as resolved */
+  char triple[128];          /* what LLVM gets: the spec's, or the module's sub-architecture of it */
   strbuf features;  /* what LLVM gets: spec default, then the caller's */
   strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */
   int format, opt;  /* a pack's member compiles as bin */
@@ -1080,6 +1101,39 @@ static void spec_hash(void) {
   spec_key = hash_key(&st);
 }
 
+/* ---- reading a descriptor whole, NUL-terminated (the IR parser needs the NUL) ---- */
+/* At most max bytes: EFBIG past that. */
+static int read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
+  size_t cap = 65536, len = 0;
+  unsigned char *buf = malloc(cap);
+  while (buf) {
+    if (len + 1 == cap) {
+      unsigned char *p = realloc(buf, cap * 2);
+      if (!p) break;
+      buf = p;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + len, cap - len - 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 || (r > 0 && len + (size_t)r > max)) {
+      int err = r < 0 ? errno : EFBIG;
+      free(buf);
+      errno = err;
+      return -1;
+    }
+    if (r == 0) {
+      buf[len] = 0;
+      *data = buf;
+      *size = len;
+      return 0;
+    }
+    len += (size_t)r;
+  }
+  free(buf);
+  errno = ENOMEM;
+  return -1;
+}
+
 /* ---- the cache: a directory of this user's alone, reached without links ---- */
 /* The directory given is followed as the user named it; below it nothing is: every
 ** subdirectory and file is opened from its parent's descriptor with O_NOFOLLOW, and
@@ -1230,28 +1284,28 @@ static int cache_write(cache *c, const key128 *k, char kind, const strbuf *paylo
   return 0;
 }
 
-/* A cache file mapped: its payload after the header. */
+/* A cache file read whole (read, not mapped: a file cut short meanwhile cannot
+** fault the process): its payload after the header. */
 typedef struct mapped {
-  void *map;
+  unsigned char *map;
   size_t len;
   const unsigned char *data;
   size_t size;
 } mapped;
 
 static void unmap(mapped *m) {
-  if (m->map) munmap(m->map, m->len);
+  free(m->map);
   memset(m, 0, sizeof *m);
 }
 
-/* The file mapped, if it is a regular file (a link, a FIFO, a device: -1). */
+/* The file read, if it is a regular file (a link, a FIFO, a device: -2; none: -1). */
 static int map_file(int dirfd, const char *name, mapped *m) {
   int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
   if (fd < 0) return errno == ENOENT ? -1 : -2;
   int regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
-  if (regular && st.st_size > 0) m->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  if (m->map == MAP_FAILED) m->map = NULL;
-  if (m->map) m->len = (size_t)st.st_size, futimens(fd, NULL); /* used now: the last to be evicted */
+  if (regular && st.st_size > 0 && !read_fd(fd, &m->map, &m->len, (size_t)st.st_size))
+    futimens(fd, NULL); /* used now: the last to be evicted */
   close(fd);
   return regular ? 0 : -2;
 }
@@ -1348,7 +1402,7 @@ static void scan_sub(int subfd, const char *sub, cfile **out, size_t *n, size_t 
 static size_t cache_scan(cache *c, cfile **out) {
   size_t n = 0, cap = 0;
   *out = NULL;
-  int top = dup(c->rootfd);
+  int top = openat(c->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
   DIR *d = top >= 0 ? fdopendir(top) : NULL;
   struct dirent *e;
   while (d && (e = readdir(d))) {
@@ -1380,11 +1434,23 @@ static unsigned long long cache_evict(cache *c) {
 
 /* DIR/v1/size holds the bytes the cache holds, under an flock: any process adds to
 ** it, and the one that takes it over the limit evicts. */
+/* The size file, opened; anything but a regular file there (a link, a FIFO) is
+** removed and a new one made, so the cache's size stays accounted. */
+static int open_size_file(cache *c) {
+  for (int tries = 0; tries < 2; tries++) {
+    int fd = openat(c->rootfd, "size", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) return fd;
+    if (fd >= 0) close(fd);
+    if (unlinkat(c->rootfd, "size", 0) && unlinkat(c->rootfd, "size", AT_REMOVEDIR)) return -1;
+  }
+  return -1;
+}
+
 static void cache_account(cache *c, long long delta) {
   char text[32] = "";
-  int fd = openat(c->rootfd, "size", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || flock(fd, LOCK_EX)) {
+  int fd = open_size_file(c);
+  if (fd < 0 || flock(fd, LOCK_EX)) {
     if (fd >= 0) close(fd);
     return;
   }
@@ -1679,7 +1745,10 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
     jo.ntargets = 0;
     uint64_t peers = get_u64(r), packed = get_u64(r), keep_asm = get_u64(r);
     uint64_t in_process = get_u64(r);
-    if (r->bad || !target) break;
+    if (r->bad || !target) {
+      rc = -1;
+      break;
+    }
     if (!in_process && jo.tool_mode != GPUBLOB_TOOL_INPROCESS) /* as the compile ran it */
       jo.tool_mode = GPUBLOB_TOOL_PROGRAM;
     job j;
@@ -1914,38 +1983,6 @@ static int plan_options(plan *p, int load) {
 }
 
 /* ---- input: the file read whole, NUL-terminated for the IR parser ---- */
-/* At most max bytes: EFBIG past that. */
-static int read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
-  size_t cap = 65536, len = 0;
-  unsigned char *buf = malloc(cap);
-  while (buf) {
-    if (len + 1 == cap) {
-      unsigned char *p = realloc(buf, cap * 2);
-      if (!p) break;
-      buf = p;
-      cap *= 2;
-    }
-    ssize_t r = read(fd, buf + len, cap - len - 1);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0 || (r > 0 && len + (size_t)r > max)) {
-      int err = r < 0 ? errno : EFBIG;
-      free(buf);
-      errno = err;
-      return -1;
-    }
-    if (r == 0) {
-      buf[len] = 0;
-      *data = buf;
-      *size = len;
-      return 0;
-    }
-    len += (size_t)r;
-  }
-  free(buf);
-  errno = ENOMEM;
-  return -1;
-}
-
 static unsigned long long max_input(const gpublob_options *o) {
   return o->max_input ? o->max_input : GPUBLOB_MAX_INPUT_DEFAULT;
 }
@@ -2146,12 +2183,27 @@ static const target_desc *target_of_arch(const char *triple, size_t n) {
   return NULL;
 }
 
+/* A version of the spec's architecture: spirv64v1.5 for spirv64. */
+static int is_subarch(const char *arch, size_t n, const char *spec, size_t sn) {
+  if (n <= sn + 1 || strncmp(arch, spec, sn) || arch[sn] != 'v' || !isdigit((unsigned char)arch[sn + 1]))
+    return 0;
+  for (size_t i = sn + 1; i < n; i++)
+    if (!isdigit((unsigned char)arch[i]) && arch[i] != '.') return 0;
+  return 1;
+}
+
 /* A module made for another architecture (its triple's first part) is refused:
-** its data layout, conventions and intrinsics are another backend's. */
+** its data layout, conventions and intrinsics are another backend's.  One for a
+** version of the target's (clang -target spirv64v1.5) keeps its triple. */
 static int check_triple(job *j) {
   const char *triple = LLVMGetTarget(j->mod);
-  size_t n = triple_arch(triple);
-  if (!*triple || (n == triple_arch(j->t->triple) && !strncmp(triple, j->t->triple, n))) return GPUBLOB_OK;
+  size_t n = triple_arch(triple), sn = triple_arch(j->t->triple);
+  snprintf(j->triple, sizeof j->triple, "%s", j->t->triple);
+  if (!*triple || (n == sn && !strncmp(triple, j->t->triple, n))) return GPUBLOB_OK;
+  if (is_subarch(triple, n, j->t->triple, sn) && strlen(triple) < sizeof j->triple) {
+    snprintf(j->triple, sizeof j->triple, "%s", triple);
+    return GPUBLOB_OK;
+  }
   const target_desc *owner = target_of_arch(triple, n);
   if (owner)
     return set_error(j->g, GPUBLOB_TARGET, "%s: the module is for target %s (triple %s), not %s; compile it "
@@ -2233,8 +2285,8 @@ static int check_symbol(job *j, LLVMValueRef v) {
   LLVMLinkage l = LLVMGetLinkage(v);
   size_t n;
   const char *name = LLVMGetValueName2(v, &n);
-  if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage || !n) return GPUBLOB_OK;
-  if (LLVMIsAFunction(v) && LLVMGetIntrinsicID(v)) return GPUBLOB_OK; /* llvm.*: never emitted */
+  if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage || l == LLVMAppendingLinkage || !n) return GPUBLOB_OK;
+  if (n > 5 && !strncmp(name, "llvm.", 5)) return GPUBLOB_OK; /* llvm.used, intrinsics: never emitted */
   for (size_t i = 0; i < n; i++)
     if (!in_char_set(j->t->symbol_chars, name[i]))
       return set_error(j->g, GPUBLOB_VERIFY, "%s: public symbol '%s' holds '%c', which target %s cannot "
@@ -2353,19 +2405,18 @@ static LLVMCodeGenOptLevel codegen_level(int opt) {
 static int make_target_machine(job *j) {
   LLVMTargetRef target;
   char *err = NULL;
-  if (LLVMGetTargetFromTriple(j->t->triple, &target, &err)) {
-    set_error(j->g, GPUBLOB_TARGET, "this LLVM has no backend for %s (%s)", j->t->triple,
-              err ? err : "");
+  if (LLVMGetTargetFromTriple(j->triple, &target, &err)) {
+    set_error(j->g, GPUBLOB_TARGET, "this LLVM has no backend for %s (%s)", j->triple, err ? err : "");
     LLVMDisposeMessage(err);
     return GPUBLOB_TARGET;
   }
   double t = now_ms(); /* the code generator's set-up: counted with emission */
-  j->tm = LLVMCreateTargetMachine(target, j->t->triple, j->chip, sb_str(&j->features),
+  j->tm = LLVMCreateTargetMachine(target, j->triple, j->chip, sb_str(&j->features),
                                   codegen_level(j->opt), LLVMRelocDefault, LLVMCodeModelDefault);
   j->ms[PH_EMIT] += now_ms() - t;
   if (!j->tm)
-    return set_error(j->g, GPUBLOB_TARGET, "cannot create a target machine for %s", j->t->triple);
-  LLVMSetTarget(j->mod, j->t->triple);
+    return set_error(j->g, GPUBLOB_TARGET, "cannot create a target machine for %s", j->triple);
+  LLVMSetTarget(j->mod, j->triple);
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(j->tm);
   char *layout = LLVMCopyStringRepOfTargetData(dl);
   LLVMSetDataLayout(j->mod, layout);
@@ -2482,7 +2533,7 @@ static int load_lazy(job *j, devlib *l, LLVMModuleRef *out) {
     add_detail(j->g, sb_str(&j->diag));
     return GPUBLOB_LINK;
   }
-  LLVMSetTarget(*out, j->t->triple);
+  LLVMSetTarget(*out, j->triple);
   LLVMSetDataLayout(*out, LLVMGetDataLayoutStr(j->mod));
   make_lazy(*out);
   return GPUBLOB_OK;
@@ -2702,7 +2753,7 @@ static int make_workdir(job *j, workdir *w) {
   if (!mkdtemp(w->dir))
     return set_error(j->g, GPUBLOB_IO, "cannot make a temporary directory %s: %s", w->dir,
                      strerror(errno));
-  w->live = live_add(0, w->dir);
+  w->live = live_dir_add(w->dir);
   snprintf(w->out, sizeof w->out, "%s/out%s", w->dir, j->t->suffix_bin);
   const char *suffix = j->t->emit == EMIT_asm ? j->t->suffix_asm : ".o";
   if (j->t->tool_input == INPUT_stdin) snprintf(w->in, sizeof w->in, "-");
@@ -2712,7 +2763,7 @@ static int make_workdir(job *j, workdir *w) {
 }
 
 static void workdir_remove(workdir *w) {
-  live_remove(w->live);
+  live_dir_remove(w->live);
   w->live = -1;
   remove_tree(w->dir);
 }
@@ -2832,19 +2883,18 @@ static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tm
   p->in_fd = in[0];
   p->out_fd = out[0];
   if (rc) p->pid = 0;
-  else p->live = live_add(p->pid, NULL);
+  else p->live = live_pid_add(p->pid);
   return rc;
 }
 
 /* Kills what is left of its group, closes the channels. */
 static void proc_end(proc *p) {
-  if (p->pid > 0) {
-    kill(-p->pid, SIGKILL);
+  if (p->pid > 0) kill(-p->pid, SIGKILL);
+  live_pid_remove(p->live); /* before the pid is reaped and free for reuse */
+  if (p->pid > 0)
     while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR) {}
-  }
   if (p->in_fd >= 0) close(p->in_fd);
   if (p->out_fd >= 0) close(p->out_fd);
-  live_remove(p->live);
   *p = (proc){0, -1, -1, -1};
 }
 
@@ -2863,6 +2913,22 @@ typedef struct proc_wait_state {
   strbuf *output;          /* its stdout and stderr, the first 64 KiB */
 } proc_wait_state;
 
+/* One write that does not block (the channel is O_NONBLOCK): a tool that stops
+** reading cannot outlast its timeout.  SIGPIPE is blocked for it and consumed.
+** The bytes written, 0 for "try again", -1 when the reader is gone. */
+static ssize_t write_some(int fd, const void *p, size_t n) {
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  ssize_t w;
+  while ((w = write(fd, p, n)) < 0 && errno == EINTR) {}
+  int err = errno;
+  if (w < 0 && err == EPIPE) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return w >= 0 ? w : err == EAGAIN || err == EWOULDBLOCK ? 0 : -1;
+}
+
 /* One round of poll: input written, output read, as each is ready. */
 static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
   struct pollfd fds[3];
@@ -2879,10 +2945,10 @@ static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
     if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) close(p->out_fd), p->out_fd = -1;
   }
   if (in_i >= 0 && fds[in_i].revents) {
-    size_t chunk = w->in_left < 65536 ? w->in_left : 65536;
-    int broken = (fds[in_i].revents & (POLLERR | POLLHUP)) || write_all_fd(p->in_fd, w->in, chunk);
-    w->in += broken ? w->in_left : chunk;
-    w->in_left -= broken ? w->in_left : chunk;
+    ssize_t put = fds[in_i].revents & (POLLERR | POLLHUP) ? -1 : write_some(p->in_fd, w->in, w->in_left);
+    size_t done = put < 0 ? w->in_left : (size_t)put;
+    w->in += done;
+    w->in_left -= done;
     if (!w->in_left) close(p->in_fd), p->in_fd = -1; /* EOF for the tool */
   }
 }
@@ -2893,32 +2959,45 @@ static void drain(int fd, strbuf *output) {
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   char buf[16384];
   ssize_t r;
-  while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
-    if (r > 0 && output->len < 65536) sb_addn(output, buf, (size_t)r);
+  while (output->len < 65536 && ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)))
+    if (r > 0) sb_addn(output, buf, (size_t)r);
 }
 
 enum { WAIT_EXITED, WAIT_TIMEOUT, WAIT_LOST };
 
-/* Feeds input, keeps output, until the process exits or timeout_ms pass. */
+/* Whether the process has exited, without reaping it: while it is a zombie its pid
+** (its group's id) cannot be reused, so its group can still be killed safely. */
+static int proc_exited(pid_t pid) {
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT)) return errno == EINTR ? 0 : -1;
+  return info.si_pid == pid;
+}
+
+/* Feeds input, keeps output, until the process exits or timeout_ms pass.  Once it
+** has exited, what is left of its group is killed, then it is reaped. */
 static int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, strbuf *output, int *status) {
   proc_wait_state w = {input, n, output};
   if (p->in_fd >= 0 && !n) close(p->in_fd), p->in_fd = -1;
-  int pidfd = pidfd_of(p->pid), result = WAIT_TIMEOUT;
+  if (p->in_fd >= 0) fcntl(p->in_fd, F_SETFL, fcntl(p->in_fd, F_GETFL) | O_NONBLOCK);
+  int pidfd = pidfd_of(p->pid), result = WAIT_TIMEOUT, exited = 0;
   double end = now_ms() + timeout_ms;
-  for (double left; (left = end - now_ms()) > 0;) {
-    proc_io(p, &w, pidfd, pidfd >= 0 ? (int)(left < 1 ? 1 : left) : 10);
-    pid_t r = waitpid(p->pid, status, WNOHANG);
-    if (r == 0 || (r < 0 && errno == EINTR)) continue;
-    result = r > 0 ? WAIT_EXITED : WAIT_LOST;
-    p->pid = r > 0 ? p->pid : 0;
-    break;
+  for (double left; !exited && (left = end - now_ms()) > 0;) {
+    int ms = left > 1e8 ? 100000000 : left < 1 ? 1 : (int)left;
+    proc_io(p, &w, pidfd, pidfd >= 0 ? ms : 10);
+    exited = proc_exited(p->pid);
   }
   if (pidfd >= 0) close(pidfd);
-  if (result == WAIT_EXITED) drain(p->out_fd, output);
-  if (result != WAIT_TIMEOUT) { /* reaped: its group may still hold children */
-    if (p->pid > 0) kill(-p->pid, SIGKILL);
-    p->pid = 0;
+  if (exited) live_pid_remove(p->live), p->live = -1; /* before the pid is free for reuse */
+  if (exited > 0) {
+    kill(-p->pid, SIGKILL); /* a child it left: it may hold the output open */
+    drain(p->out_fd, output);
+    while (waitpid(p->pid, status, 0) < 0 && errno == EINTR) {}
+    result = WAIT_EXITED;
+  } else if (exited < 0) {
+    result = WAIT_LOST; /* someone else reaped it (a host with SIGCHLD ignored) */
   }
+  if (result != WAIT_TIMEOUT) p->pid = 0;
   return result;
 }
 
@@ -3467,6 +3546,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
 /* A child's whole life: one job, its result, exit. */
 static void child_main(int fd) {
   child_fd = fd;
+  LLVMResetFatalErrorHandler(); /* the host's, if any: LLVM allows only one */
   LLVMInstallFatalErrorHandler(child_on_fatal);
   gpublob g = {0};
   child_job c = {0};
@@ -3479,6 +3559,7 @@ static void child_main(int fd) {
   if (!c.rc && thread_start(&t, GPUBLOB_PARSE_STACK, child_work, &c)) child_work(&c);
   else if (!c.rc) pthread_join(t, NULL);
   put_result(&out, c.rc, &c.j);
+  put_u64(&out, XXH3_64bits(out.s, out.len)); /* a record cut short is never taken for one */
   _exit(out.oom || put_record(fd, REC_RESULT, &out) ? 73 : 0);
 }
 
@@ -3672,6 +3753,9 @@ static void helper_main(int ctl) {
 /* In the helper, just forked: its own process group, every signal at its default
 ** (a host's crash handler must not run here), no descriptor of the host's. */
 static void helper_enter(int ctl) {
+  int high = fcntl(ctl, F_DUPFD, 10); /* the socket may be fd 0 or 1 in a host that closed them */
+  if (high < 0) _exit(1);
+  ctl = high;
   setpgid(0, 0);
   for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
   signal(SIGPIPE, SIG_IGN);
@@ -3679,6 +3763,7 @@ static void helper_enter(int ctl) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
   int null = open("/dev/null", O_RDWR);
+  if (null < 0) _exit(1);
   dup2(null, 0);
   dup2(null, 1);
   dup2(ctl, 3);
@@ -3688,15 +3773,19 @@ static void helper_enter(int ctl) {
 }
 
 static int helper_alive(gpublob *g) {
-  return g->helper > 0 && waitpid(g->helper, NULL, WNOHANG) == 0;
+  return g->helper > 0 && g->helper_owner == getpid() && !proc_exited(g->helper);
 }
 
+/* Its socket closed; killed with its group and reaped, unless this process is a
+** fork of the one that started it (that one's helper is not this one's to end). */
 static void helper_stop(gpublob *g) {
   if (g->helper <= 0) return;
   close(g->helper_ctl);
-  kill(-g->helper, SIGKILL); /* the helper and any child of a job in flight */
-  while (waitpid(g->helper, NULL, 0) < 0 && errno == EINTR) {}
-  live_remove(g->helper_live);
+  if (g->helper_owner == getpid()) {
+    kill(-g->helper, SIGKILL); /* the helper and any child of a job in flight */
+    live_pid_remove(g->helper_live);
+    while (waitpid(g->helper, NULL, 0) < 0 && errno == EINTR) {}
+  }
   g->helper = 0;
   g->helper_live = -1;
 }
@@ -3720,8 +3809,9 @@ int gpublob_helper_start(gpublob *g) {
   }
   setpgid(pid, pid); /* as the helper does: no window where a kill of its group misses */
   g->helper = pid;
+  g->helper_owner = getpid();
   g->helper_ctl = sv[0];
-  g->helper_live = live_add(pid, NULL);
+  g->helper_live = live_pid_add(pid);
   return GPUBLOB_OK;
 }
 
@@ -3758,7 +3848,11 @@ static int isolated_module(job *j, strbuf *req) {
 }
 
 static int take_result(job *j, const strbuf *rec) {
-  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len, 0};
+  uint64_t sum = 0;
+  if (rec->len >= sizeof sum) memcpy(&sum, rec->s + rec->len - sizeof sum, sizeof sum);
+  if (rec->len < sizeof sum || sum != XXH3_64bits(rec->s, rec->len - sizeof sum))
+    return set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated job's result was cut short", j->name);
+  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len - sizeof sum, 0};
   int rc = (int)get_u64(&r);
   const char *msg = get_str(&r), *warnings = get_str(&r);
   get_blob(&r, &j->out);
@@ -3867,7 +3961,7 @@ static void pool_take(pool *q, size_t i) {
 ** overflow has no stack left to run on). */
 static void *pool_worker(void *arg) {
   pool *q = arg;
-  stack_t alt = {.ss_sp = malloc(SIGSTKSZ * 4), .ss_size = SIGSTKSZ * 4}, off = {.ss_flags = SS_DISABLE};
+  stack_t alt = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16}, off = {.ss_flags = SS_DISABLE};
   if (alt.ss_sp) sigaltstack(&alt, NULL);
   for (;;) {
     pthread_mutex_lock(&q->mu);
@@ -4365,6 +4459,14 @@ static int attach_mode(const mjob *m) {
 }
 
 /* A target chosen by the options gets an attribute written from the spec. */
+/* #nvvm.target<O = 3, chip = "sm_90", features = "..."> for job j's chip; its text in text. */
+static MlirAttribute target_attr_for(mjob *m, const mitem *it, const job *j, const char *chip, strbuf *text) {
+  sb_addf(text, "#%s<O = %d, chip = \"%s\"", it->t->mlir_target, j->opt, chip);
+  if (j->opts.features) sb_addf(text, ", features = \"%s\"", j->opts.features);
+  sb_add(text, ">");
+  return mlirAttributeParseGet(m->ctx, mlirStringRefCreate(text->s, text->len));
+}
+
 static int make_target_attr(mjob *m, mitem *it) {
   if (!mlirAttributeIsNull(it->attr)) return GPUBLOB_OK;
   if (!*it->t->mlir_target)
@@ -4372,12 +4474,8 @@ static int make_target_attr(mjob *m, mitem *it) {
                       "%s: target %s has no MLIR target attribute in the spec (mlir_target), "
                       "so it has no #gpu.object; use legacy attach",
                       it->t->name);
-  const job *j = item_job(m, it);
   strbuf text = {0};
-  sb_addf(&text, "#%s<O = %d, chip = \"%s\"", it->t->mlir_target, j->opt, item_chip(m, it));
-  if (j->opts.features) sb_addf(&text, ", features = \"%s\"", j->opts.features);
-  sb_add(&text, ">");
-  it->attr = mlirAttributeParseGet(m->ctx, mlirStringRefCreate(text.s, text.len));
+  it->attr = target_attr_for(m, it, item_job(m, it), item_chip(m, it), &text);
   int rc = mlirAttributeIsNull(it->attr)
                ? item_error(m, it, GPUBLOB_LOWER, "%s: MLIR does not accept %s", sb_str(&text))
                : GPUBLOB_OK;
@@ -4577,9 +4675,13 @@ static int translate_into(mjob *m, mitem *it, job *j, MlirOperation src) {
 /* With -t, the copy a job translates carries the chosen target, and is verified so:
 ** an op that needs another chip (nvvm.wgmma on sm_90, not sm_90a) fails here, as
 ** mlir-opt would fail it, not in LLVM's backend. */
-static int verify_for_target(mjob *m, mitem *it, MlirOperation src) {
+static int verify_for_target(mjob *m, mitem *it, const job *j, MlirOperation src) {
   if ((!m->o.ntargets && !m->o.target) || mlirAttributeIsNull(it->attr)) return GPUBLOB_OK;
-  mlirOperationSetAttributeByName(src, cref("targets"), mlirArrayAttrGet(m->ctx, 1, &it->attr));
+  strbuf text = {0}; /* a pack's member: the attribute of its own chip, not the newest's */
+  MlirAttribute attr = m->p.slots[it->slot].count > 1 ? target_attr_for(m, it, j, j->chip, &text) : it->attr;
+  sb_free(&text);
+  if (mlirAttributeIsNull(attr)) attr = it->attr;
+  mlirOperationSetAttributeByName(src, cref("targets"), mlirArrayAttrGet(m->ctx, 1, &attr));
   sb_reset(&m->diag);
   if (mlirOperationVerify(src)) return GPUBLOB_OK;
   item_error(m, it, GPUBLOB_VERIFY, "%s: fails verification for the chosen target%s", "");
@@ -4596,7 +4698,7 @@ static int mlir_prepare(void *arg, size_t i) {
   int rc = lower_item(m, it);
   j->ms[PH_LOAD] += now_ms() - t;
   if (!rc) rc = item_source(m, it, &src);
-  if (!rc) rc = verify_for_target(m, it, src);
+  if (!rc) rc = verify_for_target(m, it, j, src);
   t = now_ms();
   if (!rc) rc = translate_into(m, it, j, src);
   j->ms[PH_LOAD] += now_ms() - t;
@@ -4999,8 +5101,8 @@ static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n
   for (size_t i = 0; i < n; i++, col++) {
     unsigned char c = p[i];
     if (c == '\n') line++, col = 0;
-    else if (c == '"')
-      for (i++; i < n && p[i] != '"'; i++) i += p[i] == '\\' && i + 1 < n;
+    else if (c == '"') /* LLVM IR has no escaped quote (\22); MLIR has \" */
+      for (i++; i < n && p[i] != '"'; i++) i += mlir && p[i] == '\\' && i + 1 < n;
     else if ((!mlir && c == ';') || (mlir && c == '/' && i + 1 < n && p[i + 1] == '/'))
       while (i + 1 < n && p[i + 1] != '\n') i++;
     else if (strchr("([{<", c) && c)
@@ -5041,6 +5143,7 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
   options_normalise(opts, &o);
   cache c;
   key128 k0;
+  if (check_version(g, &o)) return g->code; /* a newer struct's fields may change the output */
   int cached = cache_open(&c, g, &o), rc = -1;
   if (cached) {
     k0 = call_key(&o, input, data, size, name);
@@ -5198,6 +5301,7 @@ int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, int input, con
   gpublob_options o;
   options_normalise(opts, &o);
   cache c;
+  if (check_version(g, &o)) return g->code;
   if (!o.cache_dir || !*o.cache_dir) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
   if (!cache_open(&c, g, &o))
     return set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s: %s", o.cache_dir, gpublob_warnings(g));

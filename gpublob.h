@@ -264,21 +264,37 @@ const char *gpublob_version(void);
 
 /* Isolation (GPUBLOB_FLAG_ISOLATE).  A handle's first isolated call forks a helper
 ** process from the calling thread, before that call starts any thread of its own;
-** the helper, single-threaded, forks one child per job, and each child does its
-** job's LLVM work (parse, verify, link, optimise, emit) and sends the backend's
-** output back through a socket.  The blob tool and the cache stay in the host.
-** fork copies only the calling thread: in a host whose other threads may be inside
-** LLVM (or hold one of its locks) at that moment, the helper could deadlock.  Such
-** a host calls gpublob_helper_start on the handle early, before it starts those
-** threads.  The helper lives until gpublob_close and ends by itself if the host
-** dies.  Cost, measured: README.md ("Isolation").  OK, or TOOL when no process can
-** be made. */
+** the helper, single-threaded, forks one child per job (ahead of time, for the jobs
+** a call announces), and each child does its job's LLVM work (parse, verify, link,
+** optimise, emit) and sends the backend's output back through a socket.  An LLVM
+** fatal error or a crash there is BACKEND, with LLVM's reason or the signal and
+** what LLVM printed; the output is byte for byte the in-process one.  What stays
+** in the host: MLIR's parsing, lowering and translation, the blob tool and the
+** in-process provider, packs, the cache.  Isolated jobs have no timeout of their
+** own.
+** Guarantees and their limits:
+**   - fork copies only the calling thread: in a host whose other threads may be
+**     inside LLVM (or hold one of its locks) at that moment, the helper could
+**     deadlock.  Such a host calls gpublob_helper_start on the handle early, before
+**     it starts those threads.  The MLIR pass (gpublob_pass_create) with ISOLATE
+**     forks on the thread MLIR runs it on: use it so only with MLIR's
+**     multithreading off.
+**   - The helper ends by itself when the host dies (its socket closes), and with
+**     gpublob_close.  In a process forked from the host, gpublob_close leaves the
+**     parent's helper alone, and an isolated call there starts a helper of its own.
+**   - A host that ignores SIGCHLD (SIG_IGN) loses its children's exit statuses:
+**     blob tools fail (TOOL, "lost the exit status"), and a helper is forked again
+**     on each call.
+** Cost, measured: README.md ("Benchmarks", isolation).  OK, or TOOL when no
+** process can be made. */
 int gpublob_helper_start(gpublob *g);
 
 /* For a host's signal handler (SIGINT, SIGTERM): kills every blob tool, pack tool
 ** and isolation helper of this process, with their process groups, and removes
-** their private temporary directories.  Async-signal-safe; the calls in flight
-** then fail.  The CLI calls it before it exits on a signal. */
+** their private temporary directories (32 levels deep; up to 1024 processes and
+** 256 directories at once are tracked).  Async-signal-safe; it keeps errno.  Calls
+** still running on other threads then fail, and may start new tools: call it on
+** the way out.  The CLI calls it before it exits on a signal. */
 void gpublob_process_cleanup(void);
 
 /* MLIR.  An MLIR module (text or bytecode) whose gpu.module ops hold llvm-dialect

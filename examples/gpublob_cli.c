@@ -275,15 +275,15 @@ static int write_all(int fd, const unsigned char *p, size_t n) {
 /* The blob into a new temporary beside path; its name in tmp (malloc'd). */
 static int write_temp(const char *path, const gpublob_blob *b, char **tmp) {
   size_t n = strlen(path);
-  *tmp = malloc(n + 16);
-  if (!*tmp) return -1;
-  snprintf(*tmp, n + 16, "%s.tmp-XXXXXX", path);
-  int fd = mkstemp(*tmp);
+  char *name = malloc(n + 16);
+  if (!name) return -1;
+  snprintf(name, n + 16, "%s.tmp-XXXXXX", path);
+  int fd = mkstemp(name);
   if (fd < 0) {
-    free(*tmp);
-    *tmp = NULL;
+    free(name);
     return -1;
   }
+  *tmp = name; /* made: the signal handler may remove it from now on */
   mode_t mask = umask(0);
   umask(mask);
   int rc = fchmod(fd, 0666 & ~mask) | write_all(fd, b->data, b->size);
@@ -482,12 +482,17 @@ static const char *signal_name(int sig) {
   }
 }
 
+static volatile sig_atomic_t isolating; /* for the crash message */
+
 /* Every tool and helper gone, every temporary removed, then out. */
 static void on_signal(int sig) {
   gpublob_process_cleanup();
   remove_pending();
   int crash = sig != SIGINT && sig != SIGTERM && sig != SIGHUP;
-  say(crash ? "gpublob: error: LLVM crashed in this process (use --isolate): " : "gpublob: error: interrupted by ",
+  say(!crash ? "gpublob: error: interrupted by "
+      : isolating ? "gpublob: error: crashed in this process (MLIR's parsing, lowering and translation "
+                    "are not isolated): "
+                  : "gpublob: error: LLVM crashed in this process (--isolate would have kept it out): ",
       signal_name(sig));
   _exit(10 + (crash ? GPUBLOB_BACKEND : GPUBLOB_INTERRUPTED));
 }
@@ -501,6 +506,7 @@ static void catch_signals(void) {
   const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) sigaction(sigs[i], &sa, NULL);
   signal(SIGXFSZ, SIG_IGN); /* a file size limit: a write fails with EFBIG, an IO error */
+  signal(SIGPIPE, SIG_IGN); /* a reader of -o - that quit: EPIPE, an IO error, not exit 141 */
 }
 
 /* ---- input: read whole, then MLIR or LLVM IR by suffix, magic or first word ---- */
@@ -515,7 +521,8 @@ static int read_all_fd(int fd, unsigned char **data, size_t *size, unsigned long
       if (!grown) free(p);
       if (!(p = grown)) break;
     }
-    r = read(fd, p + n, cap - n);
+    size_t room = cap - n, left = (size_t)(max + 1 - n); /* never more than one byte past max */
+    r = read(fd, p + n, room < left ? room : left);
     if (r < 0 && errno != EINTR) {
       free(p);
       return -1;
@@ -530,11 +537,11 @@ static int read_all_fd(int fd, unsigned char **data, size_t *size, unsigned long
 
 static int read_input(const cli *c, unsigned char **data, size_t *size) {
   const char *path = c->input;
-  int fd = strcmp(path, "-") ? open(path, O_RDONLY) : 0;
+  int is_stdin = !strcmp(path, "-"), fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   int rc = read_all_fd(fd, data, size, c->opts.max_input ? c->opts.max_input : 1ULL << 30);
   int err = errno;
-  if (fd) close(fd);
+  if (!is_stdin) close(fd);
   errno = err;
   return rc;
 }
@@ -665,11 +672,12 @@ static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir)
   return 0;
 }
 
-/* In-process (--no-isolate), an LLVM fatal error ends the process: cleanly. */
+/* An LLVM fatal error in this process (--no-isolate, or MLIR's translation) ends it: cleanly. */
 static void on_llvm_fatal(const char *reason) {
   gpublob_process_cleanup();
   remove_pending();
-  say("gpublob: error: LLVM fatal error (use --isolate to survive it): ", reason);
+  say(isolating ? "gpublob: error: LLVM fatal error in this process: "
+                : "gpublob: error: LLVM fatal error (--isolate would have kept it out): ", reason);
   _exit(10 + GPUBLOB_BACKEND);
 }
 
@@ -677,6 +685,7 @@ int main(int argc, char **argv) {
   cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION, .flags = CLI_DEFAULT_FLAGS}};
   int rc = parse_args(&c, argc, argv);
   if (rc) return rc == 1 ? 0 : 2;
+  isolating = (c.opts.flags & GPUBLOB_FLAG_ISOLATE) != 0;
   catch_signals();
   gpublob *g;
   if (gpublob_open(&g)) return fail("%s", "out of memory");

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
@@ -285,8 +286,150 @@ static void test_tool_environment(void) {
   free(tmp);
 }
 
+/* ---- what a review found: each once a real failure ---- */
+static int compile_text(const char *target, const char *text, unsigned flags, gpublob_blob *b) {
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.target = target;
+  o.flags = flags;
+  o.format = GPUBLOB_FORMAT_ASM;
+  return gpublob_module_compile(g, &o, text, strlen(text), "review.ll", b);
+}
+
+static void test_review_inputs(void) {
+  static const char used[] = /* what clang writes for __attribute__((used)) */
+      "target triple = \"nvptx64-nvidia-cuda\"\n"
+      "@counter = addrspace(1) global i32 0\n"
+      "@llvm.compiler.used = appending global [1 x ptr] [ptr addrspacecast (ptr addrspace(1) @counter to ptr)], "
+      "section \"llvm.metadata\"\n"
+      "define ptx_kernel void @k() {\n  store i32 1, ptr addrspace(1) @counter\n  ret void\n}\n";
+  gpublob_blob b = {0};
+  int rc = compile_text("nvptx:sm_80", used, 0, &b);
+  check(rc == 0 && contains((char *)b.data, "counter"), "review: @llvm.compiler.used (clang's used) is no "
+        "public symbol to refuse", "rc %d: %s", rc, gpublob_error_message(g));
+  gpublob_blob_free(&b);
+  {
+    size_t depth = 3000, n = 64 + depth * 8;
+    char *deep = malloc(n);
+    int k = snprintf(deep, n, "@s = global [1 x i8] c\"\\\"\n@g = global ");
+    for (size_t i = 0; i < depth; i++) k += snprintf(deep + k, n - (size_t)k, "[1 x ");
+    k += snprintf(deep + k, n - (size_t)k, "i8");
+    for (size_t i = 0; i < depth; i++) deep[k++] = ']';
+    deep[k] = 0;
+    rc = compile_text("nvptx", deep, 0, &b);
+    check(rc == GPUBLOB_PARSE && contains(gpublob_error_message(g), "nest deeper"),
+          "review: a backslash before a quote (c\"\\\") does not hide deep nesting in LLVM IR", "rc %d: %.200s", rc,
+          gpublob_error_message(g));
+    gpublob_blob_free(&b);
+    free(deep);
+  }
+  static const char v15[] = "target triple = \"spirv64v1.5-unknown-unknown\"\n"
+                            "define spir_kernel void @k(ptr addrspace(1) %p) {\n"
+                            "  store i32 1, ptr addrspace(1) %p\n  ret void\n}\n";
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.target = "spirv";
+  rc = gpublob_module_compile(g, &o, v15, sizeof v15 - 1, "v15.ll", &b);
+  spill(tmp_path("v15.spv"), b.data, b.size);
+  const char *val[] = {SPIRV_VAL, tmp_path("v15.spv"), NULL};
+  int valid = rc == 0 && run(val, NULL) == 0;
+  check(valid, "review: a module for spirv64v1.5 (clang -target spirv64v1.5) compiles, and spirv-val takes it",
+        "rc %d: %s", rc, gpublob_error_message(g));
+  gpublob_blob_free(&b);
+}
+
+/* Isolation in a host that closed its stdin and stdout (a daemon). */
+static void test_isolation_daemon(void) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(0);
+    close(1);
+    gpublob *h;
+    if (gpublob_open(&h)) _exit(3);
+    gpublob_options o = GPUBLOB_OPTIONS_INIT;
+    o.target = "spirv";
+    o.flags = GPUBLOB_FLAG_ISOLATE;
+    gpublob_blob b = {0};
+    int rc = gpublob_file_compile(h, &o, "examples/saxpy_spirv.ll", &b);
+    gpublob_close(h);
+    _exit(rc == 0 && b.size > 4 ? 0 : 10 + rc);
+  }
+  int status;
+  waitpid(pid, &status, 0);
+  check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        "review: isolation works in a host whose stdin and stdout are closed", "status %d", status);
+}
+
+/* A pipe tool that stops reading its input still meets its timeout. */
+static void test_stalled_reader(void) {
+  const char *script = tmp_path("stall-tool");
+  const char body[] = "#!/bin/sh\nhead -c 8192 /dev/fd/3 > /dev/null\nsleep 30\n";
+  spill(script, body, sizeof body - 1);
+  chmod(script, 0755);
+  char big[600000]; /* a module whose object is far more than a pipe's buffer */
+  int k = snprintf(big, sizeof big, "define amdgpu_kernel void @k(ptr addrspace(1) %%p) {\n");
+  for (int i = 0; i < 6000 && k < (int)sizeof big - 200; i++)
+    k += snprintf(big + k, sizeof big - (size_t)k, "  store volatile i32 %d, ptr addrspace(1) %%p\n", i);
+  snprintf(big + k, sizeof big - (size_t)k, "  ret void\n}\n");
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.target = "amdgcn";
+  o.tool = script;
+  o.tool_timeout = 2;
+  gpublob_blob b = {0};
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  int rc = gpublob_module_compile(g, &o, big, strlen(big), "big.ll", &b);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  check(rc == GPUBLOB_TOOL && contains(gpublob_error_message(g), "did not finish") && s < 10,
+        "review: a tool that stops reading its input is killed at its timeout", "rc %d after %.1f s: %.200s", rc,
+        s, gpublob_error_message(g));
+  gpublob_blob_free(&b);
+}
+
+/* Options of a newer version than this gpublob are OPTION, even where the cache holds
+** what the fields it knows would find. */
+static void test_newer_options_not_cached(void) {
+  const char *dir = tmp_path("c-newer");
+  gpublob_options o = opts_for(dir, "spirv");
+  compile_ok(&o, "examples/saxpy_spirv.ll", NULL);
+  o.version = GPUBLOB_OPTIONS_VERSION + 1;
+  gpublob_result r = {0};
+  int rc = gpublob_file_compile_all(g, &o, "examples/saxpy_spirv.ll", &r);
+  check(rc == GPUBLOB_OPTION && r.count == 0, "review: options newer than gpublob are OPTION, never a cache hit",
+        "rc %d", rc);
+  gpublob_result_free(&r);
+}
+
+/* The CLI writing -o - into a pipe whose reader is gone: an IO error, not SIGPIPE. */
+static void test_cli_sigpipe(void) {
+  int fds[2];
+  if (pipe(fds)) return;
+  close(fds[0]);
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], 1);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 2);
+    execl("build/gpublob", "build/gpublob", "--no-cache", "-t", "spirv", "-f", "asm", "examples/saxpy_spirv.ll", "-o",
+          "-", (char *)NULL);
+    _exit(127);
+  }
+  close(fds[1]);
+  int status;
+  waitpid(pid, &status, 0);
+  check(WIFEXITED(status) && WEXITSTATUS(status) == 10 + GPUBLOB_IO,
+        "review: the CLI writing into a closed pipe exits 13 (IO), not 141", "status %d (exited %d, code %d)",
+        status, WIFEXITED(status), WEXITSTATUS(status));
+}
+
 int main(void) {
   if (gpublob_open(&g)) return 2;
+  test_review_inputs();
+  test_isolation_daemon();
+  test_stalled_reader();
+  test_newer_options_not_cached();
+  test_cli_sigpipe();
   test_options_v0();
   test_untrusted_dirs();
   test_links();
