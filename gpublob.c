@@ -157,7 +157,7 @@ typedef struct strbuf {
 } strbuf;
 
 static void sb_addn(strbuf *b, const char *s, size_t n) {
-  if (b->oom) return;
+  if (b->oom || (!n && b->s)) return;
   if (b->len + n + 1 > b->cap) {
     size_t cap = b->cap ? b->cap : 128;
     while (cap < b->len + n + 1) cap *= 2;
@@ -169,7 +169,7 @@ static void sb_addn(strbuf *b, const char *s, size_t n) {
     b->s = p;
     b->cap = cap;
   }
-  memcpy(b->s + b->len, s, n);
+  if (n) memcpy(b->s + b->len, s, n);
   b->len += n;
   b->s[b->len] = 0;
 }
@@ -1046,7 +1046,15 @@ typedef struct entry_header { /* every cache file starts so; 56 bytes */
   char kind, pad[7];        /* 'm' manifest, 'e' entry, 'd' file digest */
 } entry_header;
 
-static const char cache_magic[8] = "GPBLOB\x01\n";
+#if defined(__has_attribute)
+#if __has_attribute(nonstring)
+#define GPUBLOB_NONSTRING __attribute__((nonstring))
+#endif
+#endif
+#ifndef GPUBLOB_NONSTRING
+#define GPUBLOB_NONSTRING
+#endif
+static const char cache_magic[8] GPUBLOB_NONSTRING = "GPBLOB\x01\n"; /* 8 bytes, no NUL */
 
 static void hash_u64(XXH3_state_t *st, uint64_t v) { XXH3_128bits_update(st, &v, sizeof v); }
 
@@ -3556,8 +3564,10 @@ static void child_main(int fd) {
   c.rc = child_read_job(&c, &g, &rec);
   if (c.rc < 0) _exit(72);
   pthread_t t;
-  if (!c.rc && thread_start(&t, GPUBLOB_PARSE_STACK, child_work, &c)) child_work(&c);
-  else if (!c.rc) pthread_join(t, NULL);
+  if (!c.rc) {
+    if (thread_start(&t, GPUBLOB_PARSE_STACK, child_work, &c)) child_work(&c);
+    else pthread_join(t, NULL);
+  }
   put_result(&out, c.rc, &c.j);
   put_u64(&out, XXH3_64bits(out.s, out.len)); /* a record cut short is never taken for one */
   _exit(out.oom || put_record(fd, REC_RESULT, &out) ? 73 : 0);

@@ -1,14 +1,29 @@
 #!/bin/sh
 # tests/run.sh: run every test program under build/tests and add up their
 # closing lines ("N passed, N failed, N skipped").  Exit 1 on any failure.
+#
+#   sh tests/run.sh                     every build/tests/test_* of this tree
+#   sh tests/run.sh ROOT [TEST...]      from ROOT (ROOT/build/tests/...; the tests'
+#                                       relative paths resolve there), only the TESTs
+#                                       named (test_jobs ...), each one required
+#                                       (tests/sanitize.sh runs the sanitized suite so)
 cd "$(dirname "$0")/.." || exit 2
+named=""
+if [ $# -gt 0 ]; then
+  cd "$1" || exit 2
+  shift
+  for n in "$@"; do named="$named build/tests/$n"; done
+fi
 # The CLI caches by default: give the tests a cache of their own, not the user's.
 GPUBLOB_CACHE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpublob-test-cache-XXXXXX") || exit 2
 export GPUBLOB_CACHE_DIR
 trap 'rm -rf "$GPUBLOB_CACHE_DIR"' EXIT
 p=0 f=0 s=0
-for t in build/tests/test_*; do
-  [ -x "$t" ] || continue
+for t in ${named:-build/tests/test_*}; do
+  if [ ! -x "$t" ]; then
+    [ -n "$named" ] && { echo "$t is missing"; f=$((f + 1)); }
+    continue
+  fi
   echo "== $t"
   out=$("$t" 2>&1); rc=$?
   printf '%s\n' "$out"

@@ -1294,7 +1294,7 @@ static void make_lib_dirs(void) {
   }
   if (d) closedir(d);
   snprintf(path, sizeof path, "%s/bad-ocml/ocml.bc", scratch());
-  spill(path, "BC\xc0\xde garbage, not a library", 29);
+  spill(path, "BC\xc0\xde garbage, not a library", sizeof "BC\xc0\xde garbage, not a library" - 1);
   snprintf(path, sizeof path, "%s/empty-ocml/ocml.bc", scratch());
   spill(path, "", 0);
   snprintf(path, sizeof path, "%s/bad-libdevice/libdevice.10.bc", scratch());

@@ -3,6 +3,8 @@
 ** no blob tool runs) for each spec target in turn, hermetic, with the real
 ** device library directories, or for one input in four none (by its bytes, so a
 ** crash replays), cache off, one thread. */
+#include "watchdog.h" /* first: it defines _GNU_SOURCE */
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 static const char libs[] = "/usr/local/cuda/nvvm/libdevice:/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  watchdog_arm();
   static const char *const targets[] = {"nvptx", "amdgcn", "spirv"};
   unsigned sum = 0;
   for (size_t i = 0; i < size; i++) sum += data[i];

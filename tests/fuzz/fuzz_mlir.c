@@ -3,6 +3,8 @@
 ** target attributes (no options' targets) to assembly (GPUBLOB_FORMAT_ASM: no
 ** blob tool runs), hermetic with the real device library directories, cache
 ** off, one thread. */
+#include "watchdog.h" /* first: it defines _GNU_SOURCE */
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 static const char libs[] = "/usr/local/cuda/nvvm/libdevice:/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  watchdog_arm();
   gpublob *g;
   if (gpublob_open(&g)) abort();
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION};
