@@ -3315,10 +3315,12 @@ static int emit_output(job *j) {
 
 /* What the module asks of the job's target, checked before LLVM's backend sees it:
 ** each of these would otherwise abort the process or give a wrong blob. */
-/* Inline asm in an object is assembled by the backend's parser: a backend without
-** one (the spec's asm_parser) aborts on it.  Assembly output passes it through. */
+/* Inline asm is parsed by a backend that emits objects (the spec's emit = obj),
+** even for its assembly output: one without an assembly parser (the spec's
+** asm_parser; SPIR-V's) aborts on it.  A backend that emits assembly (PTX) passes
+** it through as text. */
 static int check_inline_asm(job *j) {
-  if (!strcmp(j->t->asm_parser, "yes") || j->format != GPUBLOB_FORMAT_BIN || j->t->emit != EMIT_obj)
+  if (!strcmp(j->t->asm_parser, "yes") || j->format == GPUBLOB_FORMAT_LLVM || j->t->emit != EMIT_obj)
     return GPUBLOB_OK;
   size_t n = 0;
   LLVMGetModuleInlineAsm(j->mod, &n);
@@ -3329,7 +3331,7 @@ static int check_inline_asm(job *j) {
         calls = LLVMIsACallInst(i) && LLVMIsAInlineAsm(LLVMGetCalledValue(i));
   if (!n && !calls) return GPUBLOB_OK;
   return set_error(j->g, GPUBLOB_TARGET, "%s: holds %s, which target %s cannot assemble (its backend has "
-                   "no assembly parser); -f asm passes it through", j->name,
+                   "no assembly parser)", j->name,
                    n ? "module-level inline asm" : "inline asm", j->t->name);
 }
 
