@@ -1237,28 +1237,29 @@ static int cache_place(cache *c, const key128 *k, char kind, char name[40], int 
   return open_subdir(c, c->rootfd, sub, c->root);
 }
 
-/* Writes all of data to fd.  A reader that quit early shows in its exit status, so
-** SIGPIPE is blocked in this thread for the write and consumed, never raised. */
-static int write_all_fd(int fd, const void *data, size_t n) {
+/* One write.  A reader that quit early shows in its own exit status, so SIGPIPE is
+** blocked in this thread for the write and consumed, never raised.  The bytes
+** written; 0 for "try again" (a non-blocking descriptor that is full); -1. */
+static ssize_t write_some(int fd, const void *p, size_t n) {
   sigset_t pipe_set, old;
   sigemptyset(&pipe_set);
   sigaddset(&pipe_set, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-  const unsigned char *p = data;
-  int rc = 0;
-  while (n && !rc) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) rc = -1;
-    else p += w, n -= (size_t)w;
-  }
+  ssize_t w;
+  while ((w = write(fd, p, n)) < 0 && errno == EINTR) {}
   int err = errno;
-  if (rc && err == EPIPE) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
+  if (w < 0 && err == EPIPE) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  errno = err;
-  return rc;
+  return w >= 0 ? w : err == EAGAIN || err == EWOULDBLOCK ? 0 : -1;
 }
 
+/* All of data, on a blocking descriptor. */
+static int write_all_fd(int fd, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (ssize_t w = 0; n; p += w, n -= (size_t)w)
+    if ((w = write_some(fd, p, n)) <= 0) return -1;
+  return 0;
+}
 
 static void cache_account(cache *c, long long delta);
 
@@ -1661,6 +1662,26 @@ static const char *static_suffix(const char *s) {
   return NULL;
 }
 
+/* A blob put_blob wrote, its suffix mapped to static storage (NULL when unknown);
+** 0 with none (a NULL suffix), -1 when the payload is cut short or memory is out. */
+static int get_blob(reader *r, gpublob_blob *out) {
+  const char *suffix = get_str(r);
+  uint64_t n = get_u64(r);
+  if (!r->bad && (uint64_t)(r->end - r->p) < n) r->bad = 1;
+  if (r->bad) return -1;
+  if (!suffix) return 0; /* none */
+  if (!(out->data = malloc(n + 1))) {
+    r->bad = 1;
+    return -1;
+  }
+  memcpy(out->data, r->p, n);
+  out->data[n] = 0;
+  out->size = n;
+  out->suffix = static_suffix(suffix);
+  r->p += n;
+  return 0;
+}
+
 /* Appends an output; its strings are copied into the result, "" for a NULL one. */
 static int result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
                       gpublob_blob *blob) {
@@ -1705,19 +1726,15 @@ static int tool_name_valid(const char *s) {
 
 /* One output of an entry, or -1. */
 static int entry_output(reader *r, gpublob_result *out) {
-  const char *target = get_str(r), *chip = get_str(r), *tool = get_str(r), *suffix = get_str(r);
-  uint64_t size = get_u64(r);
+  const char *target = get_str(r), *chip = get_str(r), *tool = get_str(r);
   const target_desc *t = target && *target ? target_named(target, strlen(target)) : NULL;
-  if (r->bad || (uint64_t)(r->end - r->p) < size || !chip || !tool || (target && *target && !t) ||
-      !chips_valid(t, chip) || !tool_name_valid(tool) || !static_suffix(suffix))
+  gpublob_blob b = {0};
+  if (r->bad || !chip || !tool || (target && *target && !t) || !chips_valid(t, chip) || !tool_name_valid(tool) ||
+      get_blob(r, &b) || !b.suffix || result_add(out, t ? t->name : "", chip, tool, &b)) {
+    gpublob_blob_free(&b);
     return -1;
-  gpublob_blob b = {malloc(size ? size : 1), size, static_suffix(suffix)};
-  if (!b.data) return -1;
-  memcpy(b.data, r->p, size);
-  r->p += size;
-  if (!result_add(out, t ? t->name : "", chip, tool, &b)) return 0;
-  free(b.data);
-  return -1;
+  }
+  return 0;
 }
 
 /* An entry's outputs; one that holds none, or anything malformed, is a miss. */
@@ -1794,6 +1811,14 @@ static int cache_lookup(cache *c, const key128 *k0, const gpublob_options *o, gp
 /* ---- the cache: what a compile stores ---- */
 static void put_u64(strbuf *b, uint64_t v) { sb_addn(b, (const char *)&v, sizeof v); }
 
+static void put_str(strbuf *b, const char *s);
+/* A blob: its suffix, its size, its bytes (cache entries, isolated results). */
+static void put_blob(strbuf *b, const gpublob_blob *blob) {
+  put_str(b, blob->suffix);
+  put_u64(b, blob->size);
+  sb_addn(b, (const char *)blob->data, blob->size);
+}
+
 static void put_str(strbuf *b, const char *s) {
   put_u64(b, s ? strlen(s) + 1 : 0);
   if (s) sb_addn(b, s, strlen(s) + 1);
@@ -1825,9 +1850,7 @@ static void entry_put(strbuf *b, const gpublob_result *r) {
     put_str(b, o->target);
     put_str(b, o->chip);
     put_str(b, o->tool);
-    put_str(b, o->blob.suffix);
-    put_u64(b, o->blob.size);
-    sb_addn(b, (const char *)o->blob.data, o->blob.size);
+    put_blob(b, &o->blob);
   }
 }
 
@@ -2921,22 +2944,6 @@ typedef struct proc_wait_state {
   strbuf *output;          /* its stdout and stderr, the first 64 KiB */
 } proc_wait_state;
 
-/* One write that does not block (the channel is O_NONBLOCK): a tool that stops
-** reading cannot outlast its timeout.  SIGPIPE is blocked for it and consumed.
-** The bytes written, 0 for "try again", -1 when the reader is gone. */
-static ssize_t write_some(int fd, const void *p, size_t n) {
-  sigset_t pipe_set, old;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-  ssize_t w;
-  while ((w = write(fd, p, n)) < 0 && errno == EINTR) {}
-  int err = errno;
-  if (w < 0 && err == EPIPE) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return w >= 0 ? w : err == EAGAIN || err == EWOULDBLOCK ? 0 : -1;
-}
-
 /* One round of poll: input written, output read, as each is ready. */
 static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
   struct pollfd fds[3];
@@ -3442,27 +3449,6 @@ static int get_record(int fd, char *kind, strbuf *out) {
   return out->oom ? -1 : 0;
 }
 
-static void put_blob(strbuf *b, const gpublob_blob *blob) {
-  put_str(b, blob->suffix);
-  put_u64(b, blob->size);
-  sb_addn(b, (const char *)blob->data, blob->size);
-}
-
-static int get_blob(reader *r, gpublob_blob *out) {
-  const char *suffix = get_str(r);
-  uint64_t n = get_u64(r);
-  if (r->bad || (uint64_t)(r->end - r->p) < n) return r->bad = 1, -1;
-  if (!suffix) return 0; /* none */
-  out->data = malloc(n + 1);
-  if (!out->data) return r->bad = 1, -1;
-  memcpy(out->data, r->p, n);
-  out->data[n] = 0;
-  out->size = n;
-  out->suffix = static_suffix(suffix);
-  r->p += n;
-  return 0;
-}
-
 /* The job as the child rebuilds it: its options, resolved again there as here,
 ** the environment and directory it searches from, and the module's bytes. */
 static void put_job(strbuf *b, const job *j, const void *module, size_t size) {
@@ -3664,6 +3650,16 @@ static void spare_fork(int ctl, spare *s, helper_child *kids, size_t n) {
   *s = (spare){pid, sv[0], err};
 }
 
+static void spare_drop(spare *s) {
+  if (s->pid) {
+    kill(s->pid, SIGKILL);
+    waitpid(s->pid, NULL, 0);
+    close(s->chan);
+    if (s->err >= 0) close(s->err);
+  }
+  *s = (spare){0, -1, -1};
+}
+
 /* The job's socket to the spare, which becomes a child like any other. */
 static int spare_take(spare *s, int fd, helper_child **kids, size_t *n) {
   helper_child *more = s->pid ? realloc(*kids, (*n + 1) * sizeof **kids) : NULL;
@@ -3673,26 +3669,6 @@ static int spare_take(spare *s, int fd, helper_child **kids, size_t *n) {
   close(s->chan);
   *s = (spare){0, -1, -1};
   return 0;
-}
-
-static void helper_fork_child(int ctl, int fd, helper_child **kids, size_t *n) {
-  int err = memfd_create("gpublob-job-stderr", MFD_CLOEXEC);
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(ctl);
-    close_kids(*kids, *n);
-    if (err >= 0) dup2(err, 2);
-    child_main(fd);
-  }
-  helper_child *more = pid > 0 ? realloc(*kids, (*n + 1) * sizeof **kids) : NULL;
-  if (!more) { /* the host sees EOF with no status: its job failed */
-    if (pid > 0) kill(pid, SIGKILL), waitpid(pid, NULL, 0);
-    close(fd);
-    if (err >= 0) close(err);
-    return;
-  }
-  *kids = more;
-  (*kids)[(*n)++] = (helper_child){pid, fd, pidfd_of(pid), err};
 }
 
 /* The first 4 KiB the child wrote to its stderr. */
@@ -3751,10 +3727,10 @@ static void helper_main(int ctl) {
     if (msg.kind == 'n') expected = msg.count;
     if (msg.fd >= 0) {
       expected -= expected > 0;
-      if (spare_take(&next, msg.fd, &kids, &n)) { /* none ready, or it died: fork now */
-        if (next.pid) kill(next.pid, SIGKILL), waitpid(next.pid, NULL, 0), close(next.chan), close(next.err);
-        next = (spare){0, -1, -1};
-        helper_fork_child(ctl, msg.fd, &kids, &n);
+      if (spare_take(&next, msg.fd, &kids, &n)) { /* none ready, or it died: one now */
+        spare_drop(&next);
+        spare_fork(ctl, &next, kids, n);
+        if (spare_take(&next, msg.fd, &kids, &n)) close(msg.fd); /* the host sees EOF: its job failed */
       }
     }
     helper_reap(kids, &n);
