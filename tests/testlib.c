@@ -20,14 +20,15 @@ extern char **environ;
 static int passed, failed, skipped;
 static char scratch_dir[4096];
 
-void check(int ok, const char *name, const char *fmt, ...) {
+void check_at(const char *file, int line, const char *expr, int ok, const char *name,
+              const char *fmt, ...) {
   if (ok) {
     passed++;
     printf("ok   %s\n", name);
     return;
   }
   failed++;
-  printf("FAIL %s: ", name);
+  printf("FAIL %s:%d: %s\n     check: %s\n     ", file, line, name, expr);
   va_list ap;
   va_start(ap, fmt);
   vprintf(fmt ? fmt : "", ap);

@@ -11,7 +11,11 @@
 #define SPIRV_VAL "spirv-val"
 #endif
 
-void check(int ok, const char *name, const char *fmt, ...);
+/* check(ok, name, fmt, ...): one property.  A failure prints the test's file and
+** line, the expression that was false, the name, and fmt's details. */
+#define check(ok, name, ...) check_at(__FILE__, __LINE__, #ok, (ok) != 0, name, __VA_ARGS__)
+void check_at(const char *file, int line, const char *expr, int ok, const char *name,
+              const char *fmt, ...);
 void skip(const char *name, const char *why);
 int report(void);
 
