@@ -831,31 +831,92 @@ static int close_out(FILE *o, const char *tmp, const char *out) {
   return 0;
 }
 
+/* The amalgamation, as SQLite's mksqlite3c writes sqlite3.c: the core with every
+** part it includes (#include "src/..." or, inside a part, a sibling) pasted in
+** once, in place, and the target table pasted in at each of its includes.  The
+** public header stays an #include: it sits beside the one file. */
+typedef struct vendor_state {
+  FILE *out, *def;
+  char done[128][768]; /* the parts pasted so far */
+  int ndone, pasted;
+} vendor_state;
+
+static int vendor_file(vendor_state *v, const char *path, int depth);
+
+/* An #include "NAME" line's NAME, or NULL. */
+static const char *included_name(const char *line, char *name, size_t size) {
+  if (strncmp(line, "#include \"", 10)) return NULL;
+  const char *end = strchr(line + 10, '"');
+  if (!end || (size_t)(end - line - 10) >= size) return NULL;
+  snprintf(name, size, "%.*s", (int)(end - line - 10), line + 10);
+  return name;
+}
+
+static int vendor_line(vendor_state *v, const char *dir, const char *line, int depth) {
+  char name[256], path[768];
+  if (!included_name(line, name, sizeof name) || !strcmp(name, "../gpublob.h") || !strcmp(name, "gpublob.h")) {
+    fputs(strstr(line, "\"../gpublob.h\"") ? "#include \"gpublob.h\"\n" : line, v->out);
+    return 0;
+  }
+  if (!strcmp(name, "gpublob_targets.def")) {
+    rewind(v->def);
+    for (int ch; (ch = fgetc(v->def)) != EOF;) fputc(ch, v->out);
+    v->pasted++;
+    return 0;
+  }
+  snprintf(path, sizeof path, "%s%s", dir, name);
+  for (int i = 0; i < v->ndone; i++)
+    if (!strcmp(v->done[i], path)) return 0; /* once, as a header guard would */
+  if (v->ndone == 128) return fprintf(stderr, "specgen: more than 128 parts\n"), 1;
+  snprintf(v->done[v->ndone++], sizeof v->done[0], "%s", path);
+  return vendor_file(v, path, depth + 1);
+}
+
+static int vendor_file(vendor_state *v, const char *path, int depth) {
+  FILE *c = depth < 8 ? fopen(path, "r") : NULL;
+  if (!c) return fprintf(stderr, "specgen: cannot read %s\n", path), 1;
+  char dir[512], line[4096];
+  const char *slash = strrchr(path, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 0, path);
+  int rc = 0;
+  if (depth) fprintf(v->out, "/************** %s **************/\n", path);
+  while (!rc && fgets(line, sizeof line, c)) rc = vendor_line(v, dir, line, depth);
+  fclose(c);
+  return rc;
+}
+
+/* OUT.d: the parts OUT was made of, for ninja's depfile. */
+static int write_depfile(const vendor_state *v, const char *out, const char *core, const char *def) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s.d", out);
+  FILE *d = fopen(path, "w");
+  if (!d) return fprintf(stderr, "specgen: cannot write %s\n", path), 1;
+  fprintf(d, "%s: %s %s", out, core, def);
+  for (int i = 0; i < v->ndone; i++) fprintf(d, " \\\n  %s", v->done[i]);
+  fputc('\n', d);
+  return fclose(d) ? (fprintf(stderr, "specgen: cannot write %s\n", path), 1) : 0;
+}
+
 static int vendor(const char *core, const char *def, const char *out) {
-  FILE *c = fopen(core, "r"), *d = fopen(def, "r");
-  if (!c || !d) {
-    fprintf(stderr, "specgen: cannot read %s\n", c ? def : core);
+  vendor_state *v = calloc(1, sizeof *v);
+  if (!v || !(v->def = fopen(def, "r"))) {
+    fprintf(stderr, "specgen: cannot read %s\n", def);
+    free(v);
     return 1;
   }
-  char tmp[4096], line[4096];
-  FILE *o = open_out(out, tmp, sizeof tmp);
-  int pasted = 0;
-  while (fgets(line, sizeof line, c)) {
-    if (!strcmp(line, "#include \"gpublob_targets.def\"\n")) {
-      rewind(d);
-      int ch;
-      while ((ch = fgetc(d)) != EOF) fputc(ch, o);
-      pasted++;
-    } else {
-      fputs(line, o);
-    }
-  }
-  fclose(c);
-  fclose(d);
-  if (pasted < 2) {
+  char tmp[4096];
+  v->out = open_out(out, tmp, sizeof tmp);
+  int rc = vendor_file(v, core, 0);
+  if (!rc && v->pasted < 2)
+    rc = fprintf(stderr, "specgen: %s must include gpublob_targets.def (it does %d times)\n", core,
+                 v->pasted) > 0;
+  fclose(v->def);
+  FILE *o = v->out;
+  if (!rc) rc = write_depfile(v, out, core, def);
+  free(v);
+  if (rc) {
     fclose(o);
     remove(tmp);
-    fprintf(stderr, "specgen: %s must include gpublob_targets.def (it does %d times)\n", core, pasted);
     return 1;
   }
   return close_out(o, tmp, out);

@@ -1,0 +1,28 @@
+/* src/api_mlir.c: The public API's MLIR C API calls: serialise in place, and the pass. */
+
+/* ---- the public API: the MLIR C API ---- */
+int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperation module) {
+  if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
+  if (mlirOperationIsNull(module)) return set_error(g, GPUBLOB_MISUSE, "null module");
+  pthread_once(&mlir_once, mlir_init);
+  char name[4096];
+  return serialize_on_parse_stack(g, opts, module, location_file(module, name, sizeof name), 1);
+}
+
+MlirPass gpublob_pass_create(const gpublob_options *opts) {
+  pthread_once(&llvm_once, llvm_init);
+  pthread_once(&mlir_once, mlir_init);
+  pass_state *s = pass_state_new(opts);
+  if (!s) return (MlirPass){NULL};
+  MlirExternalPassCallbacks cb = {pass_construct, pass_destruct, pass_initialize, pass_clone,
+                                  pass_run};
+  MlirDialectHandle deps[] = {
+#define GPUBLOB_MLIR_DIALECT(x) mlirGetDialectHandle__##x##__(),
+#include "gpublob_targets.def"
+  };
+  return mlirCreateExternalPass(pass_type_id(), cref("GpublobSerialize"), cref("gpublob-serialize"),
+                                cref("Serialise every gpu.module into blobs for its targets"),
+                                cref("builtin.module"), (intptr_t)(sizeof deps / sizeof *deps), deps,
+                                cb, s);
+}

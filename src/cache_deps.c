@@ -1,0 +1,141 @@
+/* src/cache_deps.c: The cache's keys: digests of the input, the options and every file a result
+** depends on (blob tool, device libraries, pack tool). */
+
+/* ---- the cache: digests of the files a result depends on ---- */
+/* A file's digest is remembered with its device, inode, size and times: a file that
+** is written or replaced gets new ones (ctime cannot be set back), and is hashed again. */
+static int digest_fd(int fd, key128 *out) {
+  unsigned char buf[1 << 16];
+  XXH3_state_t hs;
+  XXH3_128bits_reset(&hs);
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (!n) break;
+    XXH3_128bits_update(&hs, buf, (size_t)n);
+  }
+  *out = hash_key(&hs);
+  return 0;
+}
+
+/* The file is opened once and its identity taken from that descriptor, so the
+** digest and the identity it is remembered by describe the same file; it is read,
+** not mapped, so a file cut short meanwhile cannot fault the process. */
+static int file_digest(cache *c, const char *path, key128 *out) {
+  struct stat st;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (fstat(fd, &st)) return close(fd), -1;
+  uint64_t id[7] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,
+                    (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec,
+                    (uint64_t)st.st_ctim.tv_sec, (uint64_t)st.st_ctim.tv_nsec};
+  XXH3_state_t hs;
+  XXH3_128bits_reset(&hs);
+  hash_str(&hs, "file digest");
+  hash_str(&hs, path);
+  key128 memo = hash_key(&hs);
+  mapped m;
+  if (!cache_read(c, &memo, 'd', &m)) {
+    int same = m.size == sizeof id + sizeof out->b && !memcmp(m.data, id, sizeof id);
+    if (same) memcpy(out->b, m.data + sizeof id, sizeof out->b);
+    unmap(&m);
+    if (same) return close(fd), 0;
+  }
+  int rc = digest_fd(fd, out);
+  close(fd);
+  if (rc) return -1;
+  strbuf b = {0};
+  sb_addn(&b, (const char *)id, sizeof id);
+  sb_addn(&b, (const char *)out->b, sizeof out->b);
+  if (!b.oom) cache_write(c, &memo, 'd', &b);
+  sb_free(&b);
+  return 0;
+}
+
+/* A file's digest, once per call however many jobs use the file. */
+static int call_digest(cache *c, const char *path, key128 *d) {
+  for (size_t i = 0; i < c->nseen; i++)
+    if (!strcmp(c->seen[i].path, path)) return *d = c->seen[i].d, c->seen[i].ok ? 0 : -1;
+  int rc = file_digest(c, path, d);
+  char *copy = strdup(path);
+  if (copy && !grow(&c->seen, c->nseen, sizeof *c->seen))
+    c->seen[c->nseen++] = (digest_seen){copy, *d, !rc};
+  else
+    free(copy);
+  return rc;
+}
+
+static void cache_close(cache *c) {
+  if (c->rootfd >= 0) close(c->rootfd);
+  c->rootfd = -1;
+  for (size_t i = 0; i < c->nseen; i++) free(c->seen[i].path);
+  free(c->seen);
+  c->seen = NULL;
+  c->nseen = 0;
+}
+
+static void hash_file(cache *c, XXH3_state_t *st, const char *path) {
+  key128 d;
+  hash_str(st, path);
+  if (call_digest(c, path, &d)) hash_str(st, "unreadable");
+  else hash_bytes(st, d.b, sizeof d.b);
+}
+
+/* Each device library the spec lists for the job: its digest, or that it is missing. */
+static void hash_libs(cache *c, XXH3_state_t *st, job *j) {
+  const char *list = j->t->libs, *w;
+  size_t n;
+  while ((w = next_word(&list, " ", &n))) {
+    strbuf name = {0};
+    expand(j, w, n, NULL, &name);
+    search s = {0};
+    if (search_file(j, &s, j->o->lib_dirs, j->t->lib_search, sb_str(&name), 0)) hash_file(c, st, s.found);
+    else hash_str(st, sb_str(&name));
+    sb_free(&name);
+    sb_free(&s.tried);
+  }
+}
+
+/* What a job's output depends on beyond the call's input and options. */
+static void hash_job(cache *c, XXH3_state_t *st, job *j, const char *pack_tool) {
+  hash_str(st, j->t->name);
+  hash_str(st, j->chip);
+  hash_str(st, sb_str(&j->features));
+  hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | (j->flags & ~OUTPUT_NEUTRAL_FLAGS));
+  hash_u64(st, (uint64_t)j->keep_asm);
+  hash_str(st, j->tool_name);
+  if (*j->provider_path) hash_file(c, st, j->provider_path);
+  else if (needs_blob_tool(j)) hash_file(c, st, j->tool);
+  hash_libs(c, st, j);
+  if (pack_tool) hash_file(c, st, pack_tool);
+}
+
+/* The hash of a call's input and options: the manifest's key.  Isolation, the tool
+** timeout and the input limit change no output byte: a call with or without them
+** finds the same entry. */
+static key128 call_key(const gpublob_options *o, int input, const void *data, size_t size,
+                       const char *name) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  hash_str(&st, "gpublob cache 2");
+  hash_str(&st, GPUBLOB_VERSION_STRING);
+  hash_str(&st, LLVM_VERSION_STRING);
+  hash_u64(&st, GPUBLOB_MLIR);
+  hash_bytes(&st, spec_key.b, sizeof spec_key.b);
+  hash_u64(&st, (uint64_t)input);
+  hash_str(&st, name);
+  hash_bytes(&st, data, size);
+  const char *const strs[] = {o->target, o->chip, o->features, o->tool, o->tool_dirs, o->lib_dirs,
+                              o->pipeline};
+  for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) hash_str(&st, strs[i]);
+  hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | (o->flags & ~OUTPUT_NEUTRAL_FLAGS));
+  hash_u64(&st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
+  hash_u64(&st, o->ntargets);
+  for (size_t i = 0; o->targets && i < o->ntargets; i++) {
+    hash_str(&st, o->targets[i].target);
+    hash_str(&st, o->targets[i].chip);
+    hash_str(&st, o->targets[i].features);
+  }
+  return hash_key(&st);
+}

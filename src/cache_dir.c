@@ -1,0 +1,204 @@
+/* src/cache_dir.c: The cache's directory: this user's alone, reached without following links, its
+** files written to a temporary name and renamed into place. */
+
+/* ---- the cache: a directory of this user's alone, reached without links ---- */
+/* The directory given is followed as the user named it; below it nothing is: every
+** subdirectory and file is opened from its parent's descriptor with O_NOFOLLOW, and
+** only regular files are read.  A directory that another user owns, or that others
+** may write, is not used at all: its files could be anything. */
+static int dir_trusted(int fd) {
+  struct stat st;
+  return !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022);
+}
+
+static void cache_unwritable(cache *c, const char *what, int err) {
+  if (!c->writable) return;
+  c->writable = 0;
+  add_warning(c->g, "cache directory %s cannot be written (%s: %s): nothing is stored", c->dir, what,
+              strerror(err));
+}
+
+/* mkdir -p of the directory given, each one made 0700. */
+static int make_dirs(const char *path) {
+  char p[4400];
+  snprintf(p, sizeof p, "%s", path);
+  for (char *s = p + 1;; s++) {
+    if (*s && *s != '/') continue;
+    char end = *s;
+    *s = 0;
+    if (mkdir(p, 0700) && errno != EEXIST) return -1;
+    if (!(*s = end)) break;
+  }
+  return 0;
+}
+
+/* DIR/NAME, made if it can be, opened without following a link; -1 if it is not
+** a directory of this user's alone. */
+static int open_subdir(cache *c, int dirfd, const char *name, const char *shown) {
+  if (mkdirat(dirfd, name, 0700) && errno != EEXIST) cache_unwritable(c, shown, errno);
+  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd >= 0 && !dir_trusted(fd)) {
+    add_warning(c->g, "cache directory %s is not used: %s is a link, another user's, or writable by "
+                "others", c->dir, shown);
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+static void refuse_cache(cache *c, const char *why) {
+  add_warning(c->g, "cache directory %s is not used: %s", c->dir, why);
+  if (c->rootfd >= 0) close(c->rootfd);
+  c->rootfd = -1;
+}
+
+static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
+  memset(c, 0, sizeof *c);
+  c->rootfd = -1;
+  if (!o->cache_dir || !*o->cache_dir) return 0;
+  snprintf(c->dir, sizeof c->dir, "%s", o->cache_dir);
+  snprintf(c->root, sizeof c->root, "%s/v1", o->cache_dir);
+  c->max = o->cache_max ? o->cache_max : 1ULL << 30;
+  c->writable = 1;
+  c->g = g;
+  pthread_once(&spec_once, spec_hash);
+  if (make_dirs(c->dir)) cache_unwritable(c, c->dir, errno);
+  int top = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (top < 0) {
+    refuse_cache(c, strerror(errno));
+    return 0;
+  }
+  if (!dir_trusted(top)) {
+    close(top);
+    refuse_cache(c, "it is another user's, or others may write it");
+    return 0;
+  }
+  c->rootfd = open_subdir(c, top, "v1", c->root);
+  close(top);
+  return 1; /* without DIR/v1 (a read-only directory) every lookup misses */
+}
+
+static void key_hex(const key128 *k, char hex[33]) {
+  for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", k->b[i]);
+}
+
+/* The file's subdirectory, opened (made when create), and its name in it. */
+static int cache_place(cache *c, const key128 *k, char kind, char name[40], int create) {
+  char hex[33], sub[3];
+  key_hex(k, hex);
+  snprintf(sub, sizeof sub, "%.2s", hex);
+  snprintf(name, 40, "%s.%c", hex + 2, kind);
+  if (!create) {
+    int fd = openat(c->rootfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0 && !dir_trusted(fd)) close(fd), fd = -1;
+    return fd;
+  }
+  return open_subdir(c, c->rootfd, sub, c->root);
+}
+
+/* One write.  A reader that quit early shows in its own exit status, so SIGPIPE is
+** blocked in this thread for the write and consumed, never raised.  The bytes
+** written; 0 for "try again" (a non-blocking descriptor that is full); -1. */
+static ssize_t write_some(int fd, const void *p, size_t n) {
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  ssize_t w;
+  while ((w = write(fd, p, n)) < 0 && errno == EINTR) {}
+  int err = errno;
+  if (w < 0 && err == EPIPE) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return w >= 0 ? w : err == EAGAIN || err == EWOULDBLOCK ? 0 : -1;
+}
+
+/* All of data, on a blocking descriptor. */
+static int write_all_fd(int fd, const void *data, size_t n) {
+  const unsigned char *p = data;
+  for (ssize_t w = 0; n; p += w, n -= (size_t)w)
+    if ((w = write_some(fd, p, n)) <= 0) return -1;
+  return 0;
+}
+
+static void cache_account(cache *c, long long delta);
+
+/* A temporary file beside the final name, then rename: readers never see a part. */
+static int cache_write(cache *c, const key128 *k, char kind, const strbuf *payload) {
+  if (!c->writable || c->rootfd < 0) return -1;
+  char name[40], tmp[64];
+  int dirfd = cache_place(c, k, kind, name, 1);
+  if (dirfd < 0) return -1;
+  static atomic_uint counter;
+  snprintf(tmp, sizeof tmp, ".tmp-%d-%u", (int)getpid(), atomic_fetch_add(&counter, 1));
+  entry_header h = {.size = payload->len, .key = {0}, .kind = kind};
+  memcpy(h.magic, cache_magic, sizeof h.magic);
+  key128 d = digest_of(sb_str(payload), payload->len);
+  memcpy(h.hash, d.b, sizeof h.hash);
+  memcpy(h.key, k->b, sizeof h.key);
+  int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int err = errno;
+  int rc = fd < 0 ? -1 : write_all_fd(fd, &h, sizeof h) | write_all_fd(fd, sb_str(payload), payload->len);
+  if (fd >= 0) err = errno, rc |= close(fd);
+  struct stat old; /* a file replaced counts only by what it grew */
+  long long was = fstatat(dirfd, name, &old, AT_SYMLINK_NOFOLLOW) || !S_ISREG(old.st_mode) ? 0 : (long long)old.st_size;
+  if (!rc && renameat(dirfd, tmp, dirfd, name)) rc = -1, err = errno;
+  if (rc) unlinkat(dirfd, tmp, 0);
+  close(dirfd);
+  if (rc) {
+    cache_unwritable(c, c->root, err);
+    return -1;
+  }
+  cache_account(c, (long long)(sizeof h + payload->len) - was);
+  return 0;
+}
+
+/* A cache file read whole (read, not mapped: a file cut short meanwhile cannot
+** fault the process): its payload after the header. */
+typedef struct mapped {
+  unsigned char *map;
+  size_t len;
+  const unsigned char *data;
+  size_t size;
+} mapped;
+
+static void unmap(mapped *m) {
+  free(m->map);
+  memset(m, 0, sizeof *m);
+}
+
+/* The file read, if it is a regular file (a link, a FIFO, a device: -2; none: -1). */
+static int map_file(int dirfd, const char *name, mapped *m) {
+  int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) return errno == ENOENT ? -1 : -2;
+  int regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
+  if (regular && st.st_size > 0 && !read_fd(fd, &m->map, &m->len, (size_t)st.st_size))
+    futimens(fd, NULL); /* used now: the last to be evicted */
+  close(fd);
+  return regular ? 0 : -2;
+}
+
+/* The payload of a valid file; a corrupt or truncated one, or anything that is not
+** a regular file, is removed (from this directory only), never served. */
+static int cache_read(cache *c, const key128 *k, char kind, mapped *m) {
+  char name[40];
+  memset(m, 0, sizeof *m);
+  if (c->rootfd < 0) return -1;
+  int dirfd = cache_place(c, k, kind, name, 0);
+  if (dirfd < 0) return -1;
+  int found = map_file(dirfd, name, m);
+  entry_header h;
+  int ok = !found && m->len >= sizeof h;
+  if (ok) memcpy(&h, m->map, sizeof h);
+  ok = ok && !memcmp(h.magic, cache_magic, sizeof h.magic) && h.kind == kind &&
+       !memcmp(h.key, k->b, sizeof h.key) && h.size == m->len - sizeof h;
+  m->data = ok ? (const unsigned char *)m->map + sizeof h : NULL;
+  m->size = ok ? m->len - sizeof h : 0;
+  key128 d = ok ? digest_of(m->data, m->size) : (key128){{0}};
+  if (ok && !memcmp(d.b, h.hash, sizeof d.b)) return close(dirfd), 0;
+  size_t len = m->len;
+  unmap(m);
+  if (found != -1 && !unlinkat(dirfd, name, 0) && len) cache_account(c, -(long long)len);
+  close(dirfd);
+  return -1;
+}

@@ -1,0 +1,198 @@
+/* src/cache_lookup.c: The cache's reads: manifests (a call's jobs) and entries (its outputs), each
+** validated before a byte of it is handed out. */
+
+/* ---- the cache: manifests (a call's jobs) and entries (its outputs) ---- */
+typedef struct reader {
+  const unsigned char *p, *end;
+  int bad;
+} reader;
+
+static uint64_t get_u64(reader *r) {
+  uint64_t v = 0;
+  if (r->end - r->p < 8) r->bad = 1;
+  else memcpy(&v, r->p, 8), r->p += 8;
+  return v;
+}
+
+/* A string of the payload (NULL for a null one); its NUL is checked. */
+static const char *get_str(reader *r) {
+  uint64_t n = get_u64(r);
+  if (r->bad || !n) return NULL;
+  if ((uint64_t)(r->end - r->p) < n || r->p[n - 1]) {
+    r->bad = 1;
+    return NULL;
+  }
+  const char *s = (const char *)r->p;
+  r->p += n;
+  return s;
+}
+
+void gpublob_result_free(gpublob_result *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->count; i++) {
+    gpublob_blob_free(&r->outputs[i].blob);
+    free((char *)r->outputs[i].target);
+    free((char *)r->outputs[i].chip);
+    free((char *)r->outputs[i].tool);
+  }
+  free(r->outputs);
+  memset(r, 0, sizeof *r);
+}
+
+/* Suffixes and target names in a result point at static storage. */
+static const char *static_suffix(const char *s) {
+  static const char *const fixed[] = {".bc", ".o", ".mlir", ".mlirbc"};
+  for (size_t i = 0; s && i < sizeof fixed / sizeof *fixed; i++)
+    if (!strcmp(s, fixed[i])) return fixed[i];
+  for (int i = 0; s && i < NTARGETS; i++) {
+    const char *const mine[] = {targets[i].suffix_asm, targets[i].suffix_bin, targets[i].suffix_pack};
+    for (int k = 0; k < 3; k++)
+      if (*mine[k] && !strcmp(s, mine[k])) return mine[k];
+  }
+  return NULL;
+}
+
+/* A blob put_blob wrote, its suffix mapped to static storage (NULL when unknown);
+** 0 with none (a NULL suffix), -1 when the payload is cut short or memory is out. */
+static int get_blob(reader *r, gpublob_blob *out) {
+  const char *suffix = get_str(r);
+  uint64_t n = get_u64(r);
+  if (!r->bad && (uint64_t)(r->end - r->p) < n) r->bad = 1;
+  if (r->bad) return -1;
+  if (!suffix) return 0; /* none */
+  if (!(out->data = malloc(n + 1))) {
+    r->bad = 1;
+    return -1;
+  }
+  memcpy(out->data, r->p, n);
+  out->data[n] = 0;
+  out->size = n;
+  out->suffix = static_suffix(suffix);
+  r->p += n;
+  return 0;
+}
+
+/* Appends an output; its strings are copied into the result, "" for a NULL one. */
+static int result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
+                      gpublob_blob *blob) {
+  if (grow(&r->outputs, r->count, sizeof *r->outputs)) return -1;
+  gpublob_output *o = &r->outputs[r->count];
+  memset(o, 0, sizeof *o);
+  o->target = strdup(target ? target : "");
+  o->chip = strdup(chip ? chip : "");
+  o->tool = strdup(tool ? tool : "");
+  if (!o->target || !o->chip || !o->tool) {
+    free((char *)o->target);
+    free((char *)o->chip);
+    free((char *)o->tool);
+    return -1;
+  }
+  o->blob = *blob;
+  memset(blob, 0, sizeof *blob);
+  r->count++;
+  return 0;
+}
+
+/* Strings read back from a cache file are checked as a compile would make them:
+** the file may be anyone's bytes. */
+static int chips_valid(const target_desc *t, const char *chips) {
+  if (!t) return !*chips; /* MLIR's whole module has none */
+  const char *w;
+  size_t n, count = 0;
+  for (const char *p = chips; (w = next_word(&p, ",", &n)); count++) {
+    char chip[64];
+    if (n >= sizeof chip) return 0;
+    snprintf(chip, sizeof chip, "%.*s", (int)n, w);
+    if (!list_has(t->chips, chip)) return 0;
+  }
+  return count > 0 && !strstr(chips, ",,") && chips[0] != ',' && chips[strlen(chips) - 1] != ',';
+}
+
+static int tool_name_valid(const char *s) {
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && !strchr("._+-", *s)) return 0;
+  return 1;
+}
+
+/* One output of an entry, or -1. */
+static int entry_output(reader *r, gpublob_result *out) {
+  const char *target = get_str(r), *chip = get_str(r), *tool = get_str(r);
+  const target_desc *t = target && *target ? target_named(target, strlen(target)) : NULL;
+  gpublob_blob b = {0};
+  if (r->bad || !chip || !tool || (target && *target && !t) || !chips_valid(t, chip) || !tool_name_valid(tool) ||
+      get_blob(r, &b) || !b.suffix || result_add(out, t ? t->name : "", chip, tool, &b)) {
+    gpublob_blob_free(&b);
+    return -1;
+  }
+  return 0;
+}
+
+/* An entry's outputs; one that holds none, or anything malformed, is a miss. */
+static int entry_get(const unsigned char *p, size_t n, gpublob_result *out) {
+  reader r = {p, p + n, 0};
+  uint64_t count = get_u64(&r);
+  for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
+    if (entry_output(&r, out)) break;
+  if (count && out->count == count && r.p == r.end) return 0;
+  gpublob_result_free(out);
+  return -1;
+}
+
+/* Resolves a manifest's jobs again, as a compile would, and digests what they use. */
+static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, reader *r,
+                        key128 *k1) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  hash_bytes(&st, k0->b, sizeof k0->b);
+  uint64_t n = get_u64(r);
+  int rc = r->bad || !n || n > MAX_JOBS; /* a manifest of no job is no call of gpublob's */
+  gpublob sink = {0};
+  for (uint64_t i = 0; !rc && i < n; i++) {
+    const char *target = get_str(r), *chip = get_str(r), *features = get_str(r);
+    gpublob_options jo = *o;
+    jo.target = target;
+    jo.chip = chip;
+    jo.features = features;
+    jo.opt = (int)get_u64(r);
+    jo.format = (int)get_u64(r);
+    jo.flags = (unsigned)get_u64(r);
+    jo.targets = NULL;
+    jo.ntargets = 0;
+    uint64_t peers = get_u64(r), packed = get_u64(r), keep_asm = get_u64(r);
+    uint64_t in_process = get_u64(r);
+    if (r->bad || !target) {
+      rc = -1;
+      break;
+    }
+    if (!in_process && jo.tool_mode != GPUBLOB_TOOL_INPROCESS) /* as the compile ran it */
+      jo.tool_mode = GPUBLOB_TOOL_PROGRAM;
+    job j;
+    job_begin(&j, &sink, &jo, "");
+    j.peers = peers;
+    char pack[4096];
+    rc = resolve_options(&j) || (packed && find_pack_tool(&j, pack, sizeof pack));
+    j.keep_asm = (int)keep_asm;
+    if (!rc) rc = resolve_tool(&j, 0);
+    if (!rc) hash_job(c, &st, &j, packed ? pack : NULL);
+    job_end(&j);
+  }
+  sb_free(&sink.msg);
+  sb_free(&sink.warn);
+  if (rc || r->bad || r->p != r->end) return -1;
+  *k1 = hash_key(&st);
+  return 0;
+}
+
+/* A call's result from the cache, or -1: nothing is compiled here. */
+static int cache_lookup(cache *c, const key128 *k0, const gpublob_options *o, gpublob_result *out) {
+  mapped m, e;
+  if (cache_read(c, k0, 'm', &m)) return -1;
+  reader r = {m.data, m.data + m.size, 0};
+  key128 k1;
+  int rc = manifest_key(c, k0, o, &r, &k1);
+  unmap(&m);
+  if (rc || cache_read(c, &k1, 'e', &e)) return -1;
+  rc = entry_get(e.data, e.size, out);
+  unmap(&e);
+  return rc;
+}

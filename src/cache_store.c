@@ -1,0 +1,60 @@
+/* src/cache_store.c: The cache's writes: what a compile stores, once its outputs are made. */
+
+/* ---- the cache: what a compile stores ---- */
+static void put_u64(strbuf *b, uint64_t v) { sb_addn(b, (const char *)&v, sizeof v); }
+
+static void put_str(strbuf *b, const char *s);
+/* A blob: its suffix, its size, its bytes (cache entries, isolated results). */
+static void put_blob(strbuf *b, const gpublob_blob *blob) {
+  put_str(b, blob->suffix);
+  put_u64(b, blob->size);
+  sb_addn(b, (const char *)blob->data, blob->size);
+}
+
+static void put_str(strbuf *b, const char *s) {
+  put_u64(b, s ? strlen(s) + 1 : 0);
+  if (s) sb_addn(b, s, strlen(s) + 1);
+}
+
+/* One record per job: enough to resolve it again, and so to digest what it uses. */
+static void manifest_put(strbuf *b, job *const *jobs, size_t n, const int *packed) {
+  put_u64(b, n);
+  for (size_t i = 0; i < n; i++) {
+    const job *j = jobs[i];
+    put_str(b, j->t->name);
+    put_str(b, j->chip);
+    put_str(b, j->opts.features);
+    put_u64(b, (uint64_t)j->opts.opt);
+    put_u64(b, (uint64_t)j->opts.format);
+    put_u64(b, j->opts.flags);
+    put_u64(b, j->peers);
+    put_u64(b, (uint64_t)packed[i]);
+    put_u64(b, (uint64_t)j->keep_asm);
+    put_u64(b, (uint64_t)(*j->provider_path != 0)); /* in-process, or the program */
+  }
+}
+
+/* The results: per output its target, chip, tool, suffix and bytes. */
+static void entry_put(strbuf *b, const gpublob_result *r) {
+  put_u64(b, r->count);
+  for (size_t i = 0; i < r->count; i++) {
+    const gpublob_output *o = &r->outputs[i];
+    put_str(b, o->target);
+    put_str(b, o->chip);
+    put_str(b, o->tool);
+    put_blob(b, &o->blob);
+  }
+}
+
+/* After a compile: the manifest under k0, the outputs under k1, the key of what
+** made them (taken before the compile, so a tool replaced meanwhile misses). */
+static void cache_store(cache *c, const key128 *k0, const key128 *k1, job *const *jobs, size_t n,
+                        const int *packed, const gpublob_result *res) {
+  strbuf m = {0}, e = {0};
+  manifest_put(&m, jobs, n, packed);
+  entry_put(&e, res);
+  if (!m.oom && !e.oom && !cache_write(c, k1, 'e', &e) && !cache_write(c, k0, 'm', &m))
+    c->g->stats.cache_writes++;
+  sb_free(&m);
+  sb_free(&e);
+}

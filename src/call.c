@@ -1,0 +1,160 @@
+/* src/call.c: A call: its cache lookup, its compile (LLVM IR or MLIR), and its figures. */
+
+/* ---- a call: its cache lookup, its compile, and its figures ---- */
+/* Outputs a single-blob call would give: chips per choice, or a pack per choice. */
+static size_t outputs_planned(const gpublob_options *o) {
+  const gpublob_target_choice single = {o->target, o->chip, o->features};
+  const gpublob_target_choice *list = o->ntargets && o->targets ? o->targets : &single;
+  size_t n = o->ntargets && o->targets ? o->ntargets : 1, count = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *t = list[i].target ? list[i].target : "", *colon = strchr(t, ':');
+    const char *chips = list[i].chip ? list[i].chip : colon ? colon + 1 : "";
+    size_t chipn = 1;
+    for (const char *c = chips; *c; c++) chipn += *c == ',';
+    count += o->format == GPUBLOB_FORMAT_FATBIN ? 1 : chipn;
+  }
+  return count;
+}
+
+/* ---- text input: how deep its brackets go, checked before a parser recurses ---- */
+/* Brackets ( [ { < outside strings and comments (; in LLVM IR, // in MLIR); MLIR's
+** arrow -> is no bracket.  Bitcode and MLIR bytecode have no text to look at. */
+static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n, const char *name) {
+  int mlir = input == GPUBLOB_INPUT_MLIR;
+  if (looks_like_bitcode(p, n) || (n >= 4 && !memcmp(p, "ML\xefR", 4))) return GPUBLOB_OK;
+  size_t depth = 0, line = 1, col = 0;
+  for (size_t i = 0; i < n; i++, col++) {
+    unsigned char c = p[i];
+    if (c == '\n') line++, col = 0;
+    else if (c == '"') /* LLVM IR has no escaped quote (\22); MLIR has \" */
+      for (i++; i < n && p[i] != '"'; i++) i += mlir && p[i] == '\\' && i + 1 < n;
+    else if ((!mlir && c == ';') || (mlir && c == '/' && i + 1 < n && p[i + 1] == '/'))
+      while (i + 1 < n && p[i + 1] != '\n') i++;
+    else if (strchr("([{<", c) && c)
+      depth++;
+    else if (strchr(")]}>", c) && c && depth && !(c == '>' && i && p[i - 1] == '-'))
+      depth--;
+    if (depth > GPUBLOB_MAX_NESTING)
+      return set_error(g, GPUBLOB_PARSE, "%s:%zu:%zu: brackets nest deeper than %d levels; gpublob refuses "
+                       "that before the parser, which would recurse once a level", name, line, col + 1,
+                       GPUBLOB_MAX_NESTING);
+  }
+  return GPUBLOB_OK;
+}
+
+#if GPUBLOB_MLIR
+typedef struct mlir_call { /* mlir_compile's arguments, for the parse thread */
+  gpublob *g;
+  const gpublob_options *opts;
+  const void *data;
+  size_t size;
+  const char *name;
+  mlir_out *out;
+  int rc;
+} mlir_call;
+
+static void *mlir_call_run(void *arg) {
+  mlir_call *m = arg;
+  m->rc = mlir_compile(m->g, m->opts, m->data, m->size, m->name, m->out);
+  return NULL;
+}
+#endif
+
+/* data holds a NUL at data[size].  MLIR gives one output, the whole module. */
+static int call_compile(gpublob *g, const gpublob_options *opts, int input, const unsigned char *data,
+                        size_t size, const char *name, gpublob_result *out) {
+  double t0 = now_ms();
+  gpublob_options o;
+  options_normalise(opts, &o);
+  cache c;
+  key128 k0;
+  if (check_version(g, &o)) return g->code; /* a newer struct's fields may change the output */
+  int cached = cache_open(&c, g, &o), rc = -1;
+  if (cached) {
+    k0 = call_key(&o, input, data, size, name);
+    rc = cache_lookup(&c, &k0, &o, out);
+    g->stats.cache_ms += now_ms() - t0;
+    rc ? g->stats.cache_misses++ : g->stats.cache_hits++;
+  }
+  int hit = !rc;
+  rc = hit ? GPUBLOB_OK : check_nesting(g, input, data, size, name);
+  if (!hit && !rc && (o.flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
+  if (!hit && !rc && input == GPUBLOB_INPUT_MLIR) {
+#if GPUBLOB_MLIR
+    mlir_out mo = {out, cached ? &c : NULL, &k0};
+    mlir_call mc = {g, opts, data, size, name, &mo, 0};
+    on_parse_stack(mlir_call_run, &mc); /* MLIR parses, lowers and translates here */
+    rc = mc.rc;
+#else
+    rc = set_error(g, GPUBLOB_NOMLIR,
+                   "%s: MLIR input needs a gpublob built with MLIR (configure with libmlir-22-dev)", name);
+#endif
+  } else if (!hit && !rc) {
+    rc = ir_compile(g, opts, data, size, name, cached ? &c : NULL, &k0, out);
+  }
+  if (cached) cache_close(&c);
+  g->stats.wall_ms = now_ms() - t0;
+  return rc;
+}
+
+/* In memory: checked, copied with a NUL after it (the IR parser needs one), compiled. */
+static int compile_memory(gpublob *g, const gpublob_options *opts, int input, const void *data,
+                          size_t size, const char *name, gpublob_result *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
+  if (out) memset(out, 0, sizeof *out);
+  if (!out || (!data && size) || size == (size_t)-1)
+    return set_error(g, GPUBLOB_MISUSE, "NULL output or input, or an impossible size");
+  gpublob_options o;
+  options_normalise(opts, &o);
+  if (size > max_input(&o)) return too_big(g, name ? name : "<memory>", &o);
+  unsigned char *copy = malloc(size + 1);
+  if (!copy) return set_error(g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", size);
+  if (size) memcpy(copy, data, size);
+  copy[size] = 0;
+  int rc = call_compile(g, opts, input, copy, size, name ? name : "<memory>", out);
+  free(copy);
+  return rc;
+}
+
+static int compile_file(gpublob *g, const gpublob_options *opts, int input, const char *path,
+                        gpublob_result *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
+  if (out) memset(out, 0, sizeof *out);
+  if (!out || !path) return set_error(g, GPUBLOB_MISUSE, "NULL output or path");
+  unsigned char *data;
+  size_t size;
+  gpublob_options o;
+  options_normalise(opts, &o);
+  if (read_input(g, &o, path, &data, &size)) return g->code;
+  int rc = call_compile(g, opts, input, data, size, strcmp(path, "-") ? path : "<stdin>", out);
+  free(data);
+  return rc;
+}
+
+/* A result of exactly one output, as one blob. */
+static int single_blob(gpublob *g, int rc, gpublob_result *r, gpublob_blob *out) {
+  if (!rc && r->count != 1)
+    rc = set_error(g, GPUBLOB_OPTION, "the call gave %zu outputs; use gpublob_module_compile_all", r->count);
+  if (!rc) *out = r->outputs[0].blob, memset(&r->outputs[0].blob, 0, sizeof *out);
+  gpublob_result_free(r);
+  return rc;
+}
+
+static int one_output(gpublob *g, const gpublob_options *opts, gpublob_blob *out) {
+  if (!g) return GPUBLOB_MISUSE;
+  if (out) memset(out, 0, sizeof *out);
+  gpublob_options o;
+  options_normalise(opts, &o);
+  size_t n = outputs_planned(&o);
+  if (n == 1) return GPUBLOB_OK;
+  call_reset(g);
+  return set_error(g, GPUBLOB_OPTION, "LLVM IR input for %zu outputs needs gpublob_module_compile_all "
+                   "(gpublob_module_compile gives one blob)", n);
+}
+
+/* The compiler's engine: LLVM initialised once, before any thread of a call starts;
+** a handle's isolation helper stopped with it. */
+static void engine_open(void) { pthread_once(&llvm_once, llvm_init); }
+static void engine_close(gpublob *g) { helper_stop(g); }

@@ -1,0 +1,24 @@
+/* config.h: gpublob's build-time limits, as luaconf.h holds Lua's.  Each can be
+** set with -D when the core is compiled; nothing else in the core hard-codes them. */
+#ifndef GPUBLOB_CONFIG_H
+#define GPUBLOB_CONFIG_H
+
+#ifndef GPUBLOB_MLIR
+#define GPUBLOB_MLIR 0 /* 1: MLIR input, with the MLIR C API */
+#endif
+
+#ifndef GPUBLOB_TOOL_TIMEOUT_DEFAULT
+#define GPUBLOB_TOOL_TIMEOUT_DEFAULT 300 /* seconds a blob or pack tool may run */
+#endif
+#ifndef GPUBLOB_MAX_INPUT_DEFAULT
+#define GPUBLOB_MAX_INPUT_DEFAULT (1ULL << 30) /* bytes of input */
+#endif
+#ifndef GPUBLOB_MAX_NESTING
+#define GPUBLOB_MAX_NESTING 1000 /* brackets deep in text input: LLVM's and MLIR's parsers
+                                    recurse once a level, some 800 bytes of stack each */
+#endif
+#ifndef GPUBLOB_PARSE_STACK
+#define GPUBLOB_PARSE_STACK (256u << 20) /* the stack of the threads that parse */
+#endif
+
+#endif /* GPUBLOB_CONFIG_H */

@@ -1,0 +1,132 @@
+/* src/digest.c: Digests: XXH3 of strings, files and the spec table, the keys the cache names its
+** entries by; and a descriptor read whole. */
+
+/* ---- digests and the cache: entries named by what made them, written atomically ---- */
+/* A call's manifest is filed under the hash of its input and options, and lists its
+** jobs; the result is filed under that hash, the jobs' settings and the digests of
+** every file they depend on (the blob tool or provider library, each device
+** library, the pack tool).  A changed toolkit gives new digests, so it misses. */
+typedef struct key128 {
+  unsigned char b[16];
+} key128;
+
+typedef struct digest_seen { /* a file already digested in this call */
+  char *path;
+  key128 d;
+  int ok;
+} digest_seen;
+
+typedef struct cache {
+  char root[4200];          /* DIR/v1 */
+  char dir[4096];           /* DIR, as given */
+  int rootfd;               /* DIR/v1, opened: every file is reached from it */
+  unsigned long long max;   /* bytes */
+  int writable;             /* 0 once a write failed (warned once) */
+  gpublob *g;               /* warnings and figures */
+  digest_seen *seen;        /* each file once per call: jobs share tools and libraries */
+  size_t nseen;
+} cache;
+
+typedef struct entry_header { /* every cache file starts so; 56 bytes */
+  char magic[8];
+  uint64_t size;            /* of the payload after it */
+  unsigned char hash[16];   /* XXH3-128 of the payload */
+  unsigned char key[16];    /* the file's own key */
+  char kind, pad[7];        /* 'm' manifest, 'e' entry, 'd' file digest */
+} entry_header;
+
+#if defined(__has_attribute)
+#if __has_attribute(nonstring)
+#define GPUBLOB_NONSTRING __attribute__((nonstring))
+#endif
+#endif
+#ifndef GPUBLOB_NONSTRING
+#define GPUBLOB_NONSTRING
+#endif
+static const char cache_magic[8] GPUBLOB_NONSTRING = "GPBLOB\x01\n"; /* 8 bytes, no NUL */
+
+static void hash_u64(XXH3_state_t *st, uint64_t v) { XXH3_128bits_update(st, &v, sizeof v); }
+
+static void hash_bytes(XXH3_state_t *st, const void *p, size_t n) {
+  hash_u64(st, n);
+  XXH3_128bits_update(st, p, n);
+}
+
+static void hash_str(XXH3_state_t *st, const char *s) {
+  hash_u64(st, s ? 1 : 0);
+  if (s) hash_bytes(st, s, strlen(s));
+}
+
+static key128 hash_key(XXH3_state_t *st) {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, XXH3_128bits_digest(st));
+  key128 k;
+  memcpy(k.b, c.digest, sizeof k.b);
+  return k;
+}
+
+static key128 digest_of(const void *p, size_t n) {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, XXH3_128bits(p, n));
+  key128 k;
+  memcpy(k.b, c.digest, sizeof k.b);
+  return k;
+}
+
+/* The generated table itself is part of every key: a changed spec misses. */
+static key128 spec_key;
+static pthread_once_t spec_once = PTHREAD_ONCE_INIT;
+
+static void spec_hash(void) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  for (int i = 0; i < NTARGETS; i++) {
+    const target_desc *t = &targets[i];
+    const char *const strs[] = {t->name, t->triple, t->chip, t->chip_prefix, t->chips, t->chip_features,
+        t->features, t->feature_names, t->version_feature, t->feature_min,
+        t->tool, t->tool_argv,
+        t->tool_search, t->provider_name, t->provider_lib, t->provider_search, t->provider_argv,
+        t->pack_tool, t->pack_argv, t->pack_image, t->pack_asm_image, t->suffix_pack, t->attribute,
+        t->suffix_asm, t->suffix_bin, t->bin_magic, t->pack_magic, t->symbol_chars, t->libs,
+        t->lib_search, t->module_flags, t->intrinsics, t->entry_cc, t->mlir_target, t->mlir_chip,
+        t->mlir_lower, t->mlir_dialects, t->asm_parser};
+    for (size_t k = 0; k < sizeof strs / sizeof *strs; k++) hash_str(&st, strs[k]);
+    hash_u64(&st, (uint64_t)t->emit << 24 | (uint64_t)t->tool_kind << 16 | (uint64_t)t->tool_input << 8 |
+                      (uint64_t)t->provider);
+    hash_u64(&st, (uint64_t)t->provider_min);
+  }
+  spec_key = hash_key(&st);
+}
+
+/* ---- reading a descriptor whole, NUL-terminated (the IR parser needs the NUL) ---- */
+/* At most max bytes: EFBIG past that. */
+static int read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
+  size_t cap = 65536, len = 0;
+  unsigned char *buf = malloc(cap);
+  while (buf) {
+    if (len + 1 == cap) {
+      unsigned char *p = realloc(buf, cap * 2);
+      if (!p) break;
+      buf = p;
+      cap *= 2;
+    }
+    ssize_t r = read(fd, buf + len, cap - len - 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0 || (r > 0 && len + (size_t)r > max)) {
+      int err = r < 0 ? errno : EFBIG;
+      free(buf);
+      errno = err;
+      return -1;
+    }
+    if (r == 0) {
+      buf[len] = 0;
+      *data = buf;
+      *size = len;
+      return 0;
+    }
+    len += (size_t)r;
+  }
+  free(buf);
+  errno = ENOMEM;
+  return -1;
+}

@@ -1,0 +1,42 @@
+/* src/emit.c: Emission: bitcode, assembly or object, into the job's blob. */
+
+/* ---- emission: bitcode, assembly or object, into the job's blob ---- */
+static int take_buffer(job *j, LLVMMemoryBufferRef buf, const char *suffix) {
+  size_t n = LLVMGetBufferSize(buf);
+  j->out.data = malloc(n + 1); /* NUL-terminated: PTX goes on to nvJitLink as text */
+  if (!j->out.data) {
+    LLVMDisposeMemoryBuffer(buf);
+    return set_error(j->g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", n);
+  }
+  memcpy(j->out.data, LLVMGetBufferStart(buf), n);
+  j->out.data[n] = 0;
+  j->out.size = n;
+  j->out.suffix = suffix;
+  LLVMDisposeMemoryBuffer(buf);
+  return GPUBLOB_OK;
+}
+
+static int emit(job *j, int assembly) {
+  LLVMMemoryBufferRef buf = NULL;
+  char *err = NULL;
+  sb_reset(&j->diag);
+  double t = now_ms();
+  LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(
+      j->llvm->tm, j->llvm->mod, assembly ? LLVMAssemblyFile : LLVMObjectFile, &err, &buf);
+  j->ms[PH_EMIT] += now_ms() - t;
+  if (failed) {
+    set_error(j->g, GPUBLOB_BACKEND, "%s backend (%s) failed: %s", j->t->name, j->chip,
+              err ? err : "");
+    add_detail(j->g, sb_str(&j->diag));
+    LLVMDisposeMessage(err);
+    return GPUBLOB_BACKEND;
+  }
+  return take_buffer(j, buf, assembly ? j->t->suffix_asm : ".o");
+}
+
+static int emit_bitcode(job *j) {
+  double t = now_ms();
+  LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(j->llvm->mod);
+  j->ms[PH_EMIT] += now_ms() - t;
+  return take_buffer(j, buf, ".bc");
+}

@@ -1,0 +1,168 @@
+/* internal.h: what every part of the core shares: the system headers, the target
+** descriptor the generator fills, the string buffer, the handle and the job.  Only
+** gpublob.c (the compiler) and src/front.c (the cache front) include it, once, first.
+** Every function of the core is static; a part that calls a later part's function
+** declares it where it needs it. */
+#ifndef GPUBLOB_INTERNAL_H
+#define GPUBLOB_INTERNAL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "config.h"
+#include "../gpublob.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <llvm/Config/llvm-config.h> /* LLVM_VERSION_STRING, a C header */
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
+#include <xxhash.h>
+
+extern char **environ;
+
+/* ---- the target descriptors, generated from the spec ---- */
+enum emit_kind { EMIT_asm, EMIT_obj };
+enum tool_kind { TOOL_exec, TOOL_none };
+enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
+enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink };
+
+typedef struct target_desc {
+  const char *name, *triple, *chip, *chip_prefix, *chips, *chip_features;
+  const char *features, *feature_names, *version_feature, *feature_min;
+  enum emit_kind emit;
+  enum tool_kind tool_kind;
+  const char *tool_kind_name;
+  enum tool_input tool_input;
+  const char *tool, *tool_argv, *tool_search;
+  enum provider_kind provider;
+  const char *provider_name, *provider_lib, *provider_search, *provider_argv;
+  int provider_min;
+  const char *pack_tool, *pack_argv, *pack_image, *pack_asm_image, *suffix_pack;
+  const char *attribute, *suffix_asm, *suffix_bin, *bin_magic, *pack_magic, *symbol_chars;
+  const char *libs, *lib_search, *module_flags, *intrinsics, *entry_cc;
+  const char *mlir_target, *mlir_chip, *mlir_lower, *mlir_dialects;
+  const char *asm_parser;
+} target_desc;
+
+#define GPUBLOB_TARGET(name, triple, chip, chip_prefix, chips, chip_features, features,  \
+                       feature_names, version_feature, feature_min,                      \
+                       emit, tool_kind, tool_input, tool, tool_argv, tool_search,        \
+                       provider, provider_lib, provider_search, provider_argv,           \
+                       provider_min, pack_tool, pack_argv, pack_image, pack_asm_image,   \
+                       suffix_pack, attribute, suffix_asm, suffix_bin, bin_magic,        \
+                       pack_magic, symbol_chars, libs, lib_search, module_flags,         \
+                       intrinsics, entry_cc, mlir_target, mlir_chip, mlir_lower,         \
+                       mlir_dialects, llvm_target, asm_parser)                           \
+  {name, triple, chip, chip_prefix, chips, chip_features, features, feature_names,      \
+   version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind,                         \
+   #tool_kind, INPUT_##tool_input, tool, tool_argv, tool_search, PROVIDER_##provider,   \
+   #provider, provider_lib, provider_search, provider_argv, provider_min, pack_tool,    \
+   pack_argv, pack_image, pack_asm_image, suffix_pack, attribute, suffix_asm,           \
+   suffix_bin, bin_magic, pack_magic, symbol_chars, libs, lib_search, module_flags,     \
+   intrinsics, entry_cc, mlir_target, mlir_chip, mlir_lower, mlir_dialects, asm_parser},
+
+typedef struct strbuf {
+  char *s;
+  size_t len, cap;
+  int oom;
+} strbuf;
+
+struct gpublob {
+  int code;
+  strbuf msg;
+  strbuf warn;          /* the last call's warnings, one per line */
+  gpublob_stats stats;  /* the last call's figures */
+  pid_t helper;         /* the isolation helper, once started; 0 before */
+  pid_t helper_owner;   /* the process that started it: a forked copy of the host leaves it be */
+  int helper_ctl;       /* the socket jobs are handed to it by */
+  int helper_live;      /* its slot in the table of live processes */
+  pthread_mutex_t helper_mu; /* one job handed over at a time */
+};
+
+/* The LLVM state of a job (src/llvm.c): none of it in the cache front. */
+typedef struct llvm_state llvm_state;
+
+typedef struct workdir {
+  char dir[4096], in[4200], out[4200];
+  int live; /* its slot in the table of live directories */
+} workdir;
+
+typedef struct proc {
+  pid_t pid;  /* also its process group; 0 when not running */
+  int in_fd;  /* this end of its input channel; -1 when none or closed */
+  int out_fd; /* its stdout and stderr; -1 when closed */
+  int live;   /* its slot in the table of live processes */
+} proc;
+
+typedef struct toolrun { /* a blob tool in flight */
+  workdir w;
+  int made;            /* w.dir exists */
+  strbuf store, output; /* argv strings; the tool's stdout and stderr */
+  char **argv;
+  proc p;
+} toolrun;
+
+typedef struct provider provider; /* an in-process blob tool, loaded once per process */
+
+enum job_state { JOB_PENDING, JOB_DONE, JOB_FAILED, JOB_CANCELLED };
+enum { PH_LOAD, PH_LINK, PH_OPT, PH_EMIT, PH_TOOL, NPHASES };
+
+typedef struct job {
+  gpublob *g;       /* where its errors go: the caller's handle, or sink in a pool */
+  gpublob *host;    /* the caller's handle: its isolation helper */
+  gpublob sink;
+  const target_desc *t;
+  char target[64], want[64]; /* as planned: the target's name, one chip or "" */
+  char chip[64];             /* as resolved */
+  char triple[128];          /* what LLVM gets: the spec's, or the module's sub-architecture of it */
+  strbuf features;  /* what LLVM gets: spec default, then the caller's */
+  strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */
+  int format, opt;  /* a pack's member compiles as bin */
+  unsigned flags;
+  size_t peers;     /* jobs of the call for the same target (the provider's threshold) */
+  const gpublob_options *o; /* &opts */
+  gpublob_options opts;     /* the caller's, normalised, with this job's target */
+  const char *name;
+  const unsigned char *src; /* LLVM IR to parse (NUL at src[src_size]); NULL: mod is set */
+  size_t src_size;
+  llvm_state *llvm;   /* its LLVM context, module and target machine; NULL outside LLVM work */
+  strbuf diag; /* LLVM diagnostics of this job */
+  int diag_errors; /* of error severity: the job fails, whatever LLVM returned */
+  gpublob_blob out;
+  gpublob_blob asm_out; /* a pack's newest chip keeps its assembly */
+  int keep_asm;
+  char tool[4096];      /* the blob program, found before any compile work */
+  const char *tool_name; /* what makes the blob: program or provider name, "" */
+  char provider_path[4096]; /* the provider's library when it is the one to use */
+  const provider *prov;     /* loaded: the in-process provider in use */
+  toolrun run;
+  int state;
+  double ms[NPHASES];
+} job;
+
+#endif /* GPUBLOB_INTERNAL_H */

@@ -1,0 +1,75 @@
+/* src/ir_call.c: An LLVM IR call: from the plan through the pool to its outputs and the cache. */
+
+/* ---- the outputs: a job's blob, or a pack of several ---- */
+static int slot_output(plan *p, slot *s, gpublob_result *out) {
+  job *j = p->jobs[s->first];
+  gpublob_blob b = {0};
+  strbuf chips = {0};
+  for (size_t i = s->first; i < s->first + s->count; i++)
+    sb_addf(&chips, "%s%s", i > s->first ? "," : "", p->jobs[i]->chip);
+  double t = now_ms();
+  int rc = s->pack ? pack_run(p->jobs + s->first, s->count, s->pack_tool, &b) : GPUBLOB_OK;
+  p->g->stats.tool_ms += now_ms() - t;
+  if (rc) {
+    take_error(p->g, &j->sink);
+    p->failed = s->first; /* the pack's error names its first job's module */
+  } else {
+    if (!s->pack) b = j->out, memset(&j->out, 0, sizeof j->out);
+    if (chips.oom || result_add(out, j->t->name, sb_str(&chips),
+                                s->pack ? base_name(s->pack_tool) : j->tool_name, &b))
+      rc = set_error(p->g, GPUBLOB_NOMEM, "out of memory");
+  }
+  gpublob_blob_free(&b);
+  sb_free(&chips);
+  return rc;
+}
+
+static int plan_outputs(plan *p, gpublob_result *out) {
+  int rc = GPUBLOB_OK;
+  for (size_t i = 0; !rc && i < p->nslots; i++) rc = slot_output(p, &p->slots[i], out);
+  if (rc) gpublob_result_free(out);
+  return rc;
+}
+
+/* ---- LLVM IR: a call, from the plan through the pool to its outputs ---- */
+/* Job i's pack tool when a pack takes its blob, else NULL. */
+static const char *job_pack_tool(const plan *p, size_t i) {
+  for (size_t s = 0; s < p->nslots; s++)
+    if (i >= p->slots[s].first && i < p->slots[s].first + p->slots[s].count)
+      return p->slots[s].pack ? p->slots[s].pack_tool : NULL;
+  return NULL;
+}
+
+/* k1: k0 and what each resolved job depends on, digested before any compile work. */
+static void plan_entry_key(cache *c, const key128 *k0, plan *p) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  hash_bytes(&st, k0->b, sizeof k0->b);
+  for (size_t i = 0; i < p->njobs; i++) hash_job(c, &st, p->jobs[i], job_pack_tool(p, i));
+  p->entry_key = hash_key(&st);
+}
+
+static void cache_store_plan(cache *c, const key128 *k0, plan *p, const gpublob_result *res) {
+  int *packed = calloc(p->njobs ? p->njobs : 1, sizeof *packed);
+  for (size_t i = 0; packed && i < p->njobs; i++) packed[i] = job_pack_tool(p, i) != NULL;
+  if (packed) cache_store(c, k0, &p->entry_key, p->jobs, p->njobs, packed, res);
+  free(packed);
+}
+
+/* data holds a NUL at data[size]; every job parses it in its own context. */
+static int ir_compile(gpublob *g, const gpublob_options *opts, const unsigned char *data, size_t size,
+                      const char *name, cache *c, const key128 *k0, gpublob_result *out) {
+  plan p;
+  plan_begin(&p, g, opts, name);
+  int rc = plan_options(&p, 1);
+  for (size_t i = 0; !rc && i < p.njobs; i++) {
+    p.jobs[i]->src = data;
+    p.jobs[i]->src_size = size;
+  }
+  if (!rc && c) plan_entry_key(c, k0, &p);
+  if (!rc) rc = pool_run(&p, NULL, NULL);
+  if (!rc) rc = plan_outputs(&p, out);
+  if (!rc && c) cache_store_plan(c, k0, &p, out);
+  plan_end(&p);
+  return rc;
+}

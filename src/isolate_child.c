@@ -1,0 +1,83 @@
+/* src/isolate_child.c: Isolation: the child, which does one job's LLVM work and sends its output back. */
+
+/* ---- isolation: the child ---- */
+static int child_fd = -1; /* the child's job socket, for its fatal error handler */
+
+static void child_on_fatal(const char *reason) {
+  strbuf b = {.s = (char *)reason, .len = strlen(reason)};
+  put_record(child_fd, REC_FATAL, &b);
+  _exit(70);
+}
+
+typedef struct child_job {
+  job j;
+  strbuf env; /* the host's environment strings */
+  char **envp;
+  unsigned char *module;
+  size_t size;
+  int rc;
+} child_job;
+
+static void *child_work(void *arg) {
+  child_job *c = arg;
+  c->rc = job_llvm(&c->j);
+  return NULL;
+}
+
+static int child_environment(child_job *c, reader *r) {
+  uint64_t n = get_u64(r);
+  if (r->bad || n > 1000000) return -1;
+  c->envp = calloc(n + 1, sizeof *c->envp);
+  for (uint64_t i = 0; c->envp && i < n && !r->bad; i++) c->envp[i] = (char *)get_str(r);
+  if (!c->envp || r->bad) return -1;
+  environ = c->envp;
+  return 0;
+}
+
+/* The job the host sent, rebuilt: options resolved as the host resolved them. */
+static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
+  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len, 0};
+  const char *target = get_str(&r), *chip = get_str(&r), *features = get_str(&r);
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .features = features};
+  o.lib_dirs = get_str(&r);
+  o.tool_dirs = get_str(&r);
+  const char *name = get_str(&r);
+  o.opt = (int)get_u64(&r);
+  o.format = (int)get_u64(&r);
+  o.flags = (unsigned)get_u64(&r);
+  int keep_asm = (int)get_u64(&r);
+  const char *cwd = get_str(&r);
+  if (r.bad || !target || !chip || !cwd || child_environment(c, &r) || chdir(cwd)) return -1;
+  c->size = (size_t)get_u64(&r);
+  if (r.bad || (size_t)(r.end - r.p) != c->size) return -1;
+  o.target = target;
+  o.chip = chip;
+  job_begin(&c->j, g, &o, name);
+  c->j.src = r.p; /* the record ends in a NUL (strbuf) */
+  c->j.src_size = c->size;
+  int rc = resolve_options(&c->j);
+  c->j.keep_asm = keep_asm;
+  return rc;
+}
+
+/* A child's whole life: one job, its result, exit. */
+static void child_main(int fd) {
+  child_fd = fd;
+  LLVMResetFatalErrorHandler(); /* the host's, if any: LLVM allows only one */
+  LLVMInstallFatalErrorHandler(child_on_fatal);
+  gpublob g = {0};
+  child_job c = {0};
+  strbuf rec = {0}, out = {0};
+  char kind;
+  if (get_record(fd, &kind, &rec) || kind != REC_JOB) _exit(71);
+  c.rc = child_read_job(&c, &g, &rec);
+  if (c.rc < 0) _exit(72);
+  pthread_t t;
+  if (!c.rc) {
+    if (thread_start(&t, GPUBLOB_PARSE_STACK, child_work, &c)) child_work(&c);
+    else pthread_join(t, NULL);
+  }
+  put_result(&out, c.rc, &c.j);
+  put_u64(&out, XXH3_64bits(out.s, out.len)); /* a record cut short is never taken for one */
+  _exit(out.oom || put_record(fd, REC_RESULT, &out) ? 73 : 0);
+}

@@ -1,0 +1,243 @@
+/* src/isolate_helper.c: Isolation: the helper, a single-threaded process that forks a child per job. */
+
+/* ---- isolation: the helper ---- */
+/* A descriptor over a Unix socket (SCM_RIGHTS), with one byte to carry it. */
+static int send_fd(int sock, int fd) {
+  char byte = 'j';
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } u;
+  memset(&u, 0, sizeof u);
+  struct iovec io = {&byte, 1};
+  struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  ssize_t r;
+  while ((r = sendmsg(sock, &m, MSG_NOSIGNAL)) < 0 && errno == EINTR) {}
+  return r == 1 ? 0 : -1;
+}
+
+typedef struct helper_child {
+  pid_t pid;
+  int fd, pidfd;
+  int err; /* its stderr, a memfd: what LLVM printed before it died ("out of memory") */
+} helper_child;
+
+/* A message on the control socket: a job's socket (kind 'j', with the descriptor),
+** or how many jobs a call will hand over (kind 'n').  -1 when the host closed it. */
+typedef struct helper_msg {
+  char kind;
+  int fd;
+  uint32_t count;
+} helper_msg;
+
+static int helper_receive(int ctl, helper_msg *msg) {
+  char buf[1 + sizeof(uint32_t)];
+  union {
+    struct cmsghdr h;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } u;
+  struct iovec io = {buf, sizeof buf};
+  struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
+  ssize_t r;
+  while ((r = recvmsg(ctl, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {}
+  if (r <= 0) return -1;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  *msg = (helper_msg){buf[0], -1, 0};
+  if (c && c->cmsg_type == SCM_RIGHTS) memcpy(&msg->fd, CMSG_DATA(c), sizeof msg->fd);
+  if (r == (ssize_t)sizeof buf) memcpy(&msg->count, buf + 1, sizeof msg->count);
+  return 0;
+}
+
+/* A child forked ahead of its job (a spare), so a job's fork is off its critical
+** path: it waits on its channel for the job's socket, then runs the job. */
+typedef struct spare {
+  pid_t pid; /* 0: none */
+  int chan, err;
+} spare;
+
+static void close_kids(helper_child *kids, size_t n) {
+  for (size_t i = 0; i < n; i++) close(kids[i].fd), close(kids[i].pidfd), close(kids[i].err);
+}
+
+static void spare_fork(int ctl, spare *s, helper_child *kids, size_t n) {
+  int sv[2];
+  *s = (spare){0, -1, -1};
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) return;
+  int err = memfd_create("gpublob-job-stderr", MFD_CLOEXEC);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(ctl);
+    close(sv[0]);
+    close_kids(kids, n);
+    if (err >= 0) dup2(err, 2); /* the host's stderr gets one message, the host's */
+    helper_msg msg;
+    if (helper_receive(sv[1], &msg) || msg.fd < 0) _exit(0); /* no job: the helper ended */
+    close(sv[1]);
+    child_main(msg.fd);
+  }
+  close(sv[1]);
+  if (pid < 0) {
+    close(sv[0]);
+    if (err >= 0) close(err);
+    return;
+  }
+  *s = (spare){pid, sv[0], err};
+}
+
+static void spare_drop(spare *s) {
+  if (s->pid) {
+    kill(s->pid, SIGKILL);
+    waitpid(s->pid, NULL, 0);
+    close(s->chan);
+    if (s->err >= 0) close(s->err);
+  }
+  *s = (spare){0, -1, -1};
+}
+
+/* The job's socket to the spare, which becomes a child like any other. */
+static int spare_take(spare *s, int fd, helper_child **kids, size_t *n) {
+  helper_child *more = s->pid ? realloc(*kids, (*n + 1) * sizeof **kids) : NULL;
+  if (!more || send_fd(s->chan, fd)) return -1;
+  *kids = more;
+  (*kids)[(*n)++] = (helper_child){s->pid, fd, pidfd_of(s->pid), s->err};
+  close(s->chan);
+  *s = (spare){0, -1, -1};
+  return 0;
+}
+
+/* The first 4 KiB the child wrote to its stderr. */
+static void child_stderr(int err, strbuf *b) {
+  char buf[4096];
+  ssize_t r = err >= 0 ? pread(err, buf, sizeof buf, 0) : -1;
+  if (r > 0) sb_addn(b, buf, (size_t)r);
+}
+
+/* The exit status of each child that ended goes to the host after its result. */
+static void helper_reap(helper_child *kids, size_t *n) {
+  for (size_t i = 0; i < *n;) {
+    int status;
+    pid_t r = waitpid(kids[i].pid, &status, WNOHANG);
+    if (r == 0 || (r < 0 && errno == EINTR)) {
+      i++;
+      continue;
+    }
+    strbuf b = {0};
+    put_u64(&b, r > 0 ? (uint64_t)(unsigned)status : UINT64_MAX);
+    child_stderr(kids[i].err, &b);
+    put_record(kids[i].fd, REC_EXIT, &b);
+    sb_free(&b);
+    close(kids[i].fd);
+    if (kids[i].pidfd >= 0) close(kids[i].pidfd);
+    if (kids[i].err >= 0) close(kids[i].err);
+    kids[i] = kids[--*n];
+  }
+}
+
+/* A spare is kept ready while the call that said how many jobs it has still has
+** some to hand over: a lone job's fork then costs it nothing, and no process is
+** made for a job that will not come. */
+static void helper_main(int ctl) {
+  helper_child *kids = NULL;
+  size_t n = 0;
+  uint32_t expected = 0;
+  spare next = {0, -1, -1};
+  for (;;) {
+    struct pollfd *fds = calloc(n + 1, sizeof *fds);
+    int all_pidfds = 1;
+    if (!fds) _exit(1);
+    fds[0] = (struct pollfd){ctl, POLLIN, 0};
+    for (size_t i = 0; i < n; i++) {
+      fds[i + 1] = (struct pollfd){kids[i].pidfd, POLLIN, 0};
+      all_pidfds &= kids[i].pidfd >= 0;
+    }
+    poll(fds, n + 1, all_pidfds ? -1 : 20);
+    int ready = fds[0].revents != 0;
+    free(fds);
+    helper_msg msg = {0, -1, 0};
+    if (ready && helper_receive(ctl, &msg)) { /* the host is gone or closed us: so are its jobs */
+      kill(0, SIGKILL);
+      _exit(0);
+    }
+    if (msg.kind == 'n') expected = msg.count;
+    if (msg.fd >= 0) {
+      expected -= expected > 0;
+      if (spare_take(&next, msg.fd, &kids, &n)) { /* none ready, or it died: one now */
+        spare_drop(&next);
+        spare_fork(ctl, &next, kids, n);
+        if (spare_take(&next, msg.fd, &kids, &n)) close(msg.fd); /* the host sees EOF: its job failed */
+      }
+    }
+    helper_reap(kids, &n);
+    if (expected && !next.pid) spare_fork(ctl, &next, kids, n); /* the next job's */
+  }
+}
+
+/* In the helper, just forked: its own process group, every signal at its default
+** (a host's crash handler must not run here), no descriptor of the host's. */
+static void helper_enter(int ctl) {
+  int high = fcntl(ctl, F_DUPFD, 10); /* the socket may be fd 0 or 1 in a host that closed them */
+  if (high < 0) _exit(1);
+  ctl = high;
+  setpgid(0, 0);
+  for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  int null = open("/dev/null", O_RDWR);
+  if (null < 0) _exit(1);
+  dup2(null, 0);
+  dup2(null, 1);
+  dup2(ctl, 3);
+  if (syscall(SYS_close_range, 4, ~0U, 0)) /* a kernel before close_range (5.9) */
+    for (int fd = 4; fd < 4096; fd++) close(fd);
+  helper_main(3);
+}
+
+static int helper_alive(gpublob *g) {
+  return g->helper > 0 && g->helper_owner == getpid() && !proc_exited(g->helper);
+}
+
+/* Its socket closed; killed with its group and reaped, unless this process is a
+** fork of the one that started it (that one's helper is not this one's to end). */
+static void helper_stop(gpublob *g) {
+  if (g->helper <= 0) return;
+  close(g->helper_ctl);
+  if (g->helper_owner == getpid()) {
+    kill(-g->helper, SIGKILL); /* the helper and any child of a job in flight */
+    live_pid_remove(g->helper_live);
+    while (waitpid(g->helper, NULL, 0) < 0 && errno == EINTR) {}
+  }
+  g->helper = 0;
+  g->helper_live = -1;
+}
+
+int gpublob_helper_start(gpublob *g) {
+  if (!g) return GPUBLOB_MISUSE;
+  if (helper_alive(g)) return GPUBLOB_OK;
+  helper_stop(g); /* one that died */
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+    return set_error(g, GPUBLOB_TOOL, "cannot make the isolation helper's socket: %s", strerror(errno));
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(sv[0]);
+    helper_enter(sv[1]);
+  }
+  close(sv[1]);
+  if (pid < 0) {
+    close(sv[0]);
+    return set_error(g, GPUBLOB_TOOL, "cannot fork the isolation helper: %s", strerror(errno));
+  }
+  setpgid(pid, pid); /* as the helper does: no window where a kill of its group misses */
+  g->helper = pid;
+  g->helper_owner = getpid();
+  g->helper_ctl = sv[0];
+  g->helper_live = live_pid_add(pid);
+  return GPUBLOB_OK;
+}

@@ -1,0 +1,79 @@
+/* src/isolate_wire.c: Isolation's wire: records over a socket between the host, the helper and a child. */
+
+/* ---- isolation: a job's LLVM work in a child process ---- */
+/* A helper process per handle, forked from the calling thread before a call starts
+** threads; single-threaded, it forks a child per job, so each fork is safe.  The
+** host hands it a socket per job (SCM_RIGHTS); the child reads the job from it,
+** runs job_llvm on a thread with a large stack, and writes back the backend's
+** output; the helper then writes the child's exit status.  An LLVM fatal error
+** in the child writes its reason first.  Records: a kind byte, a u64 length, the
+** payload. */
+enum { REC_JOB = 'J', REC_RESULT = 'R', REC_FATAL = 'F', REC_EXIT = 'X' };
+
+static int put_record(int fd, char kind, const strbuf *payload) {
+  unsigned char head[9] = {(unsigned char)kind};
+  uint64_t n = payload ? payload->len : 0;
+  memcpy(head + 1, &n, sizeof n);
+  return write_all_fd(fd, head, sizeof head) || (n && write_all_fd(fd, payload->s, payload->len)) ? -1 : 0;
+}
+
+static int read_exact(int fd, void *p, size_t n) {
+  unsigned char *q = p;
+  while (n) {
+    ssize_t r = read(fd, q, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    q += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+/* The next record; its payload into out (reset first).  -1 at EOF or on error. */
+static int get_record(int fd, char *kind, strbuf *out) {
+  unsigned char head[9];
+  uint64_t n;
+  sb_reset(out);
+  if (read_exact(fd, head, sizeof head)) return -1;
+  memcpy(&n, head + 1, sizeof n);
+  if (n > (1ULL << 40)) return -1;
+  *kind = (char)head[0];
+  char buf[65536];
+  while (n) {
+    size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
+    if (read_exact(fd, buf, k)) return -1;
+    sb_addn(out, buf, k);
+    n -= k;
+  }
+  return out->oom ? -1 : 0;
+}
+
+/* The job as the child rebuilds it: its options, resolved again there as here,
+** the environment and directory it searches from, and the module's bytes. */
+static void put_job(strbuf *b, const job *j, const void *module, size_t size) {
+  const gpublob_options *o = &j->opts;
+  const char *const strs[] = {j->t->name, j->chip, o->features, o->lib_dirs, o->tool_dirs, j->name};
+  for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) put_str(b, strs[i]);
+  put_u64(b, (uint64_t)o->opt);
+  put_u64(b, (uint64_t)o->format);
+  put_u64(b, o->flags);
+  put_u64(b, (uint64_t)j->keep_asm);
+  char *cwd = getcwd(NULL, 0);
+  put_str(b, cwd ? cwd : "/");
+  free(cwd);
+  size_t n = 0;
+  while (environ[n]) n++;
+  put_u64(b, n);
+  for (size_t i = 0; i < n; i++) put_str(b, environ[i]);
+  put_u64(b, size);
+  sb_addn(b, module, size);
+}
+
+static void put_result(strbuf *b, int rc, const job *j) {
+  put_u64(b, (uint64_t)rc);
+  put_str(b, gpublob_error_message(j->g));
+  put_str(b, sb_str(&j->g->warn));
+  put_blob(b, &j->out);
+  put_blob(b, &j->asm_out);
+  for (int i = 0; i < NPHASES; i++) sb_addn(b, (const char *)&j->ms[i], sizeof j->ms[i]);
+}

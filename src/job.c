@@ -1,0 +1,97 @@
+/* src/job.c: A job, start to end, on whichever thread the pool gives it: the module checked,
+** linked, optimised and emitted, then the blob tool and the blob's check. */
+
+/* ---- a job, start to end, on whichever thread the pool gives it ---- */
+static int emit_output(job *j) {
+  if (j->format == GPUBLOB_FORMAT_LLVM) return emit_bitcode(j);
+  if (j->format == GPUBLOB_FORMAT_ASM) return emit(j, 1);
+  int rc = emit(j, j->t->emit == EMIT_asm);
+  if (rc || !j->keep_asm) return rc;
+  j->asm_out.data = malloc(j->out.size + 1);
+  if (!j->asm_out.data) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  memcpy(j->asm_out.data, j->out.data, j->out.size + 1);
+  j->asm_out.size = j->out.size;
+  j->asm_out.suffix = j->t->suffix_asm;
+  return GPUBLOB_OK;
+}
+
+/* What the module asks of the job's target, checked before LLVM's backend sees it:
+** each of these would otherwise abort the process or give a wrong blob. */
+/* Inline asm is parsed by a backend that emits objects (the spec's emit = obj),
+** even for its assembly output: one without an assembly parser (the spec's
+** asm_parser; SPIR-V's) aborts on it.  A backend that emits assembly (PTX) passes
+** it through as text. */
+static int check_inline_asm(job *j) {
+  if (!strcmp(j->t->asm_parser, "yes") || j->format == GPUBLOB_FORMAT_LLVM || j->t->emit != EMIT_obj)
+    return GPUBLOB_OK;
+  size_t n = 0;
+  LLVMGetModuleInlineAsm(j->llvm->mod, &n);
+  int calls = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f && !calls && !n; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b && !calls; b = LLVMGetNextBasicBlock(b))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i && !calls; i = LLVMGetNextInstruction(i))
+        calls = LLVMIsACallInst(i) && LLVMIsAInlineAsm(LLVMGetCalledValue(i));
+  if (!n && !calls) return GPUBLOB_OK;
+  return set_error(j->g, GPUBLOB_TARGET, "%s: holds %s, which target %s cannot assemble (its backend has "
+                   "no assembly parser)", j->name,
+                   n ? "module-level inline asm" : "inline asm", j->t->name);
+}
+
+static int check_module(job *j) {
+  int rc = check_inline_asm(j);
+  if (!rc) rc = check_intrinsics(j);
+  if (!rc) rc = check_entries(j);
+  if (!rc) rc = check_symbols(j);
+  if (!rc) rc = check_pins(j);
+  return rc;
+}
+
+/* Parse (LLVM IR; MLIR's translation gave the module already) through emission:
+** the job's LLVM work, the part an isolated job does in a child process.  The
+** triple and data layout are set before verification (LLVM's verifier needs them). */
+static int job_llvm(job *j) {
+  int rc = j->src ? parse_module(j, j->src, j->src_size) : GPUBLOB_OK;
+  if (!rc) rc = check_triple(j);
+  if (!rc) rc = make_target_machine(j);
+  if (!rc) rc = verify_module(j);
+  if (!rc) rc = check_module(j);
+  if (!rc) add_module_flags(j);
+  if (!rc) rc = link_device_libs(j);
+  if (!rc) keep_entries(j);
+  if (!rc) rc = optimise(j);
+  if (!rc) rc = diag_failed(j, "optimisation");
+  if (!rc) rc = emit_output(j);
+  if (!rc) rc = diag_failed(j, "code generation");
+  return rc;
+}
+
+static int isolate_job(job *j);
+
+/* A job start to end.  The blob tool starts first when it can overlap the compile.
+** The job's LLVM objects go as soon as it ends; its blob stays.  Its phase times
+** hold only LLVM's own work and the blob tool's: what is left of a call's wall
+** time is gpublob's overhead. */
+static int job_run(job *j) {
+  double t = now_ms();
+  int rc = tool_early(j) ? tool_start(j) : GPUBLOB_OK;
+  j->ms[PH_TOOL] += now_ms() - t;
+  if (!rc) rc = j->flags & GPUBLOB_FLAG_ISOLATE ? isolate_job(j) : job_llvm(j);
+  t = now_ms();
+  if (!rc) rc = run_blob_tool(j);
+  if (!rc) rc = check_blob(j);
+  j->ms[PH_TOOL] += now_ms() - t;
+  j->state = rc ? JOB_FAILED : JOB_DONE;
+  job_release_llvm(j);
+  return rc;
+}
+
+/* A thread with a stack of size bytes (a smaller one if that cannot be had). */
+static int thread_start(pthread_t *t, size_t size, void *(*fn)(void *), void *arg) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  int rc = pthread_attr_setstacksize(&attr, size);
+  if (!rc) rc = pthread_create(t, &attr, fn, arg);
+  if (rc) pthread_attr_setstacksize(&attr, 16u << 20), rc = pthread_create(t, &attr, fn, arg);
+  pthread_attr_destroy(&attr);
+  return rc;
+}

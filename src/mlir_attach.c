@@ -1,0 +1,52 @@
+/* src/mlir_attach.c: MLIR: attaching the blobs, once every one of them is made. */
+
+/* ---- MLIR: attaching the blobs, once every one of them is made ---- */
+static uint32_t object_format(int format) { /* gpu::CompilationTarget */
+  return format == GPUBLOB_FORMAT_LLVM ? 1 : format == GPUBLOB_FORMAT_ASM ? 2
+         : format == GPUBLOB_FORMAT_FATBIN ? 4 : 3;
+}
+
+static MlirStringRef blob_ref(const mitem *it) {
+  return mlirStringRefCreate((const char *)it->blob.data, it->blob.size);
+}
+
+static void attach_legacy(mjob *m) {
+  for (size_t i = 0; i < m->nitems; i++) {
+    mitem *it = &m->items[i];
+    mlirOperationSetAttributeByName(it->gm, cref(it->t->attribute),
+                                    mlirStringAttrGet(m->ctx, blob_ref(it)));
+  }
+}
+
+/* gpu.binary @name <handler> [objects], where it replaces the gpu.module. */
+static void replace_by_binary(mjob *m, MlirOperation gm, MlirAttribute *objects, intptr_t n) {
+  MlirAttribute handler = mlirOperationGetAttributeByName(gm, cref("offloadingHandler"));
+  if (mlirAttributeIsNull(handler)) handler = mlirAttributeParseGet(m->ctx, cref("#gpu.select_object<0>"));
+  MlirNamedAttribute attrs[3] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("sym_name")),
+                            mlirOperationGetAttributeByName(gm, cref("sym_name"))),
+      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("offloadingHandler")), handler),
+      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("objects")),
+                            mlirArrayAttrGet(m->ctx, n, objects))};
+  MlirOperationState st = mlirOperationStateGet(cref("gpu.binary"), mlirOperationGetLocation(gm));
+  mlirOperationStateAddAttributes(&st, 3, attrs);
+  MlirOperation bin = mlirOperationCreate(&st);
+  mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(gm), gm, bin);
+  mlirOperationDestroy(gm);
+}
+
+static int attach_binary(mjob *m) {
+  MlirAttribute *objects = malloc((m->nitems ? m->nitems : 1) * sizeof *objects);
+  if (!objects) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  int format = m->o.format ? m->o.format : GPUBLOB_FORMAT_BIN;
+  for (size_t g = 0; g < m->ngms; g++) {
+    intptr_t n = 0;
+    for (size_t i = 0; i < m->nitems; i++)
+      if (mlirOperationEqual(m->items[i].gm, m->gms[g]))
+        objects[n++] = mlirGPUObjectAttrGet(m->ctx, m->items[i].attr, object_format(format),
+                                            blob_ref(&m->items[i]), (MlirAttribute){NULL});
+    replace_by_binary(m, m->gms[g], objects, n);
+  }
+  free(objects);
+  return GPUBLOB_OK;
+}

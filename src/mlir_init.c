@@ -1,0 +1,66 @@
+/* src/mlir_init.c: MLIR: its C API, one-time registration, a context per call, diagnostics
+** captured into the handle. */
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/Diagnostics.h>
+#include <mlir-c/Dialect/GPU.h>
+#include <mlir-c/IR.h>
+#include <mlir-c/Pass.h>
+#include <mlir-c/RegisterEverything.h>
+#include <mlir-c/Support.h>
+#include <mlir-c/Target/LLVMIR.h>
+
+/* ---- MLIR: one-time registration, a context per call, diagnostics captured ---- */
+static pthread_once_t mlir_once = PTHREAD_ONCE_INIT, passes_once = PTHREAD_ONCE_INIT;
+static MlirDialectRegistry mlir_registry;
+
+/* Every dialect and its extensions (convert-gpu-to-nvvm lowers arith, memref and
+** the like through interfaces the extensions add). */
+static void mlir_init(void) {
+  mlir_registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(mlir_registry);
+}
+
+/* Every pass, for pipeline strings: 1.5 ms, spent only when something is lowered. */
+static void passes_init(void) { mlirRegisterAllPasses(); }
+
+typedef struct span {
+  const char *s;
+  size_t n;
+} span;
+
+static span sref(MlirStringRef r) { return (span){r.data, r.length}; }
+
+static MlirStringRef cref(const char *s) { return mlirStringRefCreateFromCString(s); }
+
+static void append_ref(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
+
+/* file:line:col when the location has one, else MLIR's own form of it. */
+static void add_location(strbuf *b, MlirLocation loc) {
+  if (mlirLocationIsAFileLineColRange(loc)) {
+    span f = sref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
+    sb_addf(b, "%.*s:%d:%d", (int)f.n, f.s, mlirLocationFileLineColRangeGetStartLine(loc),
+            mlirLocationFileLineColRangeGetStartColumn(loc));
+  } else {
+    mlirLocationPrint(loc, append_ref, b);
+  }
+}
+
+/* MLIR's "see current operation" notes print a whole function: they are left out. */
+static MlirLogicalResult on_mlir_diagnostic(MlirDiagnostic d, void *arg) {
+  static const char *const sev[] = {"error", "warning", "note", "remark"};
+  strbuf *b = arg, text = {0};
+  MlirDiagnosticSeverity s = mlirDiagnosticGetSeverity(d);
+  mlirDiagnosticPrint(d, append_ref, &text);
+  int skip = s == MlirDiagnosticRemark || !strncmp(sb_str(&text), "see current operation", 21);
+  if (!skip) {
+    if (b->len) sb_add(b, "\n");
+    add_location(b, mlirDiagnosticGetLocation(d));
+    sb_addf(b, ": %s: %s", sev[s], sb_str(&text));
+  }
+  sb_free(&text);
+  if (skip) return mlirLogicalResultSuccess();
+  for (intptr_t i = 0; i < mlirDiagnosticGetNumNotes(d); i++)
+    on_mlir_diagnostic(mlirDiagnosticGetNote(d, i), arg);
+  return mlirLogicalResultSuccess();
+}

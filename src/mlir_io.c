@@ -1,0 +1,102 @@
+/* src/mlir_io.c: MLIR: text or bytecode in, the whole module out. */
+
+/* ---- MLIR: text or bytecode in, the whole module out ---- */
+static int looks_like_mlir_bytecode(const void *p, size_t n) {
+  return n >= 4 && !memcmp(p, "ML\xefR", 4);
+}
+
+/* A location without a file name (what mlirModuleCreateParse gives) gets name. */
+static MlirLocation named_location(MlirContext ctx, MlirLocation loc, const char *name) {
+  if (!mlirLocationIsAFileLineColRange(loc) ||
+      mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)).length)
+    return loc;
+  return mlirLocationFileLineColRangeGet(ctx, cref(name), (unsigned)mlirLocationFileLineColRangeGetStartLine(loc),
+                                         (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc),
+                                         (unsigned)mlirLocationFileLineColRangeGetEndLine(loc),
+                                         (unsigned)mlirLocationFileLineColRangeGetEndColumn(loc));
+}
+
+static MlirWalkResult name_locations(MlirOperation op, void *arg) {
+  const char *name = arg;
+  MlirContext ctx = mlirOperationGetContext(op);
+  mlirOperationSetLocation(op, named_location(ctx, mlirOperationGetLocation(op), name));
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r)); !mlirBlockIsNull(b);
+         b = mlirBlockGetNextInRegion(b))
+      for (intptr_t a = 0; a < mlirBlockGetNumArguments(b); a++) {
+        MlirValue v = mlirBlockGetArgument(b, a);
+        mlirBlockArgumentSetLocation(v, named_location(ctx, mlirValueGetLocation(v), name));
+      }
+  return MlirWalkResultAdvance;
+}
+
+/* Text of several top-level operations (or none) goes into a module, as mlir-opt
+** puts it; the parser that does so names no file, so its locations get name. */
+static MlirOperation parse_wrapped(MlirContext ctx, strbuf *diag, const void *data, size_t size,
+                                   const char *name) {
+  sb_reset(diag);
+  MlirModule mod = mlirModuleCreateParse(ctx, mlirStringRefCreate(data, size));
+  if (mlirModuleIsNull(mod)) return (MlirOperation){NULL};
+  MlirOperation top = mlirModuleGetOperation(mod);
+  mlirOperationWalk(top, name_locations, (void *)name, MlirWalkPreOrder);
+  return top;
+}
+
+static MlirOperation parse_mlir(gpublob *g, MlirContext ctx, strbuf *diag, const void *data,
+                                size_t size, const char *name) {
+  MlirOperation top = mlirOperationCreateParse(ctx, mlirStringRefCreate(data, size), cref(name));
+  int bc = looks_like_mlir_bytecode(data, size);
+  if (mlirOperationIsNull(top) && !bc && strstr(sb_str(diag), "source must contain a single top-level operation"))
+    top = parse_wrapped(ctx, diag, data, size, name);
+  if (mlirOperationIsNull(top)) {
+    set_error(g, bc ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse or verify the MLIR %s", name,
+              bc ? "bytecode" : "text");
+    add_detail(g, sb_str(diag));
+  }
+  return top;
+}
+
+static void append_bytes(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
+
+static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out) {
+  strbuf text = {0};
+  int bc = (flags & GPUBLOB_FLAG_MLIR_BYTECODE) != 0;
+  if (bc) {
+    mlirOperationWriteBytecode(top, append_bytes, &text);
+  } else {
+    mlirOperationPrint(top, append_bytes, &text);
+    sb_add(&text, "\n");
+  }
+  if (text.oom) {
+    sb_free(&text);
+    return set_error(g, GPUBLOB_NOMEM, "out of memory");
+  }
+  out->data = (unsigned char *)text.s;
+  out->size = text.len;
+  out->suffix = bc ? ".mlirbc" : ".mlir";
+  return GPUBLOB_OK;
+}
+
+static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
+                        const char *name, mlir_out *out) {
+  double t = now_ms();
+  pthread_once(&mlir_once, mlir_init);
+  MlirContext ctx = mlirContextCreateWithRegistry(mlir_registry, false);
+  strbuf diag = {0};
+  MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(ctx, on_mlir_diagnostic, &diag, NULL);
+  MlirOperation top = parse_mlir(g, ctx, &diag, data, size, name);
+  mlirContextDetachDiagnosticHandler(ctx, h);
+  if (!mlirOperationIsNull(top) && !op_is(top, "builtin.module")) { /* a bare gpu.module */
+    MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(top));
+    mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), top);
+    top = mlirModuleGetOperation(wrap);
+  }
+  sb_free(&diag);
+  double parse_ms = now_ms() - t;
+  int rc = mlirOperationIsNull(top) ? g->code : serialize_in(g, opts, top, name, 1, out);
+  t = now_ms(); /* MLIR's own teardown: counted with loading, as LLVM's is */
+  if (!mlirOperationIsNull(top)) mlirOperationDestroy(top);
+  mlirContextDestroy(ctx);
+  g->stats.load_ms += parse_ms + now_ms() - t;
+  return rc;
+}

@@ -1,0 +1,96 @@
+/* src/mlir_lower.c: MLIR: lowering a copy of a gpu.module whose body is not in the llvm dialect yet. */
+
+/* ---- MLIR: lowering a copy of a gpu.module that is not in the llvm dialect yet ---- */
+static MlirWalkResult find_unlowered(MlirOperation op, void *arg) {
+  const char **dialects = arg;
+  span n = sref(mlirIdentifierStr(mlirOperationGetName(op)));
+  const char *dot = memchr(n.s, '.', n.n);
+  size_t dn = dot ? (size_t)(dot - n.s) : n.n;
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)dn, n.s);
+  if (op_is(op, "gpu.module") || list_has(dialects[0], name)) return MlirWalkResultAdvance;
+  dialects[1] = "";
+  return MlirWalkResultInterrupt;
+}
+
+static int is_lowered(const mitem *it) {
+  const char *state[2] = {it->t->mlir_dialects, NULL};
+  mlirOperationWalk(it->gm, find_unlowered, state, MlirWalkPreOrder);
+  return state[1] == NULL;
+}
+
+/* Another item of the same gpu.module and pipeline may have lowered it already. */
+static int reuse_lowered(mjob *m, mitem *it) {
+  for (mitem *p = m->items; p < it; p++)
+    if (p->lowered.ptr && mlirOperationEqual(p->gm, it->gm) &&
+        !strcmp(sb_str(&p->pipeline), sb_str(&it->pipeline))) {
+      it->lowered = p->lowered;
+      return 1;
+    }
+  return 0;
+}
+
+static void pipeline_error(MlirStringRef r, void *arg) { sb_addn(arg, r.data, r.length); }
+
+static int add_lowering(mjob *m, mitem *it, MlirPassManager pm) {
+  pthread_once(&passes_once, passes_init);
+  const char *p = sb_str(&it->pipeline);
+  strbuf err = {0};
+  MlirLogicalResult r;
+  if (!strncmp(p, "builtin.module(", 15))
+    r = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm), cref(p), pipeline_error, &err);
+  else
+    r = mlirOpPassManagerAddPipeline(mlirPassManagerGetNestedUnder(pm, cref("gpu.module")), cref(p),
+                                     pipeline_error, &err);
+  int rc = mlirLogicalResultIsFailure(r)
+               ? item_error(m, it, GPUBLOB_OPTION, "%s: invalid lowering pipeline: %s",
+                            err.len ? sb_str(&err) : p)
+               : GPUBLOB_OK;
+  sb_free(&err);
+  return rc;
+}
+
+static int run_lowering(mjob *m, mitem *it, MlirModule wrap) {
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(m->ctx, cref("builtin.module"));
+  int rc = add_lowering(m, it, pm);
+  sb_reset(&m->diag);
+  if (!rc && mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, mlirModuleGetOperation(wrap)))) {
+    item_error(m, it, GPUBLOB_LOWER, "%s: the lowering pipeline failed (%s)", sb_str(&it->pipeline));
+    add_detail(m->g, sb_str(&m->diag));
+    rc = GPUBLOB_LOWER;
+  }
+  mlirPassManagerDestroy(pm);
+  return rc;
+}
+
+/* Every item works on a copy, alone in a builtin.module (the lowering passes look
+** at the parent, and translation may edit what it translates), lowered if need be. */
+static int lower_item(mjob *m, mitem *it) {
+  if (it->lowered.ptr || reuse_lowered(m, it)) return GPUBLOB_OK;
+  MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(it->gm));
+  mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), mlirOperationClone(it->gm));
+  int rc = it->pipeline.len && !is_lowered(it) ? run_lowering(m, it, wrap) : GPUBLOB_OK;
+  if (rc) {
+    mlirModuleDestroy(wrap);
+    return rc;
+  }
+  it->lowered = mlirModuleGetOperation(wrap);
+  it->owns_lowered = 1;
+  return GPUBLOB_OK;
+}
+
+/* The gpu.module to translate: the one in the item's copy (a whole-module
+** pipeline may have moved or removed it). */
+static MlirWalkResult first_gpu_module(MlirOperation op, void *arg) {
+  if (!op_is(op, "gpu.module")) return MlirWalkResultAdvance;
+  *(MlirOperation *)arg = op;
+  return MlirWalkResultInterrupt;
+}
+
+static int item_source(mjob *m, const mitem *it, MlirOperation *out) {
+  *out = (MlirOperation){NULL};
+  mlirOperationWalk(it->lowered, first_gpu_module, out, MlirWalkPreOrder);
+  if (out->ptr) return GPUBLOB_OK;
+  return item_error(m, (mitem *)it, GPUBLOB_LOWER, "%s: no gpu.module left after the pipeline %s",
+                    sb_str(&it->pipeline));
+}

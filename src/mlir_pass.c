@@ -1,0 +1,105 @@
+/* src/mlir_pass.c: MLIR: the external pass (gpublob-serialize). */
+
+/* ---- MLIR: the external pass ---- */
+typedef struct pass_state {
+  gpublob_options o; /* strings and the target list live in store */
+  char *store;
+} pass_state;
+
+static size_t strsize(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+static const char *copy_into(char **p, const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  memcpy(*p, s, n);
+  *p += n;
+  return *p - n;
+}
+
+/* One allocation holds the options' strings and target list. */
+static pass_state *pass_state_new(const gpublob_options *opts) {
+  pass_state *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  options_normalise(opts, &s->o);
+  gpublob_options *o = &s->o;
+  if ((o->ntargets && !o->targets) || o->ntargets > 4096) {
+    free(s);
+    return NULL;
+  }
+  size_t n = o->ntargets * sizeof(gpublob_target_choice) + strsize(o->target) + strsize(o->chip) +
+             strsize(o->features) + strsize(o->tool) + strsize(o->tool_dirs) +
+             strsize(o->lib_dirs) + strsize(o->pipeline);
+  for (size_t i = 0; o->targets && i < o->ntargets; i++)
+    n += strsize(o->targets[i].target) + strsize(o->targets[i].chip) + strsize(o->targets[i].features);
+  char *p = s->store = malloc(n ? n : 1);
+  if (!p) {
+    free(s);
+    return NULL;
+  }
+  gpublob_target_choice *list = (gpublob_target_choice *)p;
+  p += o->ntargets * sizeof *list;
+  for (size_t i = 0; o->targets && i < o->ntargets; i++)
+    list[i] = (gpublob_target_choice){copy_into(&p, o->targets[i].target),
+                                      copy_into(&p, o->targets[i].chip),
+                                      copy_into(&p, o->targets[i].features)};
+  o->targets = o->ntargets ? list : NULL;
+  o->target = copy_into(&p, o->target);
+  o->chip = copy_into(&p, o->chip);
+  o->features = copy_into(&p, o->features);
+  o->tool = copy_into(&p, o->tool);
+  o->tool_dirs = copy_into(&p, o->tool_dirs);
+  o->lib_dirs = copy_into(&p, o->lib_dirs);
+  o->pipeline = copy_into(&p, o->pipeline);
+  return s;
+}
+
+static const char *location_file(MlirOperation op, char *buf, size_t size) {
+  MlirLocation loc = mlirOperationGetLocation(op);
+  if (!mlirLocationIsAFileLineColRange(loc)) return "<module>";
+  span f = sref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
+  snprintf(buf, size, "%.*s", (int)f.n, f.s);
+  return buf;
+}
+
+static void pass_construct(void *arg) { (void)arg; }
+
+static void pass_destruct(void *arg) {
+  pass_state *s = arg;
+  free(s->store);
+  free(s);
+}
+
+static void *pass_clone(void *arg) { return pass_state_new(&((pass_state *)arg)->o); }
+
+/* The dialects are the pass's dependent dialects (loaded by MLIR before it runs);
+** the LLVM IR translations are registered here, once per pass manager run. */
+static MlirLogicalResult pass_initialize(MlirContext ctx, void *arg) {
+  (void)arg;
+  mlirRegisterAllLLVMTranslations(ctx);
+  return mlirLogicalResultSuccess();
+}
+
+static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
+  pass_state *s = arg;
+  gpublob *g = NULL;
+  int rc = s ? gpublob_open(&g) : GPUBLOB_NOMEM; /* a clone that ran out of memory */
+  char name[4096];
+  if (!rc) rc = serialize_on_parse_stack(g, &s->o, op, location_file(op, name, sizeof name), 0);
+  if (rc) {
+    strbuf msg = {0};
+    sb_add(&msg, g ? gpublob_error_message(g) : "gpublob: out of memory");
+    mlirEmitError(mlirOperationGetLocation(op), msg.oom ? "gpublob: out of memory" : sb_str(&msg));
+    sb_free(&msg);
+    mlirExternalPassSignalFailure(pass);
+  }
+  gpublob_close(g);
+}
+
+/* The dialects the spec's mlir_dialects name, and those every lowering touches. */
+#define GPUBLOB_MLIR_DIALECT(x) MLIR_CAPI_EXPORTED MlirDialectHandle mlirGetDialectHandle__##x##__(void);
+#include "gpublob_targets.def"
+
+static MlirTypeID pass_type_id(void) {
+  static _Alignas(8) char storage;
+  return mlirTypeIDCreate(&storage);
+}

@@ -1,0 +1,246 @@
+/* src/mlir_plan.c: MLIR: the gpu.modules of a module, and the targets each is compiled for. */
+
+/* ---- MLIR: the gpu.modules of a module, and the targets each is compiled for ---- */
+typedef struct mitem { /* one gpu.module for one target: one output, a chip or a pack */
+  MlirOperation gm;    /* the gpu.module */
+  MlirAttribute attr;  /* its #gpu.object target; null for legacy */
+  const target_desc *t;
+  size_t slot;         /* its output in the plan, and so its jobs */
+  strbuf features, pipeline, name;
+  MlirOperation lowered; /* a lowered copy (in a builtin.module), or null */
+  int owns_lowered;
+  gpublob_blob blob;
+} mitem;
+
+typedef struct mjob {
+  gpublob *g;
+  gpublob_options o; /* normalised */
+  MlirContext ctx;
+  const char *name;
+  strbuf diag;
+  MlirOperation *gms;
+  size_t ngms;
+  mitem *items;
+  size_t nitems;
+  plan p;            /* every item's jobs and outputs */
+  int oom;
+  cache *c;          /* where the result goes, or NULL */
+  const key128 *k0;
+} mjob;
+
+static int op_is(MlirOperation op, const char *name) {
+  span n = sref(mlirIdentifierStr(mlirOperationGetName(op)));
+  return n.n == strlen(name) && !memcmp(n.s, name, n.n);
+}
+
+static MlirWalkResult collect_gpu_module(MlirOperation op, void *arg) {
+  mjob *m = arg;
+  if (!op_is(op, "gpu.module")) return MlirWalkResultAdvance;
+  MlirOperation *grown = realloc(m->gms, (m->ngms + 1) * sizeof *grown);
+  if (!grown) {
+    m->oom = 1;
+    return MlirWalkResultInterrupt;
+  }
+  m->gms = grown;
+  m->gms[m->ngms++] = op;
+  return MlirWalkResultSkip;
+}
+
+static int find_gpu_modules(mjob *m, MlirOperation top) {
+  mlirOperationWalk(top, collect_gpu_module, m, MlirWalkPreOrder);
+  if (m->oom) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  if (!m->ngms) return set_error(m->g, GPUBLOB_NOGPU, "%s: no gpu.module in the module", m->name);
+  return GPUBLOB_OK;
+}
+
+static void gm_name(MlirOperation gm, strbuf *b) {
+  MlirAttribute a = mlirOperationGetAttributeByName(gm, cref("sym_name"));
+  span n = mlirAttributeIsAString(a) ? sref(mlirStringAttrGetValue(a)) : (span){"?", 1};
+  sb_addf(b, "gpu.module @%.*s", (int)n.n, n.s);
+}
+
+static const target_desc *target_of_attr(const char *text, size_t n) {
+  for (int i = 0; i < NTARGETS; i++) {
+    size_t k = strlen(targets[i].mlir_target);
+    if (k && n >= k + 1 && text[0] == '#' && !strncmp(text + 1, targets[i].mlir_target, k) &&
+        (n == k + 1 || text[k + 1] == '<'))
+      return &targets[i];
+  }
+  return NULL;
+}
+
+/* The value of KEY in "#ns.name<KEY = VALUE, ...>": a string (unquoted, escapes
+** kept) or a bare word; brackets and strings nest.  0 when absent. */
+static int attr_param(const char *text, const char *key, strbuf *out) {
+  const char *p = strchr(text, '<');
+  size_t k = strlen(key);
+  int depth = 0;
+  for (p = p ? p + 1 : text + strlen(text); *p; p++) {
+    if (*p == '"') {
+      for (p++; *p && *p != '"'; p++) p += *p == '\\' && p[1];
+      if (!*p) break;
+    } else if (strchr("<[{(", *p)) {
+      depth++;
+    } else if (strchr(">]})", *p)) {
+      depth--;
+    } else if (!depth && !strncmp(p, key, k) && (p[-1] == '<' || p[-1] == ' ') &&
+               (p[k] == ' ' || p[k] == '=')) {
+      const char *v = p + k;
+      while (*v == ' ' || *v == '=') v++;
+      const char *e = v;
+      if (*v == '"') {
+        for (e = ++v; *e && *e != '"'; e++) e += *e == '\\' && e[1];
+      } else {
+        while (*e && !strchr(",> ", *e)) e++;
+      }
+      sb_addn(out, v, (size_t)(e - v));
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int item_error(mjob *m, mitem *it, int code, const char *fmt, const char *detail) {
+  set_error(m->g, code, fmt, sb_str(&it->name), detail);
+  return code;
+}
+
+static int unknown_attr(mjob *m, mitem *it, const strbuf *text) {
+  strbuf known = {0};
+  for (int i = 0; i < NTARGETS; i++)
+    if (*targets[i].mlir_target) sb_addf(&known, " #%s", targets[i].mlir_target);
+  set_error(m->g, GPUBLOB_TARGET, "%s: unknown target attribute %s (the spec knows:%s)",
+            sb_str(&it->name), sb_str(text), sb_str(&known));
+  sb_free(&known);
+  return GPUBLOB_TARGET;
+}
+
+/* A job from an attribute such as #nvvm.target<chip = "sm_90", O = 3>: its target,
+** chip, features and level, where absent fields mean what MLIR says they mean. */
+static int item_from_attr(mjob *m, mitem *it, MlirAttribute a) {
+  strbuf text = {0}, v = {0};
+  mlirAttributePrint(a, append_ref, &text);
+  const target_desc *t = target_of_attr(sb_str(&text), text.len);
+  int rc = t ? GPUBLOB_OK : unknown_attr(m, it, &text);
+  if (!rc && attr_param(sb_str(&text), "link", &v))
+    rc = item_error(m, it, GPUBLOB_OPTION, "%s: libraries to link (link = %s) are not supported",
+                    sb_str(&v));
+  sb_reset(&v);
+  if (!rc && attr_param(sb_str(&text), "triple", &v) && strcmp(sb_str(&v), t->triple))
+    rc = item_error(m, it, GPUBLOB_TARGET, "%s: triple %s differs from the spec's", sb_str(&v));
+  sb_reset(&v);
+  /* MLIR's default level is 2; -O (the options) wins over the attribute. */
+  int level = attr_param(sb_str(&text), "O", &v) ? atoi(sb_str(&v)) : 2;
+  if (!rc && !m->o.opt && (level < 0 || level > 3))
+    rc = item_error(m, it, GPUBLOB_OPTION, "%s: unknown optimisation level O = %s in the attribute",
+                    sb_str(&v));
+  sb_reset(&v);
+  if (!rc && attr_param(sb_str(&text), "features", &v)) sb_add(&it->features, sb_str(&v));
+  sb_reset(&v);
+  const char *chip = !t ? "" : attr_param(sb_str(&text), "chip", &v) ? sb_str(&v)
+                         : *t->mlir_chip ? t->mlir_chip : t->chip;
+  size_t first = m->p.njobs;
+  if (!rc)
+    rc = plan_add_job(&m->p, t->name, strlen(t->name), chip, strlen(chip),
+                      it->features.len ? sb_str(&it->features) : NULL,
+                      m->o.opt ? m->o.opt : GPUBLOB_OPT_O0 + level);
+  if (!rc) rc = plan_add_slot(&m->p, first, 1, m->o.format == GPUBLOB_FORMAT_FATBIN);
+  it->slot = m->p.nslots - 1;
+  it->attr = a;
+  sb_free(&text);
+  sb_free(&v);
+  return rc;
+}
+
+static int add_item(mjob *m, MlirOperation gm, mitem **out) {
+  mitem *grown = realloc(m->items, (m->nitems + 1) * sizeof *grown);
+  if (!grown) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  m->items = grown;
+  mitem *it = &m->items[m->nitems++];
+  memset(it, 0, sizeof *it);
+  it->gm = gm;
+  sb_addf(&it->name, "%s: ", m->name);
+  gm_name(gm, &it->name);
+  *out = it;
+  return it->name.oom ? set_error(m->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+}
+
+/* A choice of the options: a job per chip, an item per output (a chip, or a pack). */
+static int items_from_choice(mjob *m, MlirOperation gm, const gpublob_target_choice *c) {
+  size_t first = m->p.nslots;
+  int rc = plan_choice(&m->p, c, m->o.opt);
+  for (size_t s = first; !rc && s < m->p.nslots; s++) {
+    mitem *it = NULL;
+    rc = add_item(m, gm, &it);
+    if (!rc) it->slot = s;
+  }
+  return rc;
+}
+
+static int plan_module(mjob *m, MlirOperation gm) {
+  const gpublob_target_choice single = {m->o.target, m->o.chip, m->o.features};
+  const gpublob_target_choice *list = m->o.ntargets ? m->o.targets : &single;
+  size_t n = m->o.ntargets ? m->o.ntargets : 1;
+  MlirAttribute attrs = mlirOperationGetAttributeByName(gm, cref("targets"));
+  int own = !m->o.ntargets && !m->o.target && !mlirAttributeIsNull(attrs) &&
+            mlirAttributeIsAArray(attrs) && mlirArrayAttrGetNumElements(attrs) > 0;
+  if (own) n = (size_t)mlirArrayAttrGetNumElements(attrs);
+  int rc = GPUBLOB_OK;
+  for (size_t i = 0; !rc && i < n; i++) {
+    mitem *it = NULL;
+    if (!own) rc = items_from_choice(m, gm, &list[i]);
+    else if (!(rc = add_item(m, gm, &it)))
+      rc = item_from_attr(m, it, mlirArrayAttrGetElement(attrs, (intptr_t)i));
+  }
+  return rc;
+}
+
+/* The item whose output job i makes. */
+static mitem *item_of_job(mjob *m, size_t i) {
+  for (size_t k = 0; k < m->nitems; k++) {
+    const slot *s = &m->p.slots[m->items[k].slot];
+    if (i >= s->first && i < s->first + s->count) return &m->items[k];
+  }
+  return NULL;
+}
+
+static job *item_job(mjob *m, const mitem *it) { return m->p.jobs[m->p.slots[it->slot].first]; }
+
+/* The chip an item's #gpu.object names: its job's, or a pack's newest (as
+** planned, when it was not resolved). */
+static const char *item_chip(mjob *m, const mitem *it) {
+  const slot *s = &m->p.slots[it->slot];
+  for (size_t i = s->first; i < s->first + s->count; i++)
+    if (m->p.jobs[i]->keep_asm) return m->p.jobs[i]->chip;
+  const job *j = item_job(m, it);
+  return *j->chip ? j->chip : j->want;
+}
+
+/* A core error names the gpu.module and target it came from. */
+static void name_error(mjob *m, const mitem *it) {
+  const char *msg = gpublob_error_message(m->g);
+  if (!it || !it->t || !strncmp(msg, sb_str(&it->name), it->name.len)) return;
+  strbuf text = {0};
+  sb_addf(&text, "%s (%s %s): %s", sb_str(&it->name), it->t->name, item_chip(m, it), msg);
+  set_error(m->g, m->g->code, "%s", sb_str(&text));
+  sb_free(&text);
+}
+
+/* Every job's options and tools, and every item's pipeline, are checked before any
+** lowering or compile work is spent on any item. */
+static int check_items(mjob *m) {
+  for (size_t i = 0; i < m->p.njobs; i++) m->p.jobs[i]->name = sb_str(&item_of_job(m, i)->name);
+  int rc = plan_resolve(&m->p, 1);
+  for (size_t i = 0; i < m->nitems; i++) m->items[i].t = item_job(m, &m->items[i])->t;
+  if (rc) {
+    name_error(m, item_of_job(m, m->p.failed));
+    return rc;
+  }
+  for (size_t i = 0; i < m->nitems; i++) {
+    mitem *it = &m->items[i];
+    job *j = item_job(m, it);
+    const char *pipe = m->o.pipeline ? m->o.pipeline : it->t->mlir_lower;
+    if (strcmp(pipe, "none")) expand(j, pipe, strlen(pipe), NULL, &it->pipeline);
+  }
+  return GPUBLOB_OK;
+}

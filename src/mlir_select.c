@@ -1,0 +1,111 @@
+/* src/mlir_select.c: MLIR: how the blobs will be attached, checked before any work. */
+
+/* ---- MLIR: how the blobs will be attached, checked before any work ---- */
+static int attach_mode(const mjob *m) {
+  return m->o.attach ? m->o.attach : GPUBLOB_ATTACH_BINARY;
+}
+
+/* A target chosen by the options gets an attribute written from the spec. */
+/* #nvvm.target<O = 3, chip = "sm_90", features = "..."> for job j's chip; its text in text. */
+static MlirAttribute target_attr_for(mjob *m, const mitem *it, const job *j, const char *chip, strbuf *text) {
+  sb_addf(text, "#%s<O = %d, chip = \"%s\"", it->t->mlir_target, j->opt, chip);
+  if (j->opts.features) sb_addf(text, ", features = \"%s\"", j->opts.features);
+  sb_add(text, ">");
+  return mlirAttributeParseGet(m->ctx, mlirStringRefCreate(text->s, text->len));
+}
+
+static int make_target_attr(mjob *m, mitem *it) {
+  if (!mlirAttributeIsNull(it->attr)) return GPUBLOB_OK;
+  if (!*it->t->mlir_target)
+    return item_error(m, it, GPUBLOB_OPTION,
+                      "%s: target %s has no MLIR target attribute in the spec (mlir_target), "
+                      "so it has no #gpu.object; use legacy attach",
+                      it->t->name);
+  strbuf text = {0};
+  it->attr = target_attr_for(m, it, item_job(m, it), item_chip(m, it), &text);
+  int rc = mlirAttributeIsNull(it->attr)
+               ? item_error(m, it, GPUBLOB_LOWER, "%s: MLIR does not accept %s", sb_str(&text))
+               : GPUBLOB_OK;
+  sb_free(&text);
+  return rc;
+}
+
+/* A gpu.module's #gpu.select_object<N> (or <#target>) must pick one of the objects
+** its gpu.binary will hold: -t may give it fewer, or other targets, than it had. */
+static int selection_error(mjob *m, mitem *it, const char *text, size_t count) {
+  strbuf why = {0};
+  sb_addf(&why, "%s selects none of the %zu object%s it gets", text, count, count == 1 ? "" : "s");
+  item_error(m, it, GPUBLOB_OPTION, "%s: its offloadingHandler %s (from -t or its own targets); select "
+             "one that is there, or drop the handler", sb_str(&why));
+  sb_free(&why);
+  return GPUBLOB_OPTION;
+}
+
+/* Does an object of gm have the target attribute text inner (n bytes)? */
+static int has_object_for(mjob *m, MlirOperation gm, const char *inner, size_t n) {
+  strbuf text = {0};
+  int found = 0;
+  for (size_t i = 0; i < m->nitems && !found; i++) {
+    if (!mlirOperationEqual(m->items[i].gm, gm) || mlirAttributeIsNull(m->items[i].attr)) continue;
+    sb_reset(&text);
+    mlirAttributePrint(m->items[i].attr, append_ref, &text);
+    found = text.len == n && !memcmp(sb_str(&text), inner, n);
+  }
+  sb_free(&text);
+  return found;
+}
+
+static int check_selection(mjob *m, MlirOperation gm) {
+  MlirAttribute h = mlirOperationGetAttributeByName(gm, cref("offloadingHandler"));
+  mitem *first = NULL;
+  size_t count = 0;
+  for (size_t i = 0; i < m->nitems; i++)
+    if (mlirOperationEqual(m->items[i].gm, gm)) {
+      if (!first) first = &m->items[i];
+      count++;
+    }
+  if (mlirAttributeIsNull(h) || !first) return GPUBLOB_OK;
+  strbuf text = {0};
+  mlirAttributePrint(h, append_ref, &text);
+  const char *p = sb_str(&text), *prefix = "#gpu.select_object<";
+  size_t n = strlen(prefix);
+  int rc = GPUBLOB_OK;
+  if (!strncmp(p, prefix, n) && text.len > n + 1) {
+    const char *inner = p + n;
+    int found = isdigit((unsigned char)*inner) ? strtoull(inner, NULL, 10) < count
+                                               : has_object_for(m, gm, inner, text.len - n - 1);
+    if (!found) rc = selection_error(m, first, p, count);
+  }
+  sb_free(&text);
+  return rc;
+}
+
+/* Legacy attach keeps one blob per attribute name on each gpu.module. */
+static int check_legacy_names(mjob *m) {
+  for (size_t i = 0; i < m->nitems; i++)
+    for (size_t k = 0; k < i; k++)
+      if (mlirOperationEqual(m->items[i].gm, m->items[k].gm) &&
+          !strcmp(m->items[i].t->attribute, m->items[k].t->attribute))
+        return item_error(m, &m->items[i], GPUBLOB_OPTION,
+                          "%s: two targets would share the attribute %s; use binary attach",
+                          m->items[i].t->attribute);
+  return GPUBLOB_OK;
+}
+
+static int check_attach(mjob *m) {
+  int mode = attach_mode(m);
+  if (mode != GPUBLOB_ATTACH_BINARY && mode != GPUBLOB_ATTACH_LEGACY)
+    return set_error(m->g, GPUBLOB_OPTION, "unknown attach mode %d", mode);
+  for (size_t i = 0; mode == GPUBLOB_ATTACH_LEGACY && i < m->nitems; i++) /* for verify_for_target */
+    if (*m->items[i].t->mlir_target && make_target_attr(m, &m->items[i])) return m->g->code;
+  if (mode == GPUBLOB_ATTACH_LEGACY) return check_legacy_names(m);
+  for (size_t i = 0; i < m->nitems; i++) {
+    if (mlirBlockIsNull(mlirOperationGetBlock(m->items[i].gm)))
+      return item_error(m, &m->items[i], GPUBLOB_OPTION,
+                        "%s: has no parent block to hold its gpu.binary; use legacy attach%s", "");
+    if (make_target_attr(m, &m->items[i])) return m->g->code;
+  }
+  for (size_t g = 0; g < m->ngms; g++)
+    if (check_selection(m, m->gms[g])) return m->g->code;
+  return GPUBLOB_OK;
+}

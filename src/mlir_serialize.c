@@ -1,0 +1,93 @@
+/* src/mlir_serialize.c: MLIR: the whole of one module, all gpu.modules or none. */
+
+/* ---- MLIR: the whole of one module, all gpu.modules or none ---- */
+static void mjob_end(mjob *m) {
+  for (size_t i = 0; i < m->nitems; i++) {
+    mitem *it = &m->items[i];
+    if (it->owns_lowered) mlirOperationDestroy(it->lowered);
+    sb_free(&it->features);
+    sb_free(&it->pipeline);
+    sb_free(&it->name);
+    gpublob_blob_free(&it->blob);
+  }
+  free(m->items);
+  free(m->gms);
+  sb_free(&m->diag);
+  plan_end(&m->p);
+}
+
+static int serialize(mjob *m, MlirOperation top) {
+  int rc = find_gpu_modules(m, top);
+  for (size_t i = 0; !rc && i < m->ngms; i++) rc = plan_module(m, m->gms[i]);
+  if (!rc) rc = check_items(m);
+  if (!rc) rc = check_attach(m);
+  if (!rc) rc = compile_items(m);
+  if (rc) return rc;
+  if (attach_mode(m) == GPUBLOB_ATTACH_LEGACY) attach_legacy(m);
+  else rc = attach_binary(m);
+  return rc;
+}
+
+/* gpublob_mlir_compile's: the module printed into res, and stored in the cache. */
+typedef struct mlir_out {
+  gpublob_result *res;
+  cache *c;
+  const key128 *k0;
+} mlir_out;
+
+static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out);
+
+static int deliver(mjob *m, MlirOperation top, mlir_out *out) {
+  gpublob_blob b = {0};
+  double t = now_ms(); /* MLIR's printer (or bytecode writer): counted with emission */
+  int rc = print_mlir(m->g, top, m->o.flags, &b);
+  m->g->stats.emit_ms += now_ms() - t;
+  if (!rc && result_add(out->res, NULL, "", "", &b)) rc = set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  gpublob_blob_free(&b);
+  if (!rc && out->c) cache_store_plan(out->c, out->k0, &m->p, out->res);
+  return rc;
+}
+
+/* On any context: translations registered (the pass does that in its initialize,
+** before MLIR may run passes on threads), diagnostics captured. */
+static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation top,
+                        const char *name, int register_translations, mlir_out *out) {
+  mjob m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
+  options_normalise(opts, &m.o);
+  plan_begin(&m.p, g, &m.o, name);
+  if (out) m.c = out->c, m.k0 = out->k0;
+  if (m.o.ntargets && !m.o.targets)
+    return set_error(g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", m.o.ntargets);
+  if (register_translations) mlirRegisterAllLLVMTranslations(m.ctx);
+  MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(m.ctx, on_mlir_diagnostic, &m.diag, NULL);
+  int rc = check_version(g, &m.o);
+  if (!rc && (m.o.flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
+  if (!rc) rc = serialize(&m, top);
+  if (!rc && out) rc = deliver(&m, top, out);
+  mlirContextDetachDiagnosticHandler(m.ctx, h);
+  mjob_end(&m);
+  return rc;
+}
+
+/* serialize_in on a thread with the parsers' large stack: lowering and translation
+** recurse through a caller's deeply nested module too. */
+typedef struct serialize_call {
+  gpublob *g;
+  const gpublob_options *opts;
+  MlirOperation top;
+  const char *name;
+  int register_translations, rc;
+} serialize_call;
+
+static void *serialize_call_run(void *arg) {
+  serialize_call *c = arg;
+  c->rc = serialize_in(c->g, c->opts, c->top, c->name, c->register_translations, NULL);
+  return NULL;
+}
+
+static int serialize_on_parse_stack(gpublob *g, const gpublob_options *opts, MlirOperation top,
+                                    const char *name, int register_translations) {
+  serialize_call c = {g, opts, top, name, register_translations, 0};
+  on_parse_stack(serialize_call_run, &c);
+  return c.rc;
+}

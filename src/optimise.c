@@ -1,0 +1,33 @@
+/* src/optimise.c: Whole program and optimisation: a blob keeps its entry points, and the new pass
+** manager runs the level asked for. */
+
+/* ---- whole program: a blob keeps its entry points, the optimiser drops the rest ---- */
+/* A cubin or hsaco is whole-program: nothing but its kernels can be called from
+** outside (ptxas drops every function no kernel reaches).  So for bin, functions
+** that are not entries (the spec's entry_cc) become internal before optimisation,
+** and those no entry reaches are not optimised and compiled for nothing.
+** Global variables stay visible: the driver can look them up. */
+static void keep_entries(job *j) {
+  if (j->format != GPUBLOB_FORMAT_BIN || !*j->t->entry_cc) return;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
+    LLVMLinkage l = LLVMGetLinkage(f);
+    if (!LLVMIsDeclaration(f) && l != LLVMInternalLinkage && l != LLVMPrivateLinkage && !is_entry(j, f))
+      make_internal(f);
+  }
+}
+
+/* ---- optimisation with the new pass manager ---- */
+static int optimise(job *j) {
+  char passes[32];
+  snprintf(passes, sizeof passes, "default<O%d>", j->opt);
+  LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+  double t = now_ms();
+  LLVMErrorRef err = LLVMRunPasses(j->llvm->mod, passes, j->llvm->tm, po);
+  j->ms[PH_OPT] += now_ms() - t;
+  LLVMDisposePassBuilderOptions(po);
+  if (!err) return GPUBLOB_OK;
+  char *msg = LLVMGetErrorMessage(err);
+  set_error(j->g, GPUBLOB_BACKEND, "optimisation (%s) failed: %s", passes, msg);
+  LLVMDisposeErrorMessage(msg);
+  return GPUBLOB_BACKEND;
+}

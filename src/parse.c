@@ -1,0 +1,108 @@
+/* src/parse.c: Parse and verify: the module in the job's own LLVMContext, debug info checked
+** before LLVM would abort on it. */
+
+/* ---- parse and verify ---- */
+static int looks_like_bitcode(const unsigned char *p, size_t n) {
+  static const unsigned char raw[4] = {'B', 'C', 0xC0, 0xDE}, wrap[4] = {0xDE, 0xC0, 0x17, 0x0B};
+  return n >= 4 && (!memcmp(p, raw, 4) || !memcmp(p, wrap, 4));
+}
+
+static int has_suffix(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* data must hold a NUL at data[size]. */
+static int parse_module(job *j, const unsigned char *data, size_t size) {
+  int bitcode = looks_like_bitcode(data, size);
+  if (!bitcode && has_suffix(j->name, ".bc"))
+    return set_error(j->g, GPUBLOB_BITCODE, "%s: not LLVM bitcode (no bitcode magic)", j->name);
+  if (llvm_start(j)) return j->g->code;
+  LLVMMemoryBufferRef buf =
+      LLVMCreateMemoryBufferWithMemoryRange((const char *)data, size, j->name, 1);
+  char *err = NULL;
+  double t = now_ms();
+  LLVMBool failed = LLVMParseIRInContext2(j->llvm->ctx, buf, &j->llvm->mod, &err);
+  j->ms[PH_LOAD] += now_ms() - t;
+  LLVMDisposeMemoryBuffer(buf);
+  if (failed) {
+    j->llvm->mod = NULL;
+    set_error(j->g, bitcode ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse %s", j->name,
+              bitcode ? "bitcode" : "LLVM IR");
+    add_detail(j->g, err ? err : sb_str(&j->diag));
+  }
+  LLVMDisposeMessage(err);
+  return failed ? j->g->code : GPUBLOB_OK;
+}
+
+static int verify_text(job *j, char **err) {
+  double t = now_ms();
+  LLVMBool bad = LLVMVerifyModule(j->llvm->mod, LLVMReturnStatusAction, err);
+  j->ms[PH_LOAD] += now_ms() - t;
+  return bad;
+}
+
+/* LLVM's own upgrade of debug info (which aborts the process on a broken module)
+** is turned off at initialisation; this does its work after verification: debug
+** info of another version is dropped, and so is debug info that alone fails. */
+static int verify_module(job *j) {
+  char *err = NULL;
+  int bad = verify_text(j, &err);
+  if (bad && LLVMStripModuleDebugInfo(j->llvm->mod)) {
+    char *again = NULL;
+    if (!verify_text(j, &again)) {
+      add_warning(j->g, "%s: its debug info is broken and was dropped: %.200s", j->name, err ? err : "");
+      bad = 0;
+    }
+    LLVMDisposeMessage(again);
+  }
+  if (bad) {
+    set_error(j->g, GPUBLOB_VERIFY, "%s: the module fails verification", j->name);
+    add_detail(j->g, err ? err : "");
+  }
+  LLVMDisposeMessage(err);
+  unsigned version = LLVMGetModuleDebugMetadataVersion(j->llvm->mod);
+  if (!bad && version != LLVMDebugMetadataVersion() && LLVMStripModuleDebugInfo(j->llvm->mod))
+    add_warning(j->g, "%s: debug info of version %u (this LLVM reads %u) was dropped", j->name, version,
+                LLVMDebugMetadataVersion());
+  return bad ? GPUBLOB_VERIFY : GPUBLOB_OK;
+}
+
+/* A call of another target's intrinsics would abort the backend: refuse it here.
+** Besides the spec's targets, the namespaces of LLVM 22's CPU and other backends'
+** intrinsics (IntrinsicsXXX.td's TargetPrefix): none of those can be selected. */
+static const char llvm_intrinsic_namespaces[] =
+    "aarch64 amdgcn arm bpf dx hexagon loongarch mips nvvm ppc r600 riscv s390 spv ve wasm x86 xcore";
+
+static int intrinsic_namespace(const char *name, size_t n, char *ns, size_t size) {
+  const char *dot = n > 5 ? memchr(name + 5, '.', n - 5) : NULL;
+  if (!dot || (size_t)(dot - name - 5) >= size) return 0;
+  snprintf(ns, size, "%.*s", (int)(dot - name - 5), name + 5);
+  return 1;
+}
+
+static const target_desc *intrinsic_owner(const char *ns) {
+  for (int i = 0; i < NTARGETS; i++)
+    if (list_has(targets[i].intrinsics, ns)) return &targets[i];
+  return NULL;
+}
+
+static int check_intrinsics(job *j) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    char ns[64];
+    if (!LLVMGetIntrinsicID(f) || !intrinsic_namespace(name, n, ns, sizeof ns) || list_has(j->t->intrinsics, ns))
+      continue;
+    const target_desc *owner = intrinsic_owner(ns);
+    if (owner)
+      return set_error(j->g, GPUBLOB_TARGET,
+                       "%s: calls %s, an intrinsic of target %s, which target %s cannot compile",
+                       j->name, name, owner->name, j->t->name);
+    if (list_has(llvm_intrinsic_namespaces, ns))
+      return set_error(j->g, GPUBLOB_TARGET,
+                       "%s: calls %s, an intrinsic of LLVM's %s backend, which target %s cannot compile",
+                       j->name, name, ns, j->t->name);
+  }
+  return GPUBLOB_OK;
+}

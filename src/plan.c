@@ -1,0 +1,148 @@
+/* src/plan.c: The call's plan: a job per (target, chip), an output per job or per pack, every
+** job's settings resolved (and its tool found) before the first compile starts. */
+
+/* ---- the call's plan: a job per (target, chip), an output per job or per pack ---- */
+typedef struct slot { /* one output of the call */
+  size_t first, count; /* its jobs: one, or a pack's members */
+  int pack;
+  char pack_tool[4096]; /* the pack tool, found before any compile work */
+} slot;
+
+typedef struct plan {
+  gpublob *g;
+  gpublob_options o; /* the caller's, normalised */
+  const char *name;
+  job **jobs;
+  size_t njobs;
+  slot *slots;
+  size_t nslots;
+  size_t failed; /* the job whose error is the call's */
+  key128 entry_key; /* the cache's k1, once the jobs are resolved */
+} plan;
+
+static void plan_begin(plan *p, gpublob *g, const gpublob_options *o, const char *name) {
+  memset(p, 0, sizeof *p);
+  p->g = g;
+  options_normalise(o, &p->o);
+  p->name = name ? name : "<memory>";
+}
+
+static void plan_end(plan *p) {
+  for (size_t i = 0; i < p->njobs; i++) {
+    job_end(p->jobs[i]);
+    free(p->jobs[i]);
+  }
+  free(p->jobs);
+  free(p->slots);
+  memset(p, 0, sizeof *p);
+}
+
+/* A job for target name (n bytes) and one chip (NULL: the target's default). */
+static int plan_add_job(plan *p, const char *name, size_t n, const char *chip, size_t cn,
+                        const char *features, int opt) {
+  p->failed = p->njobs;
+  if (p->njobs == MAX_JOBS) return set_error(p->g, GPUBLOB_OPTION, "more than %d jobs in one call", MAX_JOBS);
+  job *j = malloc(sizeof *j);
+  if (!j || grow(&p->jobs, p->njobs, sizeof *p->jobs)) {
+    free(j);
+    return set_error(p->g, GPUBLOB_NOMEM, "out of memory");
+  }
+  job_begin(j, p->g, &p->o, p->name);
+  p->jobs[p->njobs++] = j;
+  if (n >= sizeof j->target || (chip && cn >= sizeof j->chip))
+    return set_error(p->g, n >= sizeof j->target ? GPUBLOB_TARGET : GPUBLOB_CHIP,
+                     "target or chip name too long: '%.*s'", (int)(chip ? cn : n), chip ? chip : name);
+  snprintf(j->target, sizeof j->target, "%.*s", (int)n, name);
+  if (chip) snprintf(j->want, sizeof j->want, "%.*s", (int)cn, chip);
+  j->opts.target = j->target;
+  j->opts.chip = chip ? j->want : NULL;
+  j->opts.features = features;
+  j->opts.opt = opt;
+  j->opts.targets = NULL;
+  j->opts.ntargets = 0;
+  return GPUBLOB_OK;
+}
+
+static int plan_add_slot(plan *p, size_t first, size_t count, int pack) {
+  if (grow(&p->slots, p->nslots, sizeof *p->slots)) return set_error(p->g, GPUBLOB_NOMEM, "out of memory");
+  slot *s = &p->slots[p->nslots++];
+  memset(s, 0, sizeof *s);
+  s->first = first;
+  s->count = count;
+  s->pack = pack;
+  return GPUBLOB_OK;
+}
+
+/* "NAME[:CHIP[,CHIP...]]", or chips from the choice's chip field: a job per chip;
+** one output per job, or one per choice when packing.  opt: the level for them. */
+static int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
+  const char *spec = c->target ? c->target : targets[0].name, *colon = strchr(spec, ':');
+  size_t n = colon ? (size_t)(colon - spec) : strlen(spec), first = p->njobs;
+  const char *chips = c->chip ? c->chip : colon ? colon + 1 : NULL, *w = chips;
+  int rc = GPUBLOB_OK;
+  if (!chips) rc = plan_add_job(p, spec, n, NULL, 0, c->features, opt);
+  while (chips && !rc && *w) {
+    const char *e = strchr(w, ',');
+    size_t cn = e ? (size_t)(e - w) : strlen(w);
+    if (!cn || (e && !e[1]))
+      return set_error(p->g, GPUBLOB_CHIP, "empty chip in the list '%s'", chips);
+    rc = plan_add_job(p, spec, n, w, cn, c->features, opt);
+    w += cn + (e != NULL);
+  }
+  if (chips && !*chips) return set_error(p->g, GPUBLOB_CHIP, "empty chip list for target %.*s", (int)n, spec);
+  int pack = p->o.format == GPUBLOB_FORMAT_FATBIN;
+  for (size_t i = first; !rc && i < p->njobs; i += pack ? p->njobs - first : 1)
+    rc = plan_add_slot(p, i, pack ? p->njobs - first : 1, pack);
+  return rc;
+}
+
+/* The position of the job's chip in the spec's list: later is newer. */
+static size_t chip_rank(const job *j) {
+  const char *list = j->t->chips, *w;
+  size_t n, i = 0;
+  while ((w = next_word(&list, " ", &n))) {
+    if (word_is(w, n, j->chip)) return i;
+    i++;
+  }
+  return 0;
+}
+
+/* A pack's tool is found, and its newest chip keeps its assembly. */
+static int plan_pack(plan *p, slot *s) {
+  job *newest = p->jobs[s->first];
+  for (size_t i = s->first; i < s->first + s->count; i++) {
+    job *j = p->jobs[i];
+    if (j->t != newest->t)
+      return set_error(p->g, GPUBLOB_OPTION, "a pack holds one target, not %s and %s", newest->t->name,
+                       j->t->name);
+    if (chip_rank(j) > chip_rank(newest)) newest = j;
+  }
+  newest->keep_asm = *newest->t->pack_asm_image != 0;
+  return find_pack_tool(newest, s->pack_tool, sizeof s->pack_tool);
+}
+
+/* Every job's options are checked and every tool found before any work: the
+** first problem, in the plan's order, is the call's error. */
+static int plan_resolve(plan *p, int load) {
+  int rc = GPUBLOB_OK;
+  for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = resolve_options(p->jobs[p->failed]);
+  for (size_t i = 0; !rc && i < p->njobs; i++)
+    for (size_t k = 0; k < p->njobs; k++) p->jobs[i]->peers += p->jobs[k]->t == p->jobs[i]->t;
+  for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = resolve_tool(p->jobs[p->failed], load);
+  for (size_t i = 0; !rc && i < p->nslots; i++)
+    if (p->slots[i].pack && (rc = plan_pack(p, &p->slots[i]))) p->failed = p->slots[i].first;
+  return rc;
+}
+
+/* The options' target list (or the single target) as jobs and outputs. */
+static int plan_options(plan *p, int load) {
+  if (check_version(p->g, &p->o)) return p->g->code;
+  if (p->o.ntargets && !p->o.targets)
+    return set_error(p->g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", p->o.ntargets);
+  const gpublob_target_choice single = {p->o.target, p->o.chip, p->o.features};
+  const gpublob_target_choice *list = p->o.ntargets ? p->o.targets : &single;
+  size_t n = p->o.ntargets ? p->o.ntargets : 1;
+  int rc = GPUBLOB_OK;
+  for (size_t i = 0; !rc && i < n; i++) rc = plan_choice(p, &list[i], p->o.opt);
+  return rc ? rc : plan_resolve(p, load);
+}

@@ -1,0 +1,158 @@
+/* src/pool.c: The pool: jobs in plan order on a bounded set of threads; the first failure in
+** plan order is the call's. */
+
+/* ---- the pool: jobs in plan order on a bounded set of threads ---- */
+/* Workers take jobs in order as they become ready.  Once one fails, jobs after it
+** in plan order are cancelled if not yet started; those started, and any before
+** it, finish.  So every job before the first failed one has run, and the first
+** failure in plan order is the one a serial run reports, however threads interleave. */
+typedef struct pool {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  job *const *jobs;
+  size_t ready, next, nthreads;
+  int closed;
+  atomic_size_t failed; /* the lowest index of a failed job; SIZE_MAX while none */
+  pthread_t *threads;
+} pool;
+
+static int pool_failed(pool *q) {
+  return atomic_load(&q->failed) != SIZE_MAX;
+}
+
+static void pool_note_failure(pool *q, size_t i) {
+  size_t seen = atomic_load(&q->failed);
+  while (i < seen && !atomic_compare_exchange_weak(&q->failed, &seen, i)) {
+  }
+}
+
+static void pool_take(pool *q, size_t i) {
+  job *j = q->jobs[i];
+  if (atomic_load(&q->failed) < i) {
+    j->state = JOB_CANCELLED;
+    job_release_llvm(j);
+  } else if (job_run(j)) {
+    pool_note_failure(q, i);
+  }
+}
+
+/* A worker has a stack of its own for a host's crash handler (SIGSEGV of a stack
+** overflow has no stack left to run on). */
+static void *pool_worker(void *arg) {
+  pool *q = arg;
+  stack_t alt = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16}, off = {.ss_flags = SS_DISABLE};
+  if (alt.ss_sp) sigaltstack(&alt, NULL);
+  for (;;) {
+    pthread_mutex_lock(&q->mu);
+    while (q->next == q->ready && !q->closed) pthread_cond_wait(&q->cv, &q->mu);
+    size_t i = q->next < q->ready ? q->next++ : SIZE_MAX;
+    pthread_mutex_unlock(&q->mu);
+    if (i == SIZE_MAX) break;
+    pool_take(q, i);
+  }
+  if (alt.ss_sp) sigaltstack(&off, NULL), free(alt.ss_sp);
+  return NULL;
+}
+
+#if GPUBLOB_MLIR
+/* fn(arg) on a thread with the parsers' large stack, waited for; here if none starts. */
+static void on_parse_stack(void *(*fn)(void *), void *arg) {
+  pthread_t t;
+  if (thread_start(&t, GPUBLOB_PARSE_STACK, fn, arg)) fn(arg);
+  else pthread_join(t, NULL);
+}
+#endif
+
+/* Threads: the options' count, else one per core this process may run on. */
+static size_t thread_count(const gpublob_options *o, size_t njobs) {
+  size_t n = o->jobs;
+  cpu_set_t set;
+  if (!n) n = sched_getaffinity(0, sizeof set, &set) ? (size_t)sysconf(_SC_NPROCESSORS_ONLN)
+                                                      : (size_t)CPU_COUNT(&set);
+  if (n > njobs) n = njobs;
+  return n < 1 ? 1 : n > 256 ? 256 : n;
+}
+
+/* One thread runs the jobs itself, as they are submitted; more start workers. */
+static void pool_start(pool *q, job *const *jobs, size_t nthreads) {
+  memset(q, 0, sizeof *q);
+  pthread_mutex_init(&q->mu, NULL);
+  pthread_cond_init(&q->cv, NULL);
+  q->jobs = jobs;
+  atomic_init(&q->failed, SIZE_MAX);
+  q->threads = calloc(nthreads, sizeof *q->threads);
+  /* even one thread: jobs parse there, on a stack LLVM's recursion cannot outgrow */
+  for (size_t i = 0; q->threads && i < nthreads; i++)
+    if (!thread_start(&q->threads[i], GPUBLOB_PARSE_STACK, pool_worker, q)) q->nthreads++;
+}
+
+static void pool_submit(pool *q) {
+  if (!q->nthreads) { /* no worker could start: run it here, now */
+    pool_take(q, q->ready++);
+    q->next = q->ready;
+    return;
+  }
+  pthread_mutex_lock(&q->mu);
+  q->ready++;
+  pthread_cond_signal(&q->cv);
+  pthread_mutex_unlock(&q->mu);
+}
+
+static void pool_finish(pool *q) {
+  pthread_mutex_lock(&q->mu);
+  q->closed = 1;
+  pthread_cond_broadcast(&q->cv);
+  pthread_mutex_unlock(&q->mu);
+  for (size_t i = 0; i < q->nthreads; i++) pthread_join(q->threads[i], NULL);
+  free(q->threads);
+  pthread_cond_destroy(&q->cv);
+  pthread_mutex_destroy(&q->mu);
+}
+
+/* The first failure in plan order becomes the call's error: a job's own, or
+** the preparation's (at prepared, already in g). */
+static int pool_error(plan *p, size_t prepared) {
+  gpublob *g = p->g;
+  job *const *jobs = p->jobs;
+  for (size_t i = 0; i < p->njobs; i++) /* the jobs' warnings, in plan order, once each */
+    add_warnings(g, sb_str(&jobs[i]->sink.warn));
+  for (size_t i = 0; i < p->njobs; i++) {
+    p->failed = i;
+    if (i == prepared) return g->code;
+    if (jobs[i]->state == JOB_FAILED) return take_error(g, &jobs[i]->sink);
+  }
+  return GPUBLOB_OK;
+}
+
+/* prepare(arg, i) readies job i on this thread (MLIR translates there) before a
+** worker may take it; a failed preparation stops the submissions. */
+typedef int (*job_preparer)(void *arg, size_t i);
+
+static int pool_run(plan *p, job_preparer prepare, void *arg) {
+  pool q;
+  if (p->njobs && (p->jobs[0]->flags & GPUBLOB_FLAG_ISOLATE)) helper_expect(p->g, p->njobs);
+  size_t nthreads = thread_count(&p->o, p->njobs), prepared = (size_t)-1;
+  for (size_t i = 0; i < p->njobs; i++) p->jobs[i]->g = &p->jobs[i]->sink;
+  pool_start(&q, p->jobs, nthreads);
+  for (size_t i = 0; i < p->njobs && !pool_failed(&q); i++) {
+    if (prepare && prepare(arg, i)) {
+      prepared = i;
+      break;
+    }
+    pool_submit(&q);
+  }
+  p->g->stats.threads = q.nthreads ? q.nthreads : 1;
+  pool_finish(&q);
+  for (size_t i = q.ready; i < p->njobs; i++) job_release_llvm(p->jobs[i]);
+  gpublob_stats *st = &p->g->stats;
+  for (size_t i = 0; i < p->njobs; i++) {
+    const double *ms = p->jobs[i]->ms;
+    st->load_ms += ms[PH_LOAD];
+    st->link_ms += ms[PH_LINK];
+    st->optimise_ms += ms[PH_OPT];
+    st->emit_ms += ms[PH_EMIT];
+    st->tool_ms += ms[PH_TOOL];
+  }
+  st->jobs = p->njobs;
+  return pool_error(p, prepared);
+}

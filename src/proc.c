@@ -1,0 +1,285 @@
+/* src/proc.c: Processes: one spawn and one wait for every tool, each in its own process group,
+** with a timeout, its input written without blocking, its output read in one loop. */
+
+/* ---- processes: one spawn and one wait for every tool ---- */
+/* A tool runs in a process group of its own, in its job's private directory's
+** TMPDIR (ptxas leaves tmpxft_* files there when it is killed), with no descriptor
+** of this process but its channels, and no blocked signal.  gpublob waits for its
+** exit, not for EOF (a child it left may hold its output open), for at most the
+** timeout, and then kills what is left of its group. */
+enum proc_input { PROC_NONE, PROC_STDIN, PROC_PIPE3 };
+
+static void spawn_attr(posix_spawnattr_t *a) {
+  sigset_t none, dflt;
+  sigemptyset(&none);
+  sigemptyset(&dflt);
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP) sigaddset(&dflt, sig);
+  posix_spawnattr_init(a);
+  posix_spawnattr_setsigmask(a, &none);
+  posix_spawnattr_setsigdefault(a, &dflt);
+  posix_spawnattr_setpgroup(a, 0);
+  posix_spawnattr_setflags(a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+}
+
+/* environ with TMPDIR set to tmpdir; the array is malloc'd, the strings are not. */
+static char **tool_environ(const char *tmpdir, strbuf *store) {
+  size_t n = 0;
+  while (environ[n]) n++;
+  char **env = calloc(n + 2, sizeof *env);
+  sb_addf(store, "TMPDIR=%s", tmpdir);
+  if (!env || store->oom) {
+    free(env);
+    return NULL;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (strncmp(environ[i], "TMPDIR=", 7)) env[k++] = environ[i];
+  env[k] = store->s;
+  return env;
+}
+
+static void spawn_files(posix_spawn_file_actions_t *fa, enum proc_input mode, int in, int out) {
+  posix_spawn_file_actions_init(fa);
+  if (mode == PROC_STDIN) posix_spawn_file_actions_adddup2(fa, in, 0);
+  else posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
+  if (mode == PROC_PIPE3) posix_spawn_file_actions_adddup2(fa, in, 3);
+  posix_spawn_file_actions_adddup2(fa, out, 1);
+  posix_spawn_file_actions_adddup2(fa, out, 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np(fa, mode == PROC_PIPE3 ? 4 : 3); /* a host's leaked fds */
+#endif
+}
+
+/* The input channel: a socket as stdin, or a pipe read as /dev/fd/3 (a socket
+** cannot be opened there).  fds[0] is this end, fds[1] the tool's. */
+static int open_channel(enum proc_input mode, int fds[2]) {
+  if (mode == PROC_STDIN) return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds);
+  int p[2];
+  if (pipe2(p, O_CLOEXEC)) return -1;
+  fds[0] = p[1];
+  fds[1] = p[0];
+  return 0;
+}
+
+/* 0, or an errno value. */
+static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tmpdir) {
+  int in[2] = {-1, -1}, out[2];
+  *p = (proc){0, -1, -1, -1};
+  if (mode != PROC_NONE && open_channel(mode, in)) return errno;
+  if (pipe2(out, O_CLOEXEC)) {
+    int err = errno;
+    if (in[0] >= 0) close(in[0]), close(in[1]);
+    return err;
+  }
+  strbuf envs = {0};
+  char **env = tool_environ(tmpdir, &envs);
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  spawn_files(&fa, mode, in[1], out[1]);
+  spawn_attr(&attr);
+  int rc = env ? posix_spawn(&p->pid, argv[0], &fa, &attr, argv, env) : ENOMEM;
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&fa);
+  free(env);
+  sb_free(&envs);
+  close(out[1]);
+  if (in[1] >= 0) close(in[1]);
+  p->in_fd = in[0];
+  p->out_fd = out[0];
+  if (rc) p->pid = 0;
+  else p->live = live_pid_add(p->pid);
+  return rc;
+}
+
+/* Kills what is left of its group, closes the channels. */
+static void proc_end(proc *p) {
+  if (p->pid > 0) kill(-p->pid, SIGKILL);
+  live_pid_remove(p->live); /* before the pid is reaped and free for reuse */
+  if (p->pid > 0)
+    while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR) {}
+  if (p->in_fd >= 0) close(p->in_fd);
+  if (p->out_fd >= 0) close(p->out_fd);
+  *p = (proc){0, -1, -1, -1};
+}
+
+static int pidfd_of(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
+typedef struct proc_wait_state {
+  const unsigned char *in; /* what is left of its input */
+  size_t in_left;
+  strbuf *output;          /* its stdout and stderr, the first 64 KiB */
+} proc_wait_state;
+
+/* One round of poll: input written, output read, as each is ready. */
+static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
+  struct pollfd fds[3];
+  nfds_t n = 0;
+  int out_i = -1, in_i = -1;
+  if (p->out_fd >= 0) out_i = (int)n, fds[n++] = (struct pollfd){p->out_fd, POLLIN, 0};
+  if (p->in_fd >= 0) in_i = (int)n, fds[n++] = (struct pollfd){p->in_fd, POLLOUT, 0};
+  if (pidfd >= 0) fds[n++] = (struct pollfd){pidfd, POLLIN, 0};
+  if (poll(fds, n, ms) <= 0) return;
+  if (out_i >= 0 && fds[out_i].revents) {
+    char buf[16384];
+    ssize_t r = read(p->out_fd, buf, sizeof buf);
+    if (r > 0 && w->output->len < 65536) sb_addn(w->output, buf, (size_t)r);
+    if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) close(p->out_fd), p->out_fd = -1;
+  }
+  if (in_i >= 0 && fds[in_i].revents) {
+    ssize_t put = fds[in_i].revents & (POLLERR | POLLHUP) ? -1 : write_some(p->in_fd, w->in, w->in_left);
+    size_t done = put < 0 ? w->in_left : (size_t)put;
+    w->in += done;
+    w->in_left -= done;
+    if (!w->in_left) close(p->in_fd), p->in_fd = -1; /* EOF for the tool */
+  }
+}
+
+/* Reads what is already there without waiting: a child of the tool may hold it open. */
+static void drain(int fd, strbuf *output) {
+  if (fd < 0) return;
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  char buf[16384];
+  ssize_t r;
+  while (output->len < 65536 && ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)))
+    if (r > 0) sb_addn(output, buf, (size_t)r);
+}
+
+enum { WAIT_EXITED, WAIT_TIMEOUT, WAIT_LOST };
+
+/* Whether the process has exited, without reaping it: while it is a zombie its pid
+** (its group's id) cannot be reused, so its group can still be killed safely. */
+static int proc_exited(pid_t pid) {
+  siginfo_t info;
+  memset(&info, 0, sizeof info);
+  if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT)) return errno == EINTR ? 0 : -1;
+  return info.si_pid == pid;
+}
+
+/* Feeds input, keeps output, until the process exits or timeout_ms pass.  Once it
+** has exited, what is left of its group is killed, then it is reaped. */
+static int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, strbuf *output, int *status) {
+  proc_wait_state w = {input, n, output};
+  if (p->in_fd >= 0 && !n) close(p->in_fd), p->in_fd = -1;
+  if (p->in_fd >= 0) fcntl(p->in_fd, F_SETFL, fcntl(p->in_fd, F_GETFL) | O_NONBLOCK);
+  int pidfd = pidfd_of(p->pid), result = WAIT_TIMEOUT, exited = 0;
+  double end = now_ms() + timeout_ms;
+  for (double left; !exited && (left = end - now_ms()) > 0;) {
+    int ms = left > 1e8 ? 100000000 : left < 1 ? 1 : (int)left;
+    proc_io(p, &w, pidfd, pidfd >= 0 ? ms : 10);
+    exited = proc_exited(p->pid);
+  }
+  if (pidfd >= 0) close(pidfd);
+  if (exited) live_pid_remove(p->live), p->live = -1; /* before the pid is free for reuse */
+  if (exited > 0) {
+    kill(-p->pid, SIGKILL); /* a child it left: it may hold the output open */
+    drain(p->out_fd, output);
+    while (waitpid(p->pid, status, 0) < 0 && errno == EINTR) {}
+    result = WAIT_EXITED;
+  } else if (exited < 0) {
+    result = WAIT_LOST; /* someone else reaped it (a host with SIGCHLD ignored) */
+  }
+  if (result != WAIT_TIMEOUT) p->pid = 0;
+  return result;
+}
+
+static double tool_timeout_ms(const job *j) {
+  return 1000.0 * (j->o->tool_timeout ? j->o->tool_timeout : GPUBLOB_TOOL_TIMEOUT_DEFAULT);
+}
+
+/* The outcome of a wait as the job's error, or OK for a clean exit. */
+static int tool_outcome(job *j, const char *tool, int waited, int status, const strbuf *output) {
+  if (waited == WAIT_TIMEOUT) {
+    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s did not finish within %.0f s (the tool timeout, "
+              "--tool-timeout): killed with its process group", tool, j->t->name, j->chip,
+              tool_timeout_ms(j) / 1000);
+    add_detail(j->g, sb_str(output));
+    return GPUBLOB_TOOL;
+  }
+  if (waited == WAIT_LOST)
+    return set_error(j->g, GPUBLOB_TOOL, "lost the exit status of %s (%s): does the program reap child "
+                     "processes?", tool, strerror(ECHILD));
+  if (!status) return GPUBLOB_OK;
+  if (WIFSIGNALED(status))
+    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s was killed by signal %d (%s)", tool, j->t->name, j->chip,
+              WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else
+    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s exited with status %d", tool, j->t->name, j->chip,
+              WEXITSTATUS(status));
+  add_detail(j->g, sb_str(output));
+  return GPUBLOB_TOOL;
+}
+
+static int read_tool_output(job *j, const char *path) {
+  unsigned char *data;
+  size_t size;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || read_fd(fd, &data, &size, (size_t)-1)) {
+    if (fd >= 0) close(fd);
+    return set_error(j->g, GPUBLOB_TOOL, "the blob tool exited 0 but wrote no %s", path);
+  }
+  close(fd);
+  if (!size) {
+    free(data);
+    return set_error(j->g, GPUBLOB_TOOL, "the blob tool exited 0 but wrote an empty %s", path);
+  }
+  gpublob_blob_free(&j->out);
+  j->out.data = data;
+  j->out.size = size;
+  j->out.suffix = j->t->suffix_bin;
+  return GPUBLOB_OK;
+}
+
+static enum proc_input proc_input_of(const job *j) {
+  return j->t->tool_input == INPUT_stdin ? PROC_STDIN : j->t->tool_input == INPUT_pipe ? PROC_PIPE3 : PROC_NONE;
+}
+
+/* Starts the tool.  A file tool starts once its input file is written; a stdin or
+** pipe tool starts before the backend runs and waits for its input. */
+static int tool_start(job *j) {
+  toolrun *r = &j->run;
+  int file = j->t->tool_input == INPUT_file;
+  if (make_workdir(j, &r->w)) return j->g->code;
+  r->made = 1;
+  if (file && write_file(r->w.in, j->out.data, j->out.size))
+    return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno));
+  r->argv = build_argv(j, j->tool, &r->w, &r->store);
+  if (!r->argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  int err = proc_spawn(&r->p, r->argv, proc_input_of(j), r->w.dir);
+  if (err) return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", r->argv[0], strerror(err));
+  return GPUBLOB_OK;
+}
+
+/* Hands the backend's output to the tool (unless a file did), waits for its exit. */
+static int tool_finish(job *j) {
+  toolrun *r = &j->run;
+  int status = 0, file = j->t->tool_input == INPUT_file;
+  int waited = proc_wait(&r->p, j->out.data, file ? 0 : j->out.size, tool_timeout_ms(j), &r->output, &status);
+  int rc = tool_outcome(j, r->argv[0], waited, status, &r->output);
+  return rc ? rc : read_tool_output(j, r->w.out);
+}
+
+/* Stops a tool still running (after an error) and removes its directory. */
+static void tool_end(job *j) {
+  toolrun *r = &j->run;
+  proc_end(&r->p);
+  if (r->made) workdir_remove(&r->w);
+  free(r->argv);
+  sb_free(&r->store);
+  sb_free(&r->output);
+  memset(r, 0, sizeof *r);
+  r->p = (proc){0, -1, -1, -1};
+  r->w.live = -1;
+}
+
+static int tool_early(const job *j) {
+  return needs_blob_tool(j) && !*j->provider_path && j->t->tool_input != INPUT_file;
+}

@@ -1,0 +1,37 @@
+/* src/report.c: A job's errors and warnings carried to the caller's handle, and detail (a
+** diagnostic, a tool's stderr) appended to a message. */
+
+/* ---- a job's errors and warnings, carried to the caller's handle ---- */
+/* Another handle's error (a job's own) becomes g's. */
+static int take_error(gpublob *g, const gpublob *from) {
+  g->code = from->code;
+  sb_reset(&g->msg);
+  if (from->msg.oom) g->msg.oom = 1;
+  else sb_add(&g->msg, sb_str(&from->msg));
+  return g->code;
+}
+
+/* Another handle's warnings (a job's), each line once. */
+static void add_warnings(gpublob *g, const char *lines) {
+  while (*lines) {
+    const char *nl = strchr(lines, '\n');
+    size_t n = nl ? (size_t)(nl - lines) : strlen(lines);
+    strbuf line = {0};
+    sb_addn(&line, lines, n);
+    if (n && !strstr(sb_str(&g->warn), sb_str(&line))) {
+      sb_add(&g->warn, sb_str(&line));
+      sb_add(&g->warn, "\n");
+    }
+    sb_free(&line);
+    lines += n + (nl != NULL);
+  }
+}
+
+/* Appends detail (a diagnostic, a tool's stderr) to the current message. */
+static void add_detail(gpublob *g, const char *detail) {
+  size_t n = strlen(detail);
+  while (n && (detail[n - 1] == '\n' || detail[n - 1] == ' ')) n--;
+  if (!n) return;
+  sb_add(&g->msg, ":\n");
+  sb_addn(&g->msg, detail, n);
+}

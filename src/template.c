@@ -1,0 +1,79 @@
+/* src/template.c: Templates: the spec's argv and file names with {chip}, {opt}, {if:...} filled in
+** from a job's resolved settings. */
+
+/* ---- templates: {chip}, {chipid}, {opt}, {if:COND:THEN:ELSE} and friends ---- */
+static int feature_on(const char *features, const char *name, size_t n) {
+  int on = 0;
+  const char *w;
+  size_t m;
+  while ((w = next_word(&features, ",", &m)))
+    if (m == n + 1 && !strncmp(w + 1, name, n)) on = w[0] == '+';
+  return on;
+}
+
+static int condition_holds(const job *j, const char *c, size_t n) {
+  if (word_is(c, n, "ftz")) return (j->flags & GPUBLOB_FLAG_FTZ) != 0;
+  if (word_is(c, n, "fast-math")) return (j->flags & GPUBLOB_FLAG_FAST_MATH) != 0;
+  if (word_is(c, n, "O0")) return j->opt == 0;
+  int on = feature_on(sb_str(&j->condfeat), c + 1, n - 1);
+  return c[0] == '+' ? on : !on;
+}
+
+static const char *chip_id(const job *j) {
+  size_t p = strlen(j->t->chip_prefix);
+  return strncmp(j->chip, j->t->chip_prefix, p) ? j->chip : j->chip + p;
+}
+
+/* Expands one placeholder body (between the braces) into b. */
+static void expand_one(const job *j, const char *p, size_t n, const char **vars, strbuf *b) {
+  if (n > 3 && !strncmp(p, "if:", 3)) {
+    const char *c = p + 3, *e = p + n;
+    const char *c1 = memchr(c, ':', (size_t)(e - c));
+    const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
+    if (!c2) return;
+    if (condition_holds(j, c, (size_t)(c1 - c))) sb_addn(b, c1 + 1, (size_t)(c2 - c1 - 1));
+    else sb_addn(b, c2 + 1, (size_t)(e - c2 - 1));
+    return;
+  }
+  char opt[2] = {(char)('0' + j->opt), 0};
+  if (word_is(p, n, "chip")) sb_add(b, j->chip);
+  else if (word_is(p, n, "chipid")) sb_add(b, chip_id(j));
+  else if (word_is(p, n, "opt")) sb_add(b, opt);
+  else {
+    for (int i = 0; vars && vars[i]; i += 2)
+      if (word_is(p, n, vars[i])) {
+        sb_add(b, vars[i + 1]);
+        return;
+      }
+    sb_addf(b, "{%.*s}", (int)n, p); /* not a placeholder: a caller's pass options */
+  }
+}
+
+/* Text outside placeholders, where }} is a literal brace. */
+static void add_unbraced(strbuf *b, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    sb_addn(b, s + i, 1);
+    if (s[i] == '}' && i + 1 < n && s[i + 1] == '}') i++;
+  }
+}
+
+/* vars: NULL-ended name/value pairs for {tool}, {in}, {out}; {{ and }} are braces. */
+static void expand(const job *j, const char *s, size_t n, const char **vars, strbuf *b) {
+  const char *e = s + n;
+  while (s < e) {
+    const char *o = memchr(s, '{', (size_t)(e - s));
+    if (o && o + 1 < e && o[1] == '{') { /* {{ is a literal brace */
+      add_unbraced(b, s, (size_t)(o + 1 - s));
+      s = o + 2;
+      continue;
+    }
+    const char *c = o ? memchr(o, '}', (size_t)(e - o)) : NULL;
+    if (!o || !c) {
+      add_unbraced(b, s, (size_t)(e - s));
+      return;
+    }
+    add_unbraced(b, s, (size_t)(o - s));
+    expand_one(j, o + 1, (size_t)(c - o - 1), vars, b);
+    s = c + 1;
+  }
+}
