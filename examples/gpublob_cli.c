@@ -7,7 +7,8 @@
 ** each gpu.module serialised for its targets (-t, or the module's own
 ** #nvvm.target<...> attributes).  Results are cached (--cache-dir).
 ** Exit 0 on success; on failure one line on stderr (plus the tool's or LLVM's
-** detail below it) and no output file.  Output is written atomically.
+** detail below it) and no output file.  Output is written atomically; -o DIR/
+** and -o PATTERN make the directories their outputs need.
 **
 ** Built twice: build/gpublob-compiler is the whole CLI; build/gpublob, with
 ** GPUBLOB_FRONT, is the same CLI without LLVM: it answers a cache hit itself, in
@@ -37,44 +38,50 @@
 
 static const char usage[] =
     "usage: gpublob [options] INPUT     INPUT: .ll, .bc, .mlir or .mlirbc, or - for stdin\n"
+    "Targets:\n"
     "  -t, --target NAME[:CHIP[,CHIP]]  a target from the spec and its chips (default per\n"
     "                                   target); repeatable: a blob per (target, chip); MLIR:\n"
     "                                   replaces the module's own target attributes\n"
     "      --features STR               LLVM target features, e.g. +ptx80\n"
-    "  -f, --format llvm|asm|bin|fatbin default bin; fatbin: a target's chips in one blob\n"
-    "  -O0 .. -O3                       default -O3\n"
-    "  -o FILE|DIR/|PATTERN             output; - for stdout; several outputs go to DIR/\n"
-    "                                   or to a PATTERN of {stem} {target} {chip} {suffix}\n"
-    "  -j, --jobs N                     compile threads (default: one per core)\n"
     "      --retarget                   compile functions clang pinned to another chip\n"
     "                                   (\"target-cpu\") for each job's chip and features\n"
-    "      --isolate, --no-isolate      each job's LLVM work in a child process, so an LLVM\n"
-    "                                   crash is an error, not the end (default: in-process)\n"
-    "      --tool-timeout SECONDS       kill a blob or pack tool running longer (default 300)\n"
-    "      --max-input N[K|M|G]         refuse a larger input (default 1G)\n"
+    "Output:\n"
+    "  -f, --format llvm|asm|bin|fatbin default bin; fatbin: a target's chips in one blob\n"
+    "  -o FILE|DIR/|PATTERN             output; - for stdout; several outputs go to DIR/\n"
+    "                                   or to a PATTERN of {stem} {target} {chip} {suffix};\n"
+    "                                   DIR/ and a PATTERN's directories are made if missing\n"
+    "Compile:\n"
+    "  -O0 .. -O3                       default -O3\n"
     "      --ftz                        flush denormals (device-library variant)\n"
     "      --fast-math                  unsafe, finite-only math (device-library variant)\n"
+    "  -j, --jobs N                     compile threads (default: one per core)\n"
+    "      --isolate, --no-isolate      each job's LLVM work in a child process, so an LLVM\n"
+    "                                   crash is an error, not the end (default: in-process)\n"
+    "      --max-input N[K|M|G]         refuse a larger input (default 1G)\n"
+    "Tools and libraries:\n"
     "      --tool PATH                  the blob tool to run, instead of searching\n"
     "      --tool-dir DIR               search DIR first for the blob tool (repeatable)\n"
     "      --tool-mode auto|program|in-process\n"
     "                                   auto: the in-process provider (nvJitLink) for calls\n"
     "                                   with enough jobs, else the program (ptxas)\n"
+    "      --tool-timeout SECONDS       kill a blob or pack tool running longer (default 300)\n"
     "      --lib-dir DIR                search DIR first for device libraries (repeatable)\n"
     "      --no-default-search          search only --tool-dir and --lib-dir\n"
+    "Cache:\n"
     "      --cache-dir DIR              the cache (default $GPUBLOB_CACHE_DIR, else\n"
     "                                   $XDG_CACHE_HOME/gpublob or ~/.cache/gpublob)\n"
     "      --cache-size N[K|M|G]        the cache's limit (default 1G)\n"
     "      --no-cache                   neither look up nor store\n"
-    "      --time                       print the call's jobs, threads, cache and phases\n"
     "MLIR input:\n"
     "      --attach legacy|binary       default binary: gpu.binary with #gpu.object\n"
     "                                   entries; legacy: an nvvm.cubin-style attribute\n"
     "      --pipeline STR               lowering passes for each gpu.module, instead of\n"
     "                                   the spec's; none: never lower\n"
     "      --emit-bytecode              write MLIR bytecode (.mlirbc)\n"
-    "Other:\n"
+    "Information:\n"
     "      --list-targets               name, triple, default chip, formats, attribute,\n"
-    "                                   and the blob tool a compile would use\n"
+    "                                   valid chips, and the blob tool a compile would use\n"
+    "      --time                       print the call's jobs, threads, cache and phases\n"
     "      --version\n"
     "  -h, --help\n";
 
@@ -335,22 +342,23 @@ static int is_dir(const char *p) {
 }
 
 /* Where output i goes: -o as given (one output), -o DIR/ or -o PATTERN, or beside
-** the input.  MLIR: INPUT.mlir -> INPUT.out.mlir, since the suffix is the input's own. */
+** the input.  MLIR: INPUT.mlir -> INPUT.out.mlir (also in DIR/), since the suffix
+** is the input's own. */
 static char *output_path(const cli *c, const gpublob_result *r, size_t i, int mlir) {
   const gpublob_output *o = &r->outputs[i];
   int pattern = c->output && strchr(c->output, '{');
+  const char *mlir_suffix = !strcmp(o->blob.suffix, ".mlirbc") ? ".out.mlirbc" : ".out.mlir";
   if (r->count == 1 && c->output && !pattern && !is_dir(c->output)) return strdup(c->output);
-  if (r->count == 1 && !c->output)
-    return default_output(c->input, !mlir ? o->blob.suffix : !strcmp(o->blob.suffix, ".mlirbc")
-                                                                ? ".out.mlirbc" : ".out.mlir");
+  if (r->count == 1 && !c->output) return default_output(c->input, !mlir ? o->blob.suffix : mlir_suffix);
   const char *slash = strrchr(c->input, '/'), *base = slash ? slash + 1 : c->input;
   const char *dot = strrchr(base, '.');
   size_t stemn = dot ? (size_t)(dot - base) : strlen(base);
   char pat[8192], *out = malloc(PATH_MAX);
   if (!out) return NULL;
   if (pattern) snprintf(pat, sizeof pat, "%s", c->output);
-  else if (c->output) snprintf(pat, sizeof pat, "%s%s{stem}.{target}.{chip}{suffix}", c->output,
-                               c->output[strlen(c->output) - 1] == '/' ? "" : "/");
+  else if (c->output) snprintf(pat, sizeof pat, "%s%s{stem}%s", c->output,
+                               c->output[strlen(c->output) - 1] == '/' ? "" : "/",
+                               mlir ? mlir_suffix : ".{target}.{chip}{suffix}");
   else snprintf(pat, sizeof pat, "%.*s{stem}.{target}.{chip}{suffix}", (int)(base - c->input), c->input);
   fill_pattern(pat, base, stemn, o, out, PATH_MAX);
   return out;
@@ -415,14 +423,88 @@ static int write_special(const char *path, const gpublob_blob *b) {
 }
 
 /* The temporaries in flight, for the signal handler to remove: set before each
-** is made, cleared once renamed.  Plain pointers read by a handler of this thread. */
+** is made, cleared once renamed; and the directories this call made, in the
+** order made (each after its parent), removed deepest first while still empty.
+** Plain pointers read by a handler of this thread. */
 static char *volatile *volatile pending_tmps;
 static volatile size_t pending_count;
+static char *volatile *volatile made_dirs;
+static volatile size_t made_count;
 
 static void remove_pending(void) {
-  char *volatile *tmps = pending_tmps;
+  char *volatile *tmps = pending_tmps, *volatile *dirs = made_dirs;
   for (size_t i = 0; tmps && i < pending_count; i++)
     if (tmps[i]) unlink(tmps[i]);
+  for (size_t i = made_count; dirs && i-- > 0;) rmdir(dirs[i]);
+}
+
+/* -o DIR/ and -o PATTERN make the directories their outputs need; -o FILE does not. */
+static int makes_dirs(const cli *c) {
+  return c->output && strcmp(c->output, "-") && (strchr(c->output, '{') || is_dir(c->output));
+}
+
+/* Every missing directory above path, as mkdir -p makes them (mode 0777 under
+** the umask), each one recorded in made_dirs (room for it is there).  0, or -1
+** with errno and the directory that could not be made in *bad (malloc'd). */
+static int make_parents(const char *path, char **bad) {
+  char *dir = strdup(path), *last = dir ? strrchr(dir, '/') : NULL;
+  if (!dir) return -1;
+  for (char *p = dir + 1; last && p <= last; p++) {
+    if (*p != '/' || p[-1] == '/') continue;
+    struct stat st;
+    *p = 0;
+    int ok = !stat(dir, &st) && S_ISDIR(st.st_mode), err = 0;
+    if (!ok && !mkdir(dir, 0777)) {
+      char *name = strdup(dir);
+      if (!name) rmdir(dir), err = ENOMEM;
+      else made_dirs[made_count] = name, made_count = made_count + 1; /* stored, then counted */
+    } else if (!ok && (err = errno) == EEXIST) { /* a file where the directory goes, unless made meanwhile */
+      err = !stat(dir, &st) && S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    }
+    if (err) {
+      *bad = dir;
+      errno = err;
+      return -1;
+    }
+    *p = '/';
+  }
+  free(dir);
+  return 0;
+}
+
+/* The directories of every output, before any is written; none left on failure. */
+static int make_dirs(const cli *c, const gpublob_result *r, char **paths) {
+  size_t room = 0;
+  for (size_t i = 0; makes_dirs(c) && i < r->count; i++)
+    for (const char *p = paths[i]; *p; p++) room += *p == '/';
+  if (!room) return 0;
+  char **dirs = calloc(room, sizeof *dirs);
+  if (!dirs) return fail("%s", "out of memory"), 10 + GPUBLOB_IO;
+  made_count = 0;
+  made_dirs = dirs;
+  for (size_t i = 0; i < r->count; i++) {
+    char *bad = NULL;
+    if (make_parents(paths[i], &bad)) {
+      fprintf(stderr, "gpublob: error: cannot make the directory '%s': %s\n", bad ? bad : paths[i],
+              strerror(errno));
+      free(bad);
+      return 10 + GPUBLOB_IO;
+    }
+  }
+  return 0;
+}
+
+/* Removes the directories made for a call that failed (while empty), or just
+** forgets them after one that succeeded. */
+static void drop_made(int failed) {
+  char **dirs = (char **)made_dirs;
+  size_t n = made_count;
+  if (failed)
+    for (size_t i = n; dirs && i-- > 0;) rmdir(dirs[i]);
+  made_dirs = NULL;
+  made_count = 0;
+  for (size_t i = 0; dirs && i < n; i++) free(dirs[i]);
+  free(dirs);
 }
 
 static int write_one(const char *path, const gpublob_blob *b, char **tmp) {
@@ -436,6 +518,7 @@ static int write_outputs(const cli *c, const gpublob_result *r, int mlir) {
   char **paths = calloc(r->count + 1, sizeof *paths), **tmps = calloc(r->count + 1, sizeof *tmps);
   int rc = !paths || !tmps ? fail("%s", "out of memory") : output_paths(c, r, mlir, paths);
   if (rc) rc = rc == 2 ? 10 + GPUBLOB_IO : rc;
+  if (!rc) rc = make_dirs(c, r, paths);
   pending_count = r->count;
   pending_tmps = tmps;
   for (size_t i = 0; !rc && i < r->count; i++)
@@ -461,6 +544,7 @@ static int write_outputs(const cli *c, const gpublob_result *r, int mlir) {
   }
   pending_tmps = NULL;
   pending_count = 0;
+  drop_made(rc != 0);
   free(paths);
   free(tmps);
   return rc;
@@ -612,6 +696,21 @@ static void print_tool(gpublob *g, const cli *c, const char *target, size_t njob
            *t.fallback ? t.fallback : "no program found");
 }
 
+/* The valid chips (the spec's chips), wrapped to 80 columns under "  chips:". */
+static void print_chips(const char *chips) {
+  int col = printf("  chips:");
+  for (const char *p = chips; *(p += strspn(p, " "));) {
+    int n = (int)strcspn(p, " ");
+    if (col > 8 && col + 1 + n > 80) col = printf("\n%8s", "") - 1;
+    col += printf(" %.*s", n, p);
+    p += n;
+  }
+  putchar('\n');
+}
+
+/* A target: its line, then one section each, indented: its chips, its blob tool
+** (for one job and for many).  A section about the device libraries (whether each
+** is found, and where) goes after the blob tool's, in the same form. */
 static int list_targets(gpublob *g, const cli *c) {
   printf("%-8s %-26s %-8s %-21s %-14s %s\n", "target", "triple", "chip", "formats", "attribute",
          "mlir target");
@@ -629,9 +728,11 @@ static int list_targets(gpublob *g, const cli *c) {
     snprintf(mlir, sizeof mlir, "%s%s", *t.mlir_target ? "#" : "", *t.mlir_target ? t.mlir_target : "-");
     printf("%-8s %-26s %-8s %-21s %-14s %s\n", t.name, t.triple, t.chip,
            fatbin ? "llvm,asm,bin,fatbin" : "llvm,asm,bin", t.attribute, mlir);
+    print_chips(t.chips);
     printf("  blob tool (%s):\n", t.tool_kind);
     print_tool(g, c, t.name, 1, "one job");
     print_tool(g, c, t.name, 64, "many jobs");
+    /* here: the device libraries' section (found or not, and where) */
   }
   return 0;
 }

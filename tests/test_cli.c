@@ -1,0 +1,400 @@
+/* test_cli: the command line's own behaviour.  -o DIR/ and -o PATTERN make the
+** directories their outputs need (mode 0777 under the umask), in the compiler
+** and in the cache front; a directory that cannot be made is an IO error naming
+** it, with nothing written and no directory left.  --help files each option under
+** an honest heading; --list-targets shows each target's valid chips. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpublob.h"
+#include "testlib.h"
+
+#define CLI "build/gpublob"
+#define IN "examples/saxpy_nvptx.ll" /* stem saxpy_nvptx */
+
+static const char *ptx = ".ptx"; /* nvptx's asm suffix, from the spec */
+
+/* scratch()/rel into buf. */
+static const char *at(char *buf, size_t size, const char *rel) {
+  snprintf(buf, size, "%s/%s", scratch(), rel);
+  return buf;
+}
+
+/* The entries of dir, but . and ..; -1 when it cannot be read. */
+static int entries(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  int n = 0;
+  if (!d) return -1;
+  while ((e = readdir(d)))
+    n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+  closedir(d);
+  return n;
+}
+
+static int is_directory(const char *p) {
+  struct stat st;
+  return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static unsigned mode_of(const char *p) {
+  struct stat st;
+  return stat(p, &st) ? 0 : (unsigned)(st.st_mode & 07777);
+}
+
+/* The two-chip ASM compile of IN into -o out (no CUDA needed); its exit status. */
+static int compile_two(const char *out, const char *cache_dir, int time, char **log) {
+  const char *argv[16] = {CLI, "-t", "nvptx:sm_80,sm_90", "-f", "asm", IN, "-o", out};
+  int n = 8;
+  if (cache_dir) argv[n++] = "--cache-dir", argv[n++] = cache_dir;
+  else argv[n++] = "--no-cache";
+  if (time) argv[n++] = "--time";
+  argv[n] = NULL;
+  return run(argv, log);
+}
+
+/* ---- -o DIR/ and -o PATTERN make their directories ---- */
+static void test_dir(void) {
+  char dir[4300], a[4300], ab[4300], f80[4300], f90[4300], name[256];
+  at(dir, sizeof dir, "nested/a/b/c/");
+  at(a, sizeof a, "nested/a");
+  at(ab, sizeof ab, "nested/a/b");
+  snprintf(name, sizeof name, "nested/a/b/c/saxpy_nvptx.nvptx.sm_80%s", ptx);
+  at(f80, sizeof f80, name);
+  snprintf(name, sizeof name, "nested/a/b/c/saxpy_nvptx.nvptx.sm_90%s", ptx);
+  at(f90, sizeof f90, name);
+  char *log = NULL;
+  mode_t old = umask(027);
+  int rc = compile_two(dir, NULL, 0, &log);
+  umask(old);
+  check(rc == 0, "-o DIR/: two chips into a missing nested DIR/ succeed", "exit %d: %s", rc, log);
+  check(is_directory(dir), "-o DIR/: the missing DIR/ and its parents are made", "%s: %s", dir, log);
+  check(exists(f80), "-o DIR/: sm_80's output is written in the made DIR/", "%s: %s", f80, log);
+  check(exists(f90), "-o DIR/: sm_90's output is written in the made DIR/", "%s: %s", f90, log);
+  char *text = (char *)slurp(f80, NULL);
+  check(contains(text, ".target sm_80"), "-o DIR/: the file named for sm_80 holds sm_80's PTX", "%.200s",
+        text ? text : "(unreadable)");
+  free(text);
+  check(mode_of(a) == 0750 && mode_of(ab) == 0750 && mode_of(dir) == 0750,
+        "-o DIR/: each made directory has mode 0777 under the umask (027: 0750)", "%o %o %o",
+        mode_of(a), mode_of(ab), mode_of(dir));
+  free(log);
+}
+
+static void test_one_output_dir(void) {
+  char dir[4300], file[4300], name[256];
+  at(dir, sizeof dir, "single/x/");
+  snprintf(name, sizeof name, "single/x/saxpy_nvptx.nvptx.sm_80%s", ptx);
+  at(file, sizeof file, name);
+  const char *argv[] = {CLI, "--no-cache", "-t", "nvptx:sm_80", "-f", "asm", IN, "-o", dir, NULL};
+  char *log = NULL;
+  int rc = run(argv, &log);
+  check(rc == 0 && exists(file), "-o DIR/: one output into a missing DIR/ makes it too", "exit %d: %s", rc,
+        log);
+  free(log);
+}
+
+static void test_pattern(void) {
+  char pat[4300], f80[4300], f90[4300], name[256];
+  at(pat, sizeof pat, "pat/{target}/{chip}/k{suffix}");
+  snprintf(name, sizeof name, "pat/nvptx/sm_80/k%s", ptx);
+  at(f80, sizeof f80, name);
+  snprintf(name, sizeof name, "pat/nvptx/sm_90/k%s", ptx);
+  at(f90, sizeof f90, name);
+  char *log = NULL;
+  int rc = compile_two(pat, NULL, 0, &log);
+  check(rc == 0, "-o PATTERN: a pattern with a missing directory part succeeds", "exit %d: %s", rc, log);
+  check(exists(f80), "-o PATTERN: sm_80's directory ({target}/{chip}/) is made and written",
+        "%s: %s", f80, log);
+  check(exists(f90), "-o PATTERN: sm_90's directory ({target}/{chip}/) is made and written",
+        "%s: %s", f90, log);
+  free(log);
+}
+
+/* MLIR's one output in DIR/ is named as beside the input: saxpy.mlir -> saxpy.out.mlir. */
+static void test_mlir_dir(void) {
+  char *ver = NULL;
+  const char *v[] = {CLI, "--version", NULL};
+  run(v, &ver);
+  int mlir = contains(ver, "and MLIR");
+  free(ver);
+  if (!mlir) {
+    skip("-o DIR/: MLIR's output in a made DIR/", "gpublob is built without MLIR");
+    return;
+  }
+  char dir[4300], file[4300];
+  at(dir, sizeof dir, "mlirdir/m/");
+  at(file, sizeof file, "mlirdir/m/saxpy.out.mlir");
+  const char *argv[] = {CLI, "--no-cache", "-t", "nvptx:sm_80", "-f", "asm", "examples/saxpy.mlir",
+                        "-o", dir, NULL};
+  char *log = NULL;
+  int rc = run(argv, &log);
+  check(rc == 0 && exists(file), "-o DIR/: MLIR's module goes to a made DIR/ as {stem}.out.mlir",
+        "exit %d: %s", rc, log);
+  free(log);
+}
+
+/* -o FILE is taken as given: its directory is not made. */
+static void test_file_no_dir(void) {
+  char file[4300], dir[4300];
+  at(file, sizeof file, "nodir/k.ptx");
+  at(dir, sizeof dir, "nodir");
+  const char *argv[] = {CLI, "--no-cache", "-t", "nvptx:sm_80", "-f", "asm", IN, "-o", file, NULL};
+  char *log = NULL;
+  int rc = run(argv, &log);
+  check(rc == 10 + GPUBLOB_IO && contains(log, "cannot write") && !exists(dir),
+        "-o FILE: a FILE in a missing directory is an IO error, and no directory is made",
+        "exit %d: %s", rc, log);
+  free(log);
+}
+
+/* ---- a directory that cannot be made ---- */
+static void test_impossible(void) {
+  char base[4300], plain[4300], out[4300], want[4400];
+  at(base, sizeof base, "imp");
+  at(plain, sizeof plain, "imp/plain");
+  at(out, sizeof out, "imp/plain/sub/");
+  mkdir(base, 0777);
+  spill(plain, "keep", 4);
+  char *log = NULL;
+  int rc = compile_two(out, NULL, 0, &log);
+  snprintf(want, sizeof want, "'%s'", plain);
+  check(rc == 10 + GPUBLOB_IO, "-o DIR/ under a regular file: the IO error's exit status", "exit %d (want %d): %s",
+        rc, 10 + GPUBLOB_IO, log);
+  check(!strncmp(log ? log : "", "gpublob: error: cannot make the directory ", 42),
+        "-o DIR/ under a regular file: one error line first, 'cannot make the directory'", "%s", log);
+  check(contains(log, want), "-o DIR/ under a regular file: the message names the directory", "want %s: %s",
+        want, log);
+  check(contains(log, strerror(ENOTDIR)), "-o DIR/ under a regular file: the message gives strerror",
+        "want '%s': %s", strerror(ENOTDIR), log);
+  char *kept = (char *)slurp(plain, NULL);
+  check(entries(base) == 1 && kept && !strcmp(kept, "keep"),
+        "-o DIR/ under a regular file: nothing written, the file untouched", "%d entries in %s", entries(base),
+        base);
+  free(kept);
+  free(log);
+}
+
+/* The first output's directories are made, the second's cannot be: none stays. */
+static void test_rollback(void) {
+  char base[4300], pat[4300], blocker[4300], made[4300], want[4400];
+  at(base, sizeof base, "part");
+  at(pat, sizeof pat, "part/{chip}/deep/k{suffix}");
+  at(blocker, sizeof blocker, "part/sm_90");
+  at(made, sizeof made, "part/sm_80");
+  mkdir(base, 0777);
+  spill(blocker, "", 0);
+  char *log = NULL;
+  int rc = compile_two(pat, NULL, 0, &log);
+  snprintf(want, sizeof want, "cannot make the directory '%s'", blocker);
+  check(rc == 10 + GPUBLOB_IO && contains(log, want),
+        "-o PATTERN: the second output's impossible directory is the IO error naming it", "exit %d: %s", rc,
+        log);
+  check(!exists(made), "-o PATTERN: the directories made for the first output are removed again",
+        "%s is left: %s", made, log);
+  check(entries(base) == 1, "-o PATTERN: nothing written when one directory cannot be made",
+        "%d entries in %s", entries(base), base);
+  free(log);
+}
+
+/* ---- the front (build/gpublob) answers a cache hit itself, and makes directories too ---- */
+static void test_front(void) {
+  char cache[4300], first[4300], second[4300], f80[4300], f90[4300], base[4300], plain[4300], imp[4300];
+  char name[256];
+  at(cache, sizeof cache, "front-cache");
+  at(first, sizeof first, "front1/");
+  at(second, sizeof second, "front2/x/y/");
+  snprintf(name, sizeof name, "front2/x/y/saxpy_nvptx.nvptx.sm_80%s", ptx);
+  at(f80, sizeof f80, name);
+  snprintf(name, sizeof name, "front2/x/y/saxpy_nvptx.nvptx.sm_90%s", ptx);
+  at(f90, sizeof f90, name);
+  char *log = NULL;
+  int rc = compile_two(first, cache, 0, &log);
+  check(rc == 0, "front: the first run compiles and stores", "exit %d: %s", rc, log);
+  free(log);
+  rc = compile_two(second, cache, 1, &log);
+  check(rc == 0 && contains(log, "time (front)"), "front: the second run is a hit the front answers",
+        "exit %d: %s", rc, log);
+  check(exists(f80) && exists(f90), "front: a hit into a missing nested DIR/ makes it and writes both chips",
+        "%s: %s", f80, log);
+  free(log);
+
+  at(base, sizeof base, "front-imp");
+  at(plain, sizeof plain, "front-imp/plain");
+  at(imp, sizeof imp, "front-imp/plain/sub/");
+  mkdir(base, 0777);
+  spill(plain, "keep", 4);
+  rc = compile_two(imp, cache, 1, &log);
+  check(rc == 10 + GPUBLOB_IO && contains(log, "time (front)") && contains(log, "cannot make the directory"),
+        "front: a hit into an impossible directory is the same IO error", "exit %d: %s", rc, log);
+  check(entries(base) == 1, "front: nothing written when the directory cannot be made", "%d entries in %s",
+        entries(base), base);
+  free(log);
+}
+
+/* ---- --help ---- */
+/* Every option the CLI takes, and whether it is MLIR's alone. */
+static const struct {
+  const char *name;
+  int mlir;
+} options[] = {
+    {"-t", 0},           {"--target", 0},      {"--features", 0},       {"--retarget", 0},
+    {"-f", 0},           {"--format", 0},      {"-o", 0},               {"-O0", 0},
+    {"--ftz", 0},        {"--fast-math", 0},   {"-j", 0},               {"--jobs", 0},
+    {"--isolate", 0},    {"--no-isolate", 0},  {"--max-input", 0},      {"--tool", 0},
+    {"--tool-dir", 0},   {"--tool-mode", 0},   {"--tool-timeout", 0},   {"--lib-dir", 0},
+    {"--no-default-search", 0},                {"--cache-dir", 0},      {"--cache-size", 0},
+    {"--no-cache", 0},   {"--attach", 1},      {"--pipeline", 1},       {"--emit-bytecode", 1},
+    {"--list-targets", 0}, {"--time", 0},      {"--version", 0},        {"-h", 0},
+    {"--help", 0},
+};
+#define NOPTIONS (sizeof options / sizeof *options)
+
+/* Each option of the help's option lines (indented 2 or 6, then '-') with its section. */
+typedef struct {
+  char name[64], section[64];
+} listed;
+
+static size_t parse_help(const char *text, listed *out, size_t max, int *before_heading) {
+  char section[64] = "";
+  size_t n = 0;
+  *before_heading = 0;
+  for (const char *line = text; line && *line;) {
+    const char *nl = strchr(line, '\n');
+    size_t len = nl ? (size_t)(nl - line) : strlen(line);
+    size_t ind = strspn(line, " ");
+    if (ind == 0 && len && line[len - 1] == ':' && len < sizeof section) {
+      snprintf(section, sizeof section, "%.*s", (int)len, line);
+    } else if ((ind == 2 || ind == 6) && line[ind] == '-') {
+      /* "-t, --target NAME": the words that start with '-', commas dropped */
+      for (const char *w = line + ind; w < line + len && *w == '-' && n < max;) {
+        size_t wl = strcspn(w, " ,\n");
+        snprintf(out[n].name, sizeof out[n].name, "%.*s", (int)wl, w);
+        snprintf(out[n].section, sizeof out[n].section, "%s", section);
+        if (!*section) ++*before_heading;
+        n++;
+        w += wl;
+        w += strspn(w, ", ");
+      }
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  return n;
+}
+
+static const char *section_of(const listed *l, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(l[i].name, name)) return l[i].section;
+  return NULL;
+}
+
+static void test_help(void) {
+  char *out = NULL, *out2 = NULL;
+  const char *argv[] = {CLI, "--help", NULL}, *argv2[] = {"build/gpublob-compiler", "--help", NULL};
+  int rc = run(argv, &out);
+  run(argv2, &out2);
+  check(rc == 0 && out && !strncmp(out, "usage: gpublob", 14), "--help: exit 0, the usage line first",
+        "exit %d: %s", rc, out);
+  check(out && out2 && !strcmp(out, out2), "--help: the front and gpublob-compiler print the same help",
+        "%s", out2);
+  listed l[128];
+  int before = 0;
+  size_t n = parse_help(out, l, 128, &before);
+  check(before == 0, "--help: every option line is under a heading", "%d before the first", before);
+  check(section_of(l, n, "--attach") && !strcmp(section_of(l, n, "--attach"), "MLIR input:"),
+        "--help: there is an \"MLIR input:\" section, with --attach", "%s", out);
+  char bad[1024] = "", missing[1024] = "", notmlir[1024] = "";
+  for (size_t i = 0; i < NOPTIONS; i++) {
+    const char *s = section_of(l, n, options[i].name);
+    char *list = !s ? missing : !options[i].mlir && !strcmp(s, "MLIR input:") ? bad
+                 : options[i].mlir && strcmp(s, "MLIR input:") ? notmlir : NULL;
+    if (list) snprintf(list + strlen(list), sizeof bad - strlen(list), " %s", options[i].name);
+  }
+  check(!*missing, "--help: every option the CLI takes is documented", "missing:%s", missing);
+  check(!*bad, "--help: no global option is filed under \"MLIR input:\"", "under MLIR input:%s", bad);
+  check(!*notmlir, "--help: each MLIR-only option is under \"MLIR input:\"", "elsewhere:%s", notmlir);
+  char unknown[1024] = "";
+  for (size_t i = 0; i < n; i++) {
+    int known = 0;
+    for (size_t k = 0; k < NOPTIONS; k++) known |= !strcmp(l[i].name, options[k].name);
+    if (!known && strcmp(l[i].name, "-O3")) /* "-O0 .. -O3" */
+      snprintf(unknown + strlen(unknown), sizeof unknown - strlen(unknown), " %.63s", l[i].name);
+  }
+  check(!*unknown, "--help: every option it lists is in this test's table", "unknown:%s", unknown);
+  free(out);
+  free(out2);
+}
+
+/* ---- --list-targets ---- */
+/* The words of a target's "  chips:" line and its continuation lines (9 blanks). */
+static void chips_listed(const char *out, const char *target, char *words, size_t size, int *widest) {
+  words[0] = 0;
+  size_t tl = strlen(target);
+  const char *line = out;
+  while (line && !(!strncmp(line, target, tl) && line[tl] == ' ')) {
+    line = strchr(line, '\n');
+    if (line) line++;
+  }
+  int in_chips = 0;
+  for (line = line ? strchr(line, '\n') : NULL; line && *++line && *line == ' ';) {
+    const char *nl = strchr(line, '\n');
+    int len = nl ? (int)(nl - line) : (int)strlen(line);
+    if (!strncmp(line, "  chips:", 8)) in_chips = 1;
+    else if (strncmp(line, "         ", 9)) in_chips = 0;
+    if (in_chips) {
+      if (len > *widest) *widest = len;
+      const char *w = line + (line[2] == 'c' ? 8 : 0);
+      for (const char *e = line + len; (w += strspn(w, " ")) < e;) {
+        size_t wl = strcspn(w, " \n");
+        snprintf(words + strlen(words), size - strlen(words), "%s%.*s", *words ? " " : "", (int)wl, w);
+        w += wl;
+      }
+    }
+    line = nl;
+  }
+}
+
+static void test_list_targets(void) {
+  char *out = NULL;
+  const char *argv[] = {CLI, "--list-targets", NULL};
+  int rc = run(argv, &out), widest = 0;
+  check(rc == 0, "--list-targets: exit 0", "exit %d: %s", rc, out);
+  for (int i = 0; i < gpublob_target_count(); i++) {
+    gpublob_target_info t;
+    gpublob_target_get(i, &t);
+    char want[4096] = "", got[4096], name[128];
+    for (const char *w = t.chips; *(w += strspn(w, " \t"));) { /* the spec's list, single-spaced */
+      size_t wl = strcspn(w, " \t");
+      snprintf(want + strlen(want), sizeof want - strlen(want), "%s%.*s", *want ? " " : "", (int)wl, w);
+      w += wl;
+    }
+    chips_listed(out, t.name, got, sizeof got, &widest);
+    snprintf(name, sizeof name, "--list-targets: %s's chips are gpublob_target_get's, in order", t.name);
+    check(*got && !strcmp(got, want), name, "got '%s', want '%s'", got, want);
+  }
+  check(widest > 0 && widest <= 80, "--list-targets: the chip lists wrap at 80 columns", "widest %d", widest);
+  free(out);
+}
+
+int main(void) {
+  gpublob_target_info t;
+  for (int i = 0; i < gpublob_target_count(); i++)
+    if (!gpublob_target_get(i, &t) && !strcmp(t.name, "nvptx")) ptx = t.suffix_asm;
+  test_dir();
+  test_one_output_dir();
+  test_pattern();
+  test_mlir_dir();
+  test_file_no_dir();
+  test_impossible();
+  test_rollback();
+  test_front();
+  test_help();
+  test_list_targets();
+  return report();
+}
