@@ -31,13 +31,13 @@
 #include "src/cache_size.c"
 #include "src/cache_deps.c"
 #include "src/cache_lookup.c"
+#include "src/input.c"
 
 /* The compiler: LLVM from here on. */
 #include "src/report.c"
 #include "src/live_enter.c"
 #include "src/cache_store.c"
 #include "src/plan.c"
-#include "src/input.c"
 #include "src/llvm.c"
 #include "src/parse.c"
 #include "src/module_check.c"

@@ -1,13 +1,31 @@
 /* gpublob.h: turn GPU kernel modules (LLVM IR, MLIR) into the blobs a GPU driver loads.
 **
+** This header is the reference: each call says the codes it returns, what it owns
+** and what the caller frees.  README.md is the tour.
+**
+** Conventions, for every call:
+**   - A call returns GPUBLOB_OK (0) or one of the stable codes of GPUBLOB_ERRORS.
+**     A call on a handle keeps its code and message (gpublob_error_code,
+**     gpublob_error_message) until the handle's next call; the message names the
+**     cause (file:line:col where there is one) and is owned by the handle.
+**   - A NULL handle is MISUSE, with no message to read.  A NULL out-pointer, or
+**     an out-struct size smaller than the struct's first version, is MISUSE.
+**   - On failure every out-parameter is zeroed: nothing to free, nothing written
+**     to disk, and a caller's MLIR module unchanged.
+**   - Options: NULL or a zeroed struct means every default (GPUBLOB_OPTIONS_INIT).
+**   - Out-structs (gpublob_stats, gpublob_target_info, gpublob_tool_info) are
+**     filled as far as the size the caller passes (sizeof, at the caller's build):
+**     a later gpublob grows them at the end without breaking older callers.
+**
 ** Thread safety: a gpublob handle is used by one thread at a time; distinct
 ** handles may be used from distinct threads at once.  Every job runs in its own
-** LLVMContext; a call may run its jobs on a pool of threads of its own.  LLVM's targets are initialised once, by the first
-** gpublob_open (guarded by pthread_once), so open a handle before starting
-** threads that only share gpublob's read-only target table.  Error messages are
-** owned by the handle and stay valid until its next call.
+** LLVMContext; a call may run its jobs on a pool of threads of its own.  LLVM's
+** targets are initialised once, by the first gpublob_open (pthread_once), so open
+** a handle before starting threads that only share gpublob's read-only target
+** table.
 **
-** Build, in-tree: ./configure && ninja; vendored: see README.md ("Vendoring").
+** Build: ./configure && ninja (then ninja install: pkg-config gpublob, or CMake's
+** find_package(gpublob)); vendored: README.md, "Using gpublob".
 */
 #ifndef GPUBLOB_H
 #define GPUBLOB_H
@@ -18,10 +36,22 @@
 extern "C" {
 #endif
 
-#define GPUBLOB_VERSION_MAJOR 0
-#define GPUBLOB_VERSION_MINOR 1
+/* GPUBLOB_API marks every public function: exported from a shared build, and the
+** one place to change for a platform that needs more (define it before this). */
+#ifndef GPUBLOB_API
+#if defined(_WIN32)
+#define GPUBLOB_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define GPUBLOB_API __attribute__((visibility("default")))
+#else
+#define GPUBLOB_API
+#endif
+#endif
+
+#define GPUBLOB_VERSION_MAJOR 1
+#define GPUBLOB_VERSION_MINOR 0
 #define GPUBLOB_VERSION_PATCH 0
-#define GPUBLOB_VERSION_STRING "0.1.0"
+#define GPUBLOB_VERSION_STRING "1.0.0"
 #define GPUBLOB_VERSION_NUMBER \
   (GPUBLOB_VERSION_MAJOR * 10000 + GPUBLOB_VERSION_MINOR * 100 + GPUBLOB_VERSION_PATCH)
 
@@ -61,10 +91,13 @@ enum gpublob_format {
   GPUBLOB_FORMAT_DEFAULT = 0,
   GPUBLOB_FORMAT_BIN = 1,    /* the driver's blob: cubin, hsaco, SPIR-V */
   GPUBLOB_FORMAT_ASM = 2,    /* the backend's assembly: PTX, AMDGCN, SPIR-V text */
-  GPUBLOB_FORMAT_LLVM = 3,   /* bitcode after linking and optimisation */
-  GPUBLOB_FORMAT_FATBIN = 4  /* every chip of a target in one blob, by the spec's pack
+  GPUBLOB_FORMAT_LLVM = 3,   /* bitcode after linking and optimisation (.bc) */
+  GPUBLOB_FORMAT_PACK = 4,   /* every chip of a target in one blob, by the spec's pack
                                 step (nvptx: CUDA's fatbin, a cubin per chip plus the
                                 PTX of the newest); FORMAT for a target without one */
+  GPUBLOB_FORMAT_FATBIN = GPUBLOB_FORMAT_PACK, /* its name before 1.0 */
+  GPUBLOB_FORMAT_LL = 5      /* LLVM IR text after linking and optimisation (.ll); LLVM IR
+                                input only (a #gpu.object holds bitcode, not text) */
 };
 
 /* Optimisation level.  Zero is the default: O3. */
@@ -174,8 +207,10 @@ typedef struct gpublob_result {
   size_t count;
 } gpublob_result;
 
+
 /* What the last call did.  Times are milliseconds; the phase times add up over
-** jobs (threads run them at once), wall is the call itself. */
+** jobs (threads run them at once), wall is the call itself.  New fields go at the
+** end: gpublob_stats_get fills as many bytes as the caller's size. */
 typedef struct gpublob_stats {
   size_t jobs, threads;        /* jobs planned; threads that ran them */
   size_t cache_hits, cache_misses, cache_writes;
@@ -188,79 +223,137 @@ typedef struct gpublob_stats {
   double cache_ms;    /* digests, lookups and stores */
 } gpublob_stats;
 
-/* A target as the spec describes it (static storage). */
+/* A target as the spec describes it (static storage, never NULL; grows at the end). */
 typedef struct gpublob_target_info {
   const char *name, *triple, *chip, *features, *attribute;
   const char *suffix_asm, *suffix_bin;
   const char *tool_kind; /* "exec" or "none" */
   const char *chips;     /* blank-separated list of valid chips */
   const char *mlir_target; /* "nvvm.target", or "" when MLIR has no attribute for it */
+  const char *libs;      /* the device libraries' file-name templates, blank-separated; "" */
 } gpublob_target_info;
+
+/* Which blob tool a compile would use, and where (grows at the end).  The strings
+** are owned by the handle, never NULL, and valid until its next call. */
+typedef struct gpublob_tool_info {
+  const char *kind;     /* "in-process", "program" or "none" */
+  const char *name;     /* "nvjitlink", "ptxas", ... ("" for none) */
+  const char *path;     /* the library or program; "" for none */
+  const char *fallback; /* in-process: the program used when the library fails; "" if none */
+} gpublob_tool_info;
 
 typedef struct gpublob gpublob;
 
-/* Handles. */
-int gpublob_open(gpublob **out);
-void gpublob_close(gpublob *g);
+/* What a compile reads: data and size in memory, or path (a file; "-" is standard
+** input), never both.  kind AUTO (zero) takes it as MLIR or LLVM IR by its
+** content: bitcode or MLIR bytecode by their magic, text by its first token (so a
+** misnamed file gets the right parser's message), and by name (.mlir, .mlirbc)
+** only when the text could be either.  name labels diagnostics (NULL: the path,
+** or "<memory>"). */
+enum gpublob_input_kind {
+  GPUBLOB_INPUT_AUTO = 0,
+  GPUBLOB_INPUT_LLVM = 1, /* LLVM IR text or bitcode */
+  GPUBLOB_INPUT_MLIR = 2  /* MLIR text or bytecode with gpu.module ops */
+};
+typedef struct gpublob_input {
+  int kind; /* enum gpublob_input_kind */
+  const void *data;
+  size_t size;
+  const char *path;
+  const char *name;
+} gpublob_input;
 
-/* Compile an LLVM IR module (text or bitcode) held in memory.  name labels
-** diagnostics and may be NULL.  On failure *out is zeroed and nothing leaks.
-** These give one blob: a call that plans several is OPTION (use _all). */
-int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir,
-                           size_t size, const char *name, gpublob_blob *out);
-/* The same for a file; path "-" reads standard input. */
-int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
-                         gpublob_blob *out);
-void gpublob_blob_free(gpublob_blob *b);
+/* What AUTO takes these bytes for: GPUBLOB_INPUT_LLVM or GPUBLOB_INPUT_MLIR (name
+** may be NULL).  A tool that reads the input itself asks this before the call. */
+GPUBLOB_API int gpublob_input_detect(const void *data, size_t size, const char *name);
 
-/* Compile for every (target, chip) of the options at once, on a pool of
-** opts->jobs threads, through opts->cache_dir when given.  The outputs come in
-** a fixed order and are byte-identical whatever the thread count.  A failing job
-** fails the call with its own message (the first in that order); the rest are
-** cancelled or finish, and *out stays empty. */
-int gpublob_module_compile_all(gpublob *g, const gpublob_options *opts, const void *ir,
-                               size_t size, const char *name, gpublob_result *out);
-int gpublob_file_compile_all(gpublob *g, const gpublob_options *opts, const char *path,
-                             gpublob_result *out);
-void gpublob_result_free(gpublob_result *r);
+/* ---- handles ---- */
+/* A new handle in *out: OK, NOMEM (then *out is NULL), MISUSE for a NULL out.
+** The first one initialises LLVM's targets.  gpublob_close frees it and its
+** strings, stops its isolation helper, and accepts NULL. */
+GPUBLOB_API int gpublob_open(gpublob **out);
+GPUBLOB_API void gpublob_close(gpublob *g);
 
-/* The cache alone: what a compile of this input (GPUBLOB_INPUT_*) with these
-** options would find in opts->cache_dir, without compiling.  NOTCACHED on a miss.
-** MLIR input gives one output, the whole module.  It needs no LLVM: the CLI's
-** front answers cache hits with it before the compiler starts. */
-enum gpublob_input { GPUBLOB_INPUT_LLVM = 1, GPUBLOB_INPUT_MLIR = 2 };
-int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, int input, const void *data,
-                         size_t size, const char *name, gpublob_result *out);
+/* ---- compiling ---- */
+/* The one compile call.  Compiles in for every (target, chip) the options plan, on
+** a pool of opts->jobs threads, through opts->cache_dir when given, into *out:
+**   LLVM IR: an output per (target, chip), or per target for FORMAT_PACK, in the
+**     order of the options' target list and each target's chips as given; the
+**     outputs are byte-identical whatever the thread count.
+**   MLIR: one output, the whole module with every gpu.module serialised (text, or
+**     bytecode with GPUBLOB_FLAG_MLIR_BYTECODE); its target, chip and tool are "".
+** Every string of *out is owned by it and never NULL; free it with
+** gpublob_result_free.  A failing job fails the call with its own message (the
+** first in plan order); the rest are cancelled or finish, and *out stays empty.
+** Codes: OK; MISUSE (NULL g, input or out; data and path both or neither given;
+** an unknown kind); IO (unreadable input, or larger than max_input); PARSE,
+** BITCODE, VERIFY (the input); TARGET, CHIP, FEATURES, FORMAT, OPTION (the
+** options, or a module pinned to another chip); NOLIB, LINK (device libraries);
+** BACKEND (LLVM, including a fatal error or crash in an isolated job); NOTOOL,
+** TOOL (the blob or pack tool: missing, failing, timed out, or a blob without
+** its magic); NOMLIR, NOGPU, LOWER (MLIR); INTERRUPTED; NOMEM. */
+GPUBLOB_API int gpublob_compile(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
+                                gpublob_result *out);
+/* Frees every output's blob and strings, and zeroes *r; NULL is fine. */
+GPUBLOB_API void gpublob_result_free(gpublob_result *r);
 
+/* The calls before gpublob_compile, kept as thin wrappers of it.  _compile and
+** _file_compile give exactly one blob (a call that plans several is OPTION); the
+** _all ones are gpublob_compile with kind LLVM.  The mlir ones give the whole
+** module as one blob.  Free a blob with gpublob_blob_free (NULL is fine). */
+GPUBLOB_API int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir,
+                                       size_t size, const char *name, gpublob_blob *out);
+GPUBLOB_API int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
+                                     gpublob_blob *out);
+GPUBLOB_API int gpublob_module_compile_all(gpublob *g, const gpublob_options *opts, const void *ir,
+                                           size_t size, const char *name, gpublob_result *out);
+GPUBLOB_API int gpublob_file_compile_all(gpublob *g, const gpublob_options *opts, const char *path,
+                                         gpublob_result *out);
+GPUBLOB_API void gpublob_blob_free(gpublob_blob *b);
+
+/* The cache alone: what gpublob_compile of this input with these options would
+** find in opts->cache_dir, without compiling.  It needs no LLVM: the CLI's front
+** answers cache hits with it before the compiler starts.  Codes: OK (a hit; *out
+** as gpublob_compile would give it), NOTCACHED (a miss, or a cache that cannot be
+** used), OPTION (no cache_dir), MISUSE, IO. */
+GPUBLOB_API int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
+                                     gpublob_result *out);
+
+/* ---- what the last call did ---- */
 /* Warnings of the last call (a cache directory that cannot be written, a provider
-** library that would not load), one per line; "" when none. */
-const char *gpublob_warnings(const gpublob *g);
-/* What the last call did: jobs, threads, cache hits, time per phase. */
-int gpublob_stats_get(const gpublob *g, gpublob_stats *out);
+** library that would not load, LLVM's warnings), one per line; "" when none.
+** Owned by the handle, valid until its next call. */
+GPUBLOB_API const char *gpublob_warnings(const gpublob *g);
+/* The last call's figures into out, size bytes of it (sizeof *out): OK, MISUSE. */
+GPUBLOB_API int gpublob_stats_get(const gpublob *g, gpublob_stats *out, size_t size);
 
-/* Errors: the last call's code and message (owned by the handle). */
-int gpublob_error_code(const gpublob *g);
-const char *gpublob_error_message(const gpublob *g);
-const char *gpublob_error_string(int code);
+/* The last call's code, and its message (owned by the handle, never NULL; for a
+** NULL handle, MISUSE's text).  gpublob_error_string: a code's fixed text. */
+GPUBLOB_API int gpublob_error_code(const gpublob *g);
+GPUBLOB_API const char *gpublob_error_message(const gpublob *g);
+GPUBLOB_API const char *gpublob_error_string(int code);
 
-/* Targets. */
-int gpublob_target_count(void);
-int gpublob_target_get(int index, gpublob_target_info *out);
-/* Find the blob tool program of a target as a compile would; writes its path into
-** buf (or "" for a target that needs none).  NOTOOL when missing, with the message. */
-int gpublob_tool_find(gpublob *g, const gpublob_options *opts, char *buf, size_t size);
+/* ---- targets and tools ---- */
+/* The spec's targets, 0 to count-1: OK, or MISUSE for an index out of range. */
+GPUBLOB_API int gpublob_target_count(void);
+GPUBLOB_API int gpublob_target_get(int index, gpublob_target_info *out, size_t size);
 
-/* Which blob tool a compile of njobs jobs for opts->target would use, and where. */
-typedef struct gpublob_tool_info {
-  const char *kind;  /* "in-process", "program" or "none" */
-  const char *name;  /* "nvjitlink", "ptxas", ... ("" for none) */
-  char path[4096];   /* the library or program */
-  char fallback[4096]; /* in-process: the program used when the library fails; "" if none found */
-} gpublob_tool_info;
-int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
-                          gpublob_tool_info *out);
+/* Which blob tool a compile of njobs jobs for opts->target would use, and where,
+** found as a compile finds it: OK (kind "none" for a target that needs no tool);
+** NOTOOL when it is missing, with the places tried in the message; TARGET,
+** FORMAT, OPTION for bad options; MISUSE. */
+GPUBLOB_API int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
+                                      gpublob_tool_info *out, size_t size);
 
-const char *gpublob_version(void);
+/* Where the device libraries of opts->target (and its chip) are, found as a compile
+** finds them: OK with *paths a newline-separated list of the files (owned by the
+** handle, valid until its next call; "" for a target without any); NOLIB, naming
+** the first missing file and the places tried (*paths then lists those found);
+** TARGET, CHIP, MISUSE. */
+GPUBLOB_API int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **paths);
+
+/* "1.0.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
+GPUBLOB_API const char *gpublob_version(void);
 
 /* Isolation (GPUBLOB_FLAG_ISOLATE).  A handle's first isolated call forks a helper
 ** process from the calling thread, before that call starts any thread of its own;
@@ -276,7 +369,7 @@ const char *gpublob_version(void);
 **   - fork copies only the calling thread: in a host whose other threads may be
 **     inside LLVM (or hold one of its locks) at that moment, the helper could
 **     deadlock.  Such a host calls gpublob_helper_start on the handle early, before
-**     it starts those threads.  The MLIR pass (gpublob_pass_create) with ISOLATE
+**     it starts those threads.  The MLIR pass (gpublob_mlir_pass_create) with ISOLATE
 **     forks on the thread MLIR runs it on: use it so only with MLIR's
 **     multithreading off.
 **   - The helper ends by itself when the host dies (its socket closes), and with
@@ -288,7 +381,7 @@ const char *gpublob_version(void);
 ** Cost, measured on a 2-core VM (README.md, "Benchmarks"): 1.7 to 2.6 ms a job
 ** (2.6 ms, 11%, on a 24 ms saxpy cubin; 2.0 ms a job over 32 jobs).  OK, or TOOL when no
 ** process can be made. */
-int gpublob_helper_start(gpublob *g);
+GPUBLOB_API int gpublob_helper_start(gpublob *g);
 
 /* For a host's signal handler (SIGINT, SIGTERM): kills every blob tool, pack tool
 ** and isolation helper of this process, with their process groups, and removes
@@ -296,34 +389,40 @@ int gpublob_helper_start(gpublob *g);
 ** 256 directories at once are tracked).  Async-signal-safe; it keeps errno.  Calls
 ** still running on other threads then fail, and may start new tools: call it on
 ** the way out.  The CLI calls it before it exits on a signal. */
-void gpublob_process_cleanup(void);
+GPUBLOB_API void gpublob_process_cleanup(void);
 
-/* MLIR.  An MLIR module (text or bytecode) whose gpu.module ops hold llvm-dialect
-** bodies (or gpu-dialect ones, which are lowered first) is compiled, each gpu.module
-** for each of its targets (the options' list, else its own #nvvm.target<...> and
-** the like, else the first spec target), and the whole module comes back, as text
-** or (GPUBLOB_FLAG_MLIR_BYTECODE) bytecode.  All gpu.modules or none are changed.
+/* ---- MLIR ---- */
+/* An MLIR module (text or bytecode) whose gpu.module ops hold llvm-dialect bodies
+** (or gpu-dialect ones, which are lowered first) is compiled, each gpu.module for
+** each of its targets (the options' list, else its own #nvvm.target<...> and the
+** like, else the first spec target), and the whole module comes back, as text or
+** (GPUBLOB_FLAG_MLIR_BYTECODE) bytecode.  All gpu.modules or none are changed.
 ** Parse and verification diagnostics are in the message, as file:line:col.  In a
-** build without MLIR these return NOMLIR and gpublob_mlir_enabled returns 0. */
-int gpublob_mlir_enabled(void);
-int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data,
-                         size_t size, const char *name, gpublob_blob *out);
-int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
-                              gpublob_blob *out);
+** build without MLIR the compile calls give NOMLIR for MLIR input, and
+** gpublob_mlir_enabled returns 0 (1 with MLIR). */
+GPUBLOB_API int gpublob_mlir_enabled(void);
+GPUBLOB_API int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data,
+                                     size_t size, const char *name, gpublob_blob *out);
+GPUBLOB_API int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
+                                          gpublob_blob *out);
 
 /* With the MLIR C API: include mlir-c/IR.h (and mlir-c/Pass.h) before this header.
 ** The caller's context needs the dialects of its module registered (for instance
 ** by mlirRegisterAllDialects); gpublob registers the LLVM IR translations. */
 #ifdef MLIR_C_IR_H
-/* Serialises every gpu.module under module in place, or changes nothing on error.
-** Diagnostics are captured into the handle's message, not printed. */
-int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperation module);
+/* Serialises every gpu.module under module in place, or changes nothing on error
+** (codes as gpublob_compile's; MISUSE for a null module).  Diagnostics are
+** captured into the handle's message, not printed. */
+GPUBLOB_API int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperation module);
 #endif
 #ifdef MLIR_C_PASS_H
 /* An MLIR pass on builtin.module ("gpublob-serialize") that does what
 ** gpublob_mlir_serialize does; a failure is an error diagnostic at the module and
-** fails the pass.  opts is copied.  A null pass when MLIR is not built in. */
-MlirPass gpublob_pass_create(const gpublob_options *opts);
+** fails the pass.  opts is copied.  The caller owns the pass until it adds it to
+** a pass manager, which then owns it.  A null pass when MLIR is not built in or
+** memory runs out.  gpublob_pass_create is its name before 1.0. */
+GPUBLOB_API MlirPass gpublob_mlir_pass_create(const gpublob_options *opts);
+GPUBLOB_API MlirPass gpublob_pass_create(const gpublob_options *opts);
 #endif
 
 #ifdef __cplusplus

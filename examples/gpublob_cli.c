@@ -46,7 +46,8 @@ static const char usage[] =
     "      --retarget                   compile functions clang pinned to another chip\n"
     "                                   (\"target-cpu\") for each job's chip and features\n"
     "Output:\n"
-    "  -f, --format llvm|asm|bin|fatbin default bin; fatbin: a target's chips in one blob\n"
+    "  -f, --format FMT                 bin (default), asm, llvm (bitcode), ll (LLVM IR text),\n"
+    "                                   or pack (alias fatbin): a target's chips in one blob\n"
     "  -o FILE|DIR/|PATTERN             output; - for stdout; several outputs go to DIR/\n"
     "                                   or to a PATTERN of {stem} {target} {chip} {suffix};\n"
     "                                   DIR/ and a PATTERN's directories are made if missing\n"
@@ -116,7 +117,8 @@ static int parse_format(const char *s) {
   if (!strcmp(s, "bin")) return GPUBLOB_FORMAT_BIN;
   if (!strcmp(s, "asm")) return GPUBLOB_FORMAT_ASM;
   if (!strcmp(s, "llvm")) return GPUBLOB_FORMAT_LLVM;
-  if (!strcmp(s, "fatbin")) return GPUBLOB_FORMAT_FATBIN;
+  if (!strcmp(s, "ll")) return GPUBLOB_FORMAT_LL;
+  if (!strcmp(s, "pack") || !strcmp(s, "fatbin")) return GPUBLOB_FORMAT_PACK;
   return -1;
 }
 
@@ -160,7 +162,7 @@ static int parse_valued(cli *c, const char *a, const char *v) {
   } else if (!strcmp(a, "--features")) {
     c->opts.features = v;
   } else if (!strcmp(a, "-f") || !strcmp(a, "--format")) {
-    if ((c->opts.format = parse_format(v)) < 0) return fail("unknown format '%s' (use llvm, asm, bin or fatbin)", v);
+    if ((c->opts.format = parse_format(v)) < 0) return fail("unknown format '%s' (use llvm, ll, asm, bin, pack or fatbin)", v);
   } else if (!strcmp(a, "-o")) {
     c->output = v;
   } else if (!strcmp(a, "--tool")) {
@@ -633,25 +635,9 @@ static int read_input(const cli *c, unsigned char **data, size_t *size) {
   return rc;
 }
 
-static int ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && !strcmp(s + n - m, suffix);
-}
-
+/* As the library's AUTO takes it: by content, then by name. */
 static int is_mlir(const char *path, const unsigned char *p, size_t n) {
-  if (ends_with(path, ".mlir") || ends_with(path, ".mlirbc")) return 1;
-  if (ends_with(path, ".ll") || ends_with(path, ".bc")) return 0;
-  if (n >= 4 && !memcmp(p, "ML\xefR", 4)) return 1;
-  size_t i = 0;
-  while (i < n) { /* skip blanks and // comments; ; starts an LLVM IR comment */
-    if (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r') i++;
-    else if (i + 1 < n && p[i] == '/' && p[i + 1] == '/') return 1;
-    else break;
-  }
-  static const char *const starts[] = {"module", "gpu.module", "#", "!", "\"builtin.module\"", "{-#"};
-  for (size_t k = 0; k < sizeof starts / sizeof *starts; k++)
-    if (n - i >= strlen(starts[k]) && !memcmp(p + i, starts[k], strlen(starts[k]))) return 1;
-  return 0;
+  return gpublob_input_detect(p, n, path) == GPUBLOB_INPUT_MLIR;
 }
 
 #if !GPUBLOB_FRONT
@@ -669,7 +655,7 @@ static void print_warnings(gpublob *g) {
 
 static void print_time(gpublob *g, const char *who) {
   gpublob_stats s;
-  gpublob_stats_get(g, &s);
+  gpublob_stats_get(g, &s, sizeof s);
   double phases = s.load_ms + s.link_ms + s.optimise_ms + s.emit_ms + s.tool_ms;
   fprintf(stderr,
           "gpublob: time (%s): %zu jobs on %zu threads; cache %zu hits, %zu misses, %zu stored; "
@@ -687,7 +673,7 @@ static void print_tool(gpublob *g, const cli *c, const char *target, size_t njob
   o.targets = NULL;
   o.ntargets = 0;
   gpublob_tool_info t;
-  int rc = gpublob_tool_info_get(g, &o, njobs, &t);
+  int rc = gpublob_tool_info_get(g, &o, njobs, &t, sizeof t);
   if (rc) printf("    %s: not found\n", label);
   else if (!strcmp(t.kind, "none")) printf("    %s: none needed\n", label);
   else if (!strcmp(t.kind, "program")) printf("    %s: %s (program)\n", label, t.path);
@@ -708,6 +694,24 @@ static void print_chips(const char *chips) {
   putchar('\n');
 }
 
+/* The device libraries of the target's default chip: each found, or why not. */
+static void print_libs(gpublob *g, const cli *c, const char *target, const char *chip) {
+  gpublob_options o = c->opts;
+  o.target = target;
+  o.chip = NULL;
+  o.targets = NULL;
+  o.ntargets = 0;
+  const char *paths;
+  int rc = gpublob_libs_find(g, &o, &paths);
+  printf("  device libraries (%s):%s\n", chip, *paths || rc ? "" : " none");
+  for (const char *p = paths; *p;) {
+    size_t n = strcspn(p, "\n");
+    printf("    found: %.*s\n", (int)n, p);
+    p += n + (p[n] == '\n');
+  }
+  if (rc) printf("    missing: %s\n", gpublob_error_message(g));
+}
+
 /* A target: its line, then one section each, indented: its chips, its blob tool
 ** (for one job and for many).  A section about the device libraries (whether each
 ** is found, and where) goes after the blob tool's, in the same form. */
@@ -716,23 +720,23 @@ static int list_targets(gpublob *g, const cli *c) {
          "mlir target");
   for (int i = 0; i < gpublob_target_count(); i++) {
     gpublob_target_info t;
-    gpublob_target_get(i, &t);
+    gpublob_target_get(i, &t, sizeof t);
     gpublob_options o = c->opts;
     o.target = t.name;
     o.format = GPUBLOB_FORMAT_FATBIN;
     o.targets = NULL;
     o.ntargets = 0;
     gpublob_tool_info probe;
-    int fatbin = gpublob_tool_info_get(g, &o, 1, &probe) != GPUBLOB_FORMAT;
+    int fatbin = gpublob_tool_info_get(g, &o, 1, &probe, sizeof probe) != GPUBLOB_FORMAT;
     char mlir[64];
     snprintf(mlir, sizeof mlir, "%s%s", *t.mlir_target ? "#" : "", *t.mlir_target ? t.mlir_target : "-");
     printf("%-8s %-26s %-8s %-21s %-14s %s\n", t.name, t.triple, t.chip,
-           fatbin ? "llvm,asm,bin,fatbin" : "llvm,asm,bin", t.attribute, mlir);
+           fatbin ? "llvm,ll,asm,bin,pack" : "llvm,ll,asm,bin", t.attribute, mlir);
     print_chips(t.chips);
     printf("  blob tool (%s):\n", t.tool_kind);
     print_tool(g, c, t.name, 1, "one job");
     print_tool(g, c, t.name, 64, "many jobs");
-    /* here: the device libraries' section (found or not, and where) */
+    print_libs(g, c, t.name, t.chip);
   }
   return 0;
 }
@@ -752,20 +756,8 @@ static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir)
     free(data);
     return 2;
   }
-  if (*mlir) {
-    gpublob_blob b;
-    rc = gpublob_mlir_compile(g, &c->opts, data, size, name, &b);
-    r->outputs = rc ? NULL : calloc(1, sizeof *r->outputs);
-    if (r->outputs) {
-      r->outputs[0] = (gpublob_output){b, strdup(""), strdup(""), strdup("")};
-      r->count = 1;
-    } else if (!rc) {
-      gpublob_blob_free(&b);
-      rc = GPUBLOB_NOMEM;
-    }
-  } else {
-    rc = gpublob_module_compile_all(g, &c->opts, data, size, name, r);
-  }
+  const gpublob_input in = {*mlir ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM, data, size, NULL, name};
+  rc = gpublob_compile(g, &c->opts, &in, r);
   free(data);
   print_warnings(g);
   if (c->time) print_time(g, "compiler");
@@ -832,9 +824,8 @@ static int lookup(const cli *c, gpublob_result *r, int *mlir) {
       !S_ISREG(st.st_mode) || read_input(c, &data, &size))
     return -1;
   *mlir = is_mlir(c->input, data, size);
-  int rc = gpublob_open(&g) ? -1
-           : gpublob_cache_lookup(g, &c->opts, *mlir ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM, data, size,
-                                  c->input, r);
+  const gpublob_input in = {*mlir ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM, data, size, NULL, c->input};
+  int rc = gpublob_open(&g) ? -1 : gpublob_cache_lookup(g, &c->opts, &in, r);
   if (!rc && c->time) print_time(g, "front");
   free(data);
   gpublob_close(g);

@@ -19,6 +19,7 @@ void gpublob_close(gpublob *g) {
   pthread_mutex_destroy(&g->helper_mu);
   sb_free(&g->msg);
   sb_free(&g->warn);
+  for (int i = 0; i < 3; i++) sb_free(&g->held[i]);
   free(g);
 }
 
@@ -29,35 +30,52 @@ void gpublob_blob_free(gpublob_blob *b) {
   memset(b, 0, sizeof *b);
 }
 
-int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, int input, const void *data,
-                         size_t size, const char *name, gpublob_result *out) {
+/* A lookup alone: OK on a hit, NOTCACHED on a miss or a cache that cannot be used. */
+static int cache_only(gpublob *g, const gpublob_options *o, const input_held *h, gpublob_result *out) {
+  cache c;
+  if (!cache_open(&c, g, o))
+    return set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s: %s", o->cache_dir, gpublob_warnings(g));
+  key128 k0 = call_key(o, h->kind, h->data, h->size, h->name);
+  int hit = !cache_lookup(&c, &k0, o, out);
+  cache_close(&c);
+  if (hit) g->stats.cache_hits++;
+  else g->stats.cache_misses++;
+  return hit ? GPUBLOB_OK : set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s", c.dir);
+}
+
+int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
+                         gpublob_result *out) {
   if (!g) return GPUBLOB_MISUSE;
   call_reset(g);
   if (out) memset(out, 0, sizeof *out);
-  if (!out || (!data && size) || (input != GPUBLOB_INPUT_LLVM && input != GPUBLOB_INPUT_MLIR))
-    return set_error(g, GPUBLOB_MISUSE, "NULL output or input, or an unknown input kind");
+  if (!out) return set_error(g, GPUBLOB_MISUSE, "NULL result");
   double t = now_ms();
   gpublob_options o;
   options_normalise(opts, &o);
-  cache c;
   if (check_version(g, &o)) return g->code;
   if (!o.cache_dir || !*o.cache_dir) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
-  if (!cache_open(&c, g, &o))
-    return set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s: %s", o.cache_dir, gpublob_warnings(g));
-  key128 k0 = call_key(&o, input, data ? data : "", size, name ? name : "<memory>");
-  int hit = !cache_lookup(&c, &k0, &o, out);
-  cache_close(&c);
-  hit ? g->stats.cache_hits++ : g->stats.cache_misses++;
+  input_held h;
+  if (input_hold(g, &o, in, &h)) return g->code;
+  int rc = cache_only(g, &o, &h, out);
+  free(h.data);
   g->stats.cache_ms = g->stats.wall_ms = now_ms() - t;
-  return hit ? GPUBLOB_OK : set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s", c.dir);
+  return rc;
 }
 
 const char *gpublob_warnings(const gpublob *g) { return g && !g->warn.oom ? sb_str(&g->warn) : ""; }
 
-int gpublob_stats_get(const gpublob *g, gpublob_stats *out) {
-  if (!g || !out) return GPUBLOB_MISUSE;
-  *out = g->stats;
+/* An out-struct of the caller's size: as much of full as fits; smaller than the
+** struct's first version (its oldest fields, up to oldest_end) is MISUSE. */
+static int copy_out(void *out, size_t size, const void *full, size_t full_size, size_t oldest_end) {
+  if (!out || size < oldest_end) return GPUBLOB_MISUSE;
+  memset(out, 0, size);
+  memcpy(out, full, size < full_size ? size : full_size);
   return GPUBLOB_OK;
+}
+
+int gpublob_stats_get(const gpublob *g, gpublob_stats *out, size_t size) {
+  if (!g) return GPUBLOB_MISUSE;
+  return copy_out(out, size, &g->stats, sizeof g->stats, sizeof g->stats);
 }
 
 int gpublob_error_code(const gpublob *g) { return g ? g->code : GPUBLOB_MISUSE; }
@@ -75,13 +93,13 @@ const char *gpublob_error_string(int code) {
 
 int gpublob_target_count(void) { return NTARGETS; }
 
-int gpublob_target_get(int index, gpublob_target_info *out) {
-  if (index < 0 || index >= NTARGETS || !out) return GPUBLOB_MISUSE;
+int gpublob_target_get(int index, gpublob_target_info *out, size_t size) {
+  if (index < 0 || index >= NTARGETS) return GPUBLOB_MISUSE;
   const target_desc *t = &targets[index];
-  *out = (gpublob_target_info){t->name,       t->triple,     t->chip,           t->features,
-                               t->attribute,  t->suffix_asm, t->suffix_bin,     t->tool_kind_name,
-                               t->chips,      t->mlir_target};
-  return GPUBLOB_OK;
+  const gpublob_target_info info = {t->name,       t->triple,     t->chip,       t->features,
+                                    t->attribute,  t->suffix_asm, t->suffix_bin, t->tool_kind_name,
+                                    t->chips,      t->mlir_target, t->libs};
+  return copy_out(out, size, &info, sizeof info, offsetof(gpublob_target_info, libs));
 }
 
 /* A job for questions about opts->target (its name only; the chip does not matter). */
@@ -95,39 +113,88 @@ static int query_job(job *j, gpublob *g, const gpublob_options *opts) {
   return resolve_target(j);
 }
 
-int gpublob_tool_find(gpublob *g, const gpublob_options *opts, char *buf, size_t size) {
-  if (!g || !buf || !size) return GPUBLOB_MISUSE;
-  job j;
-  int rc = query_job(&j, g, opts);
-  buf[0] = 0;
-  if (!rc && j.t->tool_kind == TOOL_exec) rc = find_tool(&j, buf, size);
-  job_end(&j);
-  return rc;
+/* The program a provider falls back to, or "" (a missing one is no error here). */
+static const char *provider_fallback(job *j) {
+  int code = j->g->code;
+  if (find_tool(j, j->tool, sizeof j->tool)) j->tool[0] = 0;
+  j->g->code = code;
+  sb_reset(&j->g->msg);
+  return j->tool;
+}
+
+/* The tool a query job resolved, its strings held by the handle. */
+static void tool_info_fill(job *j, gpublob_tool_info *info) {
+  gpublob *g = j->g;
+  for (int i = 0; i < 3; i++) sb_reset(&g->held[i]);
+  if (*j->provider_path) {
+    info->kind = "in-process";
+    sb_add(&g->held[0], j->t->provider_name);
+    sb_add(&g->held[1], j->provider_path);
+    sb_add(&g->held[2], provider_fallback(j));
+  } else if (needs_blob_tool(j)) {
+    info->kind = "program";
+    sb_add(&g->held[0], base_name(j->tool));
+    sb_add(&g->held[1], j->tool);
+  }
+  info->name = sb_str(&g->held[0]);
+  info->path = sb_str(&g->held[1]);
+  info->fallback = sb_str(&g->held[2]);
 }
 
 int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
-                          gpublob_tool_info *out) {
-  if (!g || !out) return GPUBLOB_MISUSE;
-  memset(out, 0, sizeof *out);
-  out->kind = "none";
-  out->name = "";
+                          gpublob_tool_info *out, size_t size) {
+  gpublob_tool_info info = {"none", "", "", ""};
+  if (!g || copy_out(out, size, &info, sizeof info, sizeof info)) return GPUBLOB_MISUSE;
+  call_reset(g);
   job j;
   int rc = query_job(&j, g, opts);
   j.peers = njobs;
   if (!rc) rc = resolve_levels(&j);
   if (!rc) rc = resolve_tool(&j, 1);
-  if (!rc && *j.provider_path) {
-    out->kind = "in-process";
-    snprintf(out->path, sizeof out->path, "%s", j.provider_path);
-    if (find_tool(&j, out->fallback, sizeof out->fallback)) out->fallback[0] = 0;
-    j.g->code = GPUBLOB_OK;
-  } else if (!rc && needs_blob_tool(&j)) {
-    out->kind = "program";
-    snprintf(out->path, sizeof out->path, "%s", j.tool);
-  }
-  out->name = rc || !j.t || !needs_blob_tool(&j) ? "" : *j.provider_path ? j.t->provider_name : base_name(out->path);
+  if (!rc) tool_info_fill(&j, &info);
   job_end(&j);
+  if (!rc && (g->held[0].oom || g->held[1].oom || g->held[2].oom)) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
+  return rc ? rc : copy_out(out, size, &info, sizeof info, sizeof info);
+}
+
+/* Each device library of the job's target and chip, found or not, into found. */
+static int libs_list(job *j, strbuf *found) {
+  const char *list = j->t->libs, *w;
+  size_t n;
+  int rc = GPUBLOB_OK;
+  while ((w = next_word(&list, " ", &n))) {
+    strbuf name = {0};
+    expand(j, w, n, NULL, &name);
+    search s = {0};
+    if (search_file(j, &s, j->o->lib_dirs, j->t->lib_search, sb_str(&name), 0))
+      sb_addf(found, "%s\n", s.found);
+    else if (!rc)
+      rc = set_error(j->g, GPUBLOB_NOLIB, "device library %s for %s:%s not found; tried:%s", sb_str(&name),
+                     j->t->name, j->chip, s.tried.len ? sb_str(&s.tried) : " nothing (no search directory)");
+    sb_free(&name);
+    sb_free(&s.tried);
+  }
   return rc;
+}
+
+int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **paths) {
+  if (paths) *paths = "";
+  if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
+  if (!paths) return set_error(g, GPUBLOB_MISUSE, "NULL paths");
+  sb_reset(&g->held[0]);
+  job j;
+  job_begin(&j, g, opts, NULL);
+  int rc = resolve_options(&j);
+  if (!rc) rc = libs_list(&j, &g->held[0]);
+  job_end(&j);
+  if (g->held[0].oom) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
+  *paths = g->held[0].oom ? "" : sb_str(&g->held[0]);
+  return rc;
+}
+
+int gpublob_input_detect(const void *data, size_t size, const char *name) {
+  return input_kind_of(GPUBLOB_INPUT_AUTO, data ? data : (const void *)"", data ? size : 0, name ? name : "");
 }
 
 const char *gpublob_version(void) { return GPUBLOB_VERSION_STRING; }

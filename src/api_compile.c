@@ -1,53 +1,48 @@
-/* src/api_compile.c: The public API's compile calls. */
-
 /* ---- the public API: compiling ---- */
+/* A file call without a path: MISUSE, with out (a blob or a result) zeroed. */
+static int path_missing(gpublob *g, void *out, size_t size) {
+  if (out) memset(out, 0, size);
+  if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
+  return set_error(g, GPUBLOB_MISUSE, "NULL path");
+}
+
+int gpublob_compile(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
+  return call_run(g, opts, in, out);
+}
+
 int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir, size_t size,
                            const char *name, gpublob_blob *out) {
-  gpublob_result r = {0};
-  int rc = one_output(g, opts, out);
-  if (!rc && !out) rc = set_error(g, GPUBLOB_MISUSE, "NULL output");
-  if (!rc) rc = compile_memory(g, opts, GPUBLOB_INPUT_LLVM, ir, size, name, &r);
-  return rc ? (gpublob_result_free(&r), rc) : single_blob(g, rc, &r, out);
+  const gpublob_input in = {GPUBLOB_INPUT_LLVM, ir, size, NULL, name};
+  return call_one_blob(g, opts, &in, out);
 }
 
 int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
                          gpublob_blob *out) {
-  gpublob_result r = {0};
-  int rc = one_output(g, opts, out);
-  if (!rc && !out) rc = set_error(g, GPUBLOB_MISUSE, "NULL output");
-  if (!rc) rc = compile_file(g, opts, GPUBLOB_INPUT_LLVM, path, &r);
-  return rc ? (gpublob_result_free(&r), rc) : single_blob(g, rc, &r, out);
+  const gpublob_input in = {GPUBLOB_INPUT_LLVM, NULL, 0, path, NULL};
+  return path ? call_one_blob(g, opts, &in, out) : path_missing(g, out, sizeof *out);
 }
 
 int gpublob_module_compile_all(gpublob *g, const gpublob_options *opts, const void *ir, size_t size,
                                const char *name, gpublob_result *out) {
-  return compile_memory(g, opts, GPUBLOB_INPUT_LLVM, ir, size, name, out);
+  const gpublob_input in = {GPUBLOB_INPUT_LLVM, ir, size, NULL, name};
+  return call_run(g, opts, &in, out);
 }
 
 int gpublob_file_compile_all(gpublob *g, const gpublob_options *opts, const char *path,
                              gpublob_result *out) {
-  return compile_file(g, opts, GPUBLOB_INPUT_LLVM, path, out);
-}
-static int mlir_blob(gpublob *g, int rc, gpublob_result *r, gpublob_blob *out) {
-  if (!rc) *out = r->outputs[0].blob, memset(&r->outputs[0].blob, 0, sizeof *out);
-  gpublob_result_free(r);
-  return rc;
+  const gpublob_input in = {GPUBLOB_INPUT_LLVM, NULL, 0, path, NULL};
+  return path ? call_run(g, opts, &in, out) : path_missing(g, out, sizeof *out);
 }
 
 int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
                          const char *name, gpublob_blob *out) {
-  gpublob_result r = {0};
-  if (out) memset(out, 0, sizeof *out);
-  if (g && !out) return call_reset(g), set_error(g, GPUBLOB_MISUSE, "NULL output");
-  int rc = compile_memory(g, opts, GPUBLOB_INPUT_MLIR, data, size, name, &r);
-  return g ? mlir_blob(g, rc, &r, out) : rc;
+  const gpublob_input in = {GPUBLOB_INPUT_MLIR, data, size, NULL, name};
+  return call_one_blob(g, opts, &in, out);
 }
 
 int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
                               gpublob_blob *out) {
-  gpublob_result r = {0};
-  if (out) memset(out, 0, sizeof *out);
-  if (g && !out) return call_reset(g), set_error(g, GPUBLOB_MISUSE, "NULL output");
-  int rc = compile_file(g, opts, GPUBLOB_INPUT_MLIR, path, &r);
-  return g ? mlir_blob(g, rc, &r, out) : rc;
+  const gpublob_input in = {GPUBLOB_INPUT_MLIR, NULL, 0, path, NULL};
+  return path ? call_one_blob(g, opts, &in, out) : path_missing(g, out, sizeof *out);
 }

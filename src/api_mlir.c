@@ -10,7 +10,7 @@ int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperatio
   return serialize_on_parse_stack(g, opts, module, location_file(module, name, sizeof name), 1);
 }
 
-MlirPass gpublob_pass_create(const gpublob_options *opts) {
+MlirPass gpublob_mlir_pass_create(const gpublob_options *opts) {
   pthread_once(&llvm_once, llvm_init);
   pthread_once(&mlir_once, mlir_init);
   pass_state *s = pass_state_new(opts);
@@ -26,3 +26,5 @@ MlirPass gpublob_pass_create(const gpublob_options *opts) {
                                 cref("builtin.module"), (intptr_t)(sizeof deps / sizeof *deps), deps,
                                 cb, s);
 }
+
+MlirPass gpublob_pass_create(const gpublob_options *opts) { return gpublob_mlir_pass_create(opts); }

@@ -41,7 +41,7 @@ void gpublob_result_free(gpublob_result *r) {
 
 /* Suffixes and target names in a result point at static storage. */
 static const char *static_suffix(const char *s) {
-  static const char *const fixed[] = {".bc", ".o", ".mlir", ".mlirbc"};
+  static const char *const fixed[] = {".bc", ".ll", ".o", ".mlir", ".mlirbc"};
   for (size_t i = 0; s && i < sizeof fixed / sizeof *fixed; i++)
     if (!strcmp(s, fixed[i])) return fixed[i];
   for (int i = 0; s && i < NTARGETS; i++) {

@@ -21,7 +21,7 @@ static size_t outputs_planned(const gpublob_options *o) {
 ** arrow -> is no bracket.  Bitcode and MLIR bytecode have no text to look at. */
 static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n, const char *name) {
   int mlir = input == GPUBLOB_INPUT_MLIR;
-  if (looks_like_bitcode(p, n) || (n >= 4 && !memcmp(p, "ML\xefR", 4))) return GPUBLOB_OK;
+  if (looks_like_bitcode(p, n) || looks_like_mlir_bytecode(p, n)) return GPUBLOB_OK;
   size_t depth = 0, line = 1, col = 0;
   for (size_t i = 0; i < n; i++, col++) {
     unsigned char c = p[i];
@@ -79,6 +79,9 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
   int hit = !rc;
   rc = hit ? GPUBLOB_OK : check_nesting(g, input, data, size, name);
   if (!hit && !rc && (o.flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
+  if (!hit && !rc && input == GPUBLOB_INPUT_MLIR && o.format == GPUBLOB_FORMAT_LL)
+    rc = set_error(g, GPUBLOB_FORMAT, "%s: MLIR input cannot give LLVM IR text (ll): a #gpu.object holds "
+                   "bitcode (llvm), assembly or a binary", name);
   if (!hit && !rc && input == GPUBLOB_INPUT_MLIR) {
 #if GPUBLOB_MLIR
     mlir_out mo = {out, cached ? &c : NULL, &k0};
@@ -97,61 +100,52 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
   return rc;
 }
 
-/* In memory: checked, copied with a NUL after it (the IR parser needs one), compiled. */
-static int compile_memory(gpublob *g, const gpublob_options *opts, int input, const void *data,
-                          size_t size, const char *name, gpublob_result *out) {
+/* The one compile path of every public call: the input held, then compiled. */
+static int call_run(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
   if (!g) return GPUBLOB_MISUSE;
   call_reset(g);
   if (out) memset(out, 0, sizeof *out);
-  if (!out || (!data && size) || size == (size_t)-1)
-    return set_error(g, GPUBLOB_MISUSE, "NULL output or input, or an impossible size");
+  if (!out) return set_error(g, GPUBLOB_MISUSE, "NULL result");
   gpublob_options o;
   options_normalise(opts, &o);
-  if (size > max_input(&o)) return too_big(g, name ? name : "<memory>", &o);
-  unsigned char *copy = malloc(size + 1);
-  if (!copy) return set_error(g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", size);
-  if (size) memcpy(copy, data, size);
-  copy[size] = 0;
-  int rc = call_compile(g, opts, input, copy, size, name ? name : "<memory>", out);
-  free(copy);
-  return rc;
-}
-
-static int compile_file(gpublob *g, const gpublob_options *opts, int input, const char *path,
-                        gpublob_result *out) {
-  if (!g) return GPUBLOB_MISUSE;
-  call_reset(g);
-  if (out) memset(out, 0, sizeof *out);
-  if (!out || !path) return set_error(g, GPUBLOB_MISUSE, "NULL output or path");
-  unsigned char *data;
-  size_t size;
-  gpublob_options o;
-  options_normalise(opts, &o);
-  if (read_input(g, &o, path, &data, &size)) return g->code;
-  int rc = call_compile(g, opts, input, data, size, strcmp(path, "-") ? path : "<stdin>", out);
-  free(data);
+  input_held h;
+  int rc = input_hold(g, &o, in, &h);
+  if (!rc) rc = call_compile(g, opts, h.kind, h.data, h.size, h.name, out);
+  free(h.data);
   return rc;
 }
 
 /* A result of exactly one output, as one blob. */
-static int single_blob(gpublob *g, int rc, gpublob_result *r, gpublob_blob *out) {
-  if (!rc && r->count != 1)
-    rc = set_error(g, GPUBLOB_OPTION, "the call gave %zu outputs; use gpublob_module_compile_all", r->count);
-  if (!rc) *out = r->outputs[0].blob, memset(&r->outputs[0].blob, 0, sizeof *out);
+static int single_blob(gpublob *g, gpublob_result *r, gpublob_blob *out) {
+  int rc = GPUBLOB_OK;
+  if (r->count != 1)
+    rc = set_error(g, GPUBLOB_OPTION, "the call gave %zu outputs; use gpublob_compile (or "
+                   "gpublob_module_compile_all)", r->count);
+  if (!rc) {
+    *out = r->outputs[0].blob;
+    memset(&r->outputs[0].blob, 0, sizeof *out);
+  }
   gpublob_result_free(r);
   return rc;
 }
 
-static int one_output(gpublob *g, const gpublob_options *opts, gpublob_blob *out) {
+/* in compiled, its one output as a blob: LLVM IR that plans several is OPTION. */
+static int call_one_blob(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
+                         gpublob_blob *out) {
   if (!g) return GPUBLOB_MISUSE;
   if (out) memset(out, 0, sizeof *out);
+  call_reset(g);
+  if (!out) return set_error(g, GPUBLOB_MISUSE, "NULL output");
   gpublob_options o;
   options_normalise(opts, &o);
-  size_t n = outputs_planned(&o);
-  if (n == 1) return GPUBLOB_OK;
-  call_reset(g);
-  return set_error(g, GPUBLOB_OPTION, "LLVM IR input for %zu outputs needs gpublob_module_compile_all "
-                   "(gpublob_module_compile gives one blob)", n);
+  size_t n = in->kind == GPUBLOB_INPUT_MLIR ? 1 : outputs_planned(&o);
+  if (n != 1)
+    return set_error(g, GPUBLOB_OPTION, "LLVM IR input for %zu outputs needs gpublob_compile (or "
+                     "gpublob_module_compile_all; gpublob_module_compile gives one blob)", n);
+  gpublob_result r = {0};
+  int rc = call_run(g, opts, in, &r);
+  if (rc) return rc;
+  return single_blob(g, &r, out);
 }
 
 /* The compiler's engine: LLVM initialised once, before any thread of a call starts;

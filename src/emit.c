@@ -1,4 +1,4 @@
-/* src/emit.c: Emission: bitcode, assembly or object, into the job's blob. */
+/* src/emit.c: Emission: bitcode, LLVM IR text, assembly or object, into the job's blob. */
 
 /* ---- emission: bitcode, assembly or object, into the job's blob ---- */
 static int take_buffer(job *j, LLVMMemoryBufferRef buf, const char *suffix) {
@@ -39,4 +39,19 @@ static int emit_bitcode(job *j) {
   LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(j->llvm->mod);
   j->ms[PH_EMIT] += now_ms() - t;
   return take_buffer(j, buf, ".bc");
+}
+
+/* LLVM IR text (.ll), NUL-terminated like every blob. */
+static int emit_text(job *j) {
+  double t = now_ms();
+  char *text = LLVMPrintModuleToString(j->llvm->mod);
+  j->ms[PH_EMIT] += now_ms() - t;
+  size_t n = strlen(text);
+  unsigned char *copy = malloc(n + 1);
+  if (copy) memcpy(copy, text, n + 1);
+  LLVMDisposeMessage(text);
+  if (!copy) return set_error(j->g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", n);
+  gpublob_blob_free(&j->out);
+  j->out = (gpublob_blob){copy, n, ".ll"};
+  return GPUBLOB_OK;
 }

@@ -20,6 +20,7 @@
 #include "cache_size.c"
 #include "cache_deps.c"
 #include "cache_lookup.c"
+#include "input.c"
 
 /* The front's engine: no LLVM to initialise, no isolation helper to stop. */
 static void engine_open(void) {}

@@ -97,6 +97,7 @@ struct gpublob {
   strbuf msg;
   strbuf warn;          /* the last call's warnings, one per line */
   gpublob_stats stats;  /* the last call's figures */
+  strbuf held[3];       /* strings an answer hands out (tool paths, library lists), until the next call */
   pid_t helper;         /* the isolation helper, once started; 0 before */
   pid_t helper_owner;   /* the process that started it: a forked copy of the host leaves it be */
   int helper_ctl;       /* the socket jobs are handed to it by */

@@ -4,6 +4,7 @@
 /* ---- a job, start to end, on whichever thread the pool gives it ---- */
 static int emit_output(job *j) {
   if (j->format == GPUBLOB_FORMAT_LLVM) return emit_bitcode(j);
+  if (j->format == GPUBLOB_FORMAT_LL) return emit_text(j);
   if (j->format == GPUBLOB_FORMAT_ASM) return emit(j, 1);
   int rc = emit(j, j->t->emit == EMIT_asm);
   if (rc || !j->keep_asm) return rc;
@@ -22,7 +23,8 @@ static int emit_output(job *j) {
 ** asm_parser; SPIR-V's) aborts on it.  A backend that emits assembly (PTX) passes
 ** it through as text. */
 static int check_inline_asm(job *j) {
-  if (!strcmp(j->t->asm_parser, "yes") || j->format == GPUBLOB_FORMAT_LLVM || j->t->emit != EMIT_obj)
+  if (!strcmp(j->t->asm_parser, "yes") || j->format == GPUBLOB_FORMAT_LLVM ||
+      j->format == GPUBLOB_FORMAT_LL || j->t->emit != EMIT_obj)
     return GPUBLOB_OK;
   size_t n = 0;
   LLVMGetModuleInlineAsm(j->llvm->mod, &n);

@@ -1,10 +1,6 @@
 /* src/mlir_io.c: MLIR: text or bytecode in, the whole module out. */
 
 /* ---- MLIR: text or bytecode in, the whole module out ---- */
-static int looks_like_mlir_bytecode(const void *p, size_t n) {
-  return n >= 4 && !memcmp(p, "ML\xefR", 4);
-}
-
 /* A location without a file name (what mlirModuleCreateParse gives) gets name. */
 static MlirLocation named_location(MlirContext ctx, MlirLocation loc, const char *name) {
   if (!mlirLocationIsAFileLineColRange(loc) ||

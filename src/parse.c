@@ -2,16 +2,6 @@
 ** before LLVM would abort on it. */
 
 /* ---- parse and verify ---- */
-static int looks_like_bitcode(const unsigned char *p, size_t n) {
-  static const unsigned char raw[4] = {'B', 'C', 0xC0, 0xDE}, wrap[4] = {0xDE, 0xC0, 0x17, 0x0B};
-  return n >= 4 && (!memcmp(p, raw, 4) || !memcmp(p, wrap, 4));
-}
-
-static int has_suffix(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && !strcmp(s + n - m, suffix);
-}
-
 /* data must hold a NUL at data[size]. */
 static int parse_module(job *j, const unsigned char *data, size_t size) {
   int bitcode = looks_like_bitcode(data, size);

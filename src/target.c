@@ -115,7 +115,7 @@ static int resolve_features(job *j) {
 
 static int resolve_levels(job *j) {
   j->format = j->o->format ? j->o->format : GPUBLOB_FORMAT_BIN;
-  if (j->format < GPUBLOB_FORMAT_BIN || j->format > GPUBLOB_FORMAT_FATBIN)
+  if (j->format < GPUBLOB_FORMAT_BIN || j->format > GPUBLOB_FORMAT_LL)
     return set_error(j->g, GPUBLOB_FORMAT, "unknown output format %d", j->o->format);
   if (j->format == GPUBLOB_FORMAT_FATBIN && !*j->t->pack_tool)
     return set_error(j->g, GPUBLOB_FORMAT,

@@ -1303,7 +1303,7 @@ static void make_lib_dirs(void) {
   char ptxas[4096];
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx"};
   if (!gpublob_open(&g)) {
-    if (!gpublob_tool_find(g, &o, ptxas, sizeof ptxas)) {
+    if (!tool_path(g, &o, ptxas, sizeof ptxas)) {
       snprintf(path, sizeof path, "%s/ptxas-only/ptxas", scratch());
       if (symlink(ptxas, path)) {}
     }

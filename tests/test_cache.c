@@ -26,7 +26,7 @@ static gpublob_stats compile(const gpublob_options *o, const char *path, gpublob
   gpublob_stats s;
   *rc = gpublob_file_compile_all(g, o, path, r);
   if (*rc) printf("  (%s)\n", gpublob_error_message(g));
-  gpublob_stats_get(g, &s);
+  gpublob_stats_get(g, &s, sizeof s);
   return s;
 }
 
@@ -108,14 +108,14 @@ static void test_miss_hit(void) {
   gpublob_result_free(&other);
   size_t n;
   unsigned char *ir = slurp("examples/saxpy_amdgcn.ll", &n);
-  rc = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, ir, n, "examples/saxpy_amdgcn.ll", &other);
+  rc = gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "examples/saxpy_amdgcn.ll"}, &other);
   check(!rc && same_results(&first, &other), "cache: gpublob_cache_lookup finds it without compiling", "rc %d", rc);
   gpublob_result_free(&other);
   ir[n - 2] = ir[n - 2] == ' ' ? '\t' : ' '; /* one byte of the input */
-  rc = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, ir, n, "examples/saxpy_amdgcn.ll", &other);
+  rc = gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "examples/saxpy_amdgcn.ll"}, &other);
   check(rc == GPUBLOB_NOTCACHED && other.count == 0, "cache: one changed input byte is NOTCACHED", "rc %d", rc);
   gpublob_options none = {.version = GPUBLOB_OPTIONS_VERSION};
-  rc = gpublob_cache_lookup(g, &none, GPUBLOB_INPUT_LLVM, ir, n, "x.ll", &other);
+  rc = gpublob_cache_lookup(g, &none, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "x.ll"}, &other);
   check(rc == GPUBLOB_OPTION, "cache: a lookup without a cache directory is OPTION", "rc %d", rc);
   free(ir);
   gpublob_result_free(&first);
@@ -257,7 +257,7 @@ static int readonly_child(const char *dir, const char *input, int want_hit) {
     gpublob_result r = {0};
     int rc = gpublob_file_compile_all(h, &o, input, &r);
     gpublob_stats s;
-    gpublob_stats_get(h, &s);
+    gpublob_stats_get(h, &s, sizeof s);
     const char *w = gpublob_warnings(h), *first = strstr(w, "cannot be written");
     int once = first && !strstr(first + 1, "cannot be written") && strstr(w, dir);
     if (rc) printf("  (child: %s)\n", gpublob_error_message(h));
@@ -318,9 +318,9 @@ static void test_eviction(void) {
   long bytes = 0;
   char any[4600];
   find_file(dir, NULL, any, sizeof any, NULL, NULL, &bytes);
-  int first = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, ir, n, "k0.ll", &r);
+  int first = gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "k0.ll"}, &r);
   gpublob_result_free(&r);
-  int last = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, ir, n, "k7.ll", &r);
+  int last = gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "k7.ll"}, &r);
   gpublob_result_free(&r);
   check(bytes <= (24 << 10) && first == GPUBLOB_NOTCACHED && last == GPUBLOB_OK,
         "cache: over its limit the oldest entries go: 8 entries in 24 KiB keep the newest, drop the first",

@@ -388,7 +388,7 @@ int main(void) {
   gpublob *g;
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx"};
   if (gpublob_open(&g)) return 2;
-  if (gpublob_tool_find(g, &o, ptxas, sizeof ptxas)) ptxas[0] = 0;
+  if (tool_path(g, &o, ptxas, sizeof ptxas)) ptxas[0] = 0;
   gpublob_close(g);
   setenv("TMPDIR", scratch(), 1);
 

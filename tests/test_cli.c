@@ -367,7 +367,7 @@ static void test_list_targets(void) {
   check(rc == 0, "--list-targets: exit 0", "exit %d: %s", rc, out);
   for (int i = 0; i < gpublob_target_count(); i++) {
     gpublob_target_info t;
-    gpublob_target_get(i, &t);
+    gpublob_target_get(i, &t, sizeof t);
     char want[4096] = "", got[4096], name[128];
     for (const char *w = t.chips; *(w += strspn(w, " \t"));) { /* the spec's list, single-spaced */
       size_t wl = strcspn(w, " \t");
@@ -385,7 +385,7 @@ static void test_list_targets(void) {
 int main(void) {
   gpublob_target_info t;
   for (int i = 0; i < gpublob_target_count(); i++)
-    if (!gpublob_target_get(i, &t) && !strcmp(t.name, "nvptx")) ptx = t.suffix_asm;
+    if (!gpublob_target_get(i, &t, sizeof t) && !strcmp(t.name, "nvptx")) ptx = t.suffix_asm;
   test_dir();
   test_one_output_dir();
   test_pattern();

@@ -157,7 +157,7 @@ static void test_tools(void) {
 static void test_early_tool_stopped(void) {
   char ptxas[4096];
   gpublob_options o = *opts("nvptx", NULL);
-  if (gpublob_tool_find(g, &o, ptxas, sizeof ptxas)) {
+  if (tool_path(g, &o, ptxas, sizeof ptxas)) {
     skip("error: a started ptxas is stopped when a later step fails", "CUDA toolkit not found");
     return;
   }

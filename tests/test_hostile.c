@@ -41,7 +41,7 @@ static int sh(const char *cmd) {
 static int compile_ok(const gpublob_options *o, const char *input, gpublob_stats *s) {
   gpublob_result r = {0};
   int rc = gpublob_file_compile_all(g, o, input, &r);
-  if (s) gpublob_stats_get(g, s);
+  if (s) gpublob_stats_get(g, s, sizeof *s);
   int ok = !rc && r.count == 1 && r.outputs[0].blob.size > 4;
   gpublob_result_free(&r);
   return ok;
@@ -220,14 +220,14 @@ static void test_entries(void) {
   gpublob_result r = {0};
   size_t in_n;
   unsigned char *in = slurp("examples/saxpy_amdgcn.ll", &in_n);
-  int rc = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, in, in_n, "examples/saxpy_amdgcn.ll", &r);
+  int rc = gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, in, in_n, NULL, "examples/saxpy_amdgcn.ll"}, &r);
   check(chip && rc == GPUBLOB_NOTCACHED && r.count == 0,
         "cache: an entry whose chip is not a chip of its target is a miss, never served", "rc %d, %zu outputs",
         rc, r.count);
   gpublob_result_free(&r);
   uint64_t zero = 0; /* no output at all, under a valid header */
   rewrite_entry(entry, (unsigned char *)&zero, sizeof zero);
-  rc = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, in, in_n, "examples/saxpy_amdgcn.ll", &r);
+  rc = gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, in, in_n, NULL, "examples/saxpy_amdgcn.ll"}, &r);
   gpublob_stats s;
   int ok = rc == GPUBLOB_NOTCACHED && compile_ok(&o, "examples/saxpy_amdgcn.ll", &s) && s.cache_hits == 0;
   check(ok, "cache: an entry of no output under a valid header is a miss, and the compile stores it again",

@@ -73,7 +73,7 @@ static void test_order(void) {
   check(ok, "jobs: a chip list and a second target give an hsaco each, in the order asked", "rc %d, %zu outputs", rc,
         r.count);
   gpublob_stats s;
-  gpublob_stats_get(g, &s);
+  gpublob_stats_get(g, &s, sizeof s);
   check(s.jobs == 3 && s.threads == 2 && s.optimise_ms > 0 && s.wall_ms > 0,
         "jobs: the figures count 3 jobs on 2 threads", "%zu jobs, %zu threads", s.jobs, s.threads);
   gpublob_result_free(&r);
@@ -138,7 +138,7 @@ static void test_failure(void) {
   gpublob_result r = {0};
   int rc = compile_list("examples/saxpy_amdgcn.ll", bad, 1, 0, 2, 0, &r);
   gpublob_stats s;
-  gpublob_stats_get(g, &s);
+  gpublob_stats_get(g, &s, sizeof s);
   check(rc == GPUBLOB_CHIP && contains(gpublob_error_message(g), "gfx9999") && s.optimise_ms == 0,
         "jobs: a bad chip in a list is CHIP before any job runs", "rc %d: %s", rc, gpublob_error_message(g));
   const gpublob_target_choice empty[] = {{"amdgcn:gfx90a,,gfx908", NULL, NULL}};
@@ -208,7 +208,7 @@ static void test_provider(void) {
   }
   gpublob_tool_info info;
   gpublob_options q = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx", .tool_mode = GPUBLOB_TOOL_INPROCESS};
-  if (gpublob_tool_info_get(g, &q, 1, &info)) {
+  if (gpublob_tool_info_get(g, &q, 1, &info, sizeof info)) {
     skip("provider: nvJitLink and ptxas give the same kernels", "libnvJitLink not found in the CUDA toolkit");
     return;
   }

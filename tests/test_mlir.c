@@ -266,7 +266,7 @@ static void test_pool(void) {
   o.jobs = 4;
   int rc2 = compile_mlir("tests/mlir/two_modules.mlir", &o, &par);
   gpublob_stats st;
-  gpublob_stats_get(g, &st);
+  gpublob_stats_get(g, &st, sizeof st);
   objects os;
   int ok = !rc && !rc2 && serial.size == par.size && !memcmp(serial.data, par.data, par.size) &&
            read_objects(par.data, par.size, &os);
@@ -529,7 +529,7 @@ static int run_pass(const gpublob_options *o, char **printed, char *diag) {
       mlirStringRefCreateFromCString(
           "gpu.module(convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a},reconcile-unrealized-casts)"),
       NULL, NULL);
-  MlirPass pass = gpublob_pass_create(o);
+  MlirPass pass = gpublob_mlir_pass_create(o);
   mlirPassManagerAddOwnedPass(pm, pass);
   int ok = !mlirLogicalResultIsFailure(r) && !mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, top));
   *printed = NULL;

@@ -24,7 +24,7 @@ int main(void) {
   int found = 0;
   for (int i = 0; i < gpublob_target_count(); i++) {
     gpublob_target_info t;
-    gpublob_target_get(i, &t);
+    gpublob_target_get(i, &t, sizeof t);
     found |= !strcmp(t.name, "rdna") && !strcmp(t.chip, "gfx1100");
   }
   check(found, "newtarget: the extra spec entry is a target", NULL);

@@ -69,7 +69,7 @@ static void test_nvptx_asm(void) {
     spill(ptx, b.data, b.size);
     char ptxas[4096];
     gpublob_options o = {.target = "nvptx"};
-    gpublob_tool_find(g, &o, ptxas, sizeof ptxas);
+    tool_path(g, &o, ptxas, sizeof ptxas);
     const char *argv[] = {ptxas, "-arch=sm_90", ptx, "-o", cubin, NULL};
     rc = run(argv, &out);
     check(rc == 0 && exists(cubin), "nvptx: ptxas accepts the PTX", "ptxas: %s", out);

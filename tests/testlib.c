@@ -150,12 +150,22 @@ int leftovers(const char *dir, const char *part) {
   return n;
 }
 
+int tool_path(gpublob *g, const gpublob_options *opts, char *buf, size_t size) {
+  gpublob_options o = opts ? *opts : (gpublob_options)GPUBLOB_OPTIONS_INIT;
+  o.version = GPUBLOB_OPTIONS_VERSION;
+  o.tool_mode = GPUBLOB_TOOL_PROGRAM;
+  gpublob_tool_info t;
+  int rc = gpublob_tool_info_get(g, &o, 1, &t, sizeof t);
+  snprintf(buf, size, "%s", rc ? "" : t.path);
+  return rc;
+}
+
 int have_ptxas(void) {
   gpublob *g;
-  char path[4096];
   if (gpublob_open(&g)) return 0;
-  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx"};
-  int ok = gpublob_tool_find(g, &o, path, sizeof path) == GPUBLOB_OK;
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx", .tool_mode = GPUBLOB_TOOL_PROGRAM};
+  gpublob_tool_info t;
+  int ok = gpublob_tool_info_get(g, &o, 1, &t, sizeof t) == GPUBLOB_OK;
   gpublob_close(g);
   return ok;
 }

@@ -31,6 +31,11 @@ const char *scratch(void);
 const char *tmp_path(const char *name);
 /* Files left in the scratch directory whose names contain part. */
 int leftovers(const char *dir, const char *part);
+/* The blob tool program of opts->target, found as a compile finds it, into buf
+** ("" if none): gpublob_tool_info_get's code. */
+struct gpublob;
+struct gpublob_options;
+int tool_path(struct gpublob *g, const struct gpublob_options *opts, char *buf, size_t size);
 /* Whether the CUDA toolkit's ptxas is found the way gpublob finds it. */
 int have_ptxas(void);
 #endif

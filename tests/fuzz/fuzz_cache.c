@@ -75,7 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cache_close(&c);
 
   gpublob_result res;
-  int rc = gpublob_cache_lookup(g, &o, GPUBLOB_INPUT_LLVM, input, sizeof input - 1, "fuzz.ll", &res);
+  const gpublob_input in = {GPUBLOB_INPUT_LLVM, input, sizeof input - 1, NULL, "fuzz.ll"};
+  int rc = gpublob_cache_lookup(g, &o, &in, &res);
   if (getenv("FUZZ_VERBOSE")) /* what each input gives, when replaying one */
     fprintf(stderr, "%s (%zu outputs)\n", rc ? gpublob_error_message(g) : "hit", res.count);
   if (rc == GPUBLOB_OK) {

@@ -1,0 +1,323 @@
+/* test_api: the 1.0 calls.  gpublob_compile with each input kind, AUTO taking a
+** file as LLVM IR or MLIR by its content (whatever its name says); the input's
+** misuses; LLVM IR text output (FORMAT_LL, checked by llvm-as); PACK and its old
+** name; out-structs read as far as the caller's size; tool and library queries
+** whose strings the handle owns; the old entry points as wrappers of the new. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpublob.h"
+#include "testlib.h"
+
+static gpublob *g;
+
+static const char kernel_ll[] = /* no device-library call: compiles without CUDA */
+    "target triple = \"nvptx64-nvidia-cuda\"\n"
+    "define ptx_kernel void @twice(ptr addrspace(1) %p) {\n"
+    "  %v = load float, ptr addrspace(1) %p\n"
+    "  %w = fadd float %v, %v\n"
+    "  store float %w, ptr addrspace(1) %p\n"
+    "  ret void\n"
+    "}\n";
+
+static const char kernel_mlir[] =
+    "// a gpu.module already in the llvm dialect\n"
+    "module attributes {gpu.container_module} {\n"
+    "  gpu.module @kernels {\n"
+    "    llvm.func @twice(%p: !llvm.ptr<1>) attributes {gpu.kernel, nvvm.kernel} {\n"
+    "      %v = llvm.load %p : !llvm.ptr<1> -> f32\n"
+    "      %w = llvm.fadd %v, %v : f32\n"
+    "      llvm.store %w, %p : f32, !llvm.ptr<1>\n"
+    "      llvm.return\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+static gpublob_options asm_options(void) {
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.target = "nvptx:sm_80";
+  o.format = GPUBLOB_FORMAT_ASM;
+  return o;
+}
+
+static const char *blob_text(const gpublob_result *r) {
+  return r->count == 1 && r->outputs[0].blob.data ? (const char *)r->outputs[0].blob.data : "";
+}
+
+/* A file of the given name holding text, in the scratch directory. */
+static const char *file_with(const char *name, const char *text) {
+  const char *path = tmp_path(name);
+  spill(path, text, strlen(text));
+  return path;
+}
+
+static void test_auto_kinds(void) {
+  gpublob_options o = asm_options();
+  gpublob_result r;
+  gpublob_input in = {GPUBLOB_INPUT_AUTO, kernel_ll, sizeof kernel_ll - 1, NULL, "k.ll"};
+  int rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_OK, "compile: LLVM IR text in memory, kind AUTO", "rc %d: %s", rc, gpublob_error_message(g));
+  check(r.count == 1, "compile: LLVM IR gives one output per chip", "count %zu", r.count);
+  check(contains(blob_text(&r), ".entry twice"), "compile: the output is PTX with the kernel", "%.200s", blob_text(&r));
+  check(r.count == 1 && !strcmp(r.outputs[0].target, "nvptx") && !strcmp(r.outputs[0].chip, "sm_80"),
+        "compile: the output names its target and chip", NULL);
+  gpublob_result_free(&r);
+  check(r.outputs == NULL && r.count == 0, "result_free: zeroes the result", NULL);
+
+  in = (gpublob_input){GPUBLOB_INPUT_AUTO, NULL, 0, file_with("misnamed.mlir", kernel_ll), NULL};
+  rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_OK, "compile: LLVM IR in a file named .mlir is taken as LLVM IR", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  check(contains(blob_text(&r), ".entry twice"), "compile: ... and gives its PTX", NULL);
+  gpublob_result_free(&r);
+
+  in = (gpublob_input){GPUBLOB_INPUT_AUTO, NULL, 0, file_with("broken.mlir", "define void @k( {\n"), NULL};
+  rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_PARSE, "compile: broken LLVM IR named .mlir is PARSE", "rc %d", rc);
+  check(contains(gpublob_error_message(g), "cannot parse LLVM IR"), "compile: ... with the LLVM IR parser's message",
+        "%s", gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "broken.mlir"), "compile: ... naming the file", "%s",
+        gpublob_error_message(g));
+  check(r.count == 0 && r.outputs == NULL, "compile: a failure leaves the result empty", NULL);
+
+  if (!gpublob_mlir_enabled()) {
+    skip("compile: MLIR in a file named .ll", "built without MLIR");
+    return;
+  }
+  in = (gpublob_input){GPUBLOB_INPUT_AUTO, NULL, 0, file_with("misnamed.ll", kernel_mlir), NULL};
+  rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_OK, "compile: MLIR in a file named .ll is taken as MLIR", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  check(contains(blob_text(&r), "gpu.binary @kernels"), "compile: ... and gives the module with its gpu.binary",
+        "%.300s", blob_text(&r));
+  check(r.count == 1 && !strcmp(r.outputs[0].target, "") && !strcmp(r.outputs[0].tool, ""),
+        "compile: MLIR's one output has empty target and tool strings, not NULL", NULL);
+  gpublob_result_free(&r);
+
+  in = (gpublob_input){GPUBLOB_INPUT_AUTO, NULL, 0, file_with("broken.ll", "module {\n  gpu.module @m {\n"), NULL};
+  rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_PARSE, "compile: broken MLIR named .ll is PARSE", "rc %d: %s", rc, gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "broken.ll:"), "compile: ... with MLIR's file:line message", "%s",
+        gpublob_error_message(g));
+  check(!contains(gpublob_error_message(g), "LLVM IR"), "compile: ... not the LLVM IR parser's", "%s",
+        gpublob_error_message(g));
+}
+
+/* Bitcode and MLIR bytecode, made by LLVM's and MLIR's own tools, by their magic. */
+static void test_auto_binary(void) {
+  const char *ll = file_with("k.ll", kernel_ll), *bc = tmp_path("k.txt");
+  const char *as[] = {LLVM_BINDIR "/llvm-as", ll, "-o", bc, NULL};
+  char *log = NULL;
+  int made = run(as, &log) == 0;
+  free(log);
+  check(made, "llvm-as makes bitcode", NULL);
+  gpublob_options o = asm_options();
+  gpublob_result r;
+  gpublob_input in = {GPUBLOB_INPUT_AUTO, NULL, 0, bc, NULL};
+  int rc = made ? gpublob_compile(g, &o, &in, &r) : -1;
+  check(rc == GPUBLOB_OK, "compile: bitcode in a .txt file is taken by its magic", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  if (!rc) gpublob_result_free(&r);
+  if (!gpublob_mlir_enabled()) return skip("compile: MLIR bytecode", "built without MLIR");
+  const char *mlir = file_with("k.mlir", kernel_mlir), *mlirbc = tmp_path("k.data");
+  const char *opt[] = {LLVM_BINDIR "/mlir-opt", "--emit-bytecode", mlir, "-o", mlirbc, NULL};
+  made = run(opt, &log) == 0;
+  free(log);
+  check(made, "mlir-opt makes MLIR bytecode", NULL);
+  in = (gpublob_input){GPUBLOB_INPUT_AUTO, NULL, 0, mlirbc, NULL};
+  rc = made ? gpublob_compile(g, &o, &in, &r) : -1;
+  check(rc == GPUBLOB_OK, "compile: MLIR bytecode in a .data file is taken by its magic", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  check(!rc && contains(blob_text(&r), "gpu.binary"), "compile: ... and gives the module back", NULL);
+  if (!rc) gpublob_result_free(&r);
+}
+
+static void expect_misuse(const char *name, const gpublob_input *in, gpublob_result *r) {
+  gpublob_options o = asm_options();
+  int rc = gpublob_compile(g, &o, in, r);
+  check(rc == GPUBLOB_MISUSE, name, "rc %d: %s", rc, gpublob_error_message(g));
+}
+
+static void test_misuse(void) {
+  gpublob_result r = {(gpublob_output *)&r, 7};
+  expect_misuse("compile: a NULL input is MISUSE", NULL, &r);
+  check(r.outputs == NULL && r.count == 0, "compile: ... and the result is zeroed", NULL);
+  gpublob_input both = {GPUBLOB_INPUT_LLVM, kernel_ll, sizeof kernel_ll - 1, "x.ll", NULL};
+  expect_misuse("compile: both data and path is MISUSE", &both, &r);
+  check(contains(gpublob_error_message(g), "both"), "compile: ... saying so", "%s", gpublob_error_message(g));
+  gpublob_input kind = {7, kernel_ll, sizeof kernel_ll - 1, NULL, NULL};
+  expect_misuse("compile: an unknown kind is MISUSE", &kind, &r);
+  check(contains(gpublob_error_message(g), "kind 7"), "compile: ... naming it", "%s", gpublob_error_message(g));
+  gpublob_input nodata = {GPUBLOB_INPUT_LLVM, NULL, 12, NULL, NULL};
+  expect_misuse("compile: a size without data is MISUSE", &nodata, &r);
+  gpublob_input fine = {GPUBLOB_INPUT_LLVM, kernel_ll, sizeof kernel_ll - 1, NULL, NULL};
+  expect_misuse("compile: a NULL result is MISUSE", &fine, NULL);
+  gpublob_options o = asm_options();
+  check(gpublob_compile(NULL, &o, &fine, &r) == GPUBLOB_MISUSE, "compile: a NULL handle is MISUSE", NULL);
+  gpublob_input missing = {GPUBLOB_INPUT_AUTO, NULL, 0, tmp_path("no-such.ll"), NULL};
+  int rc = gpublob_compile(g, &o, &missing, &r);
+  check(rc == GPUBLOB_IO, "compile: a missing file is IO", "rc %d", rc);
+  check(contains(gpublob_error_message(g), "no-such.ll"), "compile: ... naming it", "%s", gpublob_error_message(g));
+}
+
+/* FORMAT_LL: LLVM IR text that llvm-as reads back; MLIR input cannot have it. */
+static void test_ll(void) {
+  gpublob_options o = asm_options();
+  o.format = GPUBLOB_FORMAT_LL;
+  gpublob_result r;
+  gpublob_input in = {GPUBLOB_INPUT_LLVM, kernel_ll, sizeof kernel_ll - 1, NULL, "k.ll"};
+  int rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_OK, "ll: compiles", "rc %d: %s", rc, gpublob_error_message(g));
+  check(!rc && !strcmp(r.outputs[0].blob.suffix, ".ll"), "ll: suffix .ll", NULL);
+  check(contains(blob_text(&r), "define ptx_kernel void @twice"), "ll: holds the kernel as text", "%.200s",
+        blob_text(&r));
+  check(contains(blob_text(&r), "target datalayout"), "ll: with the target's data layout", NULL);
+  const char *path = tmp_path("out.ll");
+  if (!rc) spill(path, r.outputs[0].blob.data, r.outputs[0].blob.size);
+  const char *as[] = {LLVM_BINDIR "/llvm-as", path, "-o", "/dev/null", NULL};
+  char *log = NULL;
+  check(!rc && run(as, &log) == 0, "ll: llvm-as reads it back", "%s", log ? log : "");
+  free(log);
+  if (!rc) gpublob_result_free(&r);
+  if (!gpublob_mlir_enabled()) return skip("ll: MLIR input", "built without MLIR");
+  in = (gpublob_input){GPUBLOB_INPUT_MLIR, kernel_mlir, sizeof kernel_mlir - 1, NULL, "k.mlir"};
+  rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_FORMAT, "ll: MLIR input is FORMAT", "rc %d: %s", rc, gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "k.mlir"), "ll: ... naming the input", "%s", gpublob_error_message(g));
+}
+
+static void test_pack_name(void) {
+  check(GPUBLOB_FORMAT_FATBIN == GPUBLOB_FORMAT_PACK, "format: FATBIN is PACK's old name", NULL);
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.target = "spirv";
+  o.format = GPUBLOB_FORMAT_PACK;
+  gpublob_result r;
+  gpublob_input in = {GPUBLOB_INPUT_LLVM, kernel_ll, sizeof kernel_ll - 1, NULL, "k.ll"};
+  int rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_FORMAT, "format: PACK for a target without a pack step is FORMAT", "rc %d", rc);
+  check(contains(gpublob_error_message(g), "pack_tool"), "format: ... naming the spec's missing key", "%s",
+        gpublob_error_message(g));
+}
+
+/* Out-structs: as much as the caller's size holds; less than the first version is MISUSE. */
+static void test_sizes(void) {
+  gpublob_target_info info;
+  memset(&info, 0xAB, sizeof info);
+  int rc = gpublob_target_get(0, &info, sizeof info);
+  check(rc == GPUBLOB_OK && info.libs != NULL, "target_get: fills libs with the whole size", NULL);
+  memset(&info, 0xAB, sizeof info);
+  size_t old = offsetof(gpublob_target_info, libs);
+  rc = gpublob_target_get(0, &info, old);
+  check(rc == GPUBLOB_OK, "target_get: an older caller's size is accepted", "rc %d", rc);
+  unsigned char *after = (unsigned char *)&info + old;
+  check(after[0] == 0xAB, "target_get: ... and nothing past it is written", NULL);
+  check(gpublob_target_get(0, &info, old - 1) == GPUBLOB_MISUSE, "target_get: a smaller size is MISUSE", NULL);
+  check(gpublob_target_get(gpublob_target_count(), &info, sizeof info) == GPUBLOB_MISUSE,
+        "target_get: an index past the end is MISUSE", NULL);
+  struct { gpublob_stats s; double later[4]; } grown;
+  memset(&grown, 0xAB, sizeof grown);
+  rc = gpublob_stats_get(g, &grown.s, sizeof grown);
+  check(rc == GPUBLOB_OK, "stats_get: a newer caller's larger size is accepted", "rc %d", rc);
+  check(grown.later[3] == 0, "stats_get: ... its fields this gpublob lacks read as zero", NULL);
+  check(gpublob_stats_get(g, &grown.s, sizeof grown.s - 1) == GPUBLOB_MISUSE, "stats_get: a smaller size is MISUSE",
+        NULL);
+}
+
+static void test_tool_info(void) {
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.target = "spirv";
+  gpublob_tool_info t;
+  int rc = gpublob_tool_info_get(g, &o, 1, &t, sizeof t);
+  check(rc == GPUBLOB_OK, "tool_info: spirv", "rc %d: %s", rc, gpublob_error_message(g));
+  check(!strcmp(t.kind, "none") && !strcmp(t.name, "") && !strcmp(t.path, "") && !strcmp(t.fallback, ""),
+        "tool_info: spirv needs no tool; every string is \"\", not NULL", NULL);
+  o.target = "nvptx";
+  o.tool_mode = GPUBLOB_TOOL_PROGRAM;
+  rc = gpublob_tool_info_get(g, &o, 1, &t, sizeof t);
+  if (!have_ptxas()) {
+    check(rc == GPUBLOB_NOTOOL, "tool_info: nvptx without CUDA is NOTOOL", "rc %d", rc);
+    check(contains(gpublob_error_message(g), "ptxas"), "tool_info: ... naming ptxas", "%s", gpublob_error_message(g));
+    return;
+  }
+  check(rc == GPUBLOB_OK, "tool_info: nvptx, program", "rc %d: %s", rc, gpublob_error_message(g));
+  check(!strcmp(t.kind, "program") && !strcmp(t.name, "ptxas"), "tool_info: ... is ptxas", "%s %s", t.kind, t.name);
+  check(exists(t.path), "tool_info: ... at a path that exists", "%s", t.path);
+  o.target = "nosuch";
+  check(gpublob_tool_info_get(g, &o, 1, &t, sizeof t) == GPUBLOB_TARGET, "tool_info: an unknown target is TARGET",
+        NULL);
+}
+
+static void test_libs(void) {
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.target = "spirv";
+  const char *paths = NULL;
+  int rc = gpublob_libs_find(g, &o, &paths);
+  check(rc == GPUBLOB_OK && paths && !strcmp(paths, ""), "libs_find: spirv has none", "rc %d", rc);
+  o.target = "amdgcn:gfx90a";
+  rc = gpublob_libs_find(g, &o, &paths);
+  check(rc == GPUBLOB_OK || rc == GPUBLOB_NOLIB, "libs_find: amdgcn gives OK or NOLIB", "rc %d", rc);
+  if (rc == GPUBLOB_OK) check(contains(paths, "/ocml.bc\n"), "libs_find: amdgcn's libraries include ocml.bc",
+                              "%s", paths);
+  else check(contains(gpublob_error_message(g), "not found; tried:"), "libs_find: NOLIB lists the places tried",
+             "%s", gpublob_error_message(g));
+  o.target = "amdgcn:gfx9999";
+  check(gpublob_libs_find(g, &o, &paths) == GPUBLOB_CHIP, "libs_find: an invalid chip is CHIP", NULL);
+  check(gpublob_libs_find(g, &o, NULL) == GPUBLOB_MISUSE, "libs_find: NULL paths is MISUSE", NULL);
+}
+
+/* The cache: AUTO and the explicit kind find the same entry. */
+static void test_cache_kind(void) {
+  gpublob_options o = asm_options();
+  o.cache_dir = tmp_path("cache");
+  gpublob_result r;
+  gpublob_input in = {GPUBLOB_INPUT_LLVM, kernel_ll, sizeof kernel_ll - 1, NULL, "k.ll"};
+  int rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_OK, "cache: compiled and stored", "rc %d: %s", rc, gpublob_error_message(g));
+  if (!rc) gpublob_result_free(&r);
+  in.kind = GPUBLOB_INPUT_AUTO;
+  rc = gpublob_cache_lookup(g, &o, &in, &r);
+  check(rc == GPUBLOB_OK, "cache: a lookup with kind AUTO hits the LLVM entry", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  check(contains(blob_text(&r), ".entry twice"), "cache: ... with the same PTX", NULL);
+  if (!rc) gpublob_result_free(&r);
+  in.data = kernel_mlir;
+  in.size = sizeof kernel_mlir - 1;
+  check(gpublob_cache_lookup(g, &o, &in, &r) == GPUBLOB_NOTCACHED, "cache: other bytes miss", NULL);
+}
+
+static void test_wrappers(void) {
+  gpublob_options o = asm_options();
+  gpublob_blob b;
+  int rc = gpublob_module_compile(g, &o, kernel_ll, sizeof kernel_ll - 1, "k.ll", &b);
+  check(rc == GPUBLOB_OK && contains((const char *)b.data, ".entry twice"), "wrapper: module_compile",
+        "rc %d: %s", rc, gpublob_error_message(g));
+  gpublob_blob_free(&b);
+  check(b.data == NULL, "wrapper: blob_free zeroes the blob", NULL);
+  o.target = "nvptx:sm_80,sm_90";
+  rc = gpublob_module_compile(g, &o, kernel_ll, sizeof kernel_ll - 1, "k.ll", &b);
+  check(rc == GPUBLOB_OPTION, "wrapper: module_compile for two chips is OPTION", "rc %d", rc);
+  check(contains(gpublob_error_message(g), "gpublob_compile"), "wrapper: ... pointing at gpublob_compile", "%s",
+        gpublob_error_message(g));
+  check(gpublob_file_compile(g, &o, NULL, &b) == GPUBLOB_MISUSE, "wrapper: file_compile with a NULL path is MISUSE",
+        NULL);
+  check(!strcmp(gpublob_version(), GPUBLOB_VERSION_STRING), "version: the library's is the header's", "%s",
+        gpublob_version());
+}
+
+int main(void) {
+  if (gpublob_open(&g)) return 1;
+  test_auto_kinds();
+  test_auto_binary();
+  test_misuse();
+  test_ll();
+  test_pack_name();
+  test_sizes();
+  test_tool_info();
+  test_libs();
+  test_cache_kind();
+  test_wrappers();
+  gpublob_close(g);
+  return report();
+}
