@@ -41,6 +41,15 @@ static void add_warning(gpublob *g, const char *fmt, ...) {
   sb_add(&g->warn, "\n");
 }
 
+/* Appends detail (a diagnostic, a tool's stderr) to the current message. */
+static void add_detail(gpublob *g, const char *detail) {
+  size_t n = strlen(detail);
+  while (n && (detail[n - 1] == '\n' || detail[n - 1] == ' ')) n--;
+  if (!n) return;
+  sb_add(&g->msg, ":\n");
+  sb_addn(&g->msg, detail, n);
+}
+
 /* A new call: no error, no warnings, zeroed figures. */
 static void call_reset(gpublob *g) {
   g->code = GPUBLOB_OK;

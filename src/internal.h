@@ -128,7 +128,22 @@ typedef struct toolrun { /* a blob tool in flight */
   proc p;
 } toolrun;
 
-typedef struct provider provider; /* an in-process blob tool, loaded once per process */
+/* An in-process blob tool (src/provider.c): a provider's ops, and its library loaded. */
+typedef struct job job;
+typedef struct provider provider;
+typedef struct provider_ops {
+  const char *name;            /* the spec's provider = NAME */
+  const char *const *symbols;  /* the entry points its library must export; NULL-terminated */
+  int (*run)(job *j, const provider *p, const char **opts, uint32_t nopts); /* j->out in, blob out */
+} provider_ops;
+enum { MAX_PROVIDER_SYMBOLS = 32 };
+struct provider {
+  const provider_ops *ops;
+  char path[4096];
+  void *dl;
+  void *fn[MAX_PROVIDER_SYMBOLS]; /* ops->symbols, in order */
+  char error[512];                /* why it did not load; "" when loaded */
+};
 
 enum job_state { JOB_PENDING, JOB_DONE, JOB_FAILED, JOB_CANCELLED };
 enum { PH_LOAD, PH_LINK, PH_OPT, PH_EMIT, PH_TOOL, NPHASES };

@@ -2,6 +2,18 @@
 ** linked, optimised and emitted, then the blob tool and the blob's check. */
 
 /* ---- a job, start to end, on whichever thread the pool gives it ---- */
+/* The blob tool's step: the provider in-process, else the program (perhaps started
+** early); an object the backend wrote is itself the blob. */
+static int run_blob_tool(job *j) {
+  if (!needs_blob_tool(j)) {
+    if (j->format == GPUBLOB_FORMAT_BIN) j->out.suffix = j->t->suffix_bin; /* the object is the blob */
+    return GPUBLOB_OK;
+  }
+  if (j->prov) return provider_run(j);
+  int rc = j->run.p.pid ? GPUBLOB_OK : tool_start(j);
+  return rc ? rc : tool_finish(j);
+}
+
 static int emit_output(job *j) {
   if (j->format == GPUBLOB_FORMAT_LLVM) return emit_bitcode(j);
   if (j->format == GPUBLOB_FORMAT_LL) return emit_text(j);

@@ -1,21 +1,20 @@
-/* src/provider.c: In-process providers: a library loaded once per process, shared by threads. */
+/* src/provider.c: In-process providers: the spec's provider = NAME names one of the
+** ops tables below, each in a part of its own; its library is found by the spec's
+** provider_lib and provider_search, loaded once per process and shared by
+** threads, and run with the spec's provider_argv.  A new provider is a part with
+** its ops, and a line in provider_registry. */
 
-/* ---- the in-process providers: a library loaded once per process ---- */
-/* nvJitLink's entry points, by their exported names (nvJitLink.h, CUDA 12 and 13). */
-enum { NVJL_CREATE, NVJL_DESTROY, NVJL_ADD, NVJL_COMPLETE, NVJL_CUBIN_SIZE, NVJL_CUBIN,
-       NVJL_ERRLOG_SIZE, NVJL_ERRLOG, NVJL_NSYMS };
-static const char *const nvjitlink_symbols[] = {
-    "nvJitLinkCreate",       "nvJitLinkDestroy",           "nvJitLinkAddData",
-    "nvJitLinkComplete",     "nvJitLinkGetLinkedCubinSize", "nvJitLinkGetLinkedCubin",
-    "nvJitLinkGetErrorLogSize", "nvJitLinkGetErrorLog"};
+/* ---- the providers gpublob has ---- */
+static const provider_ops *const provider_registry[] = {&nvjitlink_ops};
 
-struct provider {
-  char path[4096];
-  void *dl;
-  void *fn[NVJL_NSYMS];
-  char error[512]; /* why it did not load; "" when loaded */
-};
+/* The target's provider, or NULL when the spec names none (or one this gpublob has not). */
+static const provider_ops *provider_ops_of(const target_desc *t) {
+  for (size_t i = 0; i < sizeof provider_registry / sizeof *provider_registry; i++)
+    if (!strcmp(provider_registry[i]->name, t->provider_name)) return provider_registry[i];
+  return NULL;
+}
 
+/* ---- the libraries: loaded once per process, never closed ---- */
 enum { MAX_PROVIDERS = 8 };
 static provider providers[MAX_PROVIDERS];
 static int nproviders;
@@ -27,21 +26,22 @@ static void provider_open(provider *p) {
     snprintf(p->error, sizeof p->error, "%s", dlerror());
     return;
   }
-  for (int i = 0; i < NVJL_NSYMS; i++)
-    if (!(p->fn[i] = dlsym(p->dl, nvjitlink_symbols[i]))) {
-      snprintf(p->error, sizeof p->error, "the library has no %s", nvjitlink_symbols[i]);
+  for (int i = 0; p->ops->symbols[i]; i++)
+    if (!(p->fn[i] = dlsym(p->dl, p->ops->symbols[i]))) {
+      snprintf(p->error, sizeof p->error, "the library has no %s", p->ops->symbols[i]);
       return;
     }
 }
 
 /* The provider at path, opened on first use; a library is never closed. */
-static const provider *provider_get(const char *path) {
+static const provider *provider_get(const provider_ops *ops, const char *path) {
   pthread_mutex_lock(&providers_mu);
   provider *p = NULL;
   for (int i = 0; i < nproviders && !p; i++)
-    if (!strcmp(providers[i].path, path)) p = &providers[i];
+    if (providers[i].ops == ops && !strcmp(providers[i].path, path)) p = &providers[i];
   if (!p && nproviders < MAX_PROVIDERS) {
     p = &providers[nproviders++];
+    p->ops = ops;
     snprintf(p->path, sizeof p->path, "%s", path);
     provider_open(p);
   }
@@ -51,7 +51,7 @@ static const provider *provider_get(const char *path) {
 
 /* Loads the found provider; auto falls back to the program with a warning. */
 static int provider_load(job *j) {
-  const provider *p = provider_get(j->provider_path);
+  const provider *p = provider_get(provider_ops_of(j->t), j->provider_path);
   if (p && !p->error[0]) {
     j->prov = p;
     return GPUBLOB_OK;

@@ -1,7 +1,15 @@
-/* src/provider_nvjitlink.c: The nvjitlink provider: CUDA's nvJitLink library turns PTX into a cubin
-** in-process.  Its ABI is named here and nowhere else. */
+/* src/provider_nvjitlink.c: The nvjitlink provider: CUDA's nvJitLink library turns PTX
+** into a cubin in-process.  Its ABI (the entry points by name, their types, the
+** input kind) is named here and nowhere else; the core reaches it through
+** nvjitlink_ops, listed in src/provider.c. */
 
-/* ---- the in-process blob tool: nvJitLink turns PTX into a cubin ---- */
+/* ---- nvJitLink: its entry points (nvJitLink.h, CUDA 12 and 13) ---- */
+enum { NVJL_CREATE, NVJL_DESTROY, NVJL_ADD, NVJL_COMPLETE, NVJL_CUBIN_SIZE, NVJL_CUBIN,
+       NVJL_ERRLOG_SIZE, NVJL_ERRLOG, NVJL_NSYMS };
+static const char *const nvjitlink_symbols[NVJL_NSYMS + 1] = {
+    "nvJitLinkCreate",       "nvJitLinkDestroy",           "nvJitLinkAddData",
+    "nvJitLinkComplete",     "nvJitLinkGetLinkedCubinSize", "nvJitLinkGetLinkedCubin",
+    "nvJitLinkGetErrorLogSize", "nvJitLinkGetErrorLog",    NULL};
 typedef int (*nvjl_create_fn)(void **, uint32_t, const char **);
 typedef int (*nvjl_destroy_fn)(void **);
 typedef int (*nvjl_add_fn)(void *, int, const void *, size_t, const char *);
@@ -10,33 +18,14 @@ typedef int (*nvjl_size_fn)(void *, size_t *);
 typedef int (*nvjl_get_fn)(void *, void *);
 enum { NVJL_INPUT_PTX = 2 };
 
-/* The provider's options: provider_argv expanded and split on blanks. */
-static const char **provider_options(job *j, strbuf *store, uint32_t *n) {
-  const char *list = j->t->provider_argv, *w;
-  size_t wn;
-  *n = 0;
-  while ((w = next_word(&list, " ", &wn))) {
-    expand(j, w, wn, NULL, store);
-    sb_addn(store, "", 1);
-    ++*n;
-  }
-  const char **argv = calloc(*n + 1, sizeof *argv);
-  if (!argv || store->oom) {
-    free(argv);
-    return NULL;
-  }
-  const char *p = store->s;
-  for (uint32_t i = 0; i < *n; i++, p += strlen(p) + 1) argv[i] = p;
-  return argv;
-}
-
-static int nvjl_failed(job *j, void *h, const char *step, int r) {
+/* ---- nvJitLink: PTX in, a cubin out ---- */
+static int nvjl_failed(job *j, const provider *p, void *h, const char *step, int r) {
   set_error(j->g, GPUBLOB_TOOL, "%s (in-process, %s) for %s:%s failed in %s with error %d",
-            j->t->provider_name, j->prov->path, j->t->name, j->chip, step, r);
+            p->ops->name, p->path, j->t->name, j->chip, step, r);
   size_t n = 0;
   char *log = NULL;
-  if (h && !((nvjl_size_fn)j->prov->fn[NVJL_ERRLOG_SIZE])(h, &n) && n && (log = malloc(n + 1)) &&
-      !((nvjl_get_fn)j->prov->fn[NVJL_ERRLOG])(h, log)) {
+  if (h && !((nvjl_size_fn)p->fn[NVJL_ERRLOG_SIZE])(h, &n) && n && (log = malloc(n + 1)) &&
+      !((nvjl_get_fn)p->fn[NVJL_ERRLOG])(h, log)) {
     log[n] = 0;
     add_detail(j->g, log);
   }
@@ -44,15 +33,15 @@ static int nvjl_failed(job *j, void *h, const char *step, int r) {
   return GPUBLOB_TOOL;
 }
 
-static int nvjl_cubin(job *j, void *h) {
+static int nvjl_cubin(job *j, const provider *p, void *h) {
   size_t n = 0;
-  int r = ((nvjl_size_fn)j->prov->fn[NVJL_CUBIN_SIZE])(h, &n);
-  if (r || !n) return nvjl_failed(j, h, "GetLinkedCubinSize", r);
+  int r = ((nvjl_size_fn)p->fn[NVJL_CUBIN_SIZE])(h, &n);
+  if (r || !n) return nvjl_failed(j, p, h, "GetLinkedCubinSize", r);
   unsigned char *cubin = malloc(n + 1);
   if (!cubin) return set_error(j->g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", n);
-  if ((r = ((nvjl_get_fn)j->prov->fn[NVJL_CUBIN])(h, cubin))) {
+  if ((r = ((nvjl_get_fn)p->fn[NVJL_CUBIN])(h, cubin))) {
     free(cubin);
-    return nvjl_failed(j, h, "GetLinkedCubin", r);
+    return nvjl_failed(j, p, h, "GetLinkedCubin", r);
   }
   cubin[n] = 0;
   gpublob_blob_free(&j->out);
@@ -61,32 +50,16 @@ static int nvjl_cubin(job *j, void *h) {
 }
 
 /* The backend's PTX (NUL-terminated by take_buffer) in, the cubin out. */
-static int provider_run(job *j) {
-  strbuf store = {0};
-  uint32_t n;
-  const char **opts = provider_options(j, &store, &n);
+static int nvjitlink_run(job *j, const provider *p, const char **opts, uint32_t n) {
   void *h = NULL;
-  int r = opts ? ((nvjl_create_fn)j->prov->fn[NVJL_CREATE])(&h, n, opts) : -1;
-  int rc = !opts ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
-           : r   ? nvjl_failed(j, h, "Create", r)
-                 : GPUBLOB_OK;
-  if (!rc && (r = ((nvjl_add_fn)j->prov->fn[NVJL_ADD])(h, NVJL_INPUT_PTX, j->out.data, j->out.size + 1,
-                                                        j->name)))
-    rc = nvjl_failed(j, h, "AddData", r);
-  if (!rc && (r = ((nvjl_handle_fn)j->prov->fn[NVJL_COMPLETE])(h))) rc = nvjl_failed(j, h, "Complete", r);
-  if (!rc) rc = nvjl_cubin(j, h);
-  if (h) ((nvjl_destroy_fn)j->prov->fn[NVJL_DESTROY])(&h);
-  free(opts);
-  sb_free(&store);
+  int r = ((nvjl_create_fn)p->fn[NVJL_CREATE])(&h, n, opts);
+  int rc = r ? nvjl_failed(j, p, h, "Create", r) : GPUBLOB_OK;
+  if (!rc && (r = ((nvjl_add_fn)p->fn[NVJL_ADD])(h, NVJL_INPUT_PTX, j->out.data, j->out.size + 1, j->name)))
+    rc = nvjl_failed(j, p, h, "AddData", r);
+  if (!rc && (r = ((nvjl_handle_fn)p->fn[NVJL_COMPLETE])(h))) rc = nvjl_failed(j, p, h, "Complete", r);
+  if (!rc) rc = nvjl_cubin(j, p, h);
+  if (h) ((nvjl_destroy_fn)p->fn[NVJL_DESTROY])(&h);
   return rc;
 }
 
-static int run_blob_tool(job *j) {
-  if (!needs_blob_tool(j)) {
-    if (j->format == GPUBLOB_FORMAT_BIN) j->out.suffix = j->t->suffix_bin; /* the object is the blob */
-    return GPUBLOB_OK;
-  }
-  if (j->prov) return provider_run(j);
-  int rc = j->run.p.pid ? GPUBLOB_OK : tool_start(j);
-  return rc ? rc : tool_finish(j);
-}
+static const provider_ops nvjitlink_ops = {"nvjitlink", nvjitlink_symbols, nvjitlink_run};

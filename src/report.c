@@ -27,11 +27,3 @@ static void add_warnings(gpublob *g, const char *lines) {
   }
 }
 
-/* Appends detail (a diagnostic, a tool's stderr) to the current message. */
-static void add_detail(gpublob *g, const char *detail) {
-  size_t n = strlen(detail);
-  while (n && (detail[n - 1] == '\n' || detail[n - 1] == ' ')) n--;
-  if (!n) return;
-  sb_add(&g->msg, ":\n");
-  sb_addn(&g->msg, detail, n);
-}

@@ -10,12 +10,11 @@ static int needs_blob_tool(const job *j) {
 ** below that, the program's start overlaps the compile and costs less than
 ** loading the library. */
 static int wants_provider(const job *j) {
-  if (j->t->provider == PROVIDER_none || j->o->tool || j->o->tool_mode == GPUBLOB_TOOL_PROGRAM)
+  if (!provider_ops_of(j->t) || j->o->tool || j->o->tool_mode == GPUBLOB_TOOL_PROGRAM)
     return 0;
   return j->o->tool_mode == GPUBLOB_TOOL_INPROCESS || j->peers >= (size_t)j->t->provider_min;
 }
 
-static int provider_load(job *j);
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
