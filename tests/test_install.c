@@ -1,0 +1,296 @@
+/* test_install: gpublob as a user's project gets it.  Installs this build with
+** tools/install.sh (what `ninja install` runs; run directly here, never a nested
+** ninja) twice: into a temporary PREFIX, and into DESTDIR with another prefix,
+** then moved into place as a package would be.  Checks every installed file,
+** the installed CLI (--version, a compile through the front and its compiler,
+** and a cache hit the front answers), and builds tests/install/user.c, a
+** C-only program, three ways: with pkg-config (cc ... $(pkg-config --cflags
+** --static --libs gpublob)), with CMake (find_package(gpublob) in
+** tests/install/CMakeLists.txt, project(... C), Ninja generator), and as the
+** README's vendoring lines do (build/vendor/gpublob.c and gpublob.h copied, one
+** cc line, shared libLLVM; with MLIR, shared libMLIR and its rpath).  Each
+** program compiles a kernel to PTX (format asm: no CUDA toolkit needed) and,
+** with MLIR, a gpu.module; the install's .pc and CMake files must match this
+** build (MLIR in or out).  Without pkg-config, cmake or llvm-config-22, those
+** parts are skipped.
+**
+** Not in the sanitized suites (tests/sanitize.ninja says why). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpublob.h"
+#include "testlib.h"
+
+#ifndef GPUBLOB_MLIR
+#define GPUBLOB_MLIR 0
+#endif
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define STAGED_PREFIX "/opt/gpublob-install-test"
+
+static const char kernel_ll[] =
+    "target triple = \"nvptx64-nvidia-cuda\"\n"
+    "define ptx_kernel void @twice(ptr addrspace(1) %p) {\n"
+    "  %v = load float, ptr addrspace(1) %p, align 4\n"
+    "  %r = fadd float %v, %v\n"
+    "  store float %r, ptr addrspace(1) %p, align 4\n"
+    "  ret void\n"
+    "}\n";
+
+/* A path or command from fmt, in a static ring of buffers. */
+static const char *fmt(const char *f, ...) {
+  static char ring[8][8192];
+  static int i;
+  char *p = ring[i++ % 8];
+  va_list ap;
+  va_start(ap, f);
+  vsnprintf(p, sizeof ring[0], f, ap);
+  va_end(ap);
+  return p;
+}
+
+/* sh -c cmd; its output (stdout and stderr) into *out. */
+static int sh(const char *cmd, char **out) {
+  const char *argv[] = {"sh", "-c", cmd, NULL};
+  return run(argv, out);
+}
+
+static int have(const char *program) {
+  return sh(fmt("command -v %s >/dev/null 2>&1", program), NULL) == 0;
+}
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static const char *tail(const char *out) { /* the end of a long output, for a failure */
+  if (!out) return "(no output)";
+  size_t n = strlen(out);
+  return n > 3000 ? out + n - 3000 : out;
+}
+
+static int copy(const char *from, const char *to) {
+  size_t size;
+  unsigned char *data = slurp(from, &size);
+  int rc = data ? spill(to, data, size) : -1;
+  free(data);
+  return rc;
+}
+
+/* The installed files, relative to a prefix (the default bin, lib, include). */
+static const char *const files[] = {
+    "include/gpublob.h",
+    "lib/libgpublob.a",
+    "bin/gpublob",
+    "bin/gpublob-compiler",
+    "lib/pkgconfig/gpublob.pc",
+    "lib/cmake/gpublob/gpublobConfig.cmake",
+    "lib/cmake/gpublob/gpublobConfigVersion.cmake",
+};
+
+static void check_files(const char *how, const char *prefix) {
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++)
+    check(exists(fmt("%s/%s", prefix, files[i])), fmt("%s: %s installed", how, files[i]), "%s/%s is missing",
+          prefix, files[i]);
+  check(access(fmt("%s/bin/gpublob", prefix), X_OK) == 0 &&
+            access(fmt("%s/bin/gpublob-compiler", prefix), X_OK) == 0,
+        fmt("%s: bin/gpublob and bin/gpublob-compiler executable", how), "in %s/bin", prefix);
+  check(leftovers(fmt("%s/bin", prefix), ".install-") + leftovers(fmt("%s/lib", prefix), ".install-") == 0,
+        fmt("%s: no temporary file left", how), "%s/bin or lib has .*.install-* files", prefix);
+}
+
+/* What user.c prints for this build: the PTX's .entry, MLIR in or out, and with
+** MLIR the gpu.binary. */
+static void check_user(const char *how, const char *program) {
+  char *out = NULL;
+  int rc = run((const char *[]){program, NULL}, &out);
+  check(rc == 0, fmt("%s: the program runs", how), "exit %d: %s", rc, tail(out));
+  check(contains(out, ".entry twice") || contains(out, ".entry scale"), fmt("%s: its PTX has .entry", how),
+        "%s", tail(out));
+  check(contains(out, "gpublob " GPUBLOB_VERSION_STRING " (header " GPUBLOB_VERSION_STRING ")"),
+        fmt("%s: library and header of this version", how), "%s", tail(out));
+  check(contains(out, GPUBLOB_MLIR ? "mlir 1" : "mlir 0"),
+        fmt("%s: MLIR %s, as this build", how, GPUBLOB_MLIR ? "in" : "out"), "%s", tail(out));
+  if (GPUBLOB_MLIR)
+    check(contains(out, "gpu.binary @k"), fmt("%s: an MLIR gpu.module compiled", how), "%s", tail(out));
+  free(out);
+}
+
+int main(void) {
+  const char *s = scratch();
+  char *out = NULL;
+  int rc;
+  double t0, t_install, t_pc = 0, t_cmake = 0, t_vendor = 0;
+
+  /* ---- install: into a PREFIX; and into DESTDIR, then moved into place ---- */
+  const char *prefix = fmt("%s/prefix", s);
+  setenv("PREFIX", prefix, 1);
+  t0 = now();
+  rc = sh("sh tools/install.sh", &out);
+  t_install = now() - t0;
+  unsetenv("PREFIX");
+  check(rc == 0, "PREFIX=DIR sh tools/install.sh", "exit %d: %s", rc, tail(out));
+  check(contains(out, fmt("in %s", prefix)), "install: says where it installed", "%s", tail(out));
+  free(out);
+  if (rc != 0) return report(); /* nothing below has anything to check */
+  prefix = strdup(prefix);
+  check_files("PREFIX", prefix);
+
+  const char *stage = strdup(fmt("%s/stage", s));
+  setenv("DESTDIR", stage, 1);
+  setenv("PREFIX", STAGED_PREFIX, 1);
+  rc = sh("sh tools/install.sh", &out);
+  unsetenv("DESTDIR");
+  unsetenv("PREFIX");
+  check(rc == 0, "DESTDIR=STAGE PREFIX=" STAGED_PREFIX " sh tools/install.sh", "exit %d: %s", rc, tail(out));
+  free(out);
+  check(!exists(STAGED_PREFIX), "DESTDIR: nothing written outside it", STAGED_PREFIX " exists");
+  const char *moved = strdup(fmt("%s/moved", s));
+  rc = rename(fmt("%s" STAGED_PREFIX, stage), moved);
+  check(rc == 0, "DESTDIR: the staged tree moves into place", "rename %s" STAGED_PREFIX " -> %s", stage, moved);
+  if (rc != 0) return report();
+  check_files("DESTDIR, moved", moved);
+
+  /* ---- the installed CLI, where it was moved: the front and its compiler ---- */
+  rc = run((const char *[]){fmt("%s/bin/gpublob", moved), "--version", NULL}, &out);
+  check(rc == 0 && contains(out, GPUBLOB_VERSION_STRING), "installed bin/gpublob --version",
+        "exit %d: %s", rc, tail(out));
+  free(out);
+  spill(tmp_path("twice.ll"), kernel_ll, sizeof kernel_ll - 1);
+  const char *cache = strdup(tmp_path("cache"));
+  for (int hit = 0; hit < 2; hit++) {
+    const char *ptx = hit ? tmp_path("hit.ptx") : tmp_path("miss.ptx");
+    rc = run((const char *[]){fmt("%s/bin/gpublob", moved), "-t", "nvptx:sm_80", "-f", "asm", "--cache-dir",
+                              cache, "--time", tmp_path("twice.ll"), "-o", ptx, NULL},
+             &out);
+    char *text = (char *)slurp(ptx, NULL);
+    check(rc == 0 && contains(text, ".entry twice"),
+          hit ? "installed CLI: the same compile again gives the PTX"
+              : "installed CLI: the front runs bin/gpublob-compiler beside it, which compiles",
+          "exit %d: %s", rc, tail(out));
+    check(contains(out, hit ? "time (front)" : "time (compiler)"),
+          hit ? "installed CLI: the front answers the cache hit" : "installed CLI: a miss is the compiler's",
+          "%s", tail(out));
+    free(text);
+    free(out);
+  }
+
+  /* ---- pkg-config, on the PREFIX install ---- */
+  if (!have("pkg-config") || !have("cc")) {
+    skip("pkg-config: the user's build", "no pkg-config or cc (apt-get install pkgconf)");
+  } else {
+    setenv("PKG_CONFIG_PATH", fmt("%s/lib/pkgconfig", prefix), 1);
+    rc = sh("pkg-config --modversion gpublob", &out);
+    check(rc == 0 && contains(out, GPUBLOB_VERSION_STRING), "pkg-config --modversion gpublob",
+          "exit %d: %s", rc, tail(out));
+    free(out);
+    rc = sh("pkg-config --variable=mlir gpublob", &out);
+    check(rc == 0 && contains(out, GPUBLOB_MLIR ? "yes" : "no"), "pkg-config: mlir variable as this build",
+          "exit %d: %s", rc, tail(out));
+    free(out);
+    t0 = now();
+    rc = sh(fmt("cc -std=c11 -o %s/user-pc tests/install/user.c $(pkg-config --cflags --static --libs gpublob)",
+                s),
+            &out);
+    t_pc = now() - t0;
+    check(rc == 0, "pkg-config: cc user.c $(pkg-config --cflags --static --libs gpublob)", "exit %d: %s", rc,
+          tail(out));
+    free(out);
+    unsetenv("PKG_CONFIG_PATH");
+    if (rc == 0) check_user("pkg-config", fmt("%s/user-pc", s));
+  }
+
+  /* ---- CMake, on the moved DESTDIR install ---- */
+  if (!have("cmake") || !have("ninja")) {
+    skip("CMake: the user's build", "no cmake or ninja (apt-get install cmake)");
+  } else {
+    t0 = now();
+    rc = sh(fmt("cmake -G Ninja -S tests/install -B %s/cmake -DCMAKE_PREFIX_PATH=%s", s, moved), &out);
+    check(rc == 0, "CMake: find_package(gpublob 0.1 REQUIRED) in a C-only project", "exit %d: %s", rc,
+          tail(out));
+    free(out);
+    if (rc == 0) {
+      rc = sh(fmt("cmake --build %s/cmake", s), &out);
+      check(rc == 0, "CMake: links against gpublob::gpublob", "exit %d: %s", rc, tail(out));
+      free(out);
+    }
+    t_cmake = now() - t0;
+    if (rc == 0) check_user("CMake", fmt("%s/cmake/user", s));
+
+    /* gpublobConfigVersion.cmake: which requests it accepts. */
+    char next_major[32], next_minor[32];
+    snprintf(next_major, sizeof next_major, "%d.0", GPUBLOB_VERSION_MAJOR + 1);
+    snprintf(next_minor, sizeof next_minor, "%d.%d", GPUBLOB_VERSION_MAJOR, GPUBLOB_VERSION_MINOR + 1);
+    const char *want[][2] = {
+        {STR(GPUBLOB_VERSION_MAJOR) "." STR(GPUBLOB_VERSION_MINOR), "1"},
+        {GPUBLOB_VERSION_STRING, "1"},
+        {next_major, "0"},
+        {next_minor, "0"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+      int ok = want[i][1][0] == '1';
+      rc = sh(fmt("cmake -S tests/install/version -B %s/cmv%zu -DCMAKE_PREFIX_PATH=%s -DGPUBLOB_WANT=%s", s, i,
+                  moved, want[i][0]),
+              &out);
+      check(ok ? rc == 0 && contains(out, fmt("gpublob %s, MLIR %s", GPUBLOB_VERSION_STRING, GPUBLOB_MLIR ? "ON" : "OFF"))
+               : rc != 0 && contains(out, "version: " GPUBLOB_VERSION_STRING),
+            fmt("CMake: find_package(gpublob %s) %s", want[i][0], ok ? "finds " GPUBLOB_VERSION_STRING : "refuses it"),
+            "exit %d: %s", rc, tail(out));
+      free(out);
+    }
+  }
+
+  /* ---- vendoring: the README's lines, in a directory of their own ---- */
+  const char *v = strdup(fmt("%s/vendor", s));
+  sh(fmt("mkdir -p %s", v), NULL);
+  int copied = !copy("build/vendor/gpublob.c", fmt("%s/gpublob.c", v)) && !copy("gpublob.h", fmt("%s/gpublob.h", v)) &&
+               !copy("tests/install/user.c", fmt("%s/app.c", v));
+  check(copied, "vendoring: build/vendor/gpublob.c and gpublob.h copied", "into %s", v);
+  if (!have("llvm-config-22") || !have("cc")) {
+    skip("vendoring: the README's lines", "no llvm-config-22 or cc on PATH");
+  } else if (copied) {
+    t0 = now();
+    rc = sh(fmt("cd %s && cc -std=c11 -O2 -c gpublob.c $(llvm-config-22 --cflags) && "
+                "cc -o app app.c gpublob.o $(llvm-config-22 --ldflags --libs) -lxxhash -lpthread",
+                v),
+            &out);
+    check(rc == 0, "vendoring, LLVM IR only: the README's compile and link lines", "exit %d: %s", rc, tail(out));
+    free(out);
+    if (rc == 0) {
+      rc = run((const char *[]){fmt("%s/app", v), NULL}, &out);
+      check(rc == 0 && contains(out, ".entry scale") && contains(out, "mlir 0"),
+            "vendoring, LLVM IR only: the program runs and compiles", "exit %d: %s", rc, tail(out));
+      free(out);
+    }
+    if (!GPUBLOB_MLIR) {
+      skip("vendoring with MLIR", "this build has no MLIR (libmlir-22-dev)");
+    } else {
+      rc = sh(fmt("cd %s && cc -std=c11 -O2 -DGPUBLOB_MLIR=1 -c gpublob.c $(llvm-config-22 --cflags) && "
+                  "cc -o app-mlir app.c gpublob.o $(llvm-config-22 --ldflags) -Wl,-rpath,$(llvm-config-22 "
+                  "--libdir) -Wl,--start-group $(llvm-config-22 --libdir)/libMLIRCAPI*.a -Wl,--end-group -lMLIR "
+                  "$(llvm-config-22 --libs) -lstdc++ -lxxhash -lpthread",
+                  v),
+              &out);
+      check(rc == 0, "vendoring with MLIR: the README's compile and link lines", "exit %d: %s", rc, tail(out));
+      free(out);
+      if (rc == 0) {
+        rc = run((const char *[]){fmt("%s/app-mlir", v), NULL}, &out);
+        check(rc == 0 && contains(out, "mlir 1") && contains(out, "gpu.binary @k"),
+              "vendoring with MLIR: the program starts (rpath) and compiles MLIR", "exit %d: %s", rc, tail(out));
+        free(out);
+      }
+    }
+    t_vendor = now() - t0;
+  }
+
+  printf("time: install %.1f s, pkg-config build %.1f s, CMake configure and build %.1f s, vendoring %.1f s\n",
+         t_install, t_pc, t_cmake, t_vendor);
+  return report();
+}
