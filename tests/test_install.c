@@ -213,7 +213,7 @@ int main(void) {
   } else {
     t0 = now();
     rc = sh(fmt("cmake -G Ninja -S tests/install -B %s/cmake -DCMAKE_PREFIX_PATH=%s", s, moved), &out);
-    check(rc == 0, "CMake: find_package(gpublob 0.1 REQUIRED) in a C-only project", "exit %d: %s", rc,
+    check(rc == 0, "CMake: find_package(gpublob 1.0 REQUIRED) in a C-only project", "exit %d: %s", rc,
           tail(out));
     free(out);
     if (rc == 0) {

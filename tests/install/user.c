@@ -52,18 +52,23 @@ int main(void) {
          gpublob_mlir_enabled());
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx:sm_80",
                        .format = GPUBLOB_FORMAT_ASM};
-  gpublob_blob blob;
-  if (gpublob_module_compile(g, &o, kernel, sizeof kernel - 1, "scale.ll", &blob) != GPUBLOB_OK) {
+  const gpublob_input in = {GPUBLOB_INPUT_AUTO, kernel, sizeof kernel - 1, NULL, "scale.ll"};
+  gpublob_result result;
+  if (gpublob_compile(g, &o, &in, &result) != GPUBLOB_OK) {
     fprintf(stderr, "user: %s\n", gpublob_error_message(g));
     gpublob_close(g);
     return 1;
   }
+  gpublob_blob blob = result.outputs[0].blob;
   /* The blob is PTX text, not NUL-terminated. */
   int len, ok = 1;
   const char *entry = line_of(blob.data, blob.size, ".entry", &len);
   if (entry) printf("%.*s\n", len, entry);
-  else printf("no .entry in %zu bytes of %s\n", blob.size, blob.suffix), ok = 0;
-  gpublob_blob_free(&blob);
+  else {
+    printf("no .entry in %zu bytes of %s\n", blob.size, blob.suffix);
+    ok = 0;
+  }
+  gpublob_result_free(&result);
   if (gpublob_mlir_enabled()) {
     gpublob_target_choice t[] = {{.target = "nvptx:sm_80"}};
     gpublob_options m = {.version = GPUBLOB_OPTIONS_VERSION, .targets = t, .ntargets = 1,
@@ -76,7 +81,10 @@ int main(void) {
       int n = 11; /* "gpu.binary @k": up to the next space */
       while (bin && n < len && bin[n] != ' ') n++;
       if (bin) printf("%.*s\n", n, bin);
-      else printf("no gpu.binary in %zu bytes\n", blob.size), ok = 0;
+      else {
+        printf("no gpu.binary in %zu bytes\n", blob.size);
+        ok = 0;
+      }
       gpublob_blob_free(&blob);
     }
   }
