@@ -1,6 +1,6 @@
 /* gpublob_cli.c: the gpublob command line.  Kernel in, blob out.
 **
-**   gpublob [options] INPUT      INPUT: .ll, .bc, .mlir or .mlirbc, or - for stdin
+**   gpublob [options] INPUT      INPUT: LLVM IR or MLIR, text or binary (by content), or -
 **
 ** Every -t (repeatable, with chip lists: -t nvptx:sm_80,sm_90) gives a blob per
 ** chip, compiled at once on -j threads.  MLIR input gives the whole module back,
@@ -37,7 +37,8 @@
 #endif
 
 static const char usage[] =
-    "usage: gpublob [options] INPUT     INPUT: .ll, .bc, .mlir or .mlirbc, or - for stdin\n"
+    "usage: gpublob [options] INPUT     INPUT: LLVM IR or MLIR, text or binary, by its content;\n"
+    "                                   - for stdin\n"
     "Targets:\n"
     "  -t, --target NAME[:CHIP[,CHIP]]  a target from the spec and its chips (default per\n"
     "                                   target); repeatable: a blob per (target, chip); MLIR:\n"
