@@ -30,14 +30,24 @@ static gpublob_stats compile(const gpublob_options *o, const char *path, gpublob
   return s;
 }
 
-static int same_results(const gpublob_result *a, const gpublob_result *b) {
-  if (a->count != b->count) return 0;
-  for (size_t i = 0; i < a->count; i++)
-    if (strcmp(a->outputs[i].chip, b->outputs[i].chip) || strcmp(a->outputs[i].tool, b->outputs[i].tool) ||
-        strcmp(a->outputs[i].blob.suffix, b->outputs[i].blob.suffix) || a->outputs[i].blob.size != b->outputs[i].blob.size ||
-        memcmp(a->outputs[i].blob.data, b->outputs[i].blob.data, a->outputs[i].blob.size))
-      return 0;
-  return 1;
+/* NULL when a and b have the same count, chips, tools, suffixes and bytes; else the
+** first difference (in a static buffer, for the message). */
+static const char *differs(const gpublob_result *a, const gpublob_result *b) {
+  static char why[200];
+  if (a->count != b->count) {
+    snprintf(why, sizeof why, "%zu outputs against %zu", a->count, b->count);
+    return why;
+  }
+  for (size_t i = 0; i < a->count; i++) {
+    const gpublob_output *x = &a->outputs[i], *y = &b->outputs[i];
+    if (strcmp(x->chip, y->chip) || strcmp(x->tool, y->tool) || strcmp(x->blob.suffix, y->blob.suffix) ||
+        x->blob.size != y->blob.size || memcmp(x->blob.data, y->blob.data, x->blob.size)) {
+      snprintf(why, sizeof why, "output %zu: %s %s %s, %zu bytes against %s %s %s, %zu bytes", i, x->chip, x->tool,
+               x->blob.suffix, x->blob.size, y->chip, y->tool, y->blob.suffix, y->blob.size);
+      return why;
+    }
+  }
+  return NULL;
 }
 
 /* The first file under dir (two levels: v1/xx/) whose name ends with suffix; its
@@ -86,37 +96,55 @@ static void test_miss_hit(void) {
   int rc, rc2, rc3;
   gpublob_stats s1 = compile(&o, "examples/saxpy_amdgcn.ll", &first, &rc);
   gpublob_stats s2 = compile(&o, "examples/saxpy_amdgcn.ll", &second, &rc2);
-  check(!rc && !rc2 && s1.cache_misses == 1 && s1.cache_writes == 1 && s2.cache_hits == 1 && s2.jobs == 0 &&
-            first.count == 2 && same_results(&first, &second) && !strcmp(second.outputs[1].chip, "gfx908") &&
-            !strcmp(second.outputs[0].tool, "ld.lld") && !strcmp(second.outputs[0].target, "amdgcn"),
-        "cache: a miss, then a hit with the same outputs, chips and tool, and no job run",
-        "rc %d %d; misses %zu writes %zu, hits %zu jobs %zu", rc, rc2, s1.cache_misses, s1.cache_writes,
-        s2.cache_hits, s2.jobs);
+#define HIT "cache: a miss, then a hit with the same outputs, chips and tool, and no job run"
+  const char *d;
+  check(rc == 0, HIT ": the first call compiles", "rc %d", rc);
+  check(rc2 == 0, HIT ": the second call succeeds", "rc %d", rc2);
+  check(s1.cache_misses == 1, HIT ": the first call misses", "%zu misses", s1.cache_misses);
+  check(s1.cache_writes == 1, HIT ": the first call writes", "%zu writes", s1.cache_writes);
+  check(s2.cache_hits == 1, HIT ": the second call hits", "%zu hits", s2.cache_hits);
+  check(s2.jobs == 0, HIT ": the second call runs no job", "%zu jobs", s2.jobs);
+  check(first.count == 2, HIT ": two outputs", "%zu outputs", first.count);
+  d = differs(&first, &second);
+  check(!d, HIT ": the same outputs", "%s", d);
+  check_if(second.count > 1, same_str(second.outputs[1].chip, "gfx908"), HIT ": the second output is gfx908's", "chip %s",
+           second.outputs[1].chip);
+  check_if(second.count > 0, same_str(second.outputs[0].tool, "ld.lld"), HIT ": made by ld.lld", "tool %s",
+           second.outputs[0].tool);
+  check_if(second.count > 0, same_str(second.outputs[0].target, "amdgcn"), HIT ": target amdgcn", "target %s",
+           second.outputs[0].target);
+#undef HIT
   char v1[4200];
   snprintf(v1, sizeof v1, "%s/v1", dir);
-  check(mode_of(dir) == 0700 && mode_of(v1) == 0700, "cache: the directory it makes has mode 0700", "%o %o",
-        mode_of(dir), mode_of(v1));
+  check(mode_of(dir) == 0700, "cache: the directory it makes has mode 0700", "%o", mode_of(dir));
+  check(mode_of(v1) == 0700, "cache: the directory it makes has mode 0700: v1 too", "%o", mode_of(v1));
   gpublob_options o2 = o;
   o2.opt = GPUBLOB_OPT_O2;
   gpublob_stats s3 = compile(&o2, "examples/saxpy_amdgcn.ll", &other, &rc3);
-  check(!rc3 && s3.cache_misses == 1 && s3.cache_hits == 0, "cache: another level (-O2) misses", NULL);
+  check(rc3 == 0, "cache: another level (-O2) misses: compiles", "rc %d", rc3);
+  check(s3.cache_misses == 1, "cache: another level (-O2) misses", "%zu misses", s3.cache_misses);
+  check(s3.cache_hits == 0, "cache: another level (-O2) misses: no hit", "%zu hits", s3.cache_hits);
   gpublob_result_free(&other);
   o2 = o;
   o2.features = "+xnack";
   s3 = compile(&o2, "examples/saxpy_amdgcn.ll", &other, &rc3);
-  check(!rc3 && s3.cache_misses == 1, "cache: other features miss", NULL);
+  check(rc3 == 0, "cache: other features miss: compiles", "rc %d", rc3);
+  check(s3.cache_misses == 1, "cache: other features miss", "%zu misses", s3.cache_misses);
   gpublob_result_free(&other);
   size_t n;
-  unsigned char *ir = slurp("examples/saxpy_amdgcn.ll", &n);
-  rc = gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "examples/saxpy_amdgcn.ll"}, &other);
-  check(!rc && same_results(&first, &other), "cache: gpublob_cache_lookup finds it without compiling", "rc %d", rc);
+  unsigned char *ir = slurp("examples/saxpy_amdgcn.ll", &n); /* NULL: every lookup below fails, not checked */
+  rc = ir ? gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "examples/saxpy_amdgcn.ll"}, &other) : -1;
+  check_if(ir, rc == 0, "cache: gpublob_cache_lookup finds it without compiling", "rc %d", rc);
+  d = differs(&first, &other);
+  check_if(ir, !d, "cache: gpublob_cache_lookup finds it without compiling: the same outputs", "%s", d);
   gpublob_result_free(&other);
-  ir[n - 2] = ir[n - 2] == ' ' ? '\t' : ' '; /* one byte of the input */
-  rc = gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "examples/saxpy_amdgcn.ll"}, &other);
-  check(rc == GPUBLOB_NOTCACHED && other.count == 0, "cache: one changed input byte is NOTCACHED", "rc %d", rc);
+  if (ir && n > 2) ir[n - 2] = ir[n - 2] == ' ' ? '\t' : ' '; /* one byte of the input */
+  rc = ir ? gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "examples/saxpy_amdgcn.ll"}, &other) : -1;
+  check_if(ir, rc == GPUBLOB_NOTCACHED, "cache: one changed input byte is NOTCACHED", "rc %d", rc);
+  check_if(ir, other.count == 0, "cache: one changed input byte is NOTCACHED: no output", "%zu outputs", other.count);
   gpublob_options none = {.version = GPUBLOB_OPTIONS_VERSION};
-  rc = gpublob_cache_lookup(g, &none, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "x.ll"}, &other);
-  check(rc == GPUBLOB_OPTION, "cache: a lookup without a cache directory is OPTION", "rc %d", rc);
+  rc = ir ? gpublob_cache_lookup(g, &none, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "x.ll"}, &other) : -1;
+  check_if(ir, rc == GPUBLOB_OPTION, "cache: a lookup without a cache directory is OPTION", "rc %d", rc);
   free(ir);
   gpublob_result_free(&first);
   gpublob_result_free(&second);
@@ -136,7 +164,10 @@ static void test_tool_digest(void) {
   const char *dir = tmp_path("c2"), *tool = tmp_path("ld.lld");
   char cmd[8400];
   snprintf(cmd, sizeof cmd, "cp -L %s/ld.lld %s", LLVM_BINDIR, tool);
-  if (sh(cmd)) return;
+  if (sh(cmd)) {
+    skip("cache: a changed blob tool (one byte appended) misses, then hits again", "could not copy ld.lld");
+    return;
+  }
   gpublob_options o = opts_for(dir, "amdgcn:gfx90a");
   o.tool = tool;
   gpublob_result r[4] = {{0}};
@@ -147,11 +178,20 @@ static void test_tool_digest(void) {
   sh(cmd);
   gpublob_stats s2 = compile(&o, "examples/saxpy_amdgcn.ll", &r[2], &rc[2]);
   gpublob_stats s3 = compile(&o, "examples/saxpy_amdgcn.ll", &r[3], &rc[3]);
-  check(!rc[0] && !rc[1] && !rc[2] && !rc[3] && s0.cache_misses == 1 && s1.cache_hits == 1 &&
-            s2.cache_misses == 1 && s2.jobs == 1 && s3.cache_hits == 1 && same_results(&r[0], &r[2]),
-        "cache: a changed blob tool (one byte appended) misses, then hits again",
-        "hits/misses: %zu/%zu %zu/%zu %zu/%zu %zu/%zu", s0.cache_hits, s0.cache_misses, s1.cache_hits,
-        s1.cache_misses, s2.cache_hits, s2.cache_misses, s3.cache_hits, s3.cache_misses);
+#define TOOL "cache: a changed blob tool (one byte appended) misses, then hits again"
+  for (int i = 0; i < 4; i++) {
+    char label[200];
+    snprintf(label, sizeof label, TOOL ": call %d succeeds", i + 1);
+    check(rc[i] == 0, label, "rc %d", rc[i]);
+  }
+  check(s0.cache_misses == 1, TOOL ": the first call misses", "hits/misses %zu/%zu", s0.cache_hits, s0.cache_misses);
+  check(s1.cache_hits == 1, TOOL ": the second call hits", "hits/misses %zu/%zu", s1.cache_hits, s1.cache_misses);
+  check(s2.cache_misses == 1, TOOL ": after the change, a miss", "hits/misses %zu/%zu", s2.cache_hits, s2.cache_misses);
+  check(s2.jobs == 1, TOOL ": after the change, the job runs", "%zu jobs", s2.jobs);
+  check(s3.cache_hits == 1, TOOL ": then a hit again", "hits/misses %zu/%zu", s3.cache_hits, s3.cache_misses);
+  const char *d = differs(&r[0], &r[2]);
+  check(!d, TOOL ": the same outputs", "%s", d);
+#undef TOOL
   for (int i = 0; i < 4; i++) gpublob_result_free(&r[i]);
 }
 
@@ -174,10 +214,17 @@ static void test_lib_digest(void) {
   snprintf(cmd, sizeof cmd, "cp %s/oclc_daz_opt_on.bc %s/oclc_daz_opt_off.bc", libs, libs);
   sh(cmd);
   gpublob_stats s2 = compile(&o, "examples/saxpy_amdgcn.ll", &r[2], &rc[2]);
-  check(!rc[0] && !rc[1] && !rc[2] && s0.cache_misses == 1 && s1.cache_hits == 1 && s2.cache_misses == 1 &&
-            s2.jobs == 1,
-        "cache: a changed device library (oclc_daz_opt_off.bc replaced) misses", "hits %zu, misses %zu",
-        s2.cache_hits, s2.cache_misses);
+#define LIB "cache: a changed device library (oclc_daz_opt_off.bc replaced) misses"
+  for (int i = 0; i < 3; i++) {
+    char label[200];
+    snprintf(label, sizeof label, LIB ": call %d succeeds", i + 1);
+    check(rc[i] == 0, label, "rc %d", rc[i]);
+  }
+  check(s0.cache_misses == 1, LIB ": the first call misses", "%zu misses", s0.cache_misses);
+  check(s1.cache_hits == 1, LIB ": the second call hits", "%zu hits", s1.cache_hits);
+  check(s2.cache_misses == 1, LIB, "hits %zu, misses %zu", s2.cache_hits, s2.cache_misses);
+  check(s2.jobs == 1, LIB ": the job runs", "%zu jobs", s2.jobs);
+#undef LIB
   for (int i = 0; i < 3; i++) gpublob_result_free(&r[i]);
 }
 
@@ -198,20 +245,32 @@ static void test_corrupt(void) {
     spill(entry, data, n);
   }
   free(data);
+  int rc_again;
   gpublob_stats s = compile(&o, "examples/saxpy_amdgcn.ll", &r, &rc);
   gpublob_result again = {0};
-  gpublob_stats s2 = compile(&o, "examples/saxpy_amdgcn.ll", &again, &rc);
-  check(have && !rc && s.cache_misses == 1 && s.jobs == 2 && same_results(&good, &r) && s2.cache_hits == 1,
-        "cache: a corrupted entry is detected, recomputed (not served), and stored again", "hits %zu misses %zu",
-        s.cache_hits, s.cache_misses);
+  gpublob_stats s2 = compile(&o, "examples/saxpy_amdgcn.ll", &again, &rc_again);
+#define CORRUPT "cache: a corrupted entry is detected, recomputed (not served), and stored again"
+  const char *d;
+  check(have, CORRUPT ": the cache holds an entry and a manifest", "in %s", dir);
+  check(rc == 0, CORRUPT ": the call succeeds", "rc %d", rc);
+  check(s.cache_misses == 1, CORRUPT ": a miss", "hits %zu misses %zu", s.cache_hits, s.cache_misses);
+  check(s.jobs == 2, CORRUPT ": both jobs run", "%zu jobs", s.jobs);
+  d = differs(&good, &r);
+  check(!d, CORRUPT ": the same outputs as before", "%s", d);
+  check(rc_again == 0, CORRUPT ": the next call succeeds", "rc %d", rc_again);
+  check(s2.cache_hits == 1, CORRUPT ": the next call hits", "hits %zu misses %zu", s2.cache_hits, s2.cache_misses);
+#undef CORRUPT
   gpublob_result_free(&r);
   gpublob_result_free(&again);
-  if (have && truncate(manifest, 20) == 0) {
-    s = compile(&o, "examples/saxpy_amdgcn.ll", &r, &rc);
-    check(!rc && s.cache_misses == 1 && same_results(&good, &r), "cache: a truncated manifest misses and is rewritten",
-          NULL);
-    gpublob_result_free(&r);
-  }
+  int cut = have && truncate(manifest, 20) == 0;
+  if (cut) s = compile(&o, "examples/saxpy_amdgcn.ll", &r, &rc);
+  d = cut ? differs(&good, &r) : NULL;
+#define TRUNC "cache: a truncated manifest misses and is rewritten"
+  check_if(cut, rc == 0, TRUNC ": the call succeeds", "rc %d", rc);
+  check_if(cut, s.cache_misses == 1, TRUNC, "%zu misses", s.cache_misses);
+  check_if(cut, !d, TRUNC ": the same outputs", "%s", d);
+#undef TRUNC
+  if (cut) gpublob_result_free(&r);
   gpublob_result_free(&good);
 }
 
@@ -233,9 +292,13 @@ static void test_processes(void) {
                          tmp_path("again-{chip}.hsaco"), "examples/saxpy_amdgcn.ll", NULL};
   char *log = NULL;
   int rc2 = run(again, &log);
-  check(rc == 0 && tmps == 0 && !rc2 && contains(log, "time (front)") && contains(log, "1 hits"),
-        "cache: four processes writing at once all succeed, agree, leave no temporary, and the entry hits",
-        "rc %d, %d temporaries: %s", rc, tmps, log);
+#define PROC "cache: four processes writing at once all succeed, agree, leave no temporary, and the entry hits"
+  check(rc == 0, PROC ": they agree", "rc %d", rc);
+  check(tmps == 0, PROC ": no temporary", "%d temporaries", tmps);
+  check(rc2 == 0, PROC ": the next run succeeds", "rc %d: %s", rc2, log);
+  check(contains(log, "time (front)"), PROC ": the front answers", "%s", log);
+  check(contains(log, "1 hits"), PROC ": a hit", "%s", log);
+#undef PROC
   free(log);
 }
 
@@ -245,29 +308,71 @@ static int drop_privileges(void) {
   return setgroups(0, NULL) || setgid(65534) || setuid(65534) ? -1 : 0;
 }
 
-/* In a child (as nobody when root): 0 when the call passed and warned as expected. */
+/* What a readonly_child found wrong: bits of its exit status (0: all as expected).
+** RO_SETUP: it could not drop privileges or open a handle, and checked nothing. */
+enum {
+  RO_RC = 1,        /* the call failed */
+  RO_COUNT = 2,     /* not one output */
+  RO_CACHE = 4,     /* want_hit: not one hit; else not one miss */
+  RO_WARNED = 8,    /* want_hit: a warning; else no "cannot be written" */
+  RO_TWICE = 16,    /* "cannot be written" more than once */
+  RO_NO_DIR = 32,   /* the warning does not name the directory */
+  RO_SETUP = 64,
+};
+
+/* In a child (as nobody when root): the RO_ bits of what went wrong; 0 when the call
+** passed and warned as expected; -1 (or 128 + a signal) when it did not finish. */
 static int readonly_child(const char *dir, const char *input, int want_hit) {
   fflush(stdout);
   pid_t pid = fork();
   if (pid == 0) {
-    if (drop_privileges()) _exit(3);
+    if (drop_privileges()) _exit(RO_SETUP);
     gpublob *h;
-    if (gpublob_open(&h)) _exit(4);
+    if (gpublob_open(&h)) _exit(RO_SETUP);
     gpublob_options o = opts_for(dir, "amdgcn:gfx90a");
     gpublob_result r = {0};
     int rc = gpublob_file_compile_all(h, &o, input, &r);
     gpublob_stats s;
     gpublob_stats_get(h, &s, sizeof s);
     const char *w = gpublob_warnings(h), *first = strstr(w, "cannot be written");
-    int once = first && !strstr(first + 1, "cannot be written") && strstr(w, dir);
+    int bad = (rc ? RO_RC : 0) | (r.count != 1 ? RO_COUNT : 0);
+    if (want_hit) bad |= (s.cache_hits != 1 ? RO_CACHE : 0) | (*w ? RO_WARNED : 0);
+    else
+      bad |= (s.cache_misses != 1 ? RO_CACHE : 0) | (!first ? RO_WARNED : 0) |
+             (first && strstr(first + 1, "cannot be written") ? RO_TWICE : 0) | (!strstr(w, dir) ? RO_NO_DIR : 0);
     if (rc) printf("  (child: %s)\n", gpublob_error_message(h));
-    if (!want_hit && !once) printf("  (child warnings: '%s')\n", w);
+    if (bad & (RO_WARNED | RO_TWICE | RO_NO_DIR)) printf("  (child warnings: '%s')\n", w);
     fflush(stdout);
-    _exit(rc || r.count != 1 ? 5 : want_hit ? (s.cache_hits == 1 && !*w ? 0 : 6) : once && s.cache_misses == 1 ? 0 : 7);
+    _exit(bad);
   }
   int status;
   waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+  return exit_code(status);
+}
+
+/* The checks of a readonly_child's answer: a check for each property. */
+static void check_readonly(const char *name, int bits, int want_hit) {
+  char label[300];
+  int ran = bits >= 0 && bits < RO_SETUP;
+  snprintf(label, sizeof label, "%s: the child runs the call", name);
+  check(ran, label, "child exit %d", bits);
+  snprintf(label, sizeof label, "%s: compiles", name);
+  check_if(ran, !(bits & RO_RC), label, "child exit %d", bits);
+  snprintf(label, sizeof label, "%s: one output", name);
+  check_if(ran, !(bits & RO_COUNT), label, "child exit %d", bits);
+  snprintf(label, sizeof label, "%s: %s", name, want_hit ? "a hit" : "a miss");
+  check_if(ran, !(bits & RO_CACHE), label, "child exit %d", bits);
+  if (want_hit) {
+    snprintf(label, sizeof label, "%s: no warning", name);
+    check_if(ran, !(bits & RO_WARNED), label, "child exit %d", bits);
+    return;
+  }
+  snprintf(label, sizeof label, "%s: warns that it cannot be written", name);
+  check_if(ran, !(bits & RO_WARNED), label, "child exit %d", bits);
+  snprintf(label, sizeof label, "%s: warns once", name);
+  check_if(ran, !(bits & RO_TWICE), label, "child exit %d", bits);
+  snprintf(label, sizeof label, "%s: the warning names the directory", name);
+  check_if(ran, !(bits & RO_NO_DIR), label, "child exit %d", bits);
 }
 
 static void test_readonly(void) {
@@ -286,7 +391,7 @@ static void test_readonly(void) {
     sh(cmd);
   }
   int rc = readonly_child(empty, input, 0);
-  check(rc == 0, "cache: a read-only cache directory still compiles, and warns once", "child exit %d", rc);
+  check_readonly("cache: a read-only cache directory still compiles, and warns once", rc, 0);
   gpublob_options o = opts_for(full, "amdgcn:gfx90a");
   gpublob_result r = {0};
   int crc;
@@ -296,7 +401,7 @@ static void test_readonly(void) {
            geteuid() == 0 ? full : "");
   sh(cmd);
   rc = readonly_child(full, input, 1);
-  check(rc == 0, "cache: a read-only cache directory still serves its hits, silently", "child exit %d", rc);
+  check_readonly("cache: a read-only cache directory still serves its hits, silently", rc, 1);
   snprintf(cmd, sizeof cmd, "chmod -R u+w %s && rm -rf %s", pub, pub);
   sh(cmd);
 }
@@ -310,7 +415,7 @@ static void test_eviction(void) {
   unsigned char *ir = slurp("examples/saxpy_amdgcn.ll", &n);
   gpublob_result r = {0};
   char name[32];
-  for (int i = 0; i < 8; i++) { /* eight names, eight entries of some 6 KiB each */
+  for (int i = 0; ir && i < 8; i++) { /* eight names, eight entries of some 6 KiB each */
     snprintf(name, sizeof name, "k%d.ll", i);
     if (gpublob_module_compile_all(g, &o, ir, n, name, &r)) break;
     gpublob_result_free(&r);
@@ -318,13 +423,16 @@ static void test_eviction(void) {
   long bytes = 0;
   char any[4600];
   find_file(dir, NULL, any, sizeof any, NULL, NULL, &bytes);
-  int first = gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "k0.ll"}, &r);
+  int first = ir ? gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "k0.ll"}, &r) : -1;
   gpublob_result_free(&r);
-  int last = gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "k7.ll"}, &r);
+  int last = ir ? gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "k7.ll"}, &r) : -1;
   gpublob_result_free(&r);
-  check(bytes <= (24 << 10) && first == GPUBLOB_NOTCACHED && last == GPUBLOB_OK,
-        "cache: over its limit the oldest entries go: 8 entries in 24 KiB keep the newest, drop the first",
-        "%ld bytes, first %d, last %d", bytes, first, last);
+#define EVICT "cache: over its limit the oldest entries go: 8 entries in 24 KiB keep the newest, drop the first"
+  check(ir != NULL, EVICT ": the input is read", "cannot read examples/saxpy_amdgcn.ll");
+  check(bytes <= (24 << 10), EVICT ": within 24 KiB", "%ld bytes", bytes);
+  check(first == GPUBLOB_NOTCACHED, EVICT ": the first is gone", "lookup %d", first);
+  check(last == GPUBLOB_OK, EVICT ": the newest is kept", "lookup %d", last);
+#undef EVICT
   free(ir);
 }
 
@@ -340,9 +448,11 @@ static void test_cli(void) {
   char made[4300];
   snprintf(made, sizeof made, "%s/gpublob", xdg);
   snprintf(cmd, sizeof cmd, "%s/gpublob", xdg2);
-  check(rc == 0 && mode_of(made) == 0700 && !exists(cmd),
-        "cli: the cache goes to $XDG_CACHE_HOME/gpublob, made 0700; --no-cache makes none", "rc %d, mode %o", rc,
-        mode_of(made));
+#define XDG "cli: the cache goes to $XDG_CACHE_HOME/gpublob, made 0700; --no-cache makes none"
+  check(rc == 0, XDG ": both runs succeed", "rc %d", rc);
+  check(mode_of(made) == 0700, XDG ": made 0700", "mode %o", mode_of(made));
+  check(!exists(cmd), XDG ": --no-cache makes none", "%s is there", cmd);
+#undef XDG
   const char *dir = tmp_path("c6"), *a = tmp_path("a.out"), *b = tmp_path("b.out");
   const char *in = gpublob_mlir_enabled() ? "examples/saxpy.mlir" : "examples/saxpy_amdgcn.ll";
   char *log1 = NULL, *log2 = NULL;
@@ -351,10 +461,17 @@ static void test_cli(void) {
   int r1 = run(first, &log1), r2 = run(second, &log2);
   size_t n1 = 0, n2 = 0;
   unsigned char *d1 = slurp(a, &n1), *d2 = slurp(b, &n2);
-  check(r1 == 0 && r2 == 0 && contains(log1, "time (compiler)") && contains(log1, "1 misses") &&
-            contains(log2, "time (front)") && contains(log2, "1 hits") && d1 && d2 && n1 == n2 && !memcmp(d1, d2, n1),
-        "cli: compiled once (MLIR when built in); the front answers the second run from the cache, the same bytes",
-        "%s / %s", log1, log2);
+#define ONCE "cli: compiled once (MLIR when built in); the front answers the second run from the cache, the same bytes"
+  check(r1 == 0, ONCE ": the first run succeeds", "rc %d: %s", r1, log1);
+  check(r2 == 0, ONCE ": the second run succeeds", "rc %d: %s", r2, log2);
+  check(contains(log1, "time (compiler)"), ONCE ": the compiler runs first", "%s", log1);
+  check(contains(log1, "1 misses"), ONCE ": a miss first", "%s", log1);
+  check(contains(log2, "time (front)"), ONCE ": the front answers the second", "%s", log2);
+  check(contains(log2, "1 hits"), ONCE ": a hit second", "%s", log2);
+  check(d1 != NULL, ONCE ": the first output", "no %s", a);
+  check(d2 != NULL, ONCE ": the second output", "no %s", b);
+  check_if(d1 && d2, n1 == n2 && !memcmp(d1, d2, n1), ONCE, "%zu bytes against %zu", n1, n2);
+#undef ONCE
   free(d1);
   free(d2);
   free(log1);
@@ -383,10 +500,17 @@ static void test_fallback_hit(void) {
   int rc[2];
   gpublob_stats s0 = compile(&o, "examples/saxpy_nvptx.ll", &r[0], &rc[0]);
   gpublob_stats s1 = compile(&o, "examples/saxpy_nvptx.ll", &r[1], &rc[1]);
-  check(!rc[0] && !rc[1] && r[0].count == 3 && !strcmp(r[0].outputs[0].tool, "ptxas") && s0.cache_misses == 1 &&
-            s1.cache_hits == 1 && same_results(&r[0], &r[1]),
-        "cache: a call that fell back from nvJitLink to ptxas hits the next time",
-        "rc %d %d, misses %zu, hits %zu", rc[0], rc[1], s0.cache_misses, s1.cache_hits);
+#define FALLBACK "cache: a call that fell back from nvJitLink to ptxas hits the next time"
+  check(rc[0] == 0, FALLBACK ": the first call compiles", "rc %d", rc[0]);
+  check(rc[1] == 0, FALLBACK ": the second call succeeds", "rc %d", rc[1]);
+  check(r[0].count == 3, FALLBACK ": three outputs", "%zu outputs", r[0].count);
+  check_if(r[0].count > 0, same_str(r[0].outputs[0].tool, "ptxas"), FALLBACK ": made by ptxas", "tool %s",
+           r[0].outputs[0].tool);
+  check(s0.cache_misses == 1, FALLBACK ": the first call misses", "%zu misses", s0.cache_misses);
+  check(s1.cache_hits == 1, FALLBACK, "%zu hits", s1.cache_hits);
+  const char *d = differs(&r[0], &r[1]);
+  check(!d, FALLBACK ": the same outputs", "%s", d);
+#undef FALLBACK
   for (int i = 0; i < 2; i++) gpublob_result_free(&r[i]);
 }
 
@@ -395,9 +519,10 @@ static void test_cli_pipe(void) {
   char cmd[9000];
   const char *dir = tmp_path("c8"), *out = tmp_path("pipe.hsaco");
   snprintf(cmd, sizeof cmd,
-           "cat examples/saxpy_amdgcn.ll | build/gpublob --cache-dir %s -t amdgcn:gfx90a /dev/stdin -o %s && "
-           "%s/llvm-readelf --symbols %s | grep -q saxpy",
-           dir, out, LLVM_BINDIR, out);
+           "cat examples/saxpy_amdgcn.ll | build/gpublob --cache-dir %s -t amdgcn:gfx90a /dev/stdin -o %s", dir, out);
+  int rc = sh(cmd);
+  check(rc == 0, "cli: a pipe named as the input (/dev/stdin) reaches the compiler whole: it compiles", "exit %d", rc);
+  snprintf(cmd, sizeof cmd, "%s/llvm-readelf --symbols %s | grep -q saxpy", LLVM_BINDIR, out);
   check(sh(cmd) == 0, "cli: a pipe named as the input (/dev/stdin) reaches the compiler whole",
         "no saxpy kernel in %s", out);
 }

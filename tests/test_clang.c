@@ -41,7 +41,9 @@ static int frontend(const char *const *flags, const char *src, const char *out, 
   int rc = run(argv, &log);
   char name[256];
   snprintf(name, sizeof name, "clang: %s", what);
-  check(rc == 0 && exists(out), name, "clang exited %d: %s", rc, log);
+  check(rc == 0, name, "clang exited %d: %s", rc, log);
+  snprintf(name, sizeof name, "clang: %s: writes the IR", what);
+  check(exists(out), name, "no %s: %s", out, log);
   free(log);
   return rc == 0 && exists(out) ? 0 : -1;
 }
@@ -67,7 +69,7 @@ static char *tool_output(const char *const *argv, int *rc) {
 static int starts_elf(const char *path) {
   size_t n = 0;
   unsigned char *b = slurp(path, &n);
-  int ok = b && n > 16 && !memcmp(b, "\x7f" "ELF", 4);
+  int ok = n > 16 && is_elf(b, n);
   free(b);
   return ok;
 }
@@ -92,6 +94,16 @@ static int count_lines(const char *text, const char *prefix, const char *const *
 
 static const char *const retarget_words[] = {"retarget", "pinned", "pin", NULL};
 
+/* "NAME: what" into buf, for one property of the case NAME. */
+static const char *part(char *buf, size_t size, const char *name, const char *what) {
+  snprintf(buf, size, "%s: %s", name, what);
+  return buf;
+}
+#define PART(what) part(label, sizeof label, name, what)
+
+/* stderr's first line is the error. */
+static int error_first(const char *log) { return !strncmp(log ? log : "", "gpublob: error: ", 16); }
+
 /* ---- CUDA ---- */
 static int ptxas_accepts(const char *ptx, const char *arch, char **log) {
   char a[64];
@@ -101,7 +113,7 @@ static int ptxas_accepts(const char *ptx, const char *arch, char **log) {
 }
 
 static void cuda_kernel(const char *src, const char *stem, const char *kernel, int debug) {
-  char ll[4200], cubin[4200], ptx[4200], name[256];
+  char ll[4200], cubin[4200], ptx[4200], name[256], label[400];
   snprintf(ll, sizeof ll, "%s/cuda_%s.ll", scratch(), stem);
   snprintf(cubin, sizeof cubin, "%s/cuda_%s.cubin", scratch(), stem);
   snprintf(ptx, sizeof ptx, "%s/cuda_%s.ptx", scratch(), stem);
@@ -114,7 +126,8 @@ static void cuda_kernel(const char *src, const char *stem, const char *kernel, i
   if (frontend(debug ? withg : plain, src, ll, what)) return;
   char *ir = (char *)slurp(ll, NULL);
   snprintf(name, sizeof name, "cuda %s: clang pins the kernel to sm_90", stem);
-  check(contains(ir, "\"target-cpu\"=\"sm_90\"") && contains(ir, "ptx_kernel"), name, NULL);
+  check(contains(ir, "\"target-cpu\"=\"sm_90\""), name, NULL);
+  check(contains(ir, "ptx_kernel"), PART("a ptx_kernel"), NULL);
   free(ir);
 
   /* PTX for sm_90, which ptxas accepts */
@@ -125,14 +138,18 @@ static void cuda_kernel(const char *src, const char *stem, const char *kernel, i
   char entry[160];
   snprintf(entry, sizeof entry, ".entry %s", kernel);
   snprintf(name, sizeof name, "cuda %s: -f asm -t nvptx:sm_90 gives PTX for sm_90 with the kernel", stem);
-  check(rc == 0 && contains(text, ".target sm_90") && contains(text, entry), name, "exit %d: %s", rc, log);
+  check(rc == 0, PART("exit 0"), "exit %d: %s", rc, log);
+  check(contains(text, ".target sm_90"), PART(".target sm_90"), "%.300s", text ? text : "(no PTX)");
+  check(contains(text, entry), name, "no '%s' in %.300s", entry, text ? text : "(no PTX)");
   if (debug) {
     snprintf(name, sizeof name, "cuda %s: the PTX keeps clang's debug information (.loc, .file)", stem);
-    check(contains(text, ".loc") && contains(text, ".file"), name, NULL);
+    check(contains(text, ".loc"), PART(".loc"), NULL);
+    check(contains(text, ".file"), PART(".file"), NULL);
   }
   if (!strcmp(stem, "reduce")) {
     snprintf(name, sizeof name, "cuda %s: the PTX has the shared array and an atomic add", stem);
-    check(contains(text, ".shared") && (contains(text, "atom.") || contains(text, "red.")), name, NULL);
+    check(contains(text, ".shared"), PART("the shared array"), NULL);
+    check(contains(text, "atom.") || contains(text, "red."), PART("an atomic add"), NULL);
   }
   free(log);
   log = NULL;
@@ -157,9 +174,12 @@ static void cuda_kernel(const char *src, const char *stem, const char *kernel, i
     for (const char *p = s; (p = strstr(p, kernel)); p++)
       if (p[strlen(kernel)] == '\n' || p[strlen(kernel)] == 0) sym = 1;
     /* EM_CUDA, and the .nv.info sections only ptxas writes */
-    check(rc == 0 && starts_elf(cubin) && sym && contains(s, "FUNC") && contains(h, "NVIDIA CUDA") &&
-              contains(h, ".nv.info"),
-          name, "exit %d: %s\n%s", rc, log, s);
+    check(rc == 0, PART("exit 0"), "exit %d: %s", rc, log);
+    check(starts_elf(cubin), PART("an ELF"), "%s", cubin);
+    check(sym, name, "no symbol %s: %s", kernel, s);
+    check(contains(s, "FUNC"), PART("a FUNC symbol"), "%s", s);
+    check(contains(h, "NVIDIA CUDA"), PART("EM_CUDA (readelf: NVIDIA CUDA)"), "%.400s", h);
+    check(contains(h, ".nv.info"), PART("ptxas's .nv.info sections"), "%.400s", h);
     free(s);
     free(h);
     free(log);
@@ -175,18 +195,23 @@ static void cuda_kernel(const char *src, const char *stem, const char *kernel, i
   snprintf(fn, sizeof fn, "@%s", kernel);
   snprintf(name, sizeof name, "cuda %s: -t nvptx:sm_80 without --retarget is CHIP naming the function, sm_90, sm_80, --retarget",
            stem);
-  check(rc == 10 + GPUBLOB_CHIP && !exists(ptx80) && !strncmp(log ? log : "", "gpublob: error: ", 16) &&
-            contains(log, kernel) && contains(log, "sm_90") && contains(log, "sm_80") && contains(log, "--retarget"),
-        name, "exit %d: %s", rc, log);
+  check(rc == 10 + GPUBLOB_CHIP, name, "exit %d: %s", rc, log);
+  check(!exists(ptx80), PART("no output"), "%s is there", ptx80);
+  check(error_first(log), PART("stderr starts 'gpublob: error: '"), "%s", log);
+  check(contains(log, kernel), PART("the message names the function"), "%s", log);
+  check(contains(log, "sm_90"), PART("the message names sm_90"), "%s", log);
+  check(contains(log, "sm_80"), PART("the message names sm_80"), "%s", log);
+  check(contains(log, "--retarget"), PART("the message names --retarget"), "%s", log);
   free(log);
   log = NULL;
   const char *re_args[] = {"--retarget", "-t", "nvptx:sm_80", "-f", "asm", ll, "-o", ptx80, NULL};
   rc = gpublob_cli(re_args, &log);
   text = (char *)slurp(ptx80, NULL);
   snprintf(name, sizeof name, "cuda %s: --retarget -t nvptx:sm_80 gives sm_80 PTX, with one warning", stem);
-  check(rc == 0 && contains(text, ".target sm_80") && !contains(text, "sm_90") &&
-            count_lines(log, "gpublob: warning:", retarget_words) == 1,
-        name, "exit %d: %s", rc, log);
+  check(rc == 0, PART("exit 0"), "exit %d: %s", rc, log);
+  check(contains(text, ".target sm_80"), name, "%.300s", text ? text : "(no PTX)");
+  check(lacks(text, "sm_90"), PART("no sm_90 left"), "%.300s", text ? text : "(no PTX)");
+  check(count_lines(log, "gpublob: warning:", retarget_words) == 1, PART("one warning"), "%s", log);
   free(log);
   log = NULL;
   snprintf(name, sizeof name, "cuda %s: ptxas -arch=sm_80 accepts the retargeted PTX", stem);
@@ -253,7 +278,7 @@ static void facts_free(hsaco_facts *f) {
 }
 
 static void hip_kernel(const char *src, const char *stem, const char *kernel) {
-  char ll[4200], hsaco[4200], pattern[4200], name[300];
+  char ll[4200], hsaco[4200], pattern[4200], name[300], label[400];
   snprintf(ll, sizeof ll, "%s/hip_%s.ll", scratch(), stem);
   snprintf(hsaco, sizeof hsaco, "%s/hip_%s.hsaco", scratch(), stem);
   const char *flags[] = {"-x", "hip", "--cuda-device-only", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib",
@@ -263,7 +288,8 @@ static void hip_kernel(const char *src, const char *stem, const char *kernel) {
   if (frontend(flags, src, ll, what)) return;
   char *ir = (char *)slurp(ll, NULL);
   snprintf(name, sizeof name, "hip %s: clang pins the kernel to gfx90a", stem);
-  check(contains(ir, "\"target-cpu\"=\"gfx90a\"") && contains(ir, "amdgpu_kernel"), name, NULL);
+  check(contains(ir, "\"target-cpu\"=\"gfx90a\""), name, NULL);
+  check(contains(ir, "amdgpu_kernel"), PART("an amdgpu_kernel"), NULL);
   free(ir);
 
   /* gfx90a: its own chip, wave64, the kernel, code that decodes */
@@ -272,10 +298,14 @@ static void hip_kernel(const char *src, const char *stem, const char *kernel) {
   int rc = gpublob_cli(args, &log);
   hsaco_facts f = look_at_hsaco(hsaco, "gfx90a", kernel);
   snprintf(name, sizeof name, "hip %s: -t amdgcn:gfx90a gives an hsaco for gfx90a, wave64, with the kernel", stem);
-  check(rc == 0 && f.elf && f.mach && f.wave64 && f.named, name, "exit %d (elf %d mach %d wave64 %d named %d): %s",
-        rc, f.elf, f.mach, f.wave64, f.named, log);
+  check(rc == 0, PART("exit 0"), "exit %d: %s", rc, log);
+  check(f.elf, PART("an ELF"), "%s", hsaco);
+  check(f.mach, PART("for gfx90a (e_flags)"), NULL);
+  check(f.wave64, PART("wave64"), "%.300s", f.notes);
+  check(f.named, name, "no %s in the notes", kernel);
   snprintf(name, sizeof name, "hip %s: llvm-objdump --mcpu=gfx90a decodes it, no v_illegal or <unknown>", stem);
-  check(rc == 0 && f.decoded && !f.illegal, name, "exit %d:%s", rc, illegal_lines(f.dis));
+  check(f.decoded, name, "%.300s", f.dis);
+  check_if(rc == 0, !f.illegal, PART("no v_illegal or <unknown>"), "%s", illegal_lines(f.dis));
   if (!strcmp(stem, "asm")) {
     snprintf(name, sizeof name, "hip %s: the inline s_nop is in the code", stem);
     check(contains(f.dis, "s_nop 0"), name, NULL);
@@ -299,10 +329,13 @@ static void hip_kernel(const char *src, const char *stem, const char *kernel) {
   rc = gpublob_cli(two, &log);
   snprintf(name, sizeof name,
            "hip %s: -t amdgcn:gfx90a,gfx1030 without --retarget is CHIP naming the function, gfx90a and gfx1030", stem);
-  check(rc == 10 + GPUBLOB_CHIP && !exists(out90a) && !exists(out1030) &&
-            !strncmp(log ? log : "", "gpublob: error: ", 16) && contains(log, kernel) && contains(log, "gfx90a") &&
-            contains(log, "gfx1030"),
-        name, "exit %d: %s", rc, log);
+  check(rc == 10 + GPUBLOB_CHIP, name, "exit %d: %s", rc, log);
+  check(!exists(out90a), PART("no gfx90a output"), "%s is there", out90a);
+  check(!exists(out1030), PART("no gfx1030 output"), "%s is there", out1030);
+  check(error_first(log), PART("stderr starts 'gpublob: error: '"), "%s", log);
+  check(contains(log, kernel), PART("the message names the function"), "%s", log);
+  check(contains(log, "gfx90a"), PART("the message names gfx90a"), "%s", log);
+  check(contains(log, "gfx1030"), PART("the message names gfx1030"), "%s", log);
   free(log);
   log = NULL;
 
@@ -310,20 +343,32 @@ static void hip_kernel(const char *src, const char *stem, const char *kernel) {
   const char *re[] = {"--retarget", "-t", "amdgcn:gfx90a,gfx1030", ll, "-o", pattern, NULL};
   rc = gpublob_cli(re, &log);
   hsaco_facts g = look_at_hsaco(out1030, "gfx1030", kernel), a = look_at_hsaco(out90a, "gfx90a", kernel);
+  snprintf(name, sizeof name, "hip %s: --retarget -t amdgcn:gfx90a,gfx1030", stem);
+  check(rc == 0, PART("exit 0"), "exit %d: %s", rc, log);
   snprintf(name, sizeof name, "hip %s: --retarget: the gfx1030 hsaco is for gfx1030 and wave32", stem);
-  check(rc == 0 && g.elf && g.mach && g.wave32 && !g.wave64 && g.named, name,
-        "exit %d (elf %d mach %d wave32 %d wave64 %d): %s", rc, g.elf, g.mach, g.wave32, g.wave64, log);
+  check(g.elf, PART("an ELF"), "%s", out1030);
+  check(g.mach, PART("for gfx1030 (e_flags)"), NULL);
+  check(g.wave32, name, "%.300s", g.notes);
+  check_if(rc == 0, !g.wave64, PART("not wave64"), "%.300s", g.notes);
+  check(g.named, PART("the kernel"), "no %s in the notes", kernel);
   snprintf(name, sizeof name, "hip %s: --retarget: llvm-objdump --mcpu=gfx1030 decodes it, no v_illegal", stem);
-  check(rc == 0 && g.decoded && !g.illegal, name, "exit %d:%s", rc, illegal_lines(g.dis));
+  check(g.decoded, name, "%.300s", g.dis);
+  check_if(rc == 0, !g.illegal, PART("no v_illegal or <unknown>"), "%s", illegal_lines(g.dis));
   snprintf(name, sizeof name, "hip %s: --retarget: the gfx90a hsaco is still gfx90a and wave64", stem);
-  check(rc == 0 && a.elf && a.mach && a.wave64 && !a.wave32 && a.named, name, "exit %d", rc);
+  check(a.elf, PART("an ELF"), "%s", out90a);
+  check(a.mach, PART("for gfx90a (e_flags)"), NULL);
+  check(a.wave64, name, "%.300s", a.notes);
+  check_if(rc == 0, !a.wave32, PART("not wave32"), "%.300s", a.notes);
+  check(a.named, PART("the kernel"), "no %s in the notes", kernel);
   size_t re_n = 0;
   unsigned char *re90a = slurp(out90a, &re_n);
   snprintf(name, sizeof name, "hip %s: --retarget: the gfx90a hsaco is byte-identical to the one without it", stem);
-  check(plain && re90a && plain_n == re_n && !memcmp(plain, re90a, re_n), name, "%zu bytes against %zu", re_n,
-        plain_n);
+  check(plain != NULL, PART("the one without it"), "no %s", hsaco);
+  check(re90a != NULL, PART("the one with it"), "no %s", out90a);
+  check_if(plain && re90a, plain_n == re_n && !memcmp(plain, re90a, re_n), name, "%zu bytes against %zu", re_n,
+           plain_n);
   snprintf(name, sizeof name, "hip %s: --retarget warns once for the call", stem);
-  check(rc == 0 && count_lines(log, "gpublob: warning:", retarget_words) == 1, name, "%s", log);
+  check(count_lines(log, "gpublob: warning:", retarget_words) == 1, name, "%s", log);
   free(plain);
   free(re90a);
   facts_free(&g);
@@ -345,8 +390,10 @@ static void opencl_kernel(void) {
   int rc = gpublob_cli(args, &log);
   size_t n = 0;
   unsigned char *b = slurp(spv, &n);
-  check(rc == 0 && b && n > 20 && !memcmp(b, "\x03\x02\x23\x07", 4), "opencl vadd: -t spirv gives a SPIR-V module",
-        "exit %d: %s", rc, log);
+  check(rc == 0, "opencl vadd: -t spirv gives a SPIR-V module", "exit %d: %s", rc, log);
+  check(n > 20, "opencl vadd: -t spirv gives a SPIR-V module: more than 20 bytes", "%zu bytes", n);
+  check_if(b && n >= 4, !memcmp(b, "\x03\x02\x23\x07", 4), "opencl vadd: -t spirv gives a SPIR-V module: the magic",
+           NULL);
   free(b);
   free(log);
   log = NULL;
@@ -363,16 +410,19 @@ static void opencl_kernel(void) {
   }
   const char *nv[] = {"-t", "nvptx", "-f", "asm", ll, "-o", ptx, NULL};
   rc = gpublob_cli(nv, &log);
-  check(rc == 10 + GPUBLOB_TARGET && !exists(ptx) && !strncmp(log ? log : "", "gpublob: error: ", 16) &&
-            contains(log, "spirv"),
-        "opencl vadd: the OpenCL module given to -t nvptx is TARGET (its triple, spir_kernel)", "exit %d: %s", rc,
-        log);
+#define NVCL "opencl vadd: the OpenCL module given to -t nvptx is TARGET (its triple, spir_kernel)"
+  check(rc == 10 + GPUBLOB_TARGET, NVCL, "exit %d: %s", rc, log);
+  check(!exists(ptx), NVCL ": no output", "%s is there", ptx);
+  check(error_first(log), NVCL ": stderr starts 'gpublob: error: '", "%s", log);
+  check(contains(log, "spirv"), NVCL ": the message names spirv", "%s", log);
+#undef NVCL
   free(log);
   log = NULL;
   const char *am[] = {"-t", "amdgcn", "-f", "asm", ll, "-o", ptx, NULL};
   rc = gpublob_cli(am, &log);
-  check(rc == 10 + GPUBLOB_TARGET && !exists(ptx), "opencl vadd: the OpenCL module given to -t amdgcn is TARGET",
-        "exit %d: %s", rc, log);
+  check(rc == 10 + GPUBLOB_TARGET, "opencl vadd: the OpenCL module given to -t amdgcn is TARGET", "exit %d: %s", rc,
+        log);
+  check(!exists(ptx), "opencl vadd: the OpenCL module given to -t amdgcn is TARGET: no output", "%s is there", ptx);
   free(log);
 }
 
@@ -399,7 +449,9 @@ int main(void) {
   hip_kernel(SRC "reduce.hip", "reduce", "reduce_sum");
   hip_kernel(SRC "asm.hip", "asm", "with_asm");
   opencl_kernel();
-  check(leftovers(scratch(), "gpublob-") == 0 && leftovers(scratch(), ".tmp-") == 0,
-        "clang: no temporary left in TMPDIR or beside the outputs", NULL);
+  check(leftovers(scratch(), "gpublob-") == 0, "clang: no temporary left in TMPDIR (gpublob-*)", "%d left",
+        leftovers(scratch(), "gpublob-"));
+  check(leftovers(scratch(), ".tmp-") == 0, "clang: no temporary left beside the outputs (*.tmp-*)", "%d left",
+        leftovers(scratch(), ".tmp-"));
   return report();
 }

@@ -36,15 +36,24 @@ static const char unresolved_call[] =
     "}\n"
     "declare float @no_such_device_function(float)\n";
 
-/* One API call: its code, and a message part. */
+/* One API call: its code (returned, and gpublob_error_code's), no blob, and a
+** message part; a check each, NAME: code, NAME: error code, NAME: no blob, NAME. */
 static void expect(const char *name, const gpublob_options *o, const void *ir, size_t n,
                    int code, const char *part) {
-  gpublob_blob b = {(unsigned char *)"x", 1, NULL};
+  static unsigned char x[] = "x"; /* what must be zeroed on failure */
+  gpublob_blob b = {x, 1, NULL};
   int rc = gpublob_module_compile(g, o, ir, n, "bad.ll", &b);
   const char *msg = gpublob_error_message(g);
-  check(rc == code && gpublob_error_code(g) == code && b.data == NULL && contains(msg, part),
-        name, "got %d (%s), want %d with '%s'", rc, msg, code, part);
-  gpublob_blob_free(&b);
+  int ecode = gpublob_error_code(g);
+  char label[300];
+  snprintf(label, sizeof label, "%s: code", name);
+  check(rc == code, label, "got %d (%s), want %d", rc, msg, code);
+  snprintf(label, sizeof label, "%s: gpublob_error_code", name);
+  check(ecode == code, label, "gpublob_error_code %d, want %d", ecode, code);
+  snprintf(label, sizeof label, "%s: no blob", name);
+  check(b.data == NULL, label, "a blob of %zu bytes", b.size);
+  check(contains(msg, part), name, "message '%s' lacks '%s'", msg, part);
+  if (b.data && b.data != x) gpublob_blob_free(&b);
 }
 
 /* The CLI with the same fault: non-zero, "gpublob: error:" first, nothing left behind. */
@@ -60,10 +69,18 @@ static void expect_cli(const char *name, const char *const *args, const char *in
   argv[n] = NULL;
   char *log = NULL;
   int rc = run(argv, &log);
-  int clean = !exists(out) && leftovers(scratch(), "cli-out.bin.tmp") == 0 &&
-              leftovers(scratch(), "gpublob-") == 0;
-  check(rc == 10 + code && !strncmp(log ? log : "", "gpublob: error: ", 16) && clean, name,
-        "exit %d (want %d), clean %d: %s", rc, 10 + code, clean, log);
+  char label[300];
+  snprintf(label, sizeof label, "%s: exit", name);
+  check(rc == 10 + code, label, "exit %d (want %d): %s", rc, 10 + code, log);
+  snprintf(label, sizeof label, "%s: stderr starts 'gpublob: error: '", name);
+  check(!strncmp(log ? log : "", "gpublob: error: ", 16), label, "%s", log);
+  snprintf(label, sizeof label, "%s: no output file", name);
+  check(!exists(out), label, "%s is there", out);
+  snprintf(label, sizeof label, "%s: no output temporary", name);
+  check(leftovers(scratch(), "cli-out.bin.tmp") == 0, label, "%d cli-out.bin.tmp* left",
+        leftovers(scratch(), "cli-out.bin.tmp"));
+  snprintf(label, sizeof label, "%s: no private directory left", name);
+  check(leftovers(scratch(), "gpublob-") == 0, label, "%d gpublob-* left", leftovers(scratch(), "gpublob-"));
   free(log);
   unlink(in);
 }
@@ -85,10 +102,12 @@ static void test_inputs(void) {
          strlen(verify_fail), GPUBLOB_VERIFY, "Instruction does not dominate all uses");
   expect("error: another target's intrinsic is refused, not an LLVM abort", opts("amdgcn", NULL),
          foreign_intrinsic, strlen(foreign_intrinsic), GPUBLOB_TARGET, "llvm.nvvm.read.ptx.sreg.tid.x");
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = gpublob_file_compile(g, NULL, "tests/no-such-file.ll", &b);
-  check(rc == GPUBLOB_IO && contains(gpublob_error_message(g), "no-such-file.ll"),
-        "error: a missing input file is IO", "%d %s", rc, gpublob_error_message(g));
+  check(rc == GPUBLOB_IO, "error: a missing input file is IO", "%d %s", rc, gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "no-such-file.ll"), "error: a missing input file is IO: message names it",
+        "%s", gpublob_error_message(g));
+  gpublob_blob_free(&b);
 }
 
 static void test_options(void) {
@@ -211,8 +230,8 @@ static void test_cli(void) {
   char *log = NULL;
   const char *argv[] = {"build/gpublob", "--bogus", NULL};
   int rc = run(argv, &log);
-  check(rc == 2 && contains(log, "unknown option '--bogus'"), "cli: unknown option exits 2",
-        "%d %s", rc, log);
+  check(rc == 2, "cli: unknown option exits 2", "%d %s", rc, log);
+  check(contains(log, "unknown option '--bogus'"), "cli: unknown option exits 2: message names it", "%s", log);
   free(log);
 }
 

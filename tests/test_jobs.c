@@ -3,6 +3,7 @@
 ** order is the call's, and nothing is written; nvJitLink in-process and ptxas give
 ** valid cubins with the same kernels; -f fatbin packs a cubin per chip and the
 ** newest chip's PTX (read back entry by entry). */
+#include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,10 +16,7 @@
 
 static gpublob *g;
 
-static unsigned elf_machine(const gpublob_blob *b) {
-  if (b->size < 20 || memcmp(b->data, "\177ELF", 4)) return 0;
-  return (unsigned)b->data[18] | (unsigned)b->data[19] << 8;
-}
+static unsigned elf_machine(const gpublob_blob *b) { return elf_machine_of(b->data, b->size); }
 
 static int compile_list(const char *path, const gpublob_target_choice *list, size_t n, int format,
                         unsigned jobs, int tool_mode, gpublob_result *r) {
@@ -29,16 +27,23 @@ static int compile_list(const char *path, const gpublob_target_choice *list, siz
   return rc;
 }
 
-/* Same count, labels and bytes. */
-static int same_results(const gpublob_result *a, const gpublob_result *b) {
-  if (a->count != b->count) return 0;
+/* NULL when a and b have the same count, labels and bytes; else the first difference. */
+static const char *differs(const gpublob_result *a, const gpublob_result *b) {
+  static char why[160];
+  if (a->count != b->count) {
+    snprintf(why, sizeof why, "%zu outputs against %zu", a->count, b->count);
+    return why;
+  }
   for (size_t i = 0; i < a->count; i++) {
     const gpublob_output *x = &a->outputs[i], *y = &b->outputs[i];
     if (strcmp(x->target, y->target) || strcmp(x->chip, y->chip) || strcmp(x->tool, y->tool) ||
-        x->blob.size != y->blob.size || memcmp(x->blob.data, y->blob.data, x->blob.size))
-      return 0;
+        x->blob.size != y->blob.size || memcmp(x->blob.data, y->blob.data, x->blob.size)) {
+      snprintf(why, sizeof why, "output %zu: %s %s %s, %zu bytes against %s %s %s, %zu bytes", i, x->target, x->chip,
+               x->tool, x->blob.size, y->target, y->chip, y->tool, y->blob.size);
+      return why;
+    }
   }
-  return 1;
+  return NULL;
 }
 
 /* The kernel (FUNC) symbols of an ELF blob, as llvm-readelf lists them. */
@@ -65,23 +70,40 @@ static void test_order(void) {
   gpublob_result r = {0};
   int rc = compile_list("examples/saxpy_amdgcn.ll", list, 2, 0, 2, 0, &r);
   const char *want[] = {"gfx90a", "gfx908", "gfx1030"};
-  int ok = !rc && r.count == 3;
-  for (size_t i = 0; ok && i < 3; i++)
-    ok = !strcmp(r.outputs[i].target, "amdgcn") && !strcmp(r.outputs[i].chip, want[i]) &&
-         elf_machine(&r.outputs[i].blob) == 224 && !strcmp(r.outputs[i].blob.suffix, ".hsaco") &&
-         !strcmp(r.outputs[i].tool, "ld.lld");
-  check(ok, "jobs: a chip list and a second target give an hsaco each, in the order asked", "rc %d, %zu outputs", rc,
-        r.count);
+#define ORDER "jobs: a chip list and a second target give an hsaco each, in the order asked"
+  check(rc == 0, ORDER ": compiles", "rc %d: %s", rc, gpublob_error_message(g));
+  check(r.count == 3, ORDER ": 3 outputs", "%zu outputs", r.count);
+  for (size_t i = 0; i < 3; i++) {
+    const gpublob_output *x = i < r.count ? &r.outputs[i] : NULL;
+    char label[200];
+    snprintf(label, sizeof label, ORDER ": output %zu: target amdgcn", i);
+    check_if(x, same_str(x->target, "amdgcn"), label, "target %s", x->target);
+    snprintf(label, sizeof label, ORDER ": output %zu: chip %s", i, want[i]);
+    check_if(x, same_str(x->chip, want[i]), label, "chip %s", x->chip);
+    snprintf(label, sizeof label, ORDER ": output %zu: e_machine EM_AMDGPU", i);
+    check_if(x, elf_machine(&x->blob) == EM_AMDGPU, label, "e_machine %u", elf_machine(&x->blob));
+    snprintf(label, sizeof label, ORDER ": output %zu: suffix .hsaco", i);
+    check_if(x, same_str(x->blob.suffix, ".hsaco"), label, "suffix %s", x->blob.suffix);
+    snprintf(label, sizeof label, ORDER ": output %zu: made by ld.lld", i);
+    check_if(x, same_str(x->tool, "ld.lld"), label, "tool %s", x->tool);
+  }
+#undef ORDER
   gpublob_stats s;
   gpublob_stats_get(g, &s, sizeof s);
-  check(s.jobs == 3 && s.threads == 2 && s.optimise_ms > 0 && s.wall_ms > 0,
-        "jobs: the figures count 3 jobs on 2 threads", "%zu jobs, %zu threads", s.jobs, s.threads);
+  check(s.jobs == 3, "jobs: the figures count 3 jobs on 2 threads: 3 jobs", "%zu jobs", s.jobs);
+  check(s.threads == 2, "jobs: the figures count 3 jobs on 2 threads: 2 threads", "%zu threads", s.threads);
+  check(s.optimise_ms > 0, "jobs: the figures count 3 jobs on 2 threads: optimise time", "%g ms", s.optimise_ms);
+  check(s.wall_ms > 0, "jobs: the figures count 3 jobs on 2 threads: wall time", "%g ms", s.wall_ms);
   gpublob_result_free(&r);
-  gpublob_blob b;
+  gpublob_blob b = {0};
   gpublob_options one = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a,gfx908"};
   rc = gpublob_file_compile(g, &one, "examples/saxpy_amdgcn.ll", &b);
-  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "gpublob_module_compile_all") && !b.data,
-        "jobs: the one-blob call refuses two chips, pointing to _all", "rc %d", rc);
+  check(rc == GPUBLOB_OPTION, "jobs: the one-blob call refuses two chips, pointing to _all", "rc %d", rc);
+  check(contains(gpublob_error_message(g), "gpublob_module_compile_all"),
+        "jobs: the one-blob call refuses two chips, pointing to _all: the message names it", "%s",
+        gpublob_error_message(g));
+  check(!b.data, "jobs: the one-blob call refuses two chips, pointing to _all: no blob", "a blob of %zu bytes", b.size);
+  gpublob_blob_free(&b);
 }
 
 /* ---- the pool: byte-identical to a serial run, whatever the thread count ---- */
@@ -95,10 +117,24 @@ static void test_deterministic(void) {
   int rc = compile_list(path, list, 1, 0, 1, 0, &serial);
   int rc2 = compile_list(path, list, 1, 0, 4, 0, &par);
   int rc3 = compile_list(path, list, 1, 0, 3, 0, &again);
-  check(!rc && !rc2 && !rc3 && serial.count == 4 && same_results(&serial, &par) && same_results(&par, &again),
-        cuda ? "jobs: 4 nvptx chips on 1, 4 and 3 threads: the same outputs, byte for byte, in order"
-             : "jobs: 4 amdgcn chips on 1, 4 and 3 threads: the same outputs, byte for byte, in order",
-        "rc %d %d %d", rc, rc2, rc3);
+  const char *det = cuda ? "jobs: 4 nvptx chips on 1, 4 and 3 threads: the same outputs, byte for byte, in order"
+                         : "jobs: 4 amdgcn chips on 1, 4 and 3 threads: the same outputs, byte for byte, in order";
+  char label[200];
+  snprintf(label, sizeof label, "%s: 1 thread compiles", det);
+  check(rc == 0, label, "rc %d", rc);
+  snprintf(label, sizeof label, "%s: 4 threads compile", det);
+  check(rc2 == 0, label, "rc %d", rc2);
+  snprintf(label, sizeof label, "%s: 3 threads compile", det);
+  check(rc3 == 0, label, "rc %d", rc3);
+  snprintf(label, sizeof label, "%s: 4 outputs", det);
+  check(serial.count == 4, label, "%zu outputs", serial.count);
+  const char *d;
+  snprintf(label, sizeof label, "%s: 1 and 4 threads", det);
+  d = differs(&serial, &par);
+  check(!d, label, "%s", d);
+  snprintf(label, sizeof label, "%s: 4 and 3 threads", det);
+  d = differs(&par, &again);
+  check(!d, label, "%s", d);
   gpublob_result_free(&serial);
   gpublob_result_free(&par);
   gpublob_result_free(&again);
@@ -106,8 +142,13 @@ static void test_deterministic(void) {
   if (!cuda) return;
   rc = compile_list("examples/saxpy_amdgcn.ll", amd, 1, 0, 1, 0, &serial);
   rc2 = compile_list("examples/saxpy_amdgcn.ll", amd, 1, 0, 4, 0, &par);
-  check(!rc && !rc2 && serial.count == 4 && same_results(&serial, &par),
-        "jobs: 4 amdgcn chips on 1 and 4 threads: the same outputs, byte for byte", "rc %d %d", rc, rc2);
+#define AMD "jobs: 4 amdgcn chips on 1 and 4 threads: the same outputs, byte for byte"
+  check(rc == 0, AMD ": 1 thread compiles", "rc %d", rc);
+  check(rc2 == 0, AMD ": 4 threads compile", "rc %d", rc2);
+  check(serial.count == 4, AMD ": 4 outputs", "%zu outputs", serial.count);
+  d = differs(&serial, &par);
+  check(!d, AMD, "%s", d);
+#undef AMD
   gpublob_result_free(&serial);
   gpublob_result_free(&par);
 }
@@ -125,13 +166,25 @@ static void test_failure(void) {
     char name[128];
     snprintf(name, sizeof name, "jobs: on %u thread%s, the first failing job in order is the error, and no output",
              jobs, jobs > 1 ? "s" : "");
-    check(rc == GPUBLOB_NOLIB && contains(msg, "oclc_isa_version_942.bc") && !contains(msg, "1100") &&
-              r.count == 0 && r.outputs == NULL,
-          name, "rc %d: %s", rc, msg);
+    char label[300];
+    snprintf(label, sizeof label, "%s: NOLIB", name);
+    check(rc == GPUBLOB_NOLIB, label, "rc %d: %s", rc, msg);
+    snprintf(label, sizeof label, "%s: the message names gfx942's oclc_isa_version_942.bc", name);
+    check(contains(msg, "oclc_isa_version_942.bc"), label, "%s", msg);
+    snprintf(label, sizeof label, "%s: the message does not name gfx1100", name);
+    check(lacks(msg, "1100"), label, "%s", msg);
+    snprintf(label, sizeof label, "%s: no output counted", name);
+    check(r.count == 0, label, "%zu outputs", r.count);
+    snprintf(label, sizeof label, "%s: no outputs", name);
+    check(r.outputs == NULL, label, "outputs %p", (void *)r.outputs);
     rc = compile_list("examples/saxpy_amdgcn.ll", b, 1, 0, jobs, 0, &r);
     msg = gpublob_error_message(g);
     snprintf(name, sizeof name, "jobs: on %u thread%s, the other order reports the other chip", jobs, jobs > 1 ? "s" : "");
-    check(rc == GPUBLOB_NOLIB && contains(msg, "oclc_isa_version_1100.bc") && r.count == 0, name, "rc %d: %s", rc, msg);
+    snprintf(label, sizeof label, "%s: NOLIB", name);
+    check(rc == GPUBLOB_NOLIB, label, "rc %d: %s", rc, msg);
+    check(contains(msg, "oclc_isa_version_1100.bc"), name, "%s", msg);
+    snprintf(label, sizeof label, "%s: no output", name);
+    check(r.count == 0, label, "%zu outputs", r.count);
   }
   /* options are checked for every job before any work */
   const gpublob_target_choice bad[] = {{"amdgcn:gfx90a,gfx9999", NULL, NULL}};
@@ -139,12 +192,17 @@ static void test_failure(void) {
   int rc = compile_list("examples/saxpy_amdgcn.ll", bad, 1, 0, 2, 0, &r);
   gpublob_stats s;
   gpublob_stats_get(g, &s, sizeof s);
-  check(rc == GPUBLOB_CHIP && contains(gpublob_error_message(g), "gfx9999") && s.optimise_ms == 0,
-        "jobs: a bad chip in a list is CHIP before any job runs", "rc %d: %s", rc, gpublob_error_message(g));
+  check(rc == GPUBLOB_CHIP, "jobs: a bad chip in a list is CHIP before any job runs", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "gfx9999"), "jobs: a bad chip in a list is CHIP before any job runs: "
+        "the message names gfx9999", "%s", gpublob_error_message(g));
+  check(s.optimise_ms == 0, "jobs: a bad chip in a list is CHIP before any job runs: nothing optimised", "%g ms",
+        s.optimise_ms);
   const gpublob_target_choice empty[] = {{"amdgcn:gfx90a,,gfx908", NULL, NULL}};
   rc = compile_list("examples/saxpy_amdgcn.ll", empty, 1, 0, 2, 0, &r);
-  check(rc == GPUBLOB_CHIP && contains(gpublob_error_message(g), "empty chip"), "jobs: an empty chip in a list is CHIP",
-        "rc %d", rc);
+  check(rc == GPUBLOB_CHIP, "jobs: an empty chip in a list is CHIP", "rc %d", rc);
+  check(contains(gpublob_error_message(g), "empty chip"), "jobs: an empty chip in a list is CHIP: the message says so",
+        "%s", gpublob_error_message(g));
 }
 
 /* The CLI with a failing job: exit 10 + NOLIB, no output file, no temporary. */
@@ -158,21 +216,28 @@ static void test_cli_failure(void) {
                         "examples/saxpy_amdgcn.ll", "-o", pattern, NULL};
   char *log = NULL;
   int rc = run(argv, &log);
-  check(rc == 10 + GPUBLOB_NOLIB && contains(log, "gpublob: error: ") && leftovers(dir, "") == 2,
-        "cli: a failing job writes none of the outputs (only . and ..)", "rc %d, %d entries: %s", rc,
-        leftovers(dir, ""), log);
+  check(rc == 10 + GPUBLOB_NOLIB, "cli: a failing job writes none of the outputs: exit 10 + NOLIB", "rc %d: %s", rc,
+        log);
+  check(contains(log, "gpublob: error: "), "cli: a failing job writes none of the outputs: an error", "%s", log);
+  check(leftovers(dir, "") == 2, "cli: a failing job writes none of the outputs (only . and ..)", "%d entries",
+        leftovers(dir, ""));
   free(log);
   const char *ok[] = {"build/gpublob", "--no-cache", "-t", "amdgcn:gfx90a,gfx908", "-t", "spirv",
                       "examples/saxpy_amdgcn.ll", "-o", pattern, NULL};
   rc = run(ok, &log);
-  check(rc == 10 + GPUBLOB_TARGET && contains(log, "target amdgcn"),
-        "cli: an amdgcn kernel for spirv is TARGET, before any output", "rc %d: %s", rc, log);
+  check(rc == 10 + GPUBLOB_TARGET, "cli: an amdgcn kernel for spirv is TARGET, before any output", "rc %d: %s", rc,
+        log);
+  check(contains(log, "target amdgcn"), "cli: an amdgcn kernel for spirv is TARGET: the message names target amdgcn",
+        "%s", log);
   free(log);
   const char *two[] = {"build/gpublob", "--no-cache", "-t", "amdgcn:gfx90a,gfx908", "examples/saxpy_amdgcn.ll",
                        "-o", tmp_path("one-name.hsaco"), NULL};
   rc = run(two, &log);
-  check(rc == 2 && contains(log, "give -o DIR/ or -o PATTERN") && !exists(tmp_path("one-name.hsaco")),
-        "cli: two outputs and a plain -o FILE is a usage error, nothing written", "rc %d: %s", rc, log);
+#define TWO "cli: two outputs and a plain -o FILE is a usage error, nothing written"
+  check(rc == 2, TWO ": exit 2", "rc %d: %s", rc, log);
+  check(contains(log, "give -o DIR/ or -o PATTERN"), TWO ": the message says what to give", "%s", log);
+  check(!exists(tmp_path("one-name.hsaco")), TWO ": nothing written", "one-name.hsaco is there");
+#undef TWO
   free(log);
   char dirslash[4300];
   snprintf(dirslash, sizeof dirslash, "%s/", dir);
@@ -182,8 +247,11 @@ static void test_cli_failure(void) {
   char p1[4400], p2[4400];
   snprintf(p1, sizeof p1, "%s/saxpy_amdgcn.amdgcn.gfx90a.hsaco", dir);
   snprintf(p2, sizeof p2, "%s/saxpy_amdgcn.amdgcn.gfx908.hsaco", dir);
-  check(rc == 0 && exists(p1) && exists(p2), "cli: -o DIR/ names each output {stem}.{target}.{chip}{suffix}",
-        "rc %d: %s", rc, log);
+#define TODIR "cli: -o DIR/ names each output {stem}.{target}.{chip}{suffix}"
+  check(rc == 0, TODIR ": exit 0", "rc %d: %s", rc, log);
+  check(exists(p1), TODIR ": the gfx90a output", "no %s", p1);
+  check(exists(p2), TODIR ": the gfx908 output", "no %s", p2);
+#undef TODIR
   free(log);
   const char *blocked = tmp_path("blocked");
   char busy[4400], first[4400], pat[4400];
@@ -195,8 +263,13 @@ static void test_cli_failure(void) {
   const char *onto[] = {"build/gpublob", "--no-cache", "-t", "amdgcn:gfx90a,gfx908", "examples/saxpy_amdgcn.ll",
                         "-o", pat, NULL};
   rc = run(onto, &log);
-  check(rc == 10 + GPUBLOB_IO && contains(log, "is a directory") && !exists(first) && leftovers(blocked, "") == 3,
-        "cli: an output that is a directory fails before any output is written", "rc %d: %s", rc, log);
+#define ONTO "cli: an output that is a directory fails before any output is written"
+  check(rc == 10 + GPUBLOB_IO, ONTO ": exit 10 + IO", "rc %d: %s", rc, log);
+  check(contains(log, "is a directory"), ONTO ": the message says it is a directory", "%s", log);
+  check(!exists(first), ONTO, "%s is there", first);
+  check(leftovers(blocked, "") == 3, ONTO ": nothing else (only ., .. and the directory)", "%d entries",
+        leftovers(blocked, ""));
+#undef ONTO
   free(log);
 }
 
@@ -218,11 +291,20 @@ static void test_provider(void) {
   int rc2 = compile_list("bench/kernels/matmul_nvptx.ll", list, 1, 0, 1, GPUBLOB_TOOL_INPROCESS, &inproc);
   char *f1 = rc ? NULL : elf_functions(&prog.outputs[0].blob, "prog.cubin");
   char *f2 = rc2 ? NULL : elf_functions(&inproc.outputs[0].blob, "inproc.cubin");
-  check(!rc && !rc2 && !strcmp(prog.outputs[0].tool, "ptxas") && !strcmp(inproc.outputs[0].tool, "nvjitlink") &&
-            elf_machine(&prog.outputs[0].blob) == 190 && elf_machine(&inproc.outputs[0].blob) == 190 &&
-            f1 && f2 && *f1 && !strcmp(f1, f2) && contains(f1, "matmul"),
-        "provider: sm_90 cubins from ptxas and from nvJitLink in-process, both EM_CUDA, the same kernels",
-        "rc %d %d, functions '%s' and '%s'", rc, rc2, f1, f2);
+#define PROV "provider: sm_90 cubins from ptxas and from nvJitLink in-process, both EM_CUDA, the same kernels"
+  const gpublob_output *p0 = prog.count > 0 ? &prog.outputs[0] : NULL, *i0 = inproc.count > 0 ? &inproc.outputs[0] : NULL;
+  check(rc == 0, PROV ": ptxas compiles", "rc %d", rc);
+  check(rc2 == 0, PROV ": nvJitLink compiles", "rc %d", rc2);
+  check_if(p0, same_str(p0->tool, "ptxas"), PROV ": the program is ptxas", "tool %s", p0->tool);
+  check_if(i0, same_str(i0->tool, "nvjitlink"), PROV ": in-process is nvjitlink", "tool %s", i0->tool);
+  check_if(p0, elf_machine(&p0->blob) == EM_CUDA, PROV ": ptxas's is EM_CUDA", "e_machine %u", elf_machine(&p0->blob));
+  check_if(i0, elf_machine(&i0->blob) == EM_CUDA, PROV ": nvJitLink's is EM_CUDA", "e_machine %u",
+           elf_machine(&i0->blob));
+  check(f1 && *f1, PROV ": ptxas's has kernels", "functions '%s'", f1 ? f1 : "(none read)");
+  check(f2 != NULL, PROV ": nvJitLink's functions are read", "rc %d", rc2);
+  check(same_str(f1, f2), PROV, "functions '%s' and '%s'", shown(f1), shown(f2));
+  check(contains(f1, "matmul"), PROV ": matmul among them", "functions '%s'", shown(f1));
+#undef PROV
   free(f1);
   free(f2);
   gpublob_result_free(&prog);
@@ -231,9 +313,17 @@ static void test_provider(void) {
   const gpublob_target_choice three[] = {{"nvptx:sm_80,sm_89,sm_90", NULL, NULL}};
   rc = compile_list("examples/saxpy_nvptx.ll", list, 1, 0, 0, 0, &prog);
   rc2 = compile_list("examples/saxpy_nvptx.ll", three, 1, 0, 0, 0, &inproc);
-  check(!rc && !rc2 && !strcmp(prog.outputs[0].tool, "ptxas") && inproc.count == 3 &&
-            !strcmp(inproc.outputs[2].tool, "nvjitlink") && elf_machine(&inproc.outputs[0].blob) == 190,
-        "provider: auto runs ptxas for one job, nvJitLink for three", "rc %d %d", rc, rc2);
+#define AUTO "provider: auto runs ptxas for one job, nvJitLink for three"
+  check(rc == 0, AUTO ": one job compiles", "rc %d", rc);
+  check(rc2 == 0, AUTO ": three jobs compile", "rc %d", rc2);
+  check_if(prog.count > 0, same_str(prog.outputs[0].tool, "ptxas"), AUTO ": one job: ptxas", "tool %s",
+           prog.outputs[0].tool);
+  check(inproc.count == 3, AUTO ": three outputs", "%zu outputs", inproc.count);
+  check_if(inproc.count > 2, same_str(inproc.outputs[2].tool, "nvjitlink"), AUTO ": three jobs: nvjitlink", "tool %s",
+           inproc.outputs[2].tool);
+  check_if(inproc.count > 0, elf_machine(&inproc.outputs[0].blob) == EM_CUDA, AUTO ": EM_CUDA", "e_machine %u",
+           elf_machine(&inproc.outputs[0].blob));
+#undef AUTO
   gpublob_result_free(&prog);
   gpublob_result_free(&inproc);
   /* a library that does not load: auto warns and runs ptxas; in-process is NOTOOL */
@@ -245,20 +335,31 @@ static void test_provider(void) {
   spill(lib, "not a library\n", 14);
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = three, .ntargets = 1, .tool_dirs = dir};
   rc = gpublob_file_compile_all(g, &o, "examples/saxpy_nvptx.ll", &prog);
-  check(!rc && prog.count == 3 && !strcmp(prog.outputs[0].tool, "ptxas") &&
-            contains(gpublob_warnings(g), "did not load") && contains(gpublob_warnings(g), "running ptxas"),
-        "provider: a library that does not load falls back to ptxas, with a warning", "rc %d: %s / %s", rc,
-        gpublob_error_message(g), gpublob_warnings(g));
+#define BADLIB "provider: a library that does not load falls back to ptxas, with a warning"
+  check(rc == 0, BADLIB ": compiles", "rc %d: %s", rc, gpublob_error_message(g));
+  check(prog.count == 3, BADLIB ": three outputs", "%zu outputs", prog.count);
+  check_if(prog.count > 0, same_str(prog.outputs[0].tool, "ptxas"), BADLIB, "tool %s", prog.outputs[0].tool);
+  check(contains(gpublob_warnings(g), "did not load"), BADLIB ": the warning says it did not load", "%s",
+        gpublob_warnings(g));
+  check(contains(gpublob_warnings(g), "running ptxas"), BADLIB ": the warning says ptxas runs", "%s",
+        gpublob_warnings(g));
+#undef BADLIB
   gpublob_result_free(&prog);
   o.tool_mode = GPUBLOB_TOOL_INPROCESS;
   rc = gpublob_file_compile_all(g, &o, "examples/saxpy_nvptx.ll", &prog);
-  check(rc == GPUBLOB_NOTOOL && contains(gpublob_error_message(g), "did not load"),
-        "provider: in-process with a library that does not load is NOTOOL", "rc %d: %s", rc, gpublob_error_message(g));
+  check(rc == GPUBLOB_NOTOOL, "provider: in-process with a library that does not load is NOTOOL", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "did not load"),
+        "provider: in-process with a library that does not load is NOTOOL: the message says so", "%s",
+        gpublob_error_message(g));
+  gpublob_result_free(&prog);
 }
 
 /* ---- fatbin: a cubin per chip and the newest chip's PTX, as fatbinary packs them ---- */
+enum { FAT_PTX = 1, FAT_ELF = 2 }; /* a fatbin entry's kind */
+
 typedef struct fat_entry {
-  unsigned kind, arch; /* kind 1 PTX, 2 ELF */
+  unsigned kind, arch; /* FAT_PTX or FAT_ELF */
   int elf;             /* the payload starts with an ELF header */
 } fat_entry;
 
@@ -281,16 +382,16 @@ static int fat_entries(const gpublob_blob *b, fat_entry *e, int max) {
     memcpy(&arch, b->data + off + 0x1c, 4);
     e[n].kind = b->data[off] | b->data[off + 1] << 8;
     e[n].arch = arch;
-    e[n].elf = off + ehs + 4 <= b->size && !memcmp(b->data + off + ehs, "\177ELF", 4);
+    e[n].elf = off + ehs <= b->size && is_elf(b->data + off + ehs, b->size - off - ehs);
     off += ehs + psize;
   }
   return n;
 }
 
-/* An entry of this kind (1 PTX, 2 ELF, whose payload is an ELF header) for arch. */
+/* An entry of this kind (FAT_PTX, or FAT_ELF whose payload is an ELF header) for arch. */
 static int has_entry(const fat_entry *e, int n, unsigned kind, unsigned arch) {
   for (int i = 0; i < n; i++)
-    if (e[i].kind == kind && e[i].arch == arch && (kind != 2 || e[i].elf)) return 1;
+    if (e[i].kind == kind && e[i].arch == arch && (kind != FAT_ELF || e[i].elf)) return 1;
   return 0;
 }
 
@@ -298,24 +399,35 @@ static void test_fatbin(void) {
   gpublob_result r = {0};
   const gpublob_target_choice amd[] = {{"amdgcn:gfx90a", NULL, NULL}};
   int rc = compile_list("examples/saxpy_amdgcn.ll", amd, 1, GPUBLOB_FORMAT_FATBIN, 0, 0, &r);
-  check(rc == GPUBLOB_FORMAT && contains(gpublob_error_message(g), "no fatbin"),
-        "fatbin: a target whose spec has no pack step is FORMAT", "rc %d", rc);
+  check(rc == GPUBLOB_FORMAT, "fatbin: a target whose spec has no pack step is FORMAT", "rc %d", rc);
+  check(contains(gpublob_error_message(g), "no fatbin"),
+        "fatbin: a target whose spec has no pack step is FORMAT: the message says no fatbin", "%s",
+        gpublob_error_message(g));
   if (!have_ptxas()) {
     skip("fatbin: a cubin per chip and the newest chip's PTX", "CUDA toolkit not found");
     return;
   }
   const gpublob_target_choice nv[] = {{"nvptx:sm_90,sm_80", NULL, NULL}, {"nvptx:sm_89", NULL, NULL}};
   rc = compile_list("examples/saxpy_nvptx.ll", nv, 2, GPUBLOB_FORMAT_FATBIN, 0, 0, &r);
-  fat_entry e[8];
+  fat_entry e[8] = {{0}};
+#define ONE "fatbin: one per target choice: ELF sm_90, ELF sm_80, and only the newest's PTX (sm_90)"
+  check(rc == 0, ONE ": compiles", "rc %d: %s", rc, gpublob_error_message(g));
+  check(r.count == 2, ONE ": two outputs", "%zu outputs", r.count);
   int n = rc || r.count != 2 ? -1 : fat_entries(&r.outputs[0].blob, e, 8);
-  check(n == 3 && has_entry(e, n, 2, 90) && has_entry(e, n, 2, 80) && has_entry(e, n, 1, 90) &&
-            !has_entry(e, n, 1, 80) && !strcmp(r.outputs[0].chip, "sm_90,sm_80") &&
-            !strcmp(r.outputs[0].blob.suffix, ".fatbin") && !strcmp(r.outputs[0].tool, "fatbinary"),
-        "fatbin: one per target choice: ELF sm_90, ELF sm_80, and only the newest's PTX (sm_90)", "rc %d, %d entries", rc,
-        n);
+  check(n == 3, ONE ": 3 entries", "%d entries", n);
+  check(has_entry(e, n, FAT_ELF, 90), ONE ": ELF sm_90", "%d entries", n);
+  check(has_entry(e, n, FAT_ELF, 80), ONE ": ELF sm_80", "%d entries", n);
+  check(has_entry(e, n, FAT_PTX, 90), ONE ": PTX sm_90", "%d entries", n);
+  check_if(n >= 0, !has_entry(e, n, FAT_PTX, 80), ONE ": no PTX sm_80", "%d entries", n);
+  const gpublob_output *x = r.count > 0 ? &r.outputs[0] : NULL;
+  check_if(x, same_str(x->chip, "sm_90,sm_80"), ONE ": chip sm_90,sm_80", "chip %s", x->chip);
+  check_if(x, same_str(x->blob.suffix, ".fatbin"), ONE ": suffix .fatbin", "suffix %s", x->blob.suffix);
+  check_if(x, same_str(x->tool, "fatbinary"), ONE ": made by fatbinary", "tool %s", x->tool);
+#undef ONE
   n = rc || r.count != 2 ? -1 : fat_entries(&r.outputs[1].blob, e, 8);
-  check(n == 2 && has_entry(e, n, 2, 89) && has_entry(e, n, 1, 89),
-        "fatbin: a single chip packs its cubin and its PTX", "%d entries", n);
+  check(n == 2, "fatbin: a single chip packs its cubin and its PTX: 2 entries", "%d entries", n);
+  check(has_entry(e, n, FAT_ELF, 89), "fatbin: a single chip packs its cubin and its PTX: ELF sm_89", "%d entries", n);
+  check(has_entry(e, n, FAT_PTX, 89), "fatbin: a single chip packs its cubin and its PTX: PTX sm_89", "%d entries", n);
   gpublob_result_free(&r);
   /* the CLI: -f fatbin gives one file */
   const char *out = tmp_path("saxpy.fatbin");
@@ -327,8 +439,12 @@ static void test_fatbin(void) {
   unsigned char *data = slurp(out, &size);
   gpublob_blob b = {data, size, NULL};
   n = data ? fat_entries(&b, e, 8) : -1;
-  check(rc == 0 && n == 3 && has_entry(e, n, 1, 90) && has_entry(e, n, 2, 80), "cli: -f fatbin -t nvptx:sm_80,sm_90 writes one fatbin",
-        "rc %d, %d entries: %s", rc, n, log);
+#define CLI_FAT "cli: -f fatbin -t nvptx:sm_80,sm_90 writes one fatbin"
+  check(rc == 0, CLI_FAT ": exit 0", "rc %d: %s", rc, log);
+  check(n == 3, CLI_FAT ": 3 entries", "%d entries", n);
+  check(has_entry(e, n, FAT_PTX, 90), CLI_FAT ": PTX sm_90", "%d entries", n);
+  check(has_entry(e, n, FAT_ELF, 80), CLI_FAT ": ELF sm_80", "%d entries", n);
+#undef CLI_FAT
   free(data);
   free(log);
 }

@@ -12,6 +12,7 @@
 ** every launch case is reported skipped with launch_cuda's reason: a launch
 ** counts as a pass only when it ran on a GPU and matched. */
 #define _POSIX_C_SOURCE 200809L
+#include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,7 +195,9 @@ static char *compile(const blob_case *c) {
   char *out = NULL, label[320];
   int rc = run_limited(argv, &out);
   snprintf(label, sizeof label, "compile %s", name);
-  check(rc == 0 && exists(out_path), label, "%s: %s", status_text(rc), last_line(out));
+  check(rc == 0, label, "%s: %s", status_text(rc), last_line(out));
+  snprintf(label, sizeof label, "compile %s: writes the output", name);
+  check(exists(out_path), label, "no %s", out_path);
   free(out);
   if (rc == 0 && exists(out_path)) return out_path;
   free(out_path);
@@ -208,7 +211,9 @@ static char *extract(const char *mlir, const char *suffix) {
   char *out = NULL, label[320];
   int rc = run_limited(argv, &out);
   snprintf(label, sizeof label, "launch_cuda --extract %s", strrchr(blob, '/') + 1);
-  check(rc == 0 && exists(blob), label, "%s: %s", status_text(rc), last_line(out));
+  check(rc == 0, label, "%s: %s", status_text(rc), last_line(out));
+  snprintf(label, sizeof label, "launch_cuda --extract %s: writes the blob", strrchr(blob, '/') + 1);
+  check(exists(blob), label, "no %s", blob);
   free(out);
   if (rc == 0 && exists(blob)) return blob;
   free(blob);
@@ -230,12 +235,12 @@ static int has_function(const char *listing, const char *symbol) {
   return 0;
 }
 
-/* An ELF for CUDA (EM_CUDA 190) built for sm, with the kernel's symbol. */
+/* An ELF for CUDA (EM_CUDA) built for sm, with the kernel's symbol: a check each. */
 static void check_cubin(const char *path, const blob_case *c) {
   size_t size = 0;
   unsigned char *p = slurp(path, &size);
-  unsigned machine = p && size > 20 ? (unsigned)p[18] | (unsigned)p[19] << 8 : 0;
-  int elf = p && size > 20 && !memcmp(p, "\177ELF", 4);
+  unsigned machine = p && size > 20 ? elf_machine_of(p, size) : 0;
+  int elf = p && size > 20 && is_elf(p, size);
   free(p);
   const char *header[] = {READELF, "-h", path, NULL}, *syms[] = {READELF, "--syms", path, NULL};
   char *h = NULL, *s = NULL, name[256], label[400], flags[64];
@@ -243,10 +248,16 @@ static void check_cubin(const char *path, const blob_case *c) {
   run_limited(syms, &s);
   snprintf(flags, sizeof flags, ", %s\n", c->sm);
   case_name(c, name, sizeof name);
-  snprintf(label, sizeof label, "blob %s: a CUDA ELF for %s with FUNC %s (%zu bytes)", name, c->sm, c->k->symbol, size);
-  check(elf && machine == 190 && contains(h, flags) && has_function(s, c->k->symbol), label,
-        "elf %d, machine %u, flags %s, symbol %s", elf, machine, contains(h, flags) ? "ok" : "wrong",
-        has_function(s, c->k->symbol) ? "found" : "missing");
+  snprintf(label, sizeof label, "blob %s: a CUDA ELF for %s with FUNC %s (%zu bytes): an ELF", name, c->sm,
+           c->k->symbol, size);
+  check(elf, label, "%zu bytes, not an ELF", size);
+  snprintf(label, sizeof label, "blob %s: a CUDA ELF for %s with FUNC %s: e_machine EM_CUDA", name, c->sm, c->k->symbol);
+  check(machine == EM_CUDA, label, "e_machine %u", machine);
+  snprintf(label, sizeof label, "blob %s: a CUDA ELF for %s with FUNC %s: llvm-readelf -h names %s", name, c->sm,
+           c->k->symbol, c->sm);
+  check(contains(h, flags), label, "no '%.*s' in the header", (int)strlen(flags) - 1, flags);
+  snprintf(label, sizeof label, "blob %s: a CUDA ELF for %s with FUNC %s", name, c->sm, c->k->symbol);
+  check(has_function(s, c->k->symbol), label, "no FUNC %s in llvm-readelf --syms", c->k->symbol);
   free(h);
   free(s);
 }
@@ -355,10 +366,21 @@ static void test_extraction(const kernel *k) {
   snprintf(target, sizeof target, "nvptx:%s", gpu.sm);
   const char *argv[] = {GPUBLOB, "--no-cache", "--tool-mode", "program", "-t", target, bc, "-o", from_ir, NULL};
   int rc = bc ? run_limited(argv, NULL) : -1;
+  snprintf(label, sizeof label, "extract %s.mlir: the bin is the cubin gpublob compiles from its LLVM IR: a bin extracted",
+           k->file);
+  check(cubin != NULL, label, "nothing extracted");
+  snprintf(label, sizeof label, "extract %s.mlir: the bin is the cubin gpublob compiles from its LLVM IR: the offload "
+           "bitcode extracted", k->file);
+  check(bc != NULL, label, "nothing extracted");
+  snprintf(label, sizeof label, "extract %s.mlir: the bin is the cubin gpublob compiles from its LLVM IR: it compiles",
+           k->file);
+  check_if(bc, rc == 0, label, "%s", status_text(rc));
   snprintf(label, sizeof label, "extract %s.mlir: the bin is the cubin gpublob compiles from its LLVM IR, byte for byte", k->file);
-  check(cubin && rc == 0 && same_file(cubin, from_ir), label, "%s", !cubin || !bc ? "nothing extracted" : status_text(rc));
+  check_if(cubin && rc == 0, same_file(cubin, from_ir), label, "%s", "differ");
+  snprintf(label, sizeof label, "extract %s.mlir: nvvm.cubin (--attach legacy) extracted", k->file);
+  check(legacy_cubin != NULL, label, "nothing extracted");
   snprintf(label, sizeof label, "extract %s.mlir: nvvm.cubin (--attach legacy) holds the same bytes as bin", k->file);
-  check(cubin && legacy_cubin && same_file(cubin, legacy_cubin), label, "%s", "differ");
+  check_if(cubin && legacy_cubin, same_file(cubin, legacy_cubin), label, "%s", "differ");
   launch(legacy_mlir, &legacy, 0);
   free(bin_mlir), free(llvm_mlir), free(legacy_mlir), free(cubin), free(bc), free(legacy_cubin), free(from_ir);
 }
@@ -402,14 +424,19 @@ static void test_stub(void) {
     rc = device_sm_with(dir, &out);
     first_line(out, line, sizeof line);
   }
-  check(rc == SKIP_CODE && !strncmp(line, "skip: stub driver", 17), name, "%s: %s", status_text(rc), line);
+  check(rc == SKIP_CODE, name, "%s: %s", status_text(rc), line);
+  check(!strncmp(line, "skip: stub driver", 17), "launch_cuda: the toolkit's stub as libcuda.so.1: 'skip: stub driver'",
+        "%s", line);
   free(out), free(dir), free(link);
 }
 
 static void expect_exit(const char *name, int want, const char *need, const char *const *argv) {
   char *out = NULL;
   int rc = run_limited(argv, &out);
-  check(rc == want && contains(out, need), name, "%s: %s", status_text(rc), last_line(out));
+  char label[300];
+  check(rc == want, name, "%s, want exit %d: %s", status_text(rc), want, last_line(out));
+  snprintf(label, sizeof label, "%s: says '%s'", name, need);
+  check(contains(out, need), label, "%s", last_line(out));
   free(out);
 }
 

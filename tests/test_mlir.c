@@ -3,6 +3,7 @@
 ** errors with MLIR's own locations, the caller's module left as it was, the
 ** result going on through mlir-opt-22 --gpu-to-llvm and mlir-translate-22, and
 ** the same objects and kernel symbols as mlir-opt-22 --gpu-module-to-binary. */
+#include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,10 +130,16 @@ static int read_objects(const void *text, size_t size, objects *os) {
   return ok;
 }
 
-static unsigned elf_machine(const object *o) {
-  if (o->size < 20 || memcmp(o->data, "\177ELF", 4)) return 0;
-  return (unsigned)o->data[18] | (unsigned)o->data[19] << 8;
-}
+static unsigned elf_machine(const object *o) { return elf_machine_of(o->data, o->size); }
+
+/* The SM of a cubin: bits 8-15 of its ELF64 e_flags (80 for sm_80), as ptxas writes them. */
+static unsigned cuda_sm(const object *o) { return elf_flags_of(o->data, o->size) >> 8 & 0xff; }
+
+/* A #gpu.object's format (MLIR's gpu::CompilationTarget, GPUOpsEnums.h.inc). */
+enum { FORMAT_OFFLOAD = 1, FORMAT_ASSEMBLY = 2, FORMAT_BINARY = 3, FORMAT_FATBIN = 4 };
+
+/* The blob's text for a message. */
+static const char *text_of(const gpublob_blob *b) { return b->data ? (const char *)b->data : "(no blob)"; }
 
 /* The global function symbols of an ELF blob, sorted, blank-separated. */
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -168,8 +175,8 @@ static int compile_mlir(const char *path, const gpublob_options *o, gpublob_blob
 /* ---- gpu-dialect input, lowered in-process, attached as gpu.binary ---- */
 static void test_gpu_dialect_binary(void) {
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION};
-  gpublob_blob b;
-  objects os;
+  gpublob_blob b = {0};
+  objects os = {0};
   if (!have_ptxas()) {
     skip("mlir: gpu dialect to a cubin in gpu.binary", "ptxas (CUDA toolkit) not found");
     return;
@@ -178,39 +185,57 @@ static void test_gpu_dialect_binary(void) {
   int ok = !rc && read_objects(b.data, b.size, &os);
   char syms[512] = "";
   if (ok && os.n == 1) kernel_symbols(os.o[0].data, os.o[0].size, "saxpy.cubin", syms, sizeof syms);
-  check(ok && os.binaries == 1 && os.modules == 0 && os.n == 1 && elf_machine(&os.o[0]) == 190 &&
-            os.o[0].format == 3 && contains(os.o[0].target, "#nvvm.target") &&
-            !strcmp(syms, "saxpy") && contains((char *)b.data, "gpu.binary @kernels <#gpu.select_object") &&
-            contains((char *)b.data, "gpu.launch_func"),
-        "mlir: gpu dialect to a cubin in gpu.binary", "rc %d, %d objects, symbols '%s'", rc,
-        ok ? os.n : -1, syms);
-  if (ok) objects_free(&os);
+#define GPU "mlir: gpu dialect to a cubin in gpu.binary"
+  check(rc == 0, GPU ": compiles", "rc %d", rc);
+  check(ok, GPU ": the output parses", "rc %d", rc);
+  check_if(ok, os.binaries == 1, GPU ": one gpu.binary", "%d", os.binaries);
+  check_if(ok, os.modules == 0, GPU ": no gpu.module left", "%d", os.modules);
+  check_if(ok, os.n == 1, GPU ": one object", "%d objects", os.n);
+  check_if(ok && os.n > 0, elf_machine(&os.o[0]) == EM_CUDA, GPU ": e_machine EM_CUDA", "e_machine %u",
+           elf_machine(&os.o[0]));
+  check_if(ok && os.n > 0, os.o[0].format == FORMAT_BINARY, GPU ": format bin", "format %u", os.o[0].format);
+  check_if(ok && os.n > 0, contains(os.o[0].target, "#nvvm.target"), GPU ": #nvvm.target", "%s", os.o[0].target);
+  check(same_str(syms, "saxpy"), GPU, "symbols '%s'", syms);
+  check(contains((char *)b.data, "gpu.binary @kernels <#gpu.select_object"), GPU ": gpu.binary @kernels with "
+        "#gpu.select_object", "%.300s", text_of(&b));
+  check(contains((char *)b.data, "gpu.launch_func"), GPU ": gpu.launch_func kept", "%.300s", text_of(&b));
+#undef GPU
+  objects_free(&os);
   gpublob_blob_free(&b);
 }
 
 /* ---- several targets on one gpu.module, from its own attributes ---- */
 static void test_module_targets(void) {
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION};
-  gpublob_blob b;
-  objects os;
+  gpublob_blob b = {0};
+  objects os = {0};
   if (!have_ptxas()) {
     skip("mlir: three target attributes give three objects", "ptxas (CUDA toolkit) not found");
     return;
   }
   int rc = compile_mlir("tests/mlir/multi_target.mlir", &o, &b);
-  int ok = !rc && read_objects(b.data, b.size, &os) && os.n == 3;
-  check(ok && elf_machine(&os.o[0]) == 190 && elf_machine(&os.o[1]) == 190 &&
-            elf_machine(&os.o[2]) == 224 && os.o[0].data[49] == 80 && os.o[1].data[49] == 90 &&
-            contains(os.o[2].target, "gfx90a"),
-        "mlir: three target attributes give three objects", "rc %d, %d objects", rc, ok ? os.n : -1);
+  int parsed = !rc && read_objects(b.data, b.size, &os), ok = parsed && os.n == 3;
+#define THREE "mlir: three target attributes give three objects"
+  check(rc == 0, THREE ": compiles", "rc %d", rc);
+  check(parsed, THREE ": the output parses", "rc %d", rc);
+  check_if(parsed, os.n == 3, THREE, "%d objects", os.n);
+  check_if(ok, elf_machine(&os.o[0]) == EM_CUDA, THREE ": the first is EM_CUDA", "e_machine %u", elf_machine(&os.o[0]));
+  check_if(ok, elf_machine(&os.o[1]) == EM_CUDA, THREE ": the second is EM_CUDA", "e_machine %u",
+           elf_machine(&os.o[1]));
+  check_if(ok, elf_machine(&os.o[2]) == EM_AMDGPU, THREE ": the third is EM_AMDGPU", "e_machine %u",
+           elf_machine(&os.o[2]));
+  check_if(ok, cuda_sm(&os.o[0]) == 80, THREE ": the first is for sm_80", "sm %u", cuda_sm(&os.o[0]));
+  check_if(ok, cuda_sm(&os.o[1]) == 90, THREE ": the second is for sm_90", "sm %u", cuda_sm(&os.o[1]));
+  check_if(ok, contains(os.o[2].target, "gfx90a"), THREE ": the third is for gfx90a", "%s", os.o[2].target);
+#undef THREE
   char a[256] = "", c[256] = "";
   if (ok) {
     kernel_symbols(os.o[0].data, os.o[0].size, "axpy.cubin", a, sizeof a);
     kernel_symbols(os.o[2].data, os.o[2].size, "axpy.hsaco", c, sizeof c);
   }
-  check(ok && !strcmp(a, "axpy") && contains(c, "axpy"), "mlir: each object holds the kernel",
-        "'%s' / '%s'", a, c);
-  if (ok) objects_free(&os);
+  check_if(ok, same_str(a, "axpy"), "mlir: each object holds the kernel: the cubin", "'%s'", a);
+  check_if(ok, contains(c, "axpy"), "mlir: each object holds the kernel: the hsaco", "'%s'", c);
+  objects_free(&os);
   gpublob_blob_free(&b);
 }
 
@@ -218,41 +243,65 @@ static void test_module_targets(void) {
 static void test_choices_and_formats(void) {
   gpublob_target_choice list[] = {{"amdgcn:gfx90a", NULL, NULL}, {"amdgcn", "gfx1030", NULL}};
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = list, .ntargets = 2};
-  gpublob_blob b;
-  objects os;
+  gpublob_blob b = {0};
+  objects os = {0};
   int rc = compile_mlir("tests/mlir/multi_target.mlir", &o, &b);
-  int ok = !rc && read_objects(b.data, b.size, &os) && os.n == 2;
-  check(ok && elf_machine(&os.o[0]) == 224 && contains(os.o[0].target, "gfx90a") &&
-            contains(os.o[1].target, "gfx1030") && !contains((char *)b.data, "nvvm.target"),
-        "mlir: a target list replaces the module's attributes", "rc %d", rc);
-  if (ok) objects_free(&os);
+  int parsed = !rc && read_objects(b.data, b.size, &os), ok = parsed && os.n == 2;
+#define LIST "mlir: a target list replaces the module's attributes"
+  check(rc == 0, LIST ": compiles", "rc %d", rc);
+  check(parsed, LIST ": the output parses", "rc %d", rc);
+  check_if(parsed, os.n == 2, LIST ": two objects", "%d objects", os.n);
+  check_if(ok, elf_machine(&os.o[0]) == EM_AMDGPU, LIST ": EM_AMDGPU", "e_machine %u", elf_machine(&os.o[0]));
+  check_if(ok, contains(os.o[0].target, "gfx90a"), LIST ": the first for gfx90a", "%s", os.o[0].target);
+  check_if(ok, contains(os.o[1].target, "gfx1030"), LIST ": the second for gfx1030", "%s", os.o[1].target);
+  check(lacks((char *)b.data, "nvvm.target"), LIST, "%.300s", text_of(&b));
+#undef LIST
+  objects_free(&os);
   gpublob_blob_free(&b);
 
   o = (gpublob_options){.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn",
                         .format = GPUBLOB_FORMAT_ASM};
   rc = compile_mlir("tests/mlir/two_modules.mlir", &o, &b);
-  ok = !rc && read_objects(b.data, b.size, &os) && os.n == 2 && os.binaries == 2;
-  check(ok && os.o[0].format == 2 && contains((char *)os.o[0].data, ".amdhsa_kernel fill") &&
-            contains((char *)os.o[1].data, "s_barrier") && contains((char *)b.data, "assembly = \""),
-        "mlir: format asm gives assembly objects, one gpu.binary per gpu.module", "rc %d", rc);
-  if (ok) objects_free(&os);
+  parsed = !rc && read_objects(b.data, b.size, &os);
+  ok = parsed && os.n == 2;
+#define ASM "mlir: format asm gives assembly objects, one gpu.binary per gpu.module"
+  check(rc == 0, ASM ": compiles", "rc %d", rc);
+  check(parsed, ASM ": the output parses", "rc %d", rc);
+  check_if(parsed, os.n == 2, ASM ": two objects", "%d objects", os.n);
+  check_if(parsed, os.binaries == 2, ASM, "%d gpu.binary", os.binaries);
+  check_if(ok, os.o[0].format == FORMAT_ASSEMBLY, ASM ": format assembly", "format %u", os.o[0].format);
+  check_if(ok, contains((char *)os.o[0].data, ".amdhsa_kernel fill"), ASM ": the first has .amdhsa_kernel fill", NULL);
+  check_if(ok, contains((char *)os.o[1].data, "s_barrier"), ASM ": the second has s_barrier", NULL);
+  check(contains((char *)b.data, "assembly = \""), ASM ": assembly = \"...\"", "%.300s", text_of(&b));
+#undef ASM
+  objects_free(&os);
   gpublob_blob_free(&b);
 
   o.format = GPUBLOB_FORMAT_LLVM;
   rc = compile_mlir("tests/mlir/two_kernels.mlir", &o, &b);
-  ok = !rc && read_objects(b.data, b.size, &os) && os.n == 1;
+  parsed = !rc && read_objects(b.data, b.size, &os);
+  ok = parsed && os.n == 1;
   char *dis = NULL;
+  int dis_rc = -1;
   if (ok) { /* llvm-dis reads the object back: both kernels, for amdgcn */
     const char *bc = tmp_path("offload.bc");
     spill(bc, os.o[0].data, os.o[0].size);
     const char *argv[] = {LLVM_BINDIR "/llvm-dis", bc, "-o", "-", NULL};
-    if (run(argv, &dis)) ok = 0;
+    dis_rc = run(argv, &dis);
   }
-  check(ok && os.o[0].format == 1 && dis && contains(dis, "amdgcn-amd-amdhsa") &&
-            contains(dis, "@scale(") && contains(dis, "@rowsum(") && contains((char *)b.data, "offload = \""),
-        "mlir: format llvm gives bitcode offload objects that llvm-dis reads", "rc %d", rc);
+#define OFF "mlir: format llvm gives bitcode offload objects that llvm-dis reads"
+  check(rc == 0, OFF ": compiles", "rc %d", rc);
+  check(parsed, OFF ": the output parses", "rc %d", rc);
+  check_if(parsed, os.n == 1, OFF ": one object", "%d objects", os.n);
+  check_if(ok, os.o[0].format == FORMAT_OFFLOAD, OFF ": format offload", "format %u", os.o[0].format);
+  check_if(ok, dis_rc == 0 && dis, OFF, "llvm-dis exit %d: %s", dis_rc, dis ? dis : "");
+  check(contains(dis, "amdgcn-amd-amdhsa"), OFF ": for amdgcn-amd-amdhsa", NULL);
+  check(contains(dis, "@scale("), OFF ": @scale", NULL);
+  check(contains(dis, "@rowsum("), OFF ": @rowsum", NULL);
+  check(contains((char *)b.data, "offload = \""), OFF ": offload = \"...\"", "%.300s", text_of(&b));
+#undef OFF
   free(dis);
-  if (ok) objects_free(&os);
+  objects_free(&os);
   gpublob_blob_free(&b);
 }
 
@@ -261,33 +310,53 @@ static void test_pool(void) {
   int cuda = have_ptxas();
   gpublob_target_choice list[] = {{"amdgcn:gfx90a,gfx908", NULL, NULL}, {"nvptx:sm_80,sm_90", NULL, NULL}};
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = list, .ntargets = cuda ? 2 : 1, .jobs = 1};
-  gpublob_blob serial, par;
+  gpublob_blob serial = {0}, par = {0};
   int rc = compile_mlir("tests/mlir/two_modules.mlir", &o, &serial);
   o.jobs = 4;
   int rc2 = compile_mlir("tests/mlir/two_modules.mlir", &o, &par);
   gpublob_stats st;
   gpublob_stats_get(g, &st, sizeof st);
-  objects os;
-  int ok = !rc && !rc2 && serial.size == par.size && !memcmp(serial.data, par.data, par.size) &&
-           read_objects(par.data, par.size, &os);
+  objects os = {0};
+  int ok = !rc2 && read_objects(par.data, par.size, &os);
   int per = cuda ? 4 : 2;
-  check(ok && os.binaries == 2 && os.n == 2 * per && st.jobs == (size_t)(2 * per) &&
-            contains(os.o[0].target, "gfx90a") && contains(os.o[1].target, "gfx908") &&
-            (!cuda || (contains(os.o[2].target, "sm_80") && elf_machine(&os.o[3]) == 190 && os.o[3].data[49] == 90)),
-        cuda ? "mlir: 2 gpu.modules x (2 amdgcn + 2 nvptx chips) on 1 and 4 threads: the same module, objects in order"
-             : "mlir: 2 gpu.modules x 2 amdgcn chips on 1 and 4 threads: the same module, objects in order",
-        "rc %d %d, %d objects, %zu jobs", rc, rc2, ok ? os.n : -1, st.jobs);
-  if (ok) objects_free(&os);
+  const char *pool = cuda ? "mlir: 2 gpu.modules x (2 amdgcn + 2 nvptx chips) on 1 and 4 threads: the same module, "
+                            "objects in order"
+                          : "mlir: 2 gpu.modules x 2 amdgcn chips on 1 and 4 threads: the same module, objects in order";
+  char label[300];
+#define POOL(what) (snprintf(label, sizeof label, "%s: %s", pool, what), label)
+  check(rc == 0, POOL("1 thread compiles"), "rc %d", rc);
+  check(rc2 == 0, POOL("4 threads compile"), "rc %d", rc2);
+  check_if(!rc && !rc2, serial.size == par.size && !memcmp(serial.data, par.data, par.size), POOL("the same module"),
+           "%zu bytes against %zu", serial.size, par.size);
+  check(ok, POOL("the output parses"), "rc %d", rc2);
+  check_if(ok, os.binaries == 2, POOL("two gpu.binary"), "%d", os.binaries);
+  check_if(ok, os.n == 2 * per, POOL("an object per module and chip"), "%d objects", os.n);
+  check(st.jobs == (size_t)(2 * per), POOL("a job per module and chip"), "%zu jobs", st.jobs);
+  check_if(ok && os.n > 0, contains(os.o[0].target, "gfx90a"), POOL("object 0 for gfx90a"), "%s", os.o[0].target);
+  check_if(ok && os.n > 1, contains(os.o[1].target, "gfx908"), POOL("object 1 for gfx908"), "%s", os.o[1].target);
+  if (cuda) {
+    check_if(ok && os.n > 2, contains(os.o[2].target, "sm_80"), POOL("object 2 for sm_80"), "%s", os.o[2].target);
+    check_if(ok && os.n > 3, elf_machine(&os.o[3]) == EM_CUDA, POOL("object 3 is EM_CUDA"), "e_machine %u",
+             elf_machine(&os.o[3]));
+    check_if(ok && os.n > 3, cuda_sm(&os.o[3]) == 90, POOL("object 3 is for sm_90"), "sm %u", cuda_sm(&os.o[3]));
+  }
+#undef POOL
+  objects_free(&os);
   gpublob_blob_free(&serial);
   gpublob_blob_free(&par);
   /* the first failing job in order is the error, named with its gpu.module; nothing changes */
   gpublob_target_choice bad[] = {{"amdgcn:gfx908,gfx1100", NULL, NULL}};
   o = (gpublob_options){.version = GPUBLOB_OPTIONS_VERSION, .targets = bad, .ntargets = 1, .jobs = 4};
   rc = gpublob_mlir_file_compile(g, &o, "examples/saxpy.mlir", &par);
-  check(rc == GPUBLOB_NOLIB && contains(gpublob_error_message(g), "gpu.module @kernels (amdgcn gfx1100)") &&
-            contains(gpublob_error_message(g), "oclc_isa_version_1100.bc") && !par.data,
-        "mlir: a failing job fails the call, its message naming the gpu.module and chip", "rc %d: %s", rc,
+#define FAIL "mlir: a failing job fails the call, its message naming the gpu.module and chip"
+  check(rc == GPUBLOB_NOLIB, FAIL ": NOLIB", "rc %d: %s", rc, gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "gpu.module @kernels (amdgcn gfx1100)"), FAIL, "%s",
         gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "oclc_isa_version_1100.bc"), FAIL ": the library", "%s",
+        gpublob_error_message(g));
+  check(!par.data, FAIL ": no blob", "a blob of %zu bytes", par.size);
+#undef FAIL
+  gpublob_blob_free(&par);
 }
 
 /* ---- fatbin objects: a cubin per chip and the newest's PTX in one #gpu.object ---- */
@@ -299,16 +368,21 @@ static void test_fatbin(void) {
   gpublob_target_choice list[] = {{"nvptx:sm_80,sm_90", NULL, NULL}};
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = list, .ntargets = 1,
                        .format = GPUBLOB_FORMAT_FATBIN};
-  gpublob_blob b;
-  objects os;
+  gpublob_blob b = {0};
+  objects os = {0};
   int rc = compile_mlir("examples/saxpy.mlir", &o, &b);
-  int ok = !rc && read_objects(b.data, b.size, &os) && os.n == 1;
+  int parsed = !rc && read_objects(b.data, b.size, &os), ok = parsed && os.n == 1;
   uint32_t magic = 0;
   if (ok && os.o[0].size >= 4) memcpy(&magic, os.o[0].data, 4);
-  check(ok && os.o[0].format == 4 && magic == 0xBA55ED50u && contains(os.o[0].target, "sm_90"),
-        "mlir: -f fatbin with two chips gives one fatbin object (format fatbin), named for the newest chip",
-        "rc %d, %d objects, magic %08x", rc, ok ? os.n : -1, magic);
-  if (ok) objects_free(&os);
+#define FAT "mlir: -f fatbin with two chips gives one fatbin object (format fatbin), named for the newest chip"
+  check(rc == 0, FAT ": compiles", "rc %d", rc);
+  check(parsed, FAT ": the output parses", "rc %d", rc);
+  check_if(parsed, os.n == 1, FAT ": one object", "%d objects", os.n);
+  check_if(ok, os.o[0].format == FORMAT_FATBIN, FAT ": format fatbin", "format %u", os.o[0].format);
+  check(magic == 0xBA55ED50u, FAT ": the fatbin magic", "magic %08x", magic);
+  check_if(ok, contains(os.o[0].target, "sm_90"), FAT, "%s", os.o[0].target);
+#undef FAT
+  objects_free(&os);
   gpublob_blob_free(&b);
 
   /* a fatbinary that fails: the error names the first gpu.module's pack, not the last job's */
@@ -323,10 +397,13 @@ static void test_fatbin(void) {
   run(ch, NULL);
   o.tool_dirs = dir;
   rc = compile_mlir("tests/mlir/two_modules.mlir", &o, &b);
-  check(rc == GPUBLOB_TOOL && contains(gpublob_error_message(g), "gpu.module @first") &&
-            contains(gpublob_error_message(g), "packing refused") && !b.data,
-        "mlir: a failing fatbinary names the gpu.module whose pack failed", "rc %d: %s", rc,
+#define PACK "mlir: a failing fatbinary names the gpu.module whose pack failed"
+  check(rc == GPUBLOB_TOOL, PACK ": TOOL", "rc %d: %s", rc, gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "gpu.module @first"), PACK, "%s", gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "packing refused"), PACK ": with the tool's stderr", "%s",
         gpublob_error_message(g));
+  check(!b.data, PACK ": no blob", "a blob of %zu bytes", b.size);
+#undef PACK
   gpublob_blob_free(&b);
 }
 
@@ -334,46 +411,64 @@ static void test_fatbin(void) {
 static void test_legacy_and_bytecode(void) {
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn",
                        .attach = GPUBLOB_ATTACH_LEGACY};
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = compile_mlir("examples/saxpy.mlir", &o, &b);
   object h;
   int got = !rc && legacy_blob(b.data, b.size, "rocdl.hsaco", &h); /* the output parses again */
-  check(got && elf_machine(&h) == 224 && contains((char *)b.data, "gpu.module @kernels") &&
-            !contains((char *)b.data, "gpu.binary"),
-        "mlir: legacy attach keeps the gpu.module and adds rocdl.hsaco", "rc %d", rc);
+#define LEGACY "mlir: legacy attach keeps the gpu.module and adds rocdl.hsaco"
+  check(rc == 0, LEGACY ": compiles", "rc %d", rc);
+  check(got, LEGACY ": the output parses, with rocdl.hsaco", "rc %d", rc);
+  check_if(got, elf_machine(&h) == EM_AMDGPU, LEGACY ": EM_AMDGPU", "e_machine %u", elf_machine(&h));
+  check(contains((char *)b.data, "gpu.module @kernels"), LEGACY, "%.300s", text_of(&b));
+  check(lacks((char *)b.data, "gpu.binary"), LEGACY ": no gpu.binary", "%.300s", text_of(&b));
+#undef LEGACY
   if (got) free(h.data);
   gpublob_blob_free(&b);
 
   o.attach = GPUBLOB_ATTACH_BINARY;
   o.flags = GPUBLOB_FLAG_MLIR_BYTECODE;
   rc = compile_mlir("examples/saxpy.mlir", &o, &b);
-  check(!rc && b.size > 4 && !memcmp(b.data, "ML\xefR", 4) && !strcmp(b.suffix, ".mlirbc"),
-        "mlir: bytecode output", "rc %d", rc);
+  check(rc == 0, "mlir: bytecode output", "rc %d", rc);
+  check(b.size > 4, "mlir: bytecode output: more than 4 bytes", "%zu bytes", b.size);
+  check_if(b.data && b.size >= 4, !memcmp(b.data, "ML\xefR", 4), "mlir: bytecode output: the MLIR bytecode magic",
+           NULL);
+  check(same_str(b.suffix, ".mlirbc"), "mlir: bytecode output: suffix .mlirbc", "suffix %s",
+        b.suffix ? b.suffix : "(none)");
   /* bytecode input: the unlowered module, written as bytecode by mlir-opt */
   const char *bc = tmp_path("saxpy.mlirbc");
   const char *argv[] = {MLIR_OPT, "--emit-bytecode", "examples/saxpy.mlir", "-o", bc, NULL};
   char *out = NULL;
   int made = run(argv, &out) == 0;
   free(out);
-  gpublob_blob b2;
+  gpublob_blob b2 = {0};
   o.flags = 0;
   rc = made ? compile_mlir(bc, &o, &b2) : -1;
-  objects os;
-  int ok = !rc && read_objects(b2.data, b2.size, &os) && os.n == 1;
-  check(ok && elf_machine(&os.o[0]) == 224, "mlir: bytecode input", "rc %d", rc);
-  if (ok) objects_free(&os);
+  objects os = {0};
+  int parsed = !rc && read_objects(b2.data, b2.size, &os), ok = parsed && os.n == 1;
+  check(made, "mlir: bytecode input: mlir-opt writes it", NULL);
+  check(rc == 0, "mlir: bytecode input", "rc %d", rc);
+  check(parsed, "mlir: bytecode input: the output parses", "rc %d", rc);
+  check_if(parsed, os.n == 1, "mlir: bytecode input: one object", "%d objects", os.n);
+  check_if(ok, elf_machine(&os.o[0]) == EM_AMDGPU, "mlir: bytecode input: EM_AMDGPU", "e_machine %u",
+           elf_machine(&os.o[0]));
+  objects_free(&os);
   if (!rc) gpublob_blob_free(&b2);
   gpublob_blob_free(&b);
 }
 
 /* ---- errors: codes, MLIR's locations, nothing changed ---- */
-static int fails_with(const char *text, const gpublob_options *o, int code, const char *needle) {
-  gpublob_blob b;
+/* text fails with code, no blob, and needle in the message: NAME, NAME: no blob,
+** NAME: the message. */
+static void fails_with(const char *name, const char *text, const gpublob_options *o, int code, const char *needle) {
+  gpublob_blob b = {0};
   int rc = gpublob_mlir_compile(g, o, text, strlen(text), "in.mlir", &b);
-  int ok = rc == code && b.data == NULL && contains(gpublob_error_message(g), needle);
-  if (!ok) printf("  (rc %d: %s)\n", rc, gpublob_error_message(g));
+  char label[300];
+  check(rc == code, name, "rc %d, want %d: %s", rc, code, gpublob_error_message(g));
+  snprintf(label, sizeof label, "%s: no blob", name);
+  check(b.data == NULL, label, "a blob of %zu bytes", b.size);
+  snprintf(label, sizeof label, "%s: the message", name);
+  check(contains(gpublob_error_message(g), needle), label, "'%s' lacks '%s'", gpublob_error_message(g), needle);
   if (!rc) gpublob_blob_free(&b);
-  return ok;
 }
 
 static const char *const kernel_module =
@@ -396,66 +491,73 @@ static const char *with_targets(const char *targets) {
 
 static void test_errors(void) {
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn"};
-  check(fails_with("module {\n  func.func @f() {\n    %0 = arith.addi 1, 2\n  }\n}\n", &o, GPUBLOB_PARSE,
-                   "in.mlir:3:"),
-        "mlir: a parse error carries MLIR's file:line:col", NULL);
-  check(fails_with("module {\n  func.func @f() -> i32 {\n    %0 = \"arith.addi\"() : () -> i32\n"
-                   "    return %0 : i32\n  }\n}\n",
-                   &o, GPUBLOB_PARSE, "in.mlir:3:10: error: 'arith.addi' op expected 2 operands"),
-        "mlir: a verifier error carries its location", NULL);
-  check(fails_with("module {\n  func.func @f() { return }\n}\n", &o, GPUBLOB_NOGPU, "no gpu.module"),
-        "mlir: a module with no gpu.module is NOGPU", NULL);
+  fails_with("mlir: a parse error carries MLIR's file:line:col",
+             "module {\n  func.func @f() {\n    %0 = arith.addi 1, 2\n  }\n}\n", &o, GPUBLOB_PARSE,
+             "in.mlir:3:");
+  fails_with("mlir: a verifier error carries its location",
+             "module {\n  func.func @f() -> i32 {\n    %0 = \"arith.addi\"() : () -> i32\n"
+             "    return %0 : i32\n  }\n}\n",
+             &o, GPUBLOB_PARSE, "in.mlir:3:10: error: 'arith.addi' op expected 2 operands");
+  fails_with("mlir: a module with no gpu.module is NOGPU",
+             "module {\n  func.func @f() { return }\n}\n", &o, GPUBLOB_NOGPU, "no gpu.module");
   gpublob_options own = {.version = GPUBLOB_OPTIONS_VERSION};
-  check(fails_with(with_targets("[#xevm.target<chip = \"pvc\">]"), &own, GPUBLOB_TARGET,
-                   "unknown target attribute #xevm.target"),
-        "mlir: an unknown target attribute is TARGET", NULL);
-  check(fails_with(with_targets("[#nvvm.target<chip = \"sm_99\">]"), &own, GPUBLOB_CHIP,
-                   "gpu.module @k (nvptx sm_99): invalid chip 'sm_99'"),
-        "mlir: a chip missing from the spec is CHIP", NULL);
+  fails_with("mlir: an unknown target attribute is TARGET",
+             with_targets("[#xevm.target<chip = \"pvc\">]"), &own, GPUBLOB_TARGET,
+             "unknown target attribute #xevm.target");
+  fails_with("mlir: a chip missing from the spec is CHIP",
+             with_targets("[#nvvm.target<chip = \"sm_99\">]"), &own, GPUBLOB_CHIP,
+             "gpu.module @k (nvptx sm_99): invalid chip 'sm_99'");
   gpublob_options bad = o;
   bad.pipeline = "convert-scf-to-cf,no-such-pass";
-  check(fails_with(with_targets(""), &bad, GPUBLOB_OPTION, "'no-such-pass' does not refer to a registered pass"),
-        "mlir: an unknown pass in the pipeline is OPTION", NULL);
+  fails_with("mlir: an unknown pass in the pipeline is OPTION",
+             with_targets(""), &bad, GPUBLOB_OPTION, "'no-such-pass' does not refer to a registered pass");
   bad.pipeline = "convert-scf-to-cf";
-  check(fails_with(with_targets(""), &bad, GPUBLOB_LOWER, "in.mlir:3:5: error: unsupported GPU operation: gpu.func"),
-        "mlir: a pipeline that leaves the gpu dialect is LOWER, with the location", NULL);
+  fails_with("mlir: a pipeline that leaves the gpu dialect is LOWER, with the location",
+             with_targets(""), &bad, GPUBLOB_LOWER, "in.mlir:3:5: error: unsupported GPU operation: gpu.func");
   bad.pipeline = "convert-gpu-to-rocdl{chipset=gfx1}";
-  check(fails_with(with_targets(""), &bad, GPUBLOB_LOWER, "Invalid chipset name: gfx1"),
-        "mlir: a failing lowering pass is LOWER", NULL);
+  fails_with("mlir: a failing lowering pass is LOWER",
+             with_targets(""), &bad, GPUBLOB_LOWER, "Invalid chipset name: gfx1");
   gpublob_target_choice two[] = {{"nvptx:sm_80", NULL, NULL}, {"nvptx:sm_90", NULL, NULL}};
   gpublob_options legacy = {.version = GPUBLOB_OPTIONS_VERSION, .targets = two, .ntargets = 2,
                             .attach = GPUBLOB_ATTACH_LEGACY, .format = GPUBLOB_FORMAT_ASM};
-  check(fails_with(with_targets(""), &legacy, GPUBLOB_OPTION, "share the attribute nvvm.cubin"),
-        "mlir: legacy attach refuses two blobs under one attribute", NULL);
+  fails_with("mlir: legacy attach refuses two blobs under one attribute",
+             with_targets(""), &legacy, GPUBLOB_OPTION, "share the attribute nvvm.cubin");
   gpublob_options spirv = {.version = GPUBLOB_OPTIONS_VERSION, .target = "spirv"};
-  check(fails_with(with_targets(""), &spirv, GPUBLOB_OPTION, "no MLIR target attribute"),
-        "mlir: binary attach needs the target's MLIR attribute", NULL);
+  fails_with("mlir: binary attach needs the target's MLIR attribute",
+             with_targets(""), &spirv, GPUBLOB_OPTION, "no MLIR target attribute");
   spirv.attach = GPUBLOB_ATTACH_LEGACY;
-  gpublob_blob b;
+  gpublob_blob b = {0};
   const char *text = with_targets("");
   int rc = gpublob_mlir_compile(g, &spirv, text, strlen(text), "in.mlir", &b);
   object spv;
   char *val = NULL;
-  int got = rc == 0 && legacy_blob(b.data, b.size, "gpublob.spirv", &spv);
+  int got = rc == 0 && legacy_blob(b.data, b.size, "gpublob.spirv", &spv), vr = -1;
   if (got) {
     const char *path = tmp_path("legacy.spv");
     spill(path, spv.data, spv.size);
     const char *argv[] = {SPIRV_VAL, path, NULL};
-    got = run(argv, &val) == 0 && contains((char *)b.data, "gpu.func @f");
+    vr = run(argv, &val);
     free(spv.data);
   }
-  check(got, "mlir: spirv through convert-gpu-to-llvm-spv, legacy attach; spirv-val passes", "rc %d: %s %s",
-        rc, rc ? gpublob_error_message(g) : "", val ? val : "");
+#define SPV "mlir: spirv through convert-gpu-to-llvm-spv, legacy attach; spirv-val passes"
+  check(rc == 0, SPV ": compiles", "rc %d: %s", rc, rc ? gpublob_error_message(g) : "");
+  check(got, SPV ": the output parses, with gpublob.spirv", NULL);
+  check_if(got, vr == 0, SPV, "spirv-val exit %d: %s", vr, val ? val : "");
+  check(contains((char *)b.data, "gpu.func @f"), SPV ": the gpu.func is kept", "%.300s", text_of(&b));
+#undef SPV
   free(val);
   if (!rc) gpublob_blob_free(&b);
   static const char bare[] = "gpu.module @bare [#rocdl.target<chip = \"gfx90a\">] {\n"
                              "  llvm.func @a() attributes {gpu.kernel, rocdl.kernel} { llvm.return }\n}\n";
   rc = gpublob_mlir_compile(g, NULL, bare, sizeof bare - 1, "bare.mlir", &b);
-  check(rc == 0 && contains((char *)b.data, "gpu.binary @bare"), "mlir: a bare gpu.module is wrapped in a module",
-        "rc %d: %s", rc, rc ? gpublob_error_message(g) : "");
+  check(rc == 0, "mlir: a bare gpu.module is wrapped in a module: compiles", "rc %d: %s", rc,
+        rc ? gpublob_error_message(g) : "");
+  check(contains((char *)b.data, "gpu.binary @bare"), "mlir: a bare gpu.module is wrapped in a module", "%.300s",
+        text_of(&b));
   if (!rc) gpublob_blob_free(&b);
   gpublob_options none = {.version = GPUBLOB_OPTIONS_VERSION, .ntargets = 2};
-  check(fails_with(bare, &none, GPUBLOB_MISUSE, "targets is NULL"), "mlir: ntargets without targets is MISUSE", NULL);
+  fails_with("mlir: ntargets without targets is MISUSE",
+             bare, &none, GPUBLOB_MISUSE, "targets is NULL");
 }
 
 /* A failure in the second gpu.module leaves the first untouched too. */
@@ -488,19 +590,25 @@ static void test_untouched(void) {
   mlirOperationPrint(top, print_to, &before);
   int rc = gpublob_mlir_serialize(g, NULL, top);
   mlirOperationPrint(top, print_to, &after);
-  check(rc == GPUBLOB_TOOL && contains(gpublob_error_message(g), "gpu.module @bad") &&
-            contains(gpublob_error_message(g), "missing") && before && after && !strcmp(before, after),
-        "mlir: a failing gpu.module leaves the caller's module exactly as it was", "rc %d: %s", rc,
+#define UNTOUCHED "mlir: a failing gpu.module leaves the caller's module exactly as it was"
+  check(rc == GPUBLOB_TOOL, UNTOUCHED ": TOOL", "rc %d: %s", rc, gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "gpu.module @bad"), UNTOUCHED ": the message names gpu.module @bad", "%s",
         gpublob_error_message(g));
+  check(contains(gpublob_error_message(g), "missing"), UNTOUCHED ": the message names the missing function", "%s",
+        gpublob_error_message(g));
+  check(same_str(before, after), UNTOUCHED, "before:\n%s\nafter:\n%s", before ? before : "", after ? after : "");
+#undef UNTOUCHED
   free(after);
   after = NULL;
   gpublob_options fine = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a",
                           .format = GPUBLOB_FORMAT_ASM};
   rc = gpublob_mlir_serialize(g, &fine, top);
   mlirOperationPrint(top, print_to, &after);
-  check(rc == 0 && after && contains(after, "gpu.binary @ok") && contains(after, "gpu.binary @bad"),
-        "mlir: gpublob_mlir_serialize changes the caller's module in place", "rc %d: %s", rc,
-        gpublob_error_message(g));
+#define IN_PLACE "mlir: gpublob_mlir_serialize changes the caller's module in place"
+  check(rc == 0, IN_PLACE ": succeeds", "rc %d: %s", rc, gpublob_error_message(g));
+  check(contains(after, "gpu.binary @ok"), IN_PLACE ": gpu.binary @ok", "%s", after ? after : "");
+  check(contains(after, "gpu.binary @bad"), IN_PLACE ": gpu.binary @bad", "%s", after ? after : "");
+#undef IN_PLACE
   free(before);
   free(after);
   mlirOperationDestroy(top);
@@ -519,6 +627,12 @@ static int run_pass(const gpublob_options *o, char **printed, char *diag) {
   mlirContextAttachDiagnosticHandler(ctx, keep_diag, diag, NULL);
   size_t n;
   unsigned char *text = slurp("examples/saxpy.mlir", &n);
+  *printed = NULL;
+  if (!text) {
+    snprintf(diag, 256, "cannot read examples/saxpy.mlir");
+    mlirContextDestroy(ctx);
+    return 0;
+  }
   MlirOperation top = mlirOperationCreateParse(ctx, mlirStringRefCreate((char *)text, n),
                                                mlirStringRefCreateFromCString("saxpy.mlir"));
   free(text);
@@ -544,19 +658,30 @@ static void test_pass(void) {
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a"};
   char diag[256] = "", *printed;
   int ok = run_pass(&o, &printed, diag);
-  objects os;
+  objects os = {0};
   int got = ok && printed && read_objects(printed, strlen(printed), &os);
   char syms[256] = "";
   if (got && os.n == 1) kernel_symbols(os.o[0].data, os.o[0].size, "pass.hsaco", syms, sizeof syms);
-  check(got && os.n == 1 && elf_machine(&os.o[0]) == 224 && contains(syms, "saxpy") && !diag[0],
-        "mlir: the pass after a C program's own lowering gives a hsaco", "ok %d, diag '%s'", ok, diag);
-  if (got) objects_free(&os);
+#define PASS "mlir: the pass after a C program's own lowering gives a hsaco"
+  check(ok, PASS ": the pass manager succeeds", "diag '%s'", diag);
+  check(got, PASS ": the module parses", "printed %s", printed ? "" : "nothing");
+  check_if(got, os.n == 1, PASS ": one object", "%d objects", os.n);
+  check_if(got && os.n > 0, elf_machine(&os.o[0]) == EM_AMDGPU, PASS ": EM_AMDGPU", "e_machine %u",
+           elf_machine(&os.o[0]));
+  check(contains(syms, "saxpy"), PASS, "symbols '%s'", syms);
+  check(!diag[0], PASS ": no diagnostic", "diag '%s'", diag);
+#undef PASS
+  objects_free(&os);
   free(printed);
   o.target = "amdgcn:gfx9999";
   diag[0] = 0;
   ok = run_pass(&o, &printed, diag);
-  check(!ok && contains(diag, "invalid chip 'gfx9999'") && printed && contains(printed, "gpu.module @kernels"),
-        "mlir: a failing pass reports through MLIR's diagnostics and changes nothing", "diag '%s'", diag);
+#define PASS_FAILS "mlir: a failing pass reports through MLIR's diagnostics and changes nothing"
+  check(!ok, PASS_FAILS ": the pass manager fails", NULL);
+  check(contains(diag, "invalid chip 'gfx9999'"), PASS_FAILS, "diag '%s'", diag);
+  check(contains(printed, "gpu.module @kernels"), PASS_FAILS ": the gpu.module is still there", "%s",
+        printed ? printed : "(nothing printed)");
+#undef PASS_FAILS
   free(printed);
 }
 
@@ -564,12 +689,12 @@ static void test_pass(void) {
 static void test_downstream(const char *target, unsigned machine) {
   char name[128];
   snprintf(name, sizeof name, "mlir: %s gpu.binary goes through --gpu-to-llvm and mlir-translate", target);
-  if (machine == 190 && !have_ptxas()) {
+  if (machine == EM_CUDA && !have_ptxas()) {
     skip(name, "ptxas (CUDA toolkit) not found");
     return;
   }
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = target};
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = compile_mlir("examples/saxpy.mlir", &o, &b);
   const char *in = tmp_path("device.mlir"), *host = tmp_path("host.mlir"), *ll = tmp_path("host.ll");
   if (!rc) spill(in, b.data, b.size);
@@ -579,8 +704,9 @@ static void test_downstream(const char *target, unsigned machine) {
                          "convert-func-to-llvm,convert-arith-to-llvm,reconcile-unrealized-casts)",
                          "-o", host, NULL};
   const char *translate[] = {MLIR_TRANSLATE, "--mlir-to-llvmir", host, "-o", ll, NULL};
-  char *out1 = NULL, *out2 = NULL;
-  int ok = !rc && run(lower, &out1) == 0 && run(translate, &out2) == 0;
+  char *out1 = NULL, *out2 = NULL, label[200];
+  int lowered = rc ? -1 : run(lower, &out1), translated = lowered ? -1 : run(translate, &out2);
+  int ok = translated == 0;
   unsigned got = 0;
   if (ok) { /* the kernels_binary constant holds the blob */
     LLVMContextRef c = LLVMContextCreate();
@@ -598,7 +724,13 @@ static void test_downstream(const char *target, unsigned machine) {
     LLVMDisposeMessage(err);
     LLVMContextDispose(c);
   }
-  check(ok && got == machine, name, "rc %d, machine %u: %s%s", rc, got, out1 ? out1 : "", out2 ? out2 : "");
+  snprintf(label, sizeof label, "%s: compiles", name);
+  check(rc == 0, label, "rc %d", rc);
+  snprintf(label, sizeof label, "%s: mlir-opt --gpu-to-llvm", name);
+  check_if(rc == 0, lowered == 0, label, "exit %d: %s", lowered, out1 ? out1 : "");
+  snprintf(label, sizeof label, "%s: mlir-translate --mlir-to-llvmir", name);
+  check_if(lowered == 0, translated == 0, label, "exit %d: %s", translated, out2 ? out2 : "");
+  check_if(ok, got == machine, name, "e_machine %u in kernels_binary, want %u", got, machine);
   free(out1);
   free(out2);
 }
@@ -622,32 +754,49 @@ static void compat_one(const char *in, const char *kind, const char *lower, cons
   const char *upstream = tmp_path(path);
   const char *a1[] = {MLIR_OPT, in, pipeline, "-o", lowered, NULL};
   const char *a2[] = {MLIR_OPT, lowered, to_binary, "-o", upstream, NULL};
-  char *o1 = NULL, *o2 = NULL;
-  int ok = mlir_opt(a1, &o1) == 0 && mlir_opt(a2, &o2) == 0;
+  char *o1 = NULL, *o2 = NULL, label[400];
+  int r1 = mlir_opt(a1, &o1), r2 = r1 ? -1 : mlir_opt(a2, &o2);
   free(o1);
   free(o2);
   gpublob_blob b = {0};
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION};
-  ok = ok && compile_mlir(lowered, &o, &b) == 0;
+  int rc = r1 || r2 ? -1 : compile_mlir(lowered, &o, &b);
   size_t n = 0;
-  unsigned char *up = ok ? slurp(upstream, &n) : NULL;
-  objects ours, theirs;
-  ok = ok && up && read_objects(b.data, b.size, &ours) && read_objects(up, n, &theirs);
-  int same = ok && ours.n == theirs.n && ours.binaries == theirs.binaries && ours.n > 0;
-  for (int i = 0; same && i < ours.n; i++) {
-    char s1[512], s2[512];
+  unsigned char *up = rc ? NULL : slurp(upstream, &n);
+  objects ours = {0}, theirs = {0};
+  int read_ours = up && read_objects(b.data, b.size, &ours), read_theirs = up && read_objects(up, n, &theirs);
+  int ok = read_ours && read_theirs;
+#define COMPAT(what) (snprintf(label, sizeof label, "%s: %s", name, what), label)
+  check(r1 == 0, COMPAT("mlir-opt lowers and attaches"), "exit %d", r1);
+  check_if(r1 == 0, r2 == 0, COMPAT("mlir-opt --gpu-module-to-binary"), "exit %d", r2);
+  check_if(r1 == 0 && r2 == 0, rc == 0, COMPAT("gpublob compiles the lowered module"), "rc %d", rc);
+  check_if(rc == 0, up != NULL, COMPAT("mlir-opt's output is there"), "no %s", upstream);
+  check_if(up, read_ours, COMPAT("gpublob's output parses"), NULL);
+  check_if(up, read_theirs, COMPAT("mlir-opt's output parses"), NULL);
+  check_if(ok, ours.n == theirs.n, COMPAT("as many objects"), "%d vs %d objects", ours.n, theirs.n);
+  check_if(ok, ours.binaries == theirs.binaries, COMPAT("as many gpu.binary"), "%d vs %d", ours.binaries,
+           theirs.binaries);
+  check_if(ok, ours.n > 0, COMPAT("objects"), "%d objects", ours.n);
+  for (int i = 0; ok && i < ours.n && i < theirs.n; i++) {
+    char s1[512], s2[512], what[64];
     kernel_symbols(ours.o[i].data, ours.o[i].size, "ours.elf", s1, sizeof s1);
     kernel_symbols(theirs.o[i].data, theirs.o[i].size, "theirs.elf", s2, sizeof s2);
-    same = !strcmp(ours.o[i].target, theirs.o[i].target) && ours.o[i].format == theirs.o[i].format &&
-           elf_machine(&ours.o[i]) == elf_machine(&theirs.o[i]) && s1[0] && !strcmp(s1, s2);
-    if (!same)
-      printf("  (object %d: %s [%s] vs %s [%s])\n", i, ours.o[i].target, s1, theirs.o[i].target, s2);
+    snprintf(what, sizeof what, "object %d: the same target", i);
+    check(same_str(ours.o[i].target, theirs.o[i].target), COMPAT(what), "%s vs %s", ours.o[i].target,
+          theirs.o[i].target);
+    snprintf(what, sizeof what, "object %d: the same format", i);
+    check(ours.o[i].format == theirs.o[i].format, COMPAT(what), "%u vs %u", ours.o[i].format, theirs.o[i].format);
+    snprintf(what, sizeof what, "object %d: the same e_machine", i);
+    check(elf_machine(&ours.o[i]) == elf_machine(&theirs.o[i]), COMPAT(what), "%u vs %u", elf_machine(&ours.o[i]),
+          elf_machine(&theirs.o[i]));
+    snprintf(what, sizeof what, "object %d: kernel symbols", i);
+    check(s1[0], COMPAT(what), "none in gpublob's %s", ours.o[i].target);
+    snprintf(what, sizeof what, "object %d: the same kernel symbols", i);
+    check(same_str(s1, s2), COMPAT(what), "[%s] vs [%s]", s1, s2);
   }
-  check(same, name, "%d vs %d objects", ok ? ours.n : -1, ok ? theirs.n : -1);
-  if (ok) {
-    objects_free(&ours);
-    objects_free(&theirs);
-  }
+#undef COMPAT
+  objects_free(&ours);
+  objects_free(&theirs);
   free(up);
   gpublob_blob_free(&b);
 }
@@ -698,45 +847,65 @@ static void test_cli(void) {
   int rc = run(a1, &o);
   size_t m = 0;
   unsigned char *res = exists(out) ? slurp(out, &m) : NULL;
-  objects os;
-  int ok = rc == 0 && res && read_objects(res, m, &os) && os.n == 2;
-  check(ok, "cli: two -t on MLIR give k.out.mlir with two objects", "rc %d: %s", rc, o ? o : "");
-  if (ok) objects_free(&os);
+  objects os = {0};
+  int parsed = rc == 0 && res && read_objects(res, m, &os);
+#define TWO_T "cli: two -t on MLIR give k.out.mlir with two objects"
+  check(rc == 0, TWO_T ": exit 0", "rc %d: %s", rc, o ? o : "");
+  check(res != NULL, TWO_T ": k.out.mlir is written", "no %s", out);
+  check(parsed, TWO_T ": it parses", NULL);
+  check_if(parsed, os.n == 2, TWO_T, "%d objects", os.n);
+#undef TWO_T
+  objects_free(&os);
   free(res);
   free(o);
   const char *a2[] = {"build/gpublob", "-t", "amdgcn", "--emit-bytecode", in, NULL};
   rc = run(a2, &o);
   res = slurp(tmp_path("k.out.mlirbc"), &m);
-  check(rc == 0 && res && m > 4 && !memcmp(res, "ML\xefR", 4), "cli: --emit-bytecode writes k.out.mlirbc",
-        "rc %d: %s", rc, o ? o : "");
+  check(rc == 0, "cli: --emit-bytecode writes k.out.mlirbc: exit 0", "rc %d: %s", rc, o ? o : "");
+  check(res && m > 4, "cli: --emit-bytecode writes k.out.mlirbc", "%zu bytes", res ? m : 0);
+  check_if(res && m >= 4, !memcmp(res, "ML\xefR", 4), "cli: --emit-bytecode writes k.out.mlirbc: the bytecode magic",
+           NULL);
   free(res);
   free(o);
   spill(bad, "module {\n  gpu.module @k {\n    llvm.func @f( {\n  }\n}\n", 46);
   const char *a3[] = {"build/gpublob", "-t", "amdgcn", bad, "-o", tmp_path("bad.out.mlir"), NULL};
   rc = run(a3, &o);
-  check(rc == 10 + GPUBLOB_PARSE && o && contains(o, "gpublob: error: ") && contains(o, "bad.mlir:3:") &&
-            !exists(tmp_path("bad.out.mlir")) && !leftovers(scratch(), ".tmp-"),
-        "cli: bad MLIR exits 14 with MLIR's location and writes nothing", "rc %d: %s", rc, o ? o : "");
+#define BAD "cli: bad MLIR exits 14 with MLIR's location and writes nothing"
+  check(rc == 10 + GPUBLOB_PARSE, BAD ": exit 14", "rc %d: %s", rc, o ? o : "");
+  check(contains(o, "gpublob: error: "), BAD ": an error", "%s", o ? o : "");
+  check(contains(o, "bad.mlir:3:"), BAD ": MLIR's location", "%s", o ? o : "");
+  check(!exists(tmp_path("bad.out.mlir")), BAD ": no output", NULL);
+  check(!leftovers(scratch(), ".tmp-"), BAD ": no temporary", NULL);
+#undef BAD
   free(o);
   char line[1024];
   snprintf(line, sizeof line, "build/gpublob -t amdgcn - < examples/saxpy.mlir > %s", tmp_path("stdin.out"));
   const char *sh[] = {"sh", "-c", line, NULL};
   rc = run(sh, &o);
   res = slurp(tmp_path("stdin.out"), &m);
-  ok = rc == 0 && res && read_objects(res, m, &os) && os.n == 1;
-  check(ok, "cli: MLIR text on stdin is recognised, the module goes to stdout", "rc %d: %s", rc, o ? o : "");
-  if (ok) objects_free(&os);
+  parsed = rc == 0 && res && read_objects(res, m, &os);
+#define STDIN "cli: MLIR text on stdin is recognised, the module goes to stdout"
+  check(rc == 0, STDIN ": exit 0", "rc %d: %s", rc, o ? o : "");
+  check(res != NULL, STDIN ": stdout is captured", NULL);
+  check(parsed, STDIN ": it parses", NULL);
+  check_if(parsed, os.n == 1, STDIN, "%d objects", os.n);
+#undef STDIN
+  objects_free(&os);
   free(res);
   free(o);
   const char *a4[] = {"build/gpublob", "--attach", "sideways", in, NULL};
   rc = run(a4, &o);
-  check(rc == 2 && o && contains(o, "unknown attach mode"), "cli: an unknown --attach is a usage error", "rc %d", rc);
+  check(rc == 2, "cli: an unknown --attach is a usage error", "rc %d", rc);
+  check(contains(o, "unknown attach mode"), "cli: an unknown --attach is a usage error: the message", "%s", o ? o : "");
   free(o);
   const char *a5[] = {"build/gpublob", "-t", "amdgcn:gfx90a", "-t", "amdgcn:gfx908", "examples/saxpy_amdgcn.ll",
                       "-o", tmp_path("{stem}-{chip}{suffix}"), NULL};
   rc = run(a5, &o);
-  check(rc == 0 && exists(tmp_path("saxpy_amdgcn-gfx90a.hsaco")) && exists(tmp_path("saxpy_amdgcn-gfx908.hsaco")),
-        "cli: LLVM IR with two -t gives a blob each, named by the -o pattern", "rc %d: %s", rc, o ? o : "");
+#define PATTERN "cli: LLVM IR with two -t gives a blob each, named by the -o pattern"
+  check(rc == 0, PATTERN ": exit 0", "rc %d: %s", rc, o ? o : "");
+  check(exists(tmp_path("saxpy_amdgcn-gfx90a.hsaco")), PATTERN ": saxpy_amdgcn-gfx90a.hsaco", NULL);
+  check(exists(tmp_path("saxpy_amdgcn-gfx908.hsaco")), PATTERN ": saxpy_amdgcn-gfx908.hsaco", NULL);
+#undef PATTERN
   free(o);
 }
 #endif /* GPUBLOB_MLIR */
@@ -754,16 +923,17 @@ int main(void) {
   test_errors();
   test_untouched();
   test_pass();
-  test_downstream("nvptx", 190);
-  test_downstream("amdgcn", 224);
+  test_downstream("nvptx", EM_CUDA);
+  test_downstream("amdgcn", EM_AMDGPU);
   test_compat();
   test_cli();
 #else
-  gpublob_blob b;
-  check(gpublob_mlir_enabled() == 0 && gpublob_mlir_compile(g, NULL, "module {}", 9, "m.mlir", &b) ==
-                                           GPUBLOB_NOMLIR &&
-            contains(gpublob_error_message(g), "built with MLIR"),
-        "mlir: a build without MLIR says NOMLIR", NULL);
+  gpublob_blob b = {0};
+  check(gpublob_mlir_enabled() == 0, "mlir: a build without MLIR says so (gpublob_mlir_enabled)", NULL);
+  int rc = gpublob_mlir_compile(g, NULL, "module {}", 9, "m.mlir", &b);
+  check(rc == GPUBLOB_NOMLIR, "mlir: a build without MLIR says NOMLIR", "rc %d", rc);
+  check(contains(gpublob_error_message(g), "built with MLIR"), "mlir: a build without MLIR says NOMLIR: the message",
+        "%s", gpublob_error_message(g));
   skip("mlir: everything else", "gpublob was configured without MLIR");
 #endif
   gpublob_close(g);

@@ -34,8 +34,18 @@ static void expect_with(const char *name, const char *text, size_t len, const ch
   int rc = run(argv, &log);
   char want[512];
   snprintf(want, sizeof want, "%s:%s", spec, message ? message : "");
-  if (!message) check(rc == 0 && exists(out), name, "exit %d: %s", rc, log);
-  else check(rc == 1 && contains(log, want) && !exists(out), name, "exit %d: %s (want %s)", rc, log, want);
+  char label[300];
+  if (!message) {
+    check(rc == 0, name, "exit %d: %s", rc, log);
+    snprintf(label, sizeof label, "%s: writes the table", name);
+    check(exists(out), label, "no %s: %s", out, log);
+  } else {
+    snprintf(label, sizeof label, "%s: exit 1", name);
+    check(rc == 1, label, "exit %d: %s", rc, log);
+    check(contains(log, want), name, "%s (want %s)", log, want);
+    snprintf(label, sizeof label, "%s: no output file", name);
+    check(!exists(out), label, "%s is there", out);
+  }
   free(log);
 }
 
@@ -114,8 +124,9 @@ static void compiled_table(void) {
   }
   const char *prog_argv[] = {exe, NULL};
   int rc2 = rc ? -1 : run(prog_argv, NULL);
-  check(rc == 0 && rc2 == 0, "specgen: a table of quotes, backslashes, ?? and UTF-8 compiles as C11",
-        "cc exit %d, program exit %d: %s", rc, rc2, log);
+  check(rc == 0, "specgen: a table of quotes, backslashes, ?? and UTF-8 compiles as C11", "cc exit %d: %s", rc, log);
+  check_if(rc == 0, rc2 == 0, "specgen: a table of quotes, backslashes, ?? and UTF-8 compiles as C11: the strings match",
+           "program exit %d", rc2);
   free(log);
 }
 
@@ -222,7 +233,7 @@ int main(void) {
   for (int i = 0; i < 150; i++) strcat(long_cc, " spir_kernel");
   strcat(long_cc, " 1023\n");
   char *def = table_of(with(long_cc), tmp_path("cc.spec"));
-  check(def && contains(def, "76 76 76 1023\""), "specgen: a long entry_cc list is kept whole", "%s",
+  check(contains(def, "76 76 76 1023\""), "specgen: a long entry_cc list is kept whole", "%s",
         def ? def : "specgen failed");
   free(def);
   char dir[4300];
@@ -232,8 +243,10 @@ int main(void) {
   def = table_of(good, dir);
   char *first = def ? strchr(def, '\n') : NULL;
   if (first) *first = 0;
-  check(def && !strstr(def, "*/t.spec") && contains(def, "DO NOT EDIT. */"),
-        "specgen: a path with */ does not end the table's comment", "%s", def ? def : "specgen failed");
+  check(lacks(def, "*/t.spec"), "specgen: a path with */ does not end the table's comment", "%s",
+        def ? def : "specgen failed");
+  check(contains(def, "DO NOT EDIT. */"), "specgen: a path with */ does not end the table's comment: the comment ends after",
+        "%s", def ? def : "specgen failed");
   free(def);
   compiled_table();
   /* the components configure links: an assembly parser wherever a target asks */
@@ -242,16 +255,17 @@ int main(void) {
   strcat(two, "[target u]\ntriple = x\nllvm_target = AMDGPU\nasm_parser = yes\nchip = c\nchips = c\n"
               "emit = obj\ntool_kind = none\nattribute = a\nsuffix_asm = .s\nsuffix_bin = .b\n");
   char *comps = components_of(two);
-  check(comps && !strcmp(comps, "amdgpu amdgpuasmparser \n"),
+  check(same_str(comps, "amdgpu amdgpuasmparser \n"),
         "specgen: --llvm-components names the assembly parser a later target needs", "got '%s'",
         comps ? comps : "(failed)");
   free(comps);
 
   size_t n = 0;
   def = (char *)slurp("build/gpublob_targets.def", &n);
-  check(def && contains(def, "DO NOT EDIT") && contains(def, "GPUBLOB_TARGET(\"nvptx\"") &&
-            contains(def, "GPUBLOB_LLVM_TARGET(AMDGPU)"),
-        "specgen: the real table is labelled generated and lists the targets", NULL);
+  check(contains(def, "DO NOT EDIT"), "specgen: the real table is labelled generated", "%s",
+        def ? "no DO NOT EDIT" : "no build/gpublob_targets.def");
+  check(contains(def, "GPUBLOB_TARGET(\"nvptx\""), "specgen: the real table lists the targets: nvptx", NULL);
+  check(contains(def, "GPUBLOB_LLVM_TARGET(AMDGPU)"), "specgen: the real table lists the targets: LLVM's AMDGPU", NULL);
   free(def);
   return report();
 }

@@ -1,5 +1,6 @@
 /* test_targets: real blobs for every spec target, checked with real tools
 ** (ptxas, llvm-readelf, llvm-objdump, llvm-nm, spirv-val). */
+#include <elf.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +25,15 @@ static int compile_file(const char *target, const char *path, int format, int op
   return rc;
 }
 
-static unsigned elf_machine(const gpublob_blob *b) {
-  if (b->size < 20 || memcmp(b->data, "\177ELF", 4)) return 0;
-  return (unsigned)b->data[18] | (unsigned)b->data[19] << 8;
+static unsigned elf_machine(const gpublob_blob *b) { return elf_machine_of(b->data, b->size); }
+
+/* The blob starts with the n bytes of magic. */
+static int starts_with(const gpublob_blob *b, const char *magic, size_t n) {
+  return b->data && b->size >= n && !memcmp(b->data, magic, n);
 }
+
+/* The blob's text for a message ("(no blob)" when there is none). */
+static const char *text_of(const gpublob_blob *b) { return b->data ? (const char *)b->data : "(no blob)"; }
 
 /* Writes the blob to a scratch file and runs a tool on it; the tool's output in *out. */
 static int tool_on(const char *tool, const char *flag, const gpublob_blob *b, const char *name,
@@ -39,28 +45,39 @@ static int tool_on(const char *tool, const char *flag, const gpublob_blob *b, co
   return run(argv, out);
 }
 
-static int no_undefined(const gpublob_blob *b, const char *name, char **out) {
-  const char *path = tmp_path(name);
-  spill(path, b->data, b->size);
-  const char *argv[] = {NM, "--undefined-only", path, NULL};
-  int rc = run(argv, out);
-  /* strong undefined symbols show as " U "; ptxas's own weak .nv.reservedSmem is fine */
-  return rc == 0 && *out && !contains(*out, " U ");
+/* llvm-nm --undefined-only on the blob, two checks: "NAME: llvm-nm reads it", and
+** NAME: strong undefined symbols show as " U "; ptxas's own weak .nv.reservedSmem is
+** fine.  Without a blob both fail, not checked. */
+static void check_no_undefined(const gpublob_blob *b, const char *file, const char *name) {
+  char label[200], *out = NULL;
+  int rc = -1;
+  if (b->data) {
+    const char *path = tmp_path(file);
+    spill(path, b->data, b->size);
+    const char *argv[] = {NM, "--undefined-only", path, NULL};
+    rc = run(argv, &out);
+  }
+  snprintf(label, sizeof label, "%s: llvm-nm reads it", name);
+  check_if(b->data, rc == 0, label, "llvm-nm exit %d: %s", rc, shown(out));
+  check_if(b->data, lacks(out, " U "), name, "undefined: %s", shown(out));
+  free(out);
 }
 
 /* ---- nvptx ---- */
 static void test_nvptx_asm(void) {
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = compile_file("nvptx", "examples/saxpy_nvptx.ll", GPUBLOB_FORMAT_ASM, 0, NULL, &b);
   if (rc == GPUBLOB_NOLIB) {
     skip("nvptx: PTX with libdevice linked", "CUDA toolkit (libdevice.10.bc) not found");
     return;
   }
-  check(rc == 0 && contains((char *)b.data, ".target sm_90") &&
-            contains((char *)b.data, ".entry saxpy"),
-        "nvptx: PTX for sm_90 with the saxpy entry", "rc %d", rc);
-  check(!rc && !contains((char *)b.data, "__nv_expf") && !contains((char *)b.data, ".extern"),
-        "nvptx: libdevice's expf is linked in, nothing left extern", NULL);
+  check(rc == 0, "nvptx: PTX for sm_90 with the saxpy entry: compiles", "rc %d: %s", rc, gpublob_error_message(g));
+  check(contains((char *)b.data, ".target sm_90"), "nvptx: PTX for sm_90 with the saxpy entry: .target sm_90",
+        "%.300s", text_of(&b));
+  check(contains((char *)b.data, ".entry saxpy"), "nvptx: PTX for sm_90 with the saxpy entry: .entry saxpy", "%.300s",
+        text_of(&b));
+  check(lacks((char *)b.data, "__nv_expf"), "nvptx: libdevice's expf is linked in: no __nv_expf left", "rc %d", rc);
+  check(lacks((char *)b.data, ".extern"), "nvptx: libdevice's expf is linked in: nothing left extern", "rc %d", rc);
   if (!have_ptxas()) {
     skip("nvptx: ptxas accepts the PTX", "CUDA toolkit not found");
   } else {
@@ -72,7 +89,8 @@ static void test_nvptx_asm(void) {
     tool_path(g, &o, ptxas, sizeof ptxas);
     const char *argv[] = {ptxas, "-arch=sm_90", ptx, "-o", cubin, NULL};
     rc = run(argv, &out);
-    check(rc == 0 && exists(cubin), "nvptx: ptxas accepts the PTX", "ptxas: %s", out);
+    check(rc == 0, "nvptx: ptxas accepts the PTX", "ptxas exit %d: %s", rc, shown(out));
+    check(exists(cubin), "nvptx: ptxas accepts the PTX: writes the cubin", "ptxas: %s", shown(out));
     free(out);
   }
   gpublob_blob_free(&b);
@@ -86,26 +104,31 @@ static void test_nvptx_cubin(const char *chip, int opt) {
     return;
   }
   snprintf(target, sizeof target, "nvptx:%s", chip);
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = compile_file(target, "examples/saxpy_nvptx.ll", 0, opt, NULL, &b);
   if (rc == GPUBLOB_NOLIB) {
     skip(name, "CUDA toolkit (libdevice.10.bc) not found");
     return;
   }
-  char *out = NULL, *und = NULL;
+  char *out = NULL, label[160];
   if (!rc) tool_on(READELF, "-h", &b, "saxpy.cubin", &out);
-  check(!rc && elf_machine(&b) == 190 && contains(out, chip) && !strcmp(b.suffix, ".cubin"),
-        name, "rc %d, e_machine %u, readelf: %s", rc, elf_machine(&b), out);
+  snprintf(label, sizeof label, "%s: compiles", name);
+  check(rc == 0, label, "rc %d: %s", rc, gpublob_error_message(g));
+  snprintf(label, sizeof label, "%s: e_machine EM_CUDA", name);
+  check(elf_machine(&b) == EM_CUDA, label, "e_machine %u", elf_machine(&b));
+  snprintf(label, sizeof label, "%s: llvm-readelf -h names %s", name, chip);
+  check(contains(out, chip), label, "readelf: %s", shown(out));
+  snprintf(label, sizeof label, "%s: suffix .cubin", name);
+  check(same_str(b.suffix, ".cubin"), label, "suffix %s", b.suffix ? b.suffix : "(none)");
   snprintf(name, sizeof name, "nvptx: %s cubin has no undefined symbols", chip);
-  if (!rc) check(no_undefined(&b, "saxpy-nm.cubin", &und), name, "undefined: %s", und);
+  check_no_undefined(&b, "saxpy-nm.cubin", name);
   free(out);
-  free(und);
   gpublob_blob_free(&b);
 }
 
 /* Only what the kernel references comes from libdevice (hundreds of functions). */
 static void test_lazy_libdevice(void) {
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = compile_file("nvptx", "examples/saxpy_nvptx.ll", GPUBLOB_FORMAT_LLVM, 1, NULL, &b);
   if (rc == GPUBLOB_NOLIB) {
     skip("nvptx: -f llvm links only what saxpy needs", "CUDA toolkit (libdevice.10.bc) not found");
@@ -120,10 +143,13 @@ static void test_lazy_libdevice(void) {
   }
   int defined = 0;
   for (char *p = out; p && (p = strchr(p, '\n')); p++) defined++;
-  check(!rc && !memcmp(b.data, "BC\xc0\xde", 4) && contains(out, "saxpy") &&
-            !contains(out, "__nv_expf") && defined < 12,
-        "nvptx: -f llvm at -O0 links only what saxpy needs, inlined, none left undefined", "rc %d, %d defined: %s", rc,
-        defined, out);
+#define LAZY "nvptx: -f llvm at -O0 links only what saxpy needs, inlined, none left undefined"
+  check(rc == 0, LAZY ": compiles", "rc %d: %s", rc, gpublob_error_message(g));
+  check(starts_with(&b, "BC\xc0\xde", 4), LAZY ": bitcode", "rc %d, %zu bytes", rc, b.size);
+  check(contains(out, "saxpy"), LAZY ": llvm-nm lists saxpy", "llvm-nm: %s", shown(out));
+  check(lacks(out, "__nv_expf"), LAZY ": no __nv_expf left", "llvm-nm: %s", shown(out));
+  check_if(out, defined < 12, LAZY ": fewer than 12 symbols", "%d symbols: %s", defined, shown(out));
+#undef LAZY
   free(out);
   gpublob_blob_free(&b);
 }
@@ -132,50 +158,64 @@ static void test_lazy_libdevice(void) {
 static void test_amdgcn(const char *chip) {
   char name[96], target[64];
   snprintf(target, sizeof target, "amdgcn:%s", chip);
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = compile_file(target, "examples/saxpy_amdgcn.ll", 0, 0, NULL, &b);
-  char *hdr = NULL, *notes = NULL, *dis = NULL, *und = NULL;
+  char *hdr = NULL, *notes = NULL, *dis = NULL, label[200];
   if (!rc) {
     tool_on(READELF, "-h", &b, "saxpy.hsaco", &hdr);
     tool_on(READELF, "--notes", &b, "saxpy-n.hsaco", &notes);
     tool_on(OBJDUMP, "-d", &b, "saxpy-d.hsaco", &dis);
   }
   snprintf(name, sizeof name, "amdgcn: hsaco for %s has EM_AMDGPU and the chip in e_flags", chip);
-  check(!rc && elf_machine(&b) == 224 && contains(hdr, chip), name, "rc %d, readelf: %s", rc, hdr);
+  snprintf(label, sizeof label, "%s: compiles", name);
+  check(rc == 0, label, "rc %d: %s", rc, gpublob_error_message(g));
+  snprintf(label, sizeof label, "%s: e_machine EM_AMDGPU", name);
+  check(elf_machine(&b) == EM_AMDGPU, label, "e_machine %u", elf_machine(&b));
+  snprintf(label, sizeof label, "%s: llvm-readelf -h names %s", name, chip);
+  check(contains(hdr, chip), label, "readelf: %s", shown(hdr));
   snprintf(name, sizeof name, "amdgcn: %s metadata notes name the kernel, code object v5", chip);
-  check(!rc && contains(notes, ".name:           saxpy") && contains(notes, "saxpy.kd") &&
-            contains(notes, "amdhsa.version:\n  - 1\n  - 2"),
-        name, "notes: %s", notes);
+  snprintf(label, sizeof label, "%s: .name saxpy", name);
+  check(contains(notes, ".name:           saxpy"), label, "notes: %s", shown(notes));
+  snprintf(label, sizeof label, "%s: saxpy.kd", name);
+  check(contains(notes, "saxpy.kd"), label, "notes: %s", shown(notes));
+  snprintf(label, sizeof label, "%s: amdhsa.version 1.2", name);
+  check(contains(notes, "amdhsa.version:\n  - 1\n  - 2"), label, "notes: %s", shown(notes));
   snprintf(name, sizeof name, "amdgcn: %s hsaco disassembles", chip);
-  check(!rc && contains(dis, "<saxpy>:") && contains(dis, "s_endpgm"), name, "objdump: %.400s", dis);
+  snprintf(label, sizeof label, "%s: <saxpy>:", name);
+  check(contains(dis, "<saxpy>:"), label, "objdump: %.400s", shown(dis));
+  snprintf(label, sizeof label, "%s: s_endpgm", name);
+  check(contains(dis, "s_endpgm"), label, "objdump: %.400s", shown(dis));
   snprintf(name, sizeof name, "amdgcn: %s hsaco has no undefined symbols (ocml linked)", chip);
-  if (!rc) check(no_undefined(&b, "saxpy-nm.hsaco", &und), name, "undefined: %s", und);
+  check_no_undefined(&b, "saxpy-nm.hsaco", name);
   free(hdr);
   free(notes);
   free(dis);
-  free(und);
   gpublob_blob_free(&b);
 }
 
 static void test_amdgcn_asm(void) {
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = compile_file("amdgcn", "examples/saxpy_amdgcn.ll", GPUBLOB_FORMAT_ASM, 0, NULL, &b);
-  check(!rc && contains((char *)b.data, ".amdgcn_target \"amdgcn-amd-amdhsa--gfx90a") &&
-            contains((char *)b.data, "saxpy:"),
-        "amdgcn: -f asm gives AMDGCN assembly for gfx90a", NULL);
+  check(rc == 0, "amdgcn: -f asm gives AMDGCN assembly for gfx90a: compiles", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  check(contains((char *)b.data, ".amdgcn_target \"amdgcn-amd-amdhsa--gfx90a"),
+        "amdgcn: -f asm gives AMDGCN assembly for gfx90a: .amdgcn_target gfx90a", "%.300s", text_of(&b));
+  check(contains((char *)b.data, "saxpy:"), "amdgcn: -f asm gives AMDGCN assembly for gfx90a: saxpy:", "%.300s",
+        text_of(&b));
   gpublob_blob_free(&b);
 }
 
 /* ---- spirv ---- */
 static void test_spirv(void) {
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = compile_file("spirv", "examples/saxpy_spirv.ll", 0, 0, NULL, &b);
   char *out = NULL;
   uint32_t magic = 0;
   if (!rc && b.size >= 4) memcpy(&magic, b.data, 4);
   int val = rc ? -1 : tool_on(SPIRV_VAL, NULL, &b, "saxpy.spv", &out);
-  check(!rc && magic == 0x07230203u && val == 0, "spirv: the module passes spirv-val",
-        "rc %d, magic %08x, spirv-val %d: %s", rc, magic, val, out);
+  check(rc == 0, "spirv: the module passes spirv-val: compiles", "rc %d: %s", rc, gpublob_error_message(g));
+  check(magic == 0x07230203u, "spirv: the module passes spirv-val: SPIR-V magic", "magic %08x", magic);
+  check_if(!rc, val == 0, "spirv: the module passes spirv-val", "spirv-val %d: %s", val, shown(out));
   free(out);
   gpublob_blob_free(&b);
 }
@@ -184,7 +224,7 @@ static void test_spirv(void) {
 static char *disassemble(const char *target, const char *path, unsigned flags, const char *name) {
   gpublob_options o = {.target = target, .format = GPUBLOB_FORMAT_LLVM, .opt = GPUBLOB_OPT_O0,
                        .flags = flags};
-  gpublob_blob b;
+  gpublob_blob b = {0};
   char *out = NULL;
   if (gpublob_file_compile(g, &o, path, &b)) return NULL;
   const char *bc = tmp_path(name);
@@ -198,10 +238,14 @@ static char *disassemble(const char *target, const char *path, unsigned flags, c
 static void test_flags(void) {
   char *on = disassemble("amdgcn", "examples/saxpy_amdgcn.ll", GPUBLOB_FLAG_FTZ, "ftz.bc");
   char *off = disassemble("amdgcn", "examples/saxpy_amdgcn.ll", 0, "noftz.bc");
-  check(contains(on, "@__oclc_daz_opt = internal local_unnamed_addr addrspace(4) constant i8 1") &&
-            contains(off, "@__oclc_daz_opt = internal local_unnamed_addr addrspace(4) constant i8 0") &&
-            contains(on, "@__oclc_ISA_version = internal local_unnamed_addr addrspace(4) constant i32 9010"),
-        "flags: amdgcn ftz picks oclc_daz_opt_on, and the isa library follows the chip", NULL);
+#define FLAGS "flags: amdgcn ftz picks oclc_daz_opt_on, and the isa library follows the chip"
+  check(contains(on, "@__oclc_daz_opt = internal local_unnamed_addr addrspace(4) constant i8 1"),
+        FLAGS ": ftz has __oclc_daz_opt 1", "%.300s", on ? on : "(did not compile)");
+  check(contains(off, "@__oclc_daz_opt = internal local_unnamed_addr addrspace(4) constant i8 0"),
+        FLAGS ": no ftz has __oclc_daz_opt 0", "%.300s", off ? off : "(did not compile)");
+  check(contains(on, "@__oclc_ISA_version = internal local_unnamed_addr addrspace(4) constant i32 9010"),
+        FLAGS ": __oclc_ISA_version 9010 for gfx90a", "%.300s", on ? on : "(did not compile)");
+#undef FLAGS
   free(on);
   free(off);
   char *nv = disassemble("nvptx", "examples/saxpy_nvptx.ll", GPUBLOB_FLAG_FTZ, "nvftz.bc");
@@ -215,9 +259,12 @@ static void test_bitcode_input(void) {
   const char *bc = tmp_path("saxpy_amdgcn.bc");
   const char *argv[] = {LLVM_AS, "examples/saxpy_amdgcn.ll", "-o", bc, NULL};
   int as = run(argv, NULL);
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = as ? -1 : compile_file("amdgcn", bc, 0, 0, NULL, &b);
-  check(!rc && elf_machine(&b) == 224, "input: bitcode (.bc) compiles", "llvm-as %d, rc %d", as, rc);
+  check(as == 0, "input: bitcode (.bc) compiles: llvm-as makes it", "llvm-as %d", as);
+  check(rc == 0, "input: bitcode (.bc) compiles", "rc %d", rc);
+  check(elf_machine(&b) == EM_AMDGPU, "input: bitcode (.bc) compiles: e_machine EM_AMDGPU", "e_machine %u",
+        elf_machine(&b));
   gpublob_blob_free(&b);
 }
 
@@ -225,10 +272,13 @@ static void test_memory_input(void) {
   size_t n;
   unsigned char *ir = slurp("examples/saxpy_spirv.ll", &n);
   gpublob_options o = {.target = "spirv", .format = GPUBLOB_FORMAT_ASM};
-  gpublob_blob b;
+  gpublob_blob b = {0};
   int rc = gpublob_module_compile(g, &o, ir, n, "saxpy_spirv.ll", &b);
-  check(!rc && contains((char *)b.data, "OpEntryPoint Kernel") && !strcmp(b.suffix, ".spvasm"),
-        "input: from memory, SPIR-V text", "rc %d: %s", rc, gpublob_error_message(g));
+  check(rc == 0, "input: from memory, SPIR-V text: compiles", "rc %d: %s", rc, gpublob_error_message(g));
+  check(contains((char *)b.data, "OpEntryPoint Kernel"), "input: from memory, SPIR-V text: OpEntryPoint Kernel",
+        "%.300s", text_of(&b));
+  check(same_str(b.suffix, ".spvasm"), "input: from memory, SPIR-V text: suffix .spvasm", "suffix %s",
+        b.suffix ? b.suffix : "(none)");
   gpublob_blob_free(&b);
   free(ir);
 }
@@ -242,8 +292,10 @@ static void test_cli_stdin(void) {
   int rc = run(argv, &log);
   size_t n = 0;
   unsigned char *blob = slurp(out, &n);
-  check(rc == 0 && blob && n > 20 && blob[18] == 224, "cli: stdin in, -o file out",
-        "rc %d: %s", rc, log);
+  check(rc == 0, "cli: stdin in, -o file out: exit 0", "rc %d: %s", rc, shown(log));
+  check(n > 20, "cli: stdin in, -o file out: more than 20 bytes in the file", "%zu bytes", n);
+  check(elf_machine_of(blob, n) == EM_AMDGPU, "cli: stdin in, -o file out: an EM_AMDGPU ELF in the file",
+        "%zu bytes, e_machine %u", n, elf_machine_of(blob, n));
   free(blob);
   free(log);
 }
@@ -252,10 +304,14 @@ static void test_cli_list_targets(void) {
   char *out = NULL;
   const char *argv[] = {"build/gpublob", "--list-targets", NULL};
   int rc = run(argv, &out);
-  check(rc == 0 && contains(out, "nvptx") && contains(out, "nvptx64-nvidia-cuda") &&
-            contains(out, "rocdl.hsaco") && contains(out, "gpublob.spirv") &&
-            contains(out, "ld.lld"),
-        "cli: --list-targets names targets, triples, attributes and tools", "%s", out);
+#define LIST "cli: --list-targets names targets, triples, attributes and tools"
+  check(rc == 0, LIST ": exit 0", "rc %d: %s", rc, shown(out));
+  check(contains(out, "nvptx"), LIST ": nvptx", "%s", shown(out));
+  check(contains(out, "nvptx64-nvidia-cuda"), LIST ": nvptx64-nvidia-cuda", "%s", shown(out));
+  check(contains(out, "rocdl.hsaco"), LIST ": rocdl.hsaco", "%s", shown(out));
+  check(contains(out, "gpublob.spirv"), LIST ": gpublob.spirv", "%s", shown(out));
+  check(contains(out, "ld.lld"), LIST ": ld.lld", "%s", shown(out));
+#undef LIST
   free(out);
 }
 

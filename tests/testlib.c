@@ -3,10 +3,12 @@
 #include "testlib.h"
 
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,11 @@ void check_at(const char *file, int line, const char *expr, int ok, const char *
   vprintf(fmt ? fmt : "", ap);
   va_end(ap);
   printf("\n");
+}
+
+void check_unmet(const char *file, int line, const char *pre, const char *expr, const char *name) {
+  failed++;
+  printf("FAIL %s:%d: %s\n     check: %s\n     not checked: %s was false\n", file, line, name, expr, pre);
 }
 
 void skip(const char *name, const char *why) {
@@ -94,10 +101,42 @@ int contains(const char *haystack, const char *needle) {
   return haystack && needle && strstr(haystack, needle) != NULL;
 }
 
+const char *shown(const char *s) { return s ? s : "(none)"; }
+
+int lacks(const char *haystack, const char *needle) {
+  return haystack && needle && strstr(haystack, needle) == NULL;
+}
+
+int same_str(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+
+int exit_code(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+int is_elf(const void *data, size_t size) { return data && size >= SELFMAG && !memcmp(data, ELFMAG, SELFMAG); }
+
+/* Little-endian fields (GPU ELFs are ELFDATA2LSB), at <elf.h>'s offsets. */
+static unsigned le(const unsigned char *p, size_t n) {
+  unsigned v = 0;
+  while (n--) v = v << 8 | p[n];
+  return v;
+}
+
+unsigned elf_machine_of(const void *data, size_t size) {
+  size_t at = offsetof(Elf64_Ehdr, e_machine), n = sizeof(Elf64_Half); /* the same in ELF32 */
+  return is_elf(data, size) && size >= at + n ? le((const unsigned char *)data + at, n) : 0;
+}
+
+unsigned elf_flags_of(const void *data, size_t size) {
+  size_t at = offsetof(Elf64_Ehdr, e_flags), n = sizeof(Elf64_Word);
+  return is_elf(data, size) && size >= at + n ? le((const unsigned char *)data + at, n) : 0;
+}
+
 int exists(const char *path) { return access(path, F_OK) == 0; }
 
 unsigned char *slurp(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");
+  if (size) *size = 0;
   if (!f) return NULL;
   fseek(f, 0, SEEK_END);
   long n = ftell(f);

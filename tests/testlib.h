@@ -16,13 +16,35 @@
 #define check(ok, name, ...) check_at(__FILE__, __LINE__, #ok, (ok) != 0, name, __VA_ARGS__)
 void check_at(const char *file, int line, const char *expr, int ok, const char *name,
               const char *fmt, ...);
+/* check_if(pre, ok, name, fmt, ...): one property that can be looked at only where pre
+** holds (a blob to read, an output to index).  Where pre is false, neither ok nor fmt's
+** arguments are evaluated and the check fails, naming pre: never a silent pass. */
+#define check_if(pre, ok, name, ...)                                                  \
+  ((pre) ? check_at(__FILE__, __LINE__, #ok, (ok) != 0, name, __VA_ARGS__)            \
+         : check_unmet(__FILE__, __LINE__, #pre, #ok, name))
+void check_unmet(const char *file, int line, const char *pre, const char *expr, const char *name);
 void skip(const char *name, const char *why);
 int report(void);
 
 /* Runs argv (no shell); stdout and stderr together into *out (malloc'd, may be NULL). */
 int run(const char *const *argv, char **out);
 int contains(const char *haystack, const char *needle);
+/* s, or "(none)" where it is NULL: for a message's %s. */
+const char *shown(const char *s);
+/* haystack is there and has no needle (a NULL haystack fails, where !contains passes). */
+int lacks(const char *haystack, const char *needle);
+/* Both strings are there and equal. */
+int same_str(const char *a, const char *b);
+/* A waitpid status as run() answers: the exit status, or 128 + the signal; -1 for neither. */
+int exit_code(int status);
+/* ELF headers, with <elf.h>'s names: is_elf is ELFMAG at the start; elf_machine_of is
+** e_machine (EM_CUDA, EM_AMDGPU), elf_flags_of e_flags of an ELF64 header; 0 when data
+** is not an ELF (or too short). */
+int is_elf(const void *data, size_t size);
+unsigned elf_machine_of(const void *data, size_t size);
+unsigned elf_flags_of(const void *data, size_t size);
 int exists(const char *path);
+/* The file's bytes (malloc'd, NUL-terminated) and *size; NULL and *size 0 if unread. */
 unsigned char *slurp(const char *path, size_t *size);
 int spill(const char *path, const void *data, size_t size);
 /* A fresh private directory under $TMPDIR or /tmp, removed by report(). */
