@@ -1,4 +1,4 @@
-/* specgen: turn the target spec (targets/targets.spec) into the X-macro table gpublob.c includes.
+/* specgen: turn the target spec (targets/targets.spec) into the table gpublob.c includes.
 **
 **   specgen [--llvm-targets LIST] SPEC OUT.def   write the table (DO NOT EDIT output)
 **   specgen --vendor CORE DEF OUT.c   write CORE with DEF pasted in place of
@@ -10,8 +10,15 @@
 ** (llvm-config --targets-built); an llvm_target outside it is refused.  Without
 ** it, or with an empty list, LLVM 22's own list of targets is the limit.
 **
+** The keys a target may hold are the list of src/spec_keys.h, which the core
+** declares target_desc's fields from too: the table is a target_desc's designated
+** initialisers per target (write_table says what else it holds), and its digest,
+** the spec's part of the cache's keys, is the XXH3-128 of those entries.  A target
+** whose first key is `inherit = NAME` starts as a copy of the earlier target NAME.
+**
 ** Errors are printed as `file:line: message` and exit with status 1; no
 ** output file is left behind then.  Build: cc -std=c11 -o specgen specgen.c
+** (xxhash.h, header only: libxxhash-dev)
 **
 ** Built with -DSPECGEN_LIBRARY there is no main(): specgen_run() parses and
 ** checks a spec held in memory, an error returns (longjmp) instead of exiting,
@@ -25,68 +32,57 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- the keys a target section may hold, in the order of the X-macro ---- */
-enum { REQ = 1, OPT = 0 };
-#define SPEC_KEYS(X)                                                          \
-  X(triple, REQ, "target triple")                                              \
-  X(chip, REQ, "default chip")                                                 \
-  X(chip_prefix, OPT, "prefix stripped from the chip for {chipid}")            \
-  X(chips, REQ, "valid chip names")                                            \
-  X(chip_features, OPT, "GLOB:+feature pairs a chip implies")                  \
-  X(features, OPT, "default LLVM target features")                             \
-  X(feature_names, OPT, "glob patterns of accepted feature names")             \
-  X(version_feature, OPT, "prefix of a versioned feature, such as ptx")        \
-  X(feature_min, OPT, "CHIP:FEATURE minimum versioned feature per chip")       \
-  X(emit, REQ, "what the backend emits for the blob step: asm or obj")         \
-  X(tool_kind, REQ, "kind of blob tool: exec or none")                         \
-  X(tool_input, OPT, "how the tool gets its input: file (default), stdin or pipe")   \
-  X(tool, OPT, "candidate names of the blob tool")                             \
-  X(tool_argv, OPT, "argv template of the blob tool")                          \
-  X(tool_search, OPT, "directories searched for the blob tool")                \
-  X(provider, OPT, "in-process provider of the blob step: none or nvjitlink")  \
-  X(provider_lib, OPT, "candidate file names of the provider's library")       \
-  X(provider_search, OPT, "directories searched for the provider's library")   \
-  X(provider_argv, OPT, "the provider's options (template)")                  \
-  X(provider_min, OPT, "jobs for the target a call needs before the provider is used") \
-  X(pack_tool, OPT, "candidate names of the tool that packs chips into one blob") \
-  X(pack_argv, OPT, "argv template of the pack tool; {images} stands for the images") \
-  X(pack_image, OPT, "the words for each chip's blob (template, {in} its file)")  \
-  X(pack_asm_image, OPT, "the words for the newest chip's assembly (template)") \
-  X(suffix_pack, OPT, "file suffix of a pack")                                 \
-  X(attribute, REQ, "MLIR attribute name of the blob")                         \
-  X(suffix_asm, REQ, "file suffix of assembly")                                \
-  X(suffix_bin, REQ, "file suffix of the blob")                                \
-  X(bin_magic, OPT, "hex bytes every blob of the bin format starts with")      \
-  X(pack_magic, OPT, "hex bytes every pack starts with")                       \
-  X(symbol_chars, OPT, "characters a public symbol may hold (ranges a-z allowed)") \
-  X(libs, OPT, "device bitcode libraries (templates)")                         \
-  X(lib_search, OPT, "directories searched for device libraries")              \
-  X(module_flags, OPT, "NAME=BEHAVIOUR:VALUE module flags")                     \
-  X(intrinsics, OPT, "intrinsic namespaces the backend selects, e.g. nvvm")   \
-  X(entry_cc, OPT, "calling conventions of entry points; bin keeps only them")  \
-  X(mlir_target, OPT, "MLIR target attribute that selects the target, e.g. nvvm.target") \
-  X(mlir_chip, OPT, "chip the MLIR attribute means when it names none")        \
-  X(mlir_lower, OPT, "MLIR passes (template) that lower a gpu.module body")     \
-  X(mlir_dialects, OPT, "dialects a lowered gpu.module body may hold")          \
-  X(llvm_target, REQ, "LLVM backend to initialise and link, e.g. NVPTX")      \
-  X(asm_parser, OPT, "yes: the backend has an assembly parser (inline asm needs it)")
+#define XXH_INLINE_ALL /* header only: specgen is built alone */
+#include <xxhash.h>
+
+/* ---- the keys a target section may hold: the list of src/spec_keys.h ---- */
+#include "../src/spec_keys.h"
+
+enum value_kind { V_STRING, V_LIST, V_ENUM, V_CENUM, V_INTEGER };
+
+typedef struct value_type {
+  int kind;
+  const char *values; /* ENUM, CENUM: the words a value may be */
+  const char *prefix; /* CENUM: of the C constants */
+  long min, max;      /* INTEGER */
+  const char *unit;   /* INTEGER: what it counts */
+} value_type;
+
+typedef struct key_info {
+  const char *name;
+  int required;
+  const char *default_value; /* of a target without the key; NULL: none */
+  value_type type;
+} key_info;
+
+/* A key's PRESENCE and TYPE, each named by its word (applied to its arguments). */
+#define SPEC_REQUIRED_REQUIRED 1
+#define SPEC_REQUIRED_OPTIONAL 0
+#define SPEC_REQUIRED_DEFAULT(value) 0
+#define SPEC_DEFAULT_VALUE_REQUIRED NULL
+#define SPEC_DEFAULT_VALUE_OPTIONAL NULL
+#define SPEC_DEFAULT_VALUE_DEFAULT(value) value
+#define SPEC_TYPE_STRING {.kind = V_STRING}
+#define SPEC_TYPE_LIST {.kind = V_LIST}
+#define SPEC_TYPE_ENUM(words) {.kind = V_ENUM, .values = words}
+#define SPEC_TYPE_CENUM(tag, constant_prefix, words) {.kind = V_CENUM, .values = words, .prefix = #constant_prefix}
+#define SPEC_TYPE_INTEGER(lo, hi, what) {.kind = V_INTEGER, .min = lo, .max = hi, .unit = what}
+
+#define KEY_INFO(key, presence, type, doc) \
+  {#key, SPEC_REQUIRED_##presence, SPEC_DEFAULT_VALUE_##presence, SPEC_TYPE_##type},
+static const key_info keys[] = {GPUBLOB_SPEC_KEYS(KEY_INFO)};
 
 enum {
-#define KEY_ENUM(k, r, d) K_##k,
-  SPEC_KEYS(KEY_ENUM) NKEYS
+#define KEY_ENUM(key, presence, type, doc) K_##key,
+  GPUBLOB_SPEC_KEYS(KEY_ENUM) NKEYS
 };
-static const char *const key_names[] = {
-#define KEY_NAME(k, r, d) #k,
-    SPEC_KEYS(KEY_NAME)};
-static const int key_required[] = {
-#define KEY_REQ(k, r, d) r,
-    SPEC_KEYS(KEY_REQ)};
 
-static const char *const emit_values[] = {"asm", "obj", NULL};
-static const char *const tool_kinds[] = {"exec", "none", NULL};
-static const char *const tool_inputs[] = {"file", "stdin", "pipe", NULL};
-static const char *const providers[] = {"none", "nvjitlink", NULL};
-static const char *const yes_no[] = {"yes", "no", NULL};
+/* Keys that come together, each list ending in -1: what an exec tool needs, what a
+   provider needs, and the pack step's (pack_asm_image optional). */
+static const int exec_keys[] = {K_tool, K_tool_argv, K_tool_search, -1};
+static const int provider_keys[] = {K_provider_lib, K_provider_search, -1};
+static const int pack_keys[] = {K_pack_tool, K_pack_argv, K_pack_image, K_pack_asm_image, K_suffix_pack, -1};
+
 /* LLVM's calling conventions of GPU entry points (llvm/IR/CallingConv.h, stable values). */
 static const struct { const char *name; int value; } calling_conventions[] = {
     {"ptx_kernel", 71}, {"spir_kernel", 76}, {"amdgpu_kernel", 91}, {NULL, 0}};
@@ -139,8 +135,10 @@ enum { NAME_MAX_LEN = 63, GLOB_MAX_LEN = 127, FEATURE_MIN_MAX_LEN = 31 };
 typedef struct target {
   char *name;
   int line;
+  char *inherit;    /* inherit = NAME: the earlier target it starts as a copy of, or NULL */
+  int inherit_line;
   char *val[NKEYS];
-  int key_line[NKEYS];
+  int key_line[NKEYS]; /* where the value is written; an inherited one's: the inherit line */
 } target;
 
 static const char *spec_path;
@@ -250,7 +248,7 @@ static int ident_char(int c, int upper) {
 /* ---- reading the spec: sections, keys, continuation lines ---- */
 static int key_index(const char *k) {
   for (int i = 0; i < NKEYS; i++)
-    if (!strcmp(key_names[i], k)) return i;
+    if (!strcmp(keys[i].name, k)) return i;
   return -1;
 }
 
@@ -277,24 +275,68 @@ static void open_section(char *hdr, int line) {
   ntargets++;
 }
 
-static void set_key(char *text, int line) {
-  char *eq = strchr(text, '=');
-  if (!eq) die(line, "expected 'key = value'");
-  *eq = 0;
-  char *key = trim(text), *val = trim(eq + 1);
-  int k = key_index(key);
-  if (k < 0) die(line, "unknown key '%s'", key);
-  if (!ntargets) die(line, "key '%s' outside a [target NAME] section", key);
-  target *t = &targets[ntargets - 1];
-  if (t->val[k]) die(line, "duplicate key '%s' (first at line %d)", key, t->key_line[k]);
+/* inherit = NAME: the section's first key; the copy is made once the spec is read. */
+static void set_inherit(target *t, const char *name, int line) {
+  if (t->inherit) die(line, "duplicate key 'inherit' (first at line %d)", t->inherit_line);
+  for (int k = 0; k < NKEYS; k++)
+    if (t->val[k])
+      die(line, "'inherit' must be the first key of target '%s' ('%s' comes before it, at line %d)",
+          t->name, keys[k].name, t->key_line[k]);
+  t->inherit = xstrdup(name);
+  t->inherit_line = line;
+}
+
+/* The value with each run of blanks one space. */
+static void squeeze_blanks(char *val) {
   char *w = val;
   for (char *c = val; *c; c++) {
     if (isspace((unsigned char)*c) && (w == val || w[-1] == ' ')) continue;
     *w++ = isspace((unsigned char)*c) ? ' ' : *c;
   }
   *w = 0;
+}
+
+static void set_key(char *text, int line) {
+  char *eq = strchr(text, '=');
+  if (!eq) die(line, "expected 'key = value'");
+  *eq = 0;
+  char *key = trim(text), *val = trim(eq + 1);
+  int k = key_index(key), inherit = !strcmp(key, "inherit");
+  if (k < 0 && !inherit) die(line, "unknown key '%s'", key);
+  if (!ntargets) die(line, "key '%s' outside a [target NAME] section", key);
+  target *t = &targets[ntargets - 1];
+  squeeze_blanks(val);
+  if (inherit) {
+    set_inherit(t, val, line);
+    return;
+  }
+  if (t->val[k]) die(line, "duplicate key '%s' (first at line %d)", key, t->key_line[k]);
   t->val[k] = xstrdup(val);
   t->key_line[k] = line;
+}
+
+static int target_index(const char *name) {
+  for (int i = 0; i < ntargets; i++)
+    if (!strcmp(targets[i].name, name)) return i;
+  return -1;
+}
+
+/* Target i starts as a copy of the earlier target it inherits from (already
+   complete, copies included): each key it does not set has that target's value. */
+static void apply_inherit(int i) {
+  target *t = &targets[i];
+  if (!t->inherit) return;
+  int from = target_index(t->inherit);
+  if (from < 0) die(t->inherit_line, "'inherit': no target '%s' in the spec", t->inherit);
+  if (from == i) die(t->inherit_line, "'inherit': target '%s' cannot inherit from itself", t->name);
+  if (from > i)
+    die(t->inherit_line, "'inherit': target '%s' comes later (line %d); a target inherits from an earlier one",
+        t->inherit, targets[from].line);
+  for (int k = 0; k < NKEYS; k++)
+    if (!t->val[k] && targets[from].val[k]) {
+      t->val[k] = xstrdup(targets[from].val[k]);
+      t->key_line[k] = t->inherit_line;
+    }
 }
 
 /* The spec, whole in memory: lines end at '\n' (the last may lack one). */
@@ -336,6 +378,7 @@ static void read_spec(const char *data, size_t size) {
   }
   if (len) die(line, "continuation '\\' on the last line");
   if (!ntargets) die(0, "no [target NAME] section");
+  for (int i = 0; i < ntargets; i++) apply_inherit(i);
 }
 
 /* ---- checking a target: required keys, enums, placeholders, chips ---- */
@@ -346,7 +389,7 @@ static void check_trigraphs(const target *t, int k) {
   for (const char *p = t->val[k]; (p = strstr(p, "??")); p++)
     if (p[2] && strchr("=(/)'<!>-", p[2]))
       die(t->key_line[k], "'%s': '??%c' is a C trigraph (the table is compiled as C11); write it otherwise",
-          key_names[k], p[2]);
+          keys[k].name, p[2]);
 }
 
 static void check_template(const target *t, int k, const char *const *allowed) {
@@ -358,31 +401,63 @@ static void check_template(const target *t, int k, const char *const *allowed) {
       continue;
     }
     const char *e = strchr(p, '}');
-    if (!e) die(line, "'%s': unclosed '{'", key_names[k]);
+    if (!e) die(line, "'%s': unclosed '{'", keys[k].name);
     const char *name = p + 1;
     size_t n = (size_t)(e - name);
     if (memchr(name, '{', n) || memchr(name, ' ', n))
-      die(line, "'%s': '{%.*s' is not a placeholder (write a literal brace as {{)", key_names[k],
+      die(line, "'%s': '{%.*s' is not a placeholder (write a literal brace as {{)", keys[k].name,
           (int)n, name);
     if (n > 3 && !strncmp(name, "if:", 3)) {
       const char *c = name + 3, *colon = memchr(c, ':', (size_t)(e - c));
       if (!colon || !memchr(colon + 1, ':', (size_t)(e - colon - 1)))
-        die(line, "'%s': {if:COND:THEN:ELSE} needs three parts", key_names[k]);
+        die(line, "'%s': {if:COND:THEN:ELSE} needs three parts", keys[k].name);
       size_t cn = (size_t)(colon - c);
       if (!(cn > 1 && (*c == '+' || *c == '-')) && !in_list(conditions, c, cn))
         die(line, "'%s': unknown condition '%.*s' (use +feature, -feature, ftz, fast-math or O0)",
-            key_names[k], (int)cn, c);
+            keys[k].name, (int)cn, c);
     } else if (!in_list(allowed, name, n)) {
-      die(line, "'%s': unknown placeholder '{%.*s}' (this key has: %s)", key_names[k], (int)n, name,
+      die(line, "'%s': unknown placeholder '{%.*s}' (this key has: %s)", keys[k].name, (int)n, name,
           list_text(allowed));
     }
     p = e;
   }
 }
 
-static void check_enum(const target *t, int k, const char *const *values) {
-  if (!in_list(values, t->val[k], strlen(t->val[k])))
-    die(t->key_line[k], "'%s': unknown value '%s'", key_names[k], t->val[k]);
+/* What the key list says of a value: one of an ENUM's words, an INTEGER in range. */
+static void check_value_type(const target *t, int k) {
+  const value_type *type = &keys[k].type;
+  const char *v = t->val[k];
+  if (!v && (type->kind == V_CENUM || type->kind == V_INTEGER))
+    die(t->line, "target '%s': key '%s' has no value (src/spec_keys.h gives it no default)", t->name,
+        keys[k].name);
+  if (!v) return;
+  if (type->values && !word_in(type->values, v, strlen(v)))
+    die(t->key_line[k], "'%s': unknown value '%s'", keys[k].name, v);
+  long n;
+  if (type->kind == V_INTEGER && (!plain_number(v, strlen(v), type->max, &n) || n < type->min))
+    die(t->key_line[k], "'%s': '%s' is not a number of %s (%ld-%ld, plain digits: no sign or leading zero)",
+        keys[k].name, v, type->unit, type->min, type->max);
+}
+
+/* Every key as the list has it: the required ones there, the defaults filled in,
+   each value of its type; and no value with a trigraph. */
+static void check_keys(target *t) {
+  for (int k = 0; k < NKEYS; k++)
+    if (keys[k].required && (!t->val[k] || !*t->val[k]))
+      die(t->line, "target '%s': missing key '%s'", t->name, keys[k].name);
+  for (int k = 0; k < NKEYS; k++)
+    if (t->val[k]) check_trigraphs(t, k);
+  for (int k = 0; k < NKEYS; k++) {
+    if (!t->val[k] && keys[k].default_value) t->val[k] = xstrdup(keys[k].default_value);
+    check_value_type(t, k);
+  }
+}
+
+/* Each key of a group (ending in -1) that another key's value needs. */
+static void need_keys(const target *t, const int *group, const char *why) {
+  for (; *group >= 0; group++)
+    if (!t->val[*group] || !*t->val[*group])
+      die(t->line, "target '%s': %s needs key '%s'", t->name, why, keys[*group].name);
 }
 
 static void check_chip_pairs(const target *t, int k, int chip_must_exist) {
@@ -391,12 +466,12 @@ static void check_chip_pairs(const target *t, int k, int chip_must_exist) {
   while ((w = next_word(&p, &n))) {
     const char *colon = memchr(w, ':', n);
     if (!colon || colon == w || colon == w + n - 1)
-      die(t->key_line[k], "'%s': '%.*s' is not CHIP:VALUE", key_names[k], (int)n, w);
+      die(t->key_line[k], "'%s': '%.*s' is not CHIP:VALUE", keys[k].name, (int)n, w);
     if (chip_must_exist && !word_in(t->val[K_chips], w, (size_t)(colon - w)))
-      die(t->key_line[k], "'%s': chip '%.*s' is not in 'chips'", key_names[k],
+      die(t->key_line[k], "'%s': chip '%.*s' is not in 'chips'", keys[k].name,
           (int)(colon - w), w);
     if ((size_t)(colon - w) > GLOB_MAX_LEN)
-      die(t->key_line[k], "'%s': '%.*s' is longer than %d bytes", key_names[k], (int)(colon - w), w,
+      die(t->key_line[k], "'%s': '%.*s' is longer than %d bytes", keys[k].name, (int)(colon - w), w,
           GLOB_MAX_LEN);
     const char *v = colon + 1;
     size_t vn = n - (size_t)(v - w);
@@ -407,7 +482,7 @@ static void check_chip_pairs(const target *t, int k, int chip_must_exist) {
         die(t->key_line[k], "'feature_min': '%.*s' is not %sNUMBER (the version_feature, then plain digits)",
             (int)vn, v, t->val[K_version_feature]);
     } else if (vn < 2 || (*v != '+' && *v != '-')) { /* chip_features */
-      die(t->key_line[k], "'%s': '%.*s' is not +feature or -feature", key_names[k], (int)vn, v);
+      die(t->key_line[k], "'%s': '%.*s' is not +feature or -feature", keys[k].name, (int)vn, v);
     }
   }
 }
@@ -454,27 +529,19 @@ static void check_hex(const target *t, int k) {
   size_t n = strlen(v);
   for (size_t i = 0; i < n; i++)
     if (!isxdigit((unsigned char)v[i]))
-      die(t->key_line[k], "'%s': '%s' is not hex digits", key_names[k], v);
+      die(t->key_line[k], "'%s': '%s' is not hex digits", keys[k].name, v);
   if (!n || n % 2 || n > 32)
-    die(t->key_line[k], "'%s': '%s' is not 1 to 16 whole bytes of hex", key_names[k], v);
+    die(t->key_line[k], "'%s': '%s' is not 1 to 16 whole bytes of hex", keys[k].name, v);
 }
 
 /* An in-process provider stands in for an exec tool, and needs its library. */
-static void check_provider(target *t) {
-  if (!t->val[K_provider]) t->val[K_provider] = xstrdup("none");
-  check_enum(t, K_provider, providers);
-  if (!t->val[K_provider_min]) t->val[K_provider_min] = xstrdup("1");
-  /* written into the table as a C number */
-  long min;
-  if (!plain_number(t->val[K_provider_min], strlen(t->val[K_provider_min]), 4096, &min) || min < 1)
-    die(t->key_line[K_provider_min], "'provider_min': '%s' is not a number of jobs (1-4096, "
-        "plain digits: no sign or leading zero)", t->val[K_provider_min]);
+static void check_provider(const target *t) {
   if (!strcmp(t->val[K_provider], "none")) return;
   if (strcmp(t->val[K_tool_kind], "exec"))
     die(t->key_line[K_provider], "target '%s': a provider stands in for tool_kind exec", t->name);
-  for (int k = K_provider_lib; k <= K_provider_search; k++)
-    if (!t->val[k] || !*t->val[k])
-      die(t->line, "target '%s': provider %s needs key '%s'", t->name, t->val[K_provider], key_names[k]);
+  char why[128];
+  snprintf(why, sizeof why, "provider %s", t->val[K_provider]);
+  need_keys(t, provider_keys, why);
 }
 
 /* Calling-convention names become LLVM's numbers; a number is taken as it is. */
@@ -509,11 +576,11 @@ static void check_entry_cc(target *t) {
 /* The pack keys come together, and the assembly image needs assembly. */
 static void check_pack(target *t) {
   int n = 0;
-  for (int k = K_pack_tool; k <= K_suffix_pack; k++) n += t->val[k] && *t->val[k];
+  for (const int *k = pack_keys; *k >= 0; k++) n += t->val[*k] && *t->val[*k];
   if (!n) return;
-  for (int k = K_pack_tool; k <= K_suffix_pack; k++)
-    if (k != K_pack_asm_image && (!t->val[k] || !*t->val[k]))
-      die(t->line, "target '%s': packing needs key '%s'", t->name, key_names[k]);
+  for (const int *k = pack_keys; *k >= 0; k++)
+    if (*k != K_pack_asm_image && (!t->val[*k] || !*t->val[*k]))
+      die(t->line, "target '%s': packing needs key '%s'", t->name, keys[*k].name);
   if (t->val[K_pack_asm_image] && strcmp(t->val[K_emit], "asm"))
     die(t->key_line[K_pack_asm_image], "'pack_asm_image' needs emit = asm");
   /* gpublob replaces {images} only as a word of its own */
@@ -581,37 +648,11 @@ static void check_names(const target *t, int k) {
   size_t n;
   while ((w = next_word(&p, &n)))
     if (n > NAME_MAX_LEN)
-      die(t->key_line[k], "'%s': '%.*s' is longer than %d bytes", key_names[k], (int)n, w, NAME_MAX_LEN);
+      die(t->key_line[k], "'%s': '%.*s' is longer than %d bytes", keys[k].name, (int)n, w, NAME_MAX_LEN);
 }
 
-static void check_target(target *t) {
-  for (int k = 0; k < NKEYS; k++)
-    if (key_required[k] && (!t->val[k] || !*t->val[k]))
-      die(t->line, "target '%s': missing key '%s'", t->name, key_names[k]);
-  for (int k = 0; k < NKEYS; k++)
-    if (t->val[k]) check_trigraphs(t, k);
-  check_enum(t, K_emit, emit_values);
-  check_llvm_target(t);
-  check_enum(t, K_tool_kind, tool_kinds);
-  if (!t->val[K_tool_input]) t->val[K_tool_input] = xstrdup("file");
-  check_enum(t, K_tool_input, tool_inputs);
-  if (!strcmp(t->val[K_tool_kind], "exec"))
-    for (int k = K_tool; k <= K_tool_search; k++)
-      if (!t->val[k] || !*t->val[k])
-        die(t->line, "target '%s': tool_kind exec needs key '%s'", t->name, key_names[k]);
-  if (!t->val[K_asm_parser]) t->val[K_asm_parser] = xstrdup("no");
-  check_enum(t, K_asm_parser, yes_no);
-  if (!strcmp(t->val[K_asm_parser], "yes") && in_list(no_asm_parser, t->val[K_llvm_target],
-                                                      strlen(t->val[K_llvm_target])))
-    die(t->key_line[K_asm_parser], "'asm_parser': LLVM's %s backend has no assembly parser",
-        t->val[K_llvm_target]);
-  check_hex(t, K_bin_magic);
-  check_hex(t, K_pack_magic);
-  check_provider(t);
-  check_pack(t);
-  check_entry_cc(t);
-  if (t->val[K_libs] && *t->val[K_libs] && (!t->val[K_lib_search] || !*t->val[K_lib_search]))
-    die(t->key_line[K_libs], "target '%s': 'libs' needs 'lib_search'", t->name);
+/* The chips and features: the default chip among the chips, each pair's chip. */
+static void check_chips(const target *t) {
   check_names(t, K_chips);
   if (!word_in(t->val[K_chips], t->val[K_chip], strlen(t->val[K_chip])))
     die(t->key_line[K_chip], "default chip '%s' is not in 'chips'", t->val[K_chip]);
@@ -629,16 +670,38 @@ static void check_target(target *t) {
         die(t->key_line[K_feature_names], "'feature_names': '%.*s' is longer than %d bytes", (int)n, w,
             GLOB_MAX_LEN);
   }
-  if (t->val[K_module_flags]) check_module_flags(t);
-  if (t->val[K_mlir_dialects]) check_mlir_dialects(t);
   if (t->val[K_mlir_chip] && !word_in(t->val[K_chips], t->val[K_mlir_chip], strlen(t->val[K_mlir_chip])))
     die(t->key_line[K_mlir_chip], "'mlir_chip': '%s' is not in 'chips'", t->val[K_mlir_chip]);
+}
+
+static void check_templates(const target *t) {
   static const struct { int key; const char *const *allowed; } templ[] = {
       {K_tool_argv, ph_tool_argv}, {K_libs, ph_job},           {K_mlir_lower, ph_job},
       {K_provider_argv, ph_job},   {K_pack_argv, ph_pack_argv}, {K_pack_image, ph_pack_image},
       {K_pack_asm_image, ph_pack_image}};
   for (size_t i = 0; i < sizeof templ / sizeof *templ; i++)
     if (t->val[templ[i].key]) check_template(t, templ[i].key, templ[i].allowed);
+}
+
+static void check_target(target *t) {
+  check_keys(t);
+  check_llvm_target(t);
+  if (!strcmp(t->val[K_tool_kind], "exec")) need_keys(t, exec_keys, "tool_kind exec");
+  if (!strcmp(t->val[K_asm_parser], "yes") && in_list(no_asm_parser, t->val[K_llvm_target],
+                                                      strlen(t->val[K_llvm_target])))
+    die(t->key_line[K_asm_parser], "'asm_parser': LLVM's %s backend has no assembly parser",
+        t->val[K_llvm_target]);
+  check_hex(t, K_bin_magic);
+  check_hex(t, K_pack_magic);
+  check_provider(t);
+  check_pack(t);
+  check_entry_cc(t);
+  if (t->val[K_libs] && *t->val[K_libs] && (!t->val[K_lib_search] || !*t->val[K_lib_search]))
+    die(t->key_line[K_libs], "target '%s': 'libs' needs 'lib_search'", t->name);
+  check_chips(t);
+  if (t->val[K_module_flags]) check_module_flags(t);
+  if (t->val[K_mlir_dialects]) check_mlir_dialects(t);
+  check_templates(t);
 }
 
 /* Checks across targets: an MLIR target attribute selects one target. */
@@ -694,40 +757,93 @@ static int dialect_seen(int upto, size_t at, const char *w, size_t n) {
   return 0;
 }
 
-static void write_table(FILE *o) {
+/* One field: a string, a number, or a C enum's constant and its word. */
+static void write_field(FILE *o, int k, const char *v) {
+  fprintf(o, "  .%s = ", keys[k].name);
+  if (keys[k].type.kind == V_INTEGER) fputs(v, o);
+  else if (keys[k].type.kind == V_CENUM) {
+    fprintf(o, "%s%s, .%s_name = ", keys[k].type.prefix, v, keys[k].name);
+    put_cstring(o, v);
+  } else put_cstring(o, v);
+  fputs(",\n", o);
+}
+
+/* A target's entry: its name, then a field per key, in the list's order. */
+static void write_entry(FILE *o, const target *t) {
+  fputs("GPUBLOB_TARGET_BEGIN(", o);
+  put_cstring(o, t->name);
+  fputs(")\n  .name = ", o);
+  put_cstring(o, t->name);
+  fputs(",\n", o);
+  for (int k = 0; k < NKEYS; k++) write_field(o, k, t->val[k]);
+  fputs("GPUBLOB_TARGET_END\n", o);
+}
+
+/* Every target's entry, as the table holds them (malloc'd, *size bytes). */
+static char *entries_text(size_t *size) {
+  char *text = NULL;
+  FILE *m = open_memstream(&text, size);
+  if (!m) die(0, "out of memory");
+  for (int i = 0; i < ntargets; i++) write_entry(m, &targets[i]);
+  if (fclose(m) || !text) die(0, "out of memory");
+  return text;
+}
+
+static const char table_usage[] =
+    "/* Define what you include this file for; it undefines each again at its end:\n"
+    "**   GPUBLOB_TARGET_BEGIN(name) and GPUBLOB_TARGET_END: each target, as a target_desc's\n"
+    "**     designated initialisers between the two: .name, then a field per key of\n"
+    "**     src/spec_keys.h (include it first), in its order.  A CENUM key's KEY_name is\n"
+    "**     its word; an absent key is \"\".\n"
+    "**   GPUBLOB_LLVM_TARGET(X): each LLVM backend, once\n"
+    "**   GPUBLOB_LLVM_ASM_PARSER(X): each backend whose assembly parser a target needs\n"
+    "**   GPUBLOB_MLIR_DIALECT(x): each MLIR dialect the MLIR pass depends on\n"
+    "**   GPUBLOB_SPEC_DIGEST(b0, ..., b15): XXH3-128 (canonical bytes) of the target\n"
+    "**     entries as written here, every line from the first GPUBLOB_TARGET_BEGIN to\n"
+    "**     the last GPUBLOB_TARGET_END: the spec's part of the cache's keys */\n"
+    "#if !defined GPUBLOB_TARGET_BEGIN && !defined GPUBLOB_TARGET_END && !defined GPUBLOB_LLVM_TARGET && \\\n"
+    "    !defined GPUBLOB_LLVM_ASM_PARSER && !defined GPUBLOB_MLIR_DIALECT && !defined GPUBLOB_SPEC_DIGEST\n"
+    "#error \"gpublob_targets.def: define what you include it for first: GPUBLOB_TARGET_BEGIN and "
+    "GPUBLOB_TARGET_END, GPUBLOB_LLVM_TARGET, GPUBLOB_LLVM_ASM_PARSER, GPUBLOB_MLIR_DIALECT or "
+    "GPUBLOB_SPEC_DIGEST\"\n"
+    "#endif\n"
+    "#if defined GPUBLOB_TARGET_BEGIN != defined GPUBLOB_TARGET_END\n"
+    "#error \"gpublob_targets.def: define GPUBLOB_TARGET_BEGIN(name) and GPUBLOB_TARGET_END together\"\n"
+    "#endif\n";
+
+static void write_header(FILE *o) {
   /* the path goes into a comment: nothing there may end it */
   fputs("/* Generated by gen/specgen from ", o);
   for (const char *c = spec_path; *c; c++)
     fputc((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f || (c[0] == '*' && c[1] == '/') ? '_' : *c, o);
   fputs(". DO NOT EDIT. */\n", o);
-  fprintf(o, "/* GPUBLOB_TARGET(name");
-  for (int k = 0; k < NKEYS; k++) fprintf(o, ", %s", key_names[k]);
-  fprintf(o, ")\n   emit, tool_kind, tool_input and llvm_target are bare words; every other field is a\n"
-             "   string.  GPUBLOB_LLVM_TARGET(X) names each LLVM backend once;\n"
-             "   GPUBLOB_MLIR_DIALECT(X) each MLIR dialect the MLIR pass depends on. */\n");
-  fprintf(o, "#ifndef GPUBLOB_TARGET\n#define GPUBLOB_TARGET(...)\n#endif\n");
-  fprintf(o, "#ifndef GPUBLOB_LLVM_TARGET\n#define GPUBLOB_LLVM_TARGET(x)\n#endif\n");
-  fprintf(o, "#ifndef GPUBLOB_MLIR_DIALECT\n#define GPUBLOB_MLIR_DIALECT(x)\n#endif\n");
-  fprintf(o, "#ifndef GPUBLOB_LLVM_ASM_PARSER\n#define GPUBLOB_LLVM_ASM_PARSER(x)\n#endif\n");
-  for (int i = 0; i < ntargets; i++) {
-    target *t = &targets[i];
-    fprintf(o, "GPUBLOB_TARGET(");
-    put_cstring(o, t->name);
-    for (int k = 0; k < NKEYS; k++) {
-      fputs(",\n    ", o);
-      if (k == K_emit || k == K_tool_kind || k == K_tool_input || k == K_llvm_target ||
-          k == K_provider || k == K_provider_min)
-        fputs(t->val[k], o);
-      else put_cstring(o, t->val[k]);
-    }
-    fputs(")\n", o);
-  }
+  fputs(table_usage, o);
+}
+
+/* The entries, for a table of target_desc built with this specgen's key list. */
+static void write_targets(FILE *o, const char *entries, size_t size) {
+  fprintf(o, "#ifdef GPUBLOB_TARGET_BEGIN\n"
+             "#if !defined GPUBLOB_SPEC_KEY_COUNT || GPUBLOB_SPEC_KEY_COUNT != %d\n"
+             "#error \"gpublob_targets.def: written for %d spec keys, not for the src/spec_keys.h "
+             "included (or none): include it first, or rebuild build/specgen\"\n"
+             "#endif\n", NKEYS, NKEYS);
+  fwrite(entries, 1, size, o);
+  fputs("#endif\n", o);
+}
+
+static void write_backends(FILE *o) {
+  fputs("#ifdef GPUBLOB_LLVM_TARGET\n", o);
   for (int i = 0; i < ntargets; i++)
     if (!seen_llvm_target(i)) fprintf(o, "GPUBLOB_LLVM_TARGET(%s)\n", targets[i].val[K_llvm_target]);
+  fputs("#endif\n#ifdef GPUBLOB_LLVM_ASM_PARSER\n", o);
   for (int i = 0; i < ntargets; i++)
     if (first_asm_parser(i)) fprintf(o, "GPUBLOB_LLVM_ASM_PARSER(%s)\n", targets[i].val[K_llvm_target]);
-  /* every dialect named by an mlir_dialects list, once, after the ones every
-     lowering needs */
+  fputs("#endif\n", o);
+}
+
+/* Every dialect named by an mlir_dialects list, once, after the ones every lowering needs. */
+static void write_dialects(FILE *o) {
+  fputs("#ifdef GPUBLOB_MLIR_DIALECT\n", o);
   for (int i = 0; base_dialects[i]; i++) fprintf(o, "GPUBLOB_MLIR_DIALECT(%s)\n", base_dialects[i]);
   for (int i = 0; i < ntargets; i++) {
     const char *p = targets[i].val[K_mlir_dialects], *w;
@@ -736,8 +852,28 @@ static void write_table(FILE *o) {
       if (!dialect_seen(i, (size_t)(w - targets[i].val[K_mlir_dialects]), w, n))
         fprintf(o, "GPUBLOB_MLIR_DIALECT(%.*s)\n", (int)n, w);
   }
-  fprintf(o, "#undef GPUBLOB_TARGET\n#undef GPUBLOB_LLVM_TARGET\n#undef GPUBLOB_MLIR_DIALECT\n"
-             "#undef GPUBLOB_LLVM_ASM_PARSER\n");
+  fputs("#endif\n", o);
+}
+
+static void write_digest(FILE *o, const char *entries, size_t size) {
+  XXH128_canonical_t c;
+  XXH128_canonicalFromHash(&c, XXH3_128bits(entries, size));
+  fputs("#ifdef GPUBLOB_SPEC_DIGEST\nGPUBLOB_SPEC_DIGEST(", o);
+  for (size_t i = 0; i < sizeof c.digest; i++) fprintf(o, "%s0x%02x", i ? ", " : "", c.digest[i]);
+  fputs(")\n#endif\n", o);
+}
+
+static void write_table(FILE *o) {
+  size_t size;
+  char *entries = entries_text(&size);
+  write_header(o);
+  write_targets(o, entries, size);
+  write_backends(o);
+  write_dialects(o);
+  write_digest(o, entries, size);
+  free(entries);
+  fputs("#undef GPUBLOB_TARGET_BEGIN\n#undef GPUBLOB_TARGET_END\n#undef GPUBLOB_LLVM_TARGET\n"
+        "#undef GPUBLOB_LLVM_ASM_PARSER\n#undef GPUBLOB_MLIR_DIALECT\n#undef GPUBLOB_SPEC_DIGEST\n", o);
 }
 
 /* The LLVM components the spec's backends need, for llvm-config --libs: the
@@ -775,6 +911,7 @@ static int set_built_targets(const char *list) {
 static void reset(void) {
   for (int i = 0; i < ntargets; i++) {
     free(targets[i].name);
+    free(targets[i].inherit);
     for (int k = 0; k < NKEYS; k++) free(targets[i].val[k]);
   }
   memset(targets, 0, sizeof targets);

@@ -46,45 +46,14 @@
 extern char **environ;
 
 /* ---- the target descriptors, generated from the spec ---- */
-enum emit_kind { EMIT_asm, EMIT_obj };
-enum tool_kind { TOOL_exec, TOOL_none };
-enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
-enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink };
+/* A target's name, and a field per key of the spec (src/spec_keys.h); the table
+** (src/target.c) initialises each from build/gpublob_targets.def. */
+#include "spec_keys.h"
 
 typedef struct target_desc {
-  const char *name, *triple, *chip, *chip_prefix, *chips, *chip_features;
-  const char *features, *feature_names, *version_feature, *feature_min;
-  enum emit_kind emit;
-  enum tool_kind tool_kind;
-  const char *tool_kind_name;
-  enum tool_input tool_input;
-  const char *tool, *tool_argv, *tool_search;
-  enum provider_kind provider;
-  const char *provider_name, *provider_lib, *provider_search, *provider_argv;
-  int provider_min;
-  const char *pack_tool, *pack_argv, *pack_image, *pack_asm_image, *suffix_pack;
-  const char *attribute, *suffix_asm, *suffix_bin, *bin_magic, *pack_magic, *symbol_chars;
-  const char *libs, *lib_search, *module_flags, *intrinsics, *entry_cc;
-  const char *mlir_target, *mlir_chip, *mlir_lower, *mlir_dialects;
-  const char *asm_parser;
+  const char *name;
+  GPUBLOB_SPEC_KEYS(GPUBLOB_SPEC_FIELD)
 } target_desc;
-
-#define GPUBLOB_TARGET(name, triple, chip, chip_prefix, chips, chip_features, features,  \
-                       feature_names, version_feature, feature_min,                      \
-                       emit, tool_kind, tool_input, tool, tool_argv, tool_search,        \
-                       provider, provider_lib, provider_search, provider_argv,           \
-                       provider_min, pack_tool, pack_argv, pack_image, pack_asm_image,   \
-                       suffix_pack, attribute, suffix_asm, suffix_bin, bin_magic,        \
-                       pack_magic, symbol_chars, libs, lib_search, module_flags,         \
-                       intrinsics, entry_cc, mlir_target, mlir_chip, mlir_lower,         \
-                       mlir_dialects, llvm_target, asm_parser)                           \
-  {name, triple, chip, chip_prefix, chips, chip_features, features, feature_names,      \
-   version_feature, feature_min, EMIT_##emit, TOOL_##tool_kind,                         \
-   #tool_kind, INPUT_##tool_input, tool, tool_argv, tool_search, PROVIDER_##provider,   \
-   #provider, provider_lib, provider_search, provider_argv, provider_min, pack_tool,    \
-   pack_argv, pack_image, pack_asm_image, suffix_pack, attribute, suffix_asm,           \
-   suffix_bin, bin_magic, pack_magic, symbol_chars, libs, lib_search, module_flags,     \
-   intrinsics, entry_cc, mlir_target, mlir_chip, mlir_lower, mlir_dialects, asm_parser},
 
 typedef struct strbuf {
   char *s;

@@ -3,6 +3,8 @@
 
 /* ---- the target descriptors, generated from the spec ---- */
 static const target_desc targets[] = {
+#define GPUBLOB_TARGET_BEGIN(name) {
+#define GPUBLOB_TARGET_END },
 #include "gpublob_targets.def"
 };
 #define NTARGETS ((int)(sizeof targets / sizeof *targets))

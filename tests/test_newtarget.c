@@ -1,5 +1,6 @@
 /* test_newtarget: gpublob.c built with one extra spec entry (tests/rdna.spec:
-** AMD RDNA 3, gfx1100 in wave32) compiles a kernel for it; no code changed. */
+** AMD RDNA 3, gfx1100 in wave32: amdgcn with its differences) compiles a kernel
+** for it; no code changed. */
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,13 +23,17 @@ static const char kernel[] =
 int main(void) {
   gpublob *g;
   if (gpublob_open(&g)) return 2;
-  int found = 0;
+  int found = 0, inherited = 0;
   for (int i = 0; i < gpublob_target_count(); i++) {
     gpublob_target_info t;
     gpublob_target_get(i, &t, sizeof t);
     found |= !strcmp(t.name, "rdna") && !strcmp(t.chip, "gfx1100");
+    inherited |= !strcmp(t.name, "rdna") && !strcmp(t.triple, "amdgcn-amd-amdhsa") &&
+                 !strcmp(t.attribute, "rocdl.hsaco") && !strcmp(t.suffix_bin, ".hsaco") &&
+                 !strcmp(t.tool_kind, "exec") && !*t.mlir_target;
   }
   check(found, "newtarget: the extra spec entry is a target", NULL);
+  check(inherited, "newtarget: it has amdgcn's values where it sets none (inherit)", NULL);
 
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "rdna"};
   gpublob_blob b = {0};

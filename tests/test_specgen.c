@@ -1,10 +1,13 @@
 /* test_specgen: the spec generator refuses bad specs with file:line: message,
-** a non-zero exit and no output file, and labels its output DO NOT EDIT. */
+** a non-zero exit and no output file, and labels its output DO NOT EDIT; inherit
+** copies an earlier target; the table's digest covers every key of every target. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
+#include "src/spec_keys.h"
 #include "testlib.h"
 
 static const char good[] =
@@ -93,41 +96,231 @@ static char *components_of(const char *text) {
   return log;
 }
 
+/* Compiles prog with def as its gpublob_targets.def (-std=c11 -pedantic-errors
+** -Werror, src/ on the include path) and runs it; the compiler's exit (-1: none
+** ran), the program's in *prog_rc, cc's output in *log. */
+static int compile_with_table(const char *def, const char *prog, int *prog_rc, char **log) {
+  const char *defp = tmp_path("gpublob_targets.def"), *src = tmp_path("t.c"), *exe = tmp_path("t");
+  spill(defp, def, strlen(def));
+  spill(src, prog, strlen(prog));
+  remove(exe);
+  const char *cc[] = {"cc", "-std=c11", "-pedantic-errors", "-Wall", "-Wextra", "-Werror", "-Isrc", "-o", exe,
+                      src, NULL};
+  int rc = run(cc, log);
+  if (rc == 127 || rc < 0) return -1;
+  const char *prog_argv[] = {exe, NULL};
+  *prog_rc = rc ? -1 : run(prog_argv, NULL);
+  return rc;
+}
+
+/* A program that builds target_desc as src/internal.h does, its table from the .def. */
+#define TABLE_PROGRAM(main_body)                                                                 \
+  "#include <string.h>\n#include \"spec_keys.h\"\n"                                              \
+  "typedef struct target_desc { const char *name; GPUBLOB_SPEC_KEYS(GPUBLOB_SPEC_FIELD) } target_desc;\n" \
+  "static const target_desc t[] = {\n#define GPUBLOB_TARGET_BEGIN(name) {\n"                     \
+  "#define GPUBLOB_TARGET_END },\n#include \"gpublob_targets.def\"\n};\n"                         \
+  "int main(void) { " main_body " }\n"
+
 /* A table compiled with -std=c11 gives back the spec's strings byte for byte. */
 static void compiled_table(void) {
   static const char spec[] =
       "[target t]\ntriple = spirv64-unknown-unknown\nllvm_target = SPIRV\nchip = generic\n"
       "chips = generic\nemit = obj\ntool_kind = none\nattribute = a\"b\\c?? \xc3\xa9??x\n"
       "suffix_asm = .s\nsuffix_bin = .spv\n";
-  char *def = table_of(spec, tmp_path("c.spec"));
-  const char *defp = tmp_path("gpublob_targets.def"), *src = tmp_path("t.c"), *exe = tmp_path("t");
+  const char *name = "specgen: a table of quotes, backslashes, ?? and UTF-8 compiles as C11";
+  char *def = table_of(spec, tmp_path("c.spec")), *log = NULL;
   if (!def) {
-    check(0, "specgen: a table of quotes, backslashes, ?? and UTF-8 compiles as C11", "specgen failed");
+    check(0, name, "specgen failed");
     return;
   }
-  spill(defp, def, strlen(def));
-  free(def);
-  static const char prog[] =
-      "#include <stdio.h>\n#include <string.h>\n"
-      "#define GPUBLOB_TARGET(name, triple, chip, a, b, c, d, e, f, g, emit, tk, ti, h, i, j, pr, k, l,"
-      " m, pm, n, o, p, q, r, attribute, ...) \\\n"
-      "  int main(void) { return strcmp(attribute, \"a\\\"b\\\\c\\?\\? \\303\\251\\?\\?x\") != 0; }\n"
-      "#include \"gpublob_targets.def\"\n";
-  spill(src, prog, strlen(prog));
-  const char *cc[] = {"cc", "-std=c11", "-pedantic-errors", "-Wall", "-Werror", "-o", exe, src, NULL};
-  char *log = NULL;
-  int rc = run(cc, &log);
-  if (rc == 127 || rc < 0) {
-    skip("specgen: a table of quotes, backslashes, ?? and UTF-8 compiles as C11", "no cc");
-    free(log);
-    return;
+  static const char prog[] = TABLE_PROGRAM(
+      "return strcmp(t[0].attribute, \"a\\\"b\\\\c\\?\\? \\303\\251\\?\\?x\") != 0;");
+  int rc2 = -1, rc = compile_with_table(def, prog, &rc2, &log);
+  if (rc < 0) skip(name, "no cc");
+  else {
+    check(rc == 0, name, "cc exit %d: %s", rc, log);
+    check_if(rc == 0, rc2 == 0, "specgen: a table of quotes, backslashes, ?? and UTF-8 compiles as C11: the strings match",
+             "program exit %d", rc2);
   }
-  const char *prog_argv[] = {exe, NULL};
-  int rc2 = rc ? -1 : run(prog_argv, NULL);
-  check(rc == 0, "specgen: a table of quotes, backslashes, ?? and UTF-8 compiles as C11", "cc exit %d: %s", rc, log);
-  check_if(rc == 0, rc2 == 0, "specgen: a table of quotes, backslashes, ?? and UTF-8 compiles as C11: the strings match",
-           "program exit %d", rc2);
   free(log);
+  log = NULL;
+  static const char defaults[] = TABLE_PROGRAM(
+      "return !(t[0].emit == EMIT_obj && !strcmp(t[0].emit_name, \"obj\") && t[0].tool_input == INPUT_file"
+      " && !strcmp(t[0].tool_input_name, \"file\") && t[0].provider == PROVIDER_none && t[0].provider_min == 1"
+      " && !strcmp(t[0].asm_parser, \"no\") && !strcmp(t[0].llvm_target, \"SPIRV\") && !*t[0].mlir_chip);");
+  rc = compile_with_table(def, defaults, &rc2, &log);
+  if (rc >= 0)
+    check(rc == 0 && rc2 == 0, "specgen: a CENUM's constant and word, defaults and absent keys in the table",
+          "cc exit %d, program exit %d: %s", rc, rc2, log);
+  free(log);
+  free(def);
+}
+
+/* The table refuses an includer that defines none of its macros, or half of a pair,
+** or a key list other than the one it was written for. */
+static void misused_table(void) {
+  char *def = table_of(good, tmp_path("m.spec"));
+  static const struct { const char *name, *prog, *error; } cases[] = {
+      {"specgen: the table included for nothing is an #error",
+       "#include \"gpublob_targets.def\"\nint main(void) { return 0; }\n",
+       "gpublob_targets.def: define what you include it for first"},
+      {"specgen: GPUBLOB_TARGET_BEGIN without GPUBLOB_TARGET_END is an #error",
+       "#include \"spec_keys.h\"\n#define GPUBLOB_TARGET_BEGIN(name) {\n#include \"gpublob_targets.def\"\n"
+       "int main(void) { return 0; }\n",
+       "define GPUBLOB_TARGET_BEGIN(name) and GPUBLOB_TARGET_END together"},
+      {"specgen: the targets without src/spec_keys.h are an #error",
+       "struct s { const char *name; };\nstatic const struct s t[] = {\n#define GPUBLOB_TARGET_BEGIN(n) {\n"
+       "#define GPUBLOB_TARGET_END },\n#include \"gpublob_targets.def\"\n};\nint main(void) { return !t; }\n",
+       "not for the src/spec_keys.h included (or none)"}};
+  for (size_t i = 0; def && i < sizeof cases / sizeof *cases; i++) {
+    char *log = NULL;
+    int rc2, rc = compile_with_table(def, cases[i].prog, &rc2, &log);
+    if (rc < 0) skip(cases[i].name, "no cc");
+    else check(rc != 0 && contains(log, cases[i].error), cases[i].name, "cc exit %d: %s", rc, log);
+    free(log);
+  }
+  check(def != NULL, "specgen: a good spec gives a table", NULL);
+  free(def);
+}
+
+/* ---- the digest: XXH3-128 of the entries, which hold every key of every target ---- */
+/* The table's GPUBLOB_SPEC_DIGEST(...) line, or "" (a static buffer). */
+static const char *digest_line(const char *def) {
+  static char line[256];
+  const char *d = def ? strstr(def, "\nGPUBLOB_SPEC_DIGEST(") : NULL;
+  const char *end = d ? strchr(d + 1, '\n') : NULL;
+  snprintf(line, sizeof line, "%.*s", end ? (int)(end - d - 1) : 0, end ? d + 1 : "");
+  return line;
+}
+
+static char *copy_of(const char *s) {
+  char *c = malloc(strlen(s) + 1);
+  if (c) strcpy(c, s);
+  return c;
+}
+
+/* The digest of the spec text, as specgen writes it into the table (malloc'd). */
+static char *spec_digest(const char *text) {
+  char *def = table_of(text, tmp_path("d.spec"));
+  char *line = copy_of(digest_line(def));
+  free(def);
+  return line;
+}
+
+static void expect_digests(const char *name, const char *a, const char *b, int same) {
+  char *da = spec_digest(a), *db = spec_digest(b);
+  check(*da && *db && (strcmp(da, db) == 0) == same, name, "%s / %s", da, db);
+  free(da);
+  free(db);
+}
+
+/* The table's entries: from its first GPUBLOB_TARGET_BEGIN line to the end of its last
+** GPUBLOB_TARGET_END line. */
+static const char *entries_of(const char *def, size_t *size) {
+  const char *first = def ? strstr(def, "\nGPUBLOB_TARGET_BEGIN(") : NULL, *last = NULL;
+  for (const char *p = first; p && (p = strstr(p + 1, "\nGPUBLOB_TARGET_END\n"));) last = p;
+  if (!first || !last) return NULL;
+  *size = (size_t)(last + strlen("\nGPUBLOB_TARGET_END\n") - (first + 1));
+  return first + 1;
+}
+
+static int count_of(const char *s, const char *part) {
+  int n = 0;
+  for (const char *p = s; p && (p = strstr(p, part)); p++) n++;
+  return n;
+}
+
+/* Whether each of the entries has a field for key. */
+static int in_every_entry(const char *entries, const char *key, int targets) {
+  char field[128];
+  snprintf(field, sizeof field, "\n  .%s = ", key);
+  if (count_of(entries, field) == targets) return 1;
+  printf("  no field %s in every entry\n", key);
+  return 0;
+}
+
+/* The real table: its digest is the XXH3-128 of its entries, and every key of
+** src/spec_keys.h is a field of every entry, so no key's value escapes the digest. */
+static void real_table_digest(void) {
+  char *def = (char *)slurp("build/gpublob_targets.def", NULL);
+  size_t size = 0;
+  const char *entries = entries_of(def, &size);
+  char want[256] = "", *w = want;
+  if (entries) {
+    XXH128_canonical_t c;
+    XXH128_canonicalFromHash(&c, XXH3_128bits(entries, size));
+    w += sprintf(w, "GPUBLOB_SPEC_DIGEST(");
+    for (int i = 0; i < 16; i++) w += sprintf(w, "%s0x%02x", i ? ", " : "", c.digest[i]);
+    sprintf(w, ")");
+  }
+  check(entries && !strcmp(digest_line(def), want), "specgen: the digest is the XXH3-128 of the entries",
+        "%s, want %s", digest_line(def), want);
+  int targets = count_of(entries, "\nGPUBLOB_TARGET_BEGIN(") + 1, missing = 0;
+#define KEY_IN_EVERY_ENTRY(key, presence, type, doc) missing += !in_every_entry(entries, #key, targets);
+  if (entries) {
+    GPUBLOB_SPEC_KEYS(KEY_IN_EVERY_ENTRY)
+  }
+  check(entries && targets >= 3 && !missing, "specgen: every key of src/spec_keys.h is in every entry",
+        "%d targets, %d keys missing", targets, missing);
+  free(def);
+}
+
+/* good with add appended (malloc'd: with()'s buffer is shared). */
+static char *good_with(const char *add) { return copy_of(with(add)); }
+
+static void digests(void) {
+  char other[4096];
+  snprintf(other, sizeof other, "%s", good);
+  memcpy(strstr(other, ".spv\n"), ".spw", 4);
+  expect_digests("specgen: one changed value changes the digest", good, other, 0);
+  snprintf(other, sizeof other, "%s", good);
+  memcpy(strstr(other, "[target t]"), "[target u]", 10);
+  expect_digests("specgen: a renamed target changes the digest", good, other, 0);
+  char *more = good_with("symbol_chars = a-z\n");
+  expect_digests("specgen: an optional key set changes the digest", good, more, 0);
+  free(more);
+  more = good_with("tool_input = file\n");
+  expect_digests("specgen: a key set to its default keeps the digest", good, more, 1);
+  free(more);
+  static const char reordered[] =
+      "# the same target, its keys in another order\n[target t]\nsuffix_bin = .spv\nsuffix_asm = .spvasm\n"
+      "attribute = spirv.binary\ntool_kind = none\nemit = obj\nchips = \\\n  generic\nchip = generic\n"
+      "llvm_target = SPIRV\ntriple = spirv64-unknown-unknown\n";
+  expect_digests("specgen: key order, comments and continuations keep the digest", good, reordered, 1);
+  real_table_digest();
+}
+
+/* ---- inherit = NAME ---- */
+static void inherits(void) {
+  expect("specgen: inherit from an unknown target", with("[target u]\ninherit = nosuch\n"),
+         "12: 'inherit': no target 'nosuch' in the spec");
+  expect("specgen: inherit not first", with("[target u]\nchip = generic\ninherit = t\n"),
+         "13: 'inherit' must be the first key of target 'u' ('chip' comes before it, at line 12)");
+  expect("specgen: inherit from itself", with("[target u]\ninherit = u\n"),
+         "12: 'inherit': target 'u' cannot inherit from itself");
+  expect("specgen: inherit from a later target", with("[target u]\ninherit = v\n[target v]\ninherit = t\n"),
+         "12: 'inherit': target 'v' comes later (line 13); a target inherits from an earlier one");
+  expect("specgen: inherit twice", with("[target u]\ninherit = t\ninherit = t\n"),
+         "13: duplicate key 'inherit' (first at line 12)");
+  expect("specgen: an inherited value is checked in its new target, at the inherit line",
+         with("[target u]\ninherit = t\nchips = other\n"), "12: default chip 'generic' is not in 'chips'");
+  char *def = table_of(with("[target u]\ninherit = t\nsuffix_bin = .u\n[target v]\ninherit = u\nchip = c\n"
+                            "chips = c generic\n"),
+                       tmp_path("i.spec"));
+  const char *u = def ? strstr(def, "GPUBLOB_TARGET_BEGIN(\"u\")") : NULL;
+  const char *v = u ? strstr(u, "GPUBLOB_TARGET_BEGIN(\"v\")") : NULL;
+  check(v && contains(u, ".triple = \"spirv64-unknown-unknown\"") && contains(u, ".suffix_bin = \".u\"") &&
+            contains(v, ".suffix_bin = \".u\"") && contains(v, ".chip = \"c\"") &&
+            contains(v, ".attribute = \"spirv.binary\""),
+        "specgen: a target inherits every key it does not set, from a target that inherits too", "%s",
+        def ? def : "specgen failed");
+  free(def);
+  def = (char *)slurp("build/tests/rdna/gpublob_targets.def", NULL);
+  const char *rdna = def ? strstr(def, "GPUBLOB_TARGET_BEGIN(\"rdna\")") : NULL;
+  check(rdna && contains(rdna, ".chip = \"gfx1100\"") && contains(rdna, ".tool_input = INPUT_pipe") &&
+            contains(rdna, ".triple = \"amdgcn-amd-amdhsa\"") && contains(rdna, ".mlir_target = \"\""),
+        "specgen: tests/rdna.spec is amdgcn with its differences", NULL);
+  free(def);
 }
 
 int main(void) {
@@ -249,6 +442,9 @@ int main(void) {
         "%s", def ? def : "specgen failed");
   free(def);
   compiled_table();
+  misused_table();
+  digests();
+  inherits();
   /* the components configure links: an assembly parser wherever a target asks */
   char two[4096];
   snprintf(two, sizeof two, "%s", target_line("llvm_target = AMDGPU"));
@@ -264,7 +460,7 @@ int main(void) {
   def = (char *)slurp("build/gpublob_targets.def", &n);
   check(contains(def, "DO NOT EDIT"), "specgen: the real table is labelled generated", "%s",
         def ? "no DO NOT EDIT" : "no build/gpublob_targets.def");
-  check(contains(def, "GPUBLOB_TARGET(\"nvptx\""), "specgen: the real table lists the targets: nvptx", NULL);
+  check(contains(def, "GPUBLOB_TARGET_BEGIN(\"nvptx\")"), "specgen: the real table lists the targets: nvptx", NULL);
   check(contains(def, "GPUBLOB_LLVM_TARGET(AMDGPU)"), "specgen: the real table lists the targets: LLVM's AMDGPU", NULL);
   free(def);
   return report();

@@ -1,0 +1,70 @@
+#!/bin/sh
+# bench/before_after.sh: this tree's CLI against an earlier build of gpublob, in one
+# run, each case side by side in one hyperfine call and quoted as a ratio
+# (after / before; under 1 is faster).  For a change that must not make the
+# figures worse (a refactor): build the earlier commit elsewhere, then
+#   BEFORE=/path/to/old/checkout sh bench/before_after.sh
+# Both checkouts must have build/gpublob and build/gpublob-compiler.  RUNS
+# (default 30) and WARMUP (default 5) set hyperfine's counts.
+set -eu
+cd "$(dirname "$0")/.."
+runs=${RUNS:-30} warmup=${WARMUP:-5}
+before=${BEFORE:?set BEFORE to an earlier checkout with a build}
+for t in hyperfine python3; do
+  command -v "$t" >/dev/null || { echo "bench: $t not found" >&2; exit 1; }
+done
+for d in "$before" .; do
+  [ -x "$d/build/gpublob-compiler" ] || { echo "bench: $d/build/gpublob-compiler missing" >&2; exit 1; }
+done
+old=$(cd "$before" && pwd)/build new=$(pwd)/build
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT PIPE TERM
+mkdir "$tmp/old" "$tmp/new"
+
+echo "machine: $(nproc) cores; before: $($old/gpublob --version); after: $($new/gpublob --version)"
+printf '| case | before ms | after ms | after/before |\n|---|---|---|---|\n'
+
+# One case: NAME and ARGS (the input last); each build writes into its own directory.
+row() {
+  name=$1
+  shift
+  hyperfine -N -w "$warmup" -r "$runs" --export-json "$tmp/r.json" \
+    "$old/gpublob-compiler $* -o $tmp/old/" "$new/gpublob-compiler $* -o $tmp/new/" >/dev/null
+  python3 - "$tmp/r.json" "$name" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+b, a = (x["median"] * 1e3 for x in r)
+print(f"| {sys.argv[2]} | {b:.1f} | {a:.1f} | {a / b:.2f} |")
+EOF
+}
+
+# The front's cache hit: the LLVM-free binary answers it.
+hit_row() {
+  for d in old new; do
+    eval "bin=\$$d"
+    "$bin/gpublob" --cache-dir "$tmp/cache-$d" "$@" -o "$tmp/$d/" >/dev/null 2>&1
+  done
+  hyperfine -N -w "$warmup" -r "$runs" --export-json "$tmp/r.json" \
+    "$old/gpublob --cache-dir $tmp/cache-old $* -o $tmp/old/" \
+    "$new/gpublob --cache-dir $tmp/cache-new $* -o $tmp/new/" >/dev/null
+  python3 - "$tmp/r.json" "cache hit (front): $*" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+b, a = (x["median"] * 1e3 for x in r)
+print(f"| {sys.argv[2]} | {b:.1f} | {a:.1f} | {a / b:.2f} |")
+EOF
+}
+
+row "nvptx saxpy, PTX" --no-cache -t nvptx:sm_90 -f asm examples/saxpy_nvptx.ll
+if "$new/gpublob-compiler" --list-targets | grep -q 'one job: .*ptxas (program)'; then
+  row "nvptx saxpy, cubin (ptxas)" --no-cache -t nvptx:sm_90 examples/saxpy_nvptx.ll
+fi
+row "amdgcn saxpy, hsaco (ld.lld)" --no-cache -t amdgcn:gfx90a examples/saxpy_amdgcn.ll
+row "spirv saxpy" --no-cache -t spirv examples/saxpy_spirv.ll
+row "amdgcn matmul x 4 chips, -j 2" --no-cache -j 2 -t amdgcn:gfx90a,gfx908,gfx1030,gfx1100 \
+  bench/kernels/matmul_amdgcn.ll
+if "$new/gpublob-compiler" --version | grep -q 'MLIR'; then
+  row "MLIR saxpy (gpu dialect), amdgcn" --no-cache -t amdgcn:gfx90a examples/saxpy.mlir
+fi
+hit_row -t amdgcn:gfx90a examples/saxpy_amdgcn.ll

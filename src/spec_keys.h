@@ -1,0 +1,112 @@
+/* src/spec_keys.h: the keys of a target section of the spec (targets/targets.spec), in
+** one list.  gen/specgen.c reads it to parse, default, check and write each key;
+** src/internal.h declares a field of target_desc per key from it.  A new key is one
+** X(...) line here, anywhere in the list, plus the code that uses it: specgen
+** parses, defaults and checks it as its PRESENCE and TYPE say, the generated table
+** (gpublob_targets.def, designated initialisers) sets its field for every target,
+** and the spec's digest, which the cache's keys hold, covers its value.  The order
+** is the table's and the digest's; nothing else depends on it.
+**
+**   X(KEY, PRESENCE, TYPE, DOC)
+**
+** KEY       the key in the spec, and target_desc's field
+** PRESENCE  REQUIRED    every target gives it a value that is not empty
+**           OPTIONAL    a target without it has none ("" in the table)
+**           DEFAULT(V)  a target without it has V, a string
+** TYPE      STRING      a string
+**           LIST        blank-separated words, a string
+**           ENUM(V)     one of the words of V, kept as a string
+**           CENUM(T, P, V)
+**                       one of the words of V, as a C enum: the field is enum T, the
+**                       word W its constant P##W, and KEY_name holds the word
+**           INTEGER(MIN, MAX, UNIT)
+**                       plain digits from MIN to MAX (no sign, no leading zero), an
+**                       int; UNIT is what it counts, for specgen's message
+**           CENUM and INTEGER keys are REQUIRED or have a DEFAULT.
+** DOC       what the value means
+**
+** This file is C: no system header, nothing but the list, the enums of its CENUM
+** keys and the macros that declare target_desc's fields. */
+#ifndef GPUBLOB_SPEC_KEYS_H
+#define GPUBLOB_SPEC_KEYS_H
+
+#define GPUBLOB_SPEC_KEYS(X)                                                                        \
+  X(triple, REQUIRED, STRING, "target triple")                                                     \
+  X(chip, REQUIRED, STRING, "default chip")                                                        \
+  X(chip_prefix, OPTIONAL, STRING, "prefix stripped from the chip for {chipid}")                   \
+  X(chips, REQUIRED, LIST, "valid chip names")                                                     \
+  X(chip_features, OPTIONAL, LIST, "GLOB:+feature pairs a chip implies")                           \
+  X(features, OPTIONAL, LIST, "default LLVM target features")                                      \
+  X(feature_names, OPTIONAL, LIST, "glob patterns of accepted feature names")                      \
+  X(version_feature, OPTIONAL, STRING, "prefix of a versioned feature, such as ptx")               \
+  X(feature_min, OPTIONAL, LIST, "CHIP:FEATURE minimum versioned feature per chip")                \
+  X(emit, REQUIRED, CENUM(emit_kind, EMIT_, "asm obj"), "what the backend emits for the blob step") \
+  X(tool_kind, REQUIRED, CENUM(tool_kind, TOOL_, "exec none"), "kind of blob tool")                \
+  X(tool_input, DEFAULT("file"), CENUM(tool_input, INPUT_, "file stdin pipe"),                     \
+    "how the tool gets its input")                                                                  \
+  X(tool, OPTIONAL, LIST, "candidate names of the blob tool")                                      \
+  X(tool_argv, OPTIONAL, LIST, "argv template of the blob tool")                                   \
+  X(tool_search, OPTIONAL, LIST, "directories searched for the blob tool")                         \
+  X(provider, DEFAULT("none"), CENUM(provider_kind, PROVIDER_, "none nvjitlink"),                  \
+    "in-process provider of the blob step")                                                         \
+  X(provider_lib, OPTIONAL, LIST, "candidate file names of the provider's library")                \
+  X(provider_search, OPTIONAL, LIST, "directories searched for the provider's library")            \
+  X(provider_argv, OPTIONAL, LIST, "the provider's options (template)")                            \
+  X(provider_min, DEFAULT("1"), INTEGER(1, 4096, "jobs"),                                          \
+    "jobs for the target a call needs before the provider is used")                                 \
+  X(pack_tool, OPTIONAL, LIST, "candidate names of the tool that packs chips into one blob")       \
+  X(pack_argv, OPTIONAL, LIST, "argv template of the pack tool; {images} stands for the images")   \
+  X(pack_image, OPTIONAL, LIST, "the words for each chip's blob (template, {in} its file)")        \
+  X(pack_asm_image, OPTIONAL, LIST, "the words for the newest chip's assembly (template)")         \
+  X(suffix_pack, OPTIONAL, STRING, "file suffix of a pack")                                        \
+  X(attribute, REQUIRED, STRING, "MLIR attribute name of the blob")                                \
+  X(suffix_asm, REQUIRED, STRING, "file suffix of assembly")                                       \
+  X(suffix_bin, REQUIRED, STRING, "file suffix of the blob")                                       \
+  X(bin_magic, OPTIONAL, STRING, "hex bytes every blob of the bin format starts with")             \
+  X(pack_magic, OPTIONAL, STRING, "hex bytes every pack starts with")                              \
+  X(symbol_chars, OPTIONAL, STRING, "characters a public symbol may hold (ranges a-z allowed)")    \
+  X(libs, OPTIONAL, LIST, "device bitcode libraries (templates)")                                  \
+  X(lib_search, OPTIONAL, LIST, "directories searched for device libraries")                       \
+  X(module_flags, OPTIONAL, LIST, "NAME=BEHAVIOUR:VALUE module flags")                             \
+  X(intrinsics, OPTIONAL, LIST, "intrinsic namespaces the backend selects, e.g. nvvm")             \
+  X(entry_cc, OPTIONAL, LIST, "calling conventions of entry points; bin keeps only them")          \
+  X(mlir_target, OPTIONAL, STRING, "MLIR target attribute that selects the target, e.g. nvvm.target") \
+  X(mlir_chip, OPTIONAL, STRING, "chip the MLIR attribute means when it names none")               \
+  X(mlir_lower, OPTIONAL, STRING, "MLIR passes (template) that lower a gpu.module body")           \
+  X(mlir_dialects, OPTIONAL, LIST, "dialects a lowered gpu.module body may hold")                  \
+  X(llvm_target, REQUIRED, STRING, "LLVM backend to initialise and link, e.g. NVPTX")              \
+  X(asm_parser, DEFAULT("no"), ENUM("yes no"), "yes: the backend has an assembly parser (inline asm needs it)") \
+  /* the end of the list: every key's line above ends in a backslash */
+
+/* The C enums of the CENUM keys, a constant per word of the key's V. */
+enum emit_kind { EMIT_asm, EMIT_obj };
+enum tool_kind { TOOL_exec, TOOL_none };
+enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
+enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink };
+
+/* The number of keys, for #if: the generated table checks it was written for this list. */
+#define GPUBLOB_SPEC_ONE_KEY(key, presence, type, doc) +1
+#define GPUBLOB_SPEC_KEY_COUNT (0 GPUBLOB_SPEC_KEYS(GPUBLOB_SPEC_ONE_KEY))
+
+/* GPUBLOB_SPEC_FIELD(...): the field (or, for a CENUM key, the two) a key is in
+** target_desc: GPUBLOB_SPEC_KEYS(GPUBLOB_SPEC_FIELD) declares them all.  TYPE picks its
+** C type by name (GPUBLOB_SPEC_CTYPE_ and the TYPE, applied to TYPE's arguments), and
+** whether it has a KEY_name: GPUBLOB_SPEC_NAME_ and the TYPE, applied to TYPE's
+** arguments where it has them, names a macro that is then applied to the key. */
+#define GPUBLOB_SPEC_FIELD(key, presence, type, doc) \
+  GPUBLOB_SPEC_CTYPE_##type key;                     \
+  GPUBLOB_SPEC_NAME_##type(key)
+#define GPUBLOB_SPEC_CTYPE_STRING const char *
+#define GPUBLOB_SPEC_CTYPE_LIST const char *
+#define GPUBLOB_SPEC_CTYPE_ENUM(values) const char *
+#define GPUBLOB_SPEC_CTYPE_CENUM(tag, prefix, values) enum tag
+#define GPUBLOB_SPEC_CTYPE_INTEGER(min, max, unit) int
+#define GPUBLOB_SPEC_NAME_STRING(key)
+#define GPUBLOB_SPEC_NAME_LIST(key)
+#define GPUBLOB_SPEC_NAME_ENUM(values) GPUBLOB_SPEC_NO_NAME
+#define GPUBLOB_SPEC_NAME_CENUM(tag, prefix, values) GPUBLOB_SPEC_WORD_NAME
+#define GPUBLOB_SPEC_NAME_INTEGER(min, max, unit) GPUBLOB_SPEC_NO_NAME
+#define GPUBLOB_SPEC_NO_NAME(key)
+#define GPUBLOB_SPEC_WORD_NAME(key) const char *key##_name;
+
+#endif /* GPUBLOB_SPEC_KEYS_H */
