@@ -3,19 +3,28 @@
 
 /* ---- strings: a growable buffer, blank-separated lists, globs ---- */
 
-static void sb_addn(strbuf *b, const char *s, size_t n) {
-  if (b->oom || (!n && b->s)) return;
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 128;
-    while (cap < b->len + n + 1) cap *= 2;
-    char *p = realloc(b->s, cap);
-    if (!p) {
-      b->oom = 1;
-      return;
-    }
-    b->s = p;
-    b->cap = cap;
+/* Room for n more bytes and a NUL after b's text; -1 (and b->oom) when there is none. */
+static int sb_room(strbuf *b, size_t n) {
+  if (b->oom) return -1;
+  if (b->s && n < b->cap - b->len) return 0;
+  if (n >= SIZE_MAX / 2 - b->len) {
+    b->oom = 1;
+    return -1;
   }
+  size_t cap = b->cap ? b->cap : 128;
+  while (cap <= b->len + n && cap <= SIZE_MAX / 2) cap *= 2;
+  char *p = cap > b->len + n ? realloc(b->s, cap) : NULL;
+  if (!p) {
+    b->oom = 1;
+    return -1;
+  }
+  b->s = p;
+  b->cap = cap;
+  return 0;
+}
+
+static void sb_addn(strbuf *b, const char *s, size_t n) {
+  if (b->oom || (!n && b->s) || sb_room(b, n)) return;
   if (n) memcpy(b->s + b->len, s, n);
   b->len += n;
   b->s[b->len] = 0;
@@ -23,27 +32,25 @@ static void sb_addn(strbuf *b, const char *s, size_t n) {
 
 static void sb_add(strbuf *b, const char *s) { sb_addn(b, s, strlen(s)); }
 
+/* Formatted into the room b has, or into more made for it. */
+static void sb_vaddf(strbuf *b, const char *fmt, va_list ap) {
+  if (b->oom) return;
+  va_list again;
+  va_copy(again, ap);
+  size_t room = b->s ? b->cap - b->len : 0;
+  int n = vsnprintf(room ? b->s + b->len : NULL, room, fmt, ap);
+  if (n >= 0 && (size_t)n >= room && !sb_room(b, (size_t)n))
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, again);
+  va_end(again);
+  if (n >= 0 && !b->oom) b->len += (size_t)n;
+  if (b->s) b->s[b->len] = 0;
+}
+
 static void sb_addf(strbuf *b, const char *fmt, ...) {
-  char small[512];
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(small, sizeof small, fmt, ap);
+  sb_vaddf(b, fmt, ap);
   va_end(ap);
-  if (n < 0) return;
-  if ((size_t)n < sizeof small) {
-    sb_addn(b, small, (size_t)n);
-    return;
-  }
-  char *big = malloc((size_t)n + 1);
-  if (!big) {
-    b->oom = 1;
-    return;
-  }
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  sb_addn(b, big, (size_t)n);
-  free(big);
 }
 
 static const char *sb_str(const strbuf *b) { return b->s ? b->s : ""; }
