@@ -251,10 +251,10 @@ static int tool_start(job *j) {
   r->made = 1;
   if (file && write_file(r->w.in, j->out.data, j->out.size))
     return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno));
-  r->argv = build_argv(j, j->tool, &r->w, &r->store);
-  if (!r->argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  int err = proc_spawn(&r->p, r->argv, proc_input_of(j), r->w.dir);
-  if (err) return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", r->argv[0], strerror(err));
+  char **argv = build_argv(j, j->tool, &r->w, &r->args);
+  if (!argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  int err = proc_spawn(&r->p, argv, proc_input_of(j), r->w.dir);
+  if (err) return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", argv[0], strerror(err));
   return GPUBLOB_OK;
 }
 
@@ -263,7 +263,7 @@ static int tool_finish(job *j) {
   toolrun *r = &j->run;
   int status = 0, file = j->t->tool_input == INPUT_file;
   int waited = proc_wait(&r->p, j->out.data, file ? 0 : j->out.size, tool_timeout_ms(j), &r->output, &status);
-  int rc = tool_outcome(j, r->argv[0], waited, status, &r->output);
+  int rc = tool_outcome(j, r->args.argv[0], waited, status, &r->output);
   return rc ? rc : read_tool_output(j, r->w.out);
 }
 
@@ -272,8 +272,7 @@ static void tool_end(job *j) {
   toolrun *r = &j->run;
   proc_end(&r->p);
   if (r->made) workdir_remove(&r->w);
-  free(r->argv);
-  sb_free(&r->store);
+  argv_free(&r->args);
   sb_free(&r->output);
   memset(r, 0, sizeof *r);
   r->p = (proc){0, -1, -1, -1};

@@ -10,26 +10,6 @@ typedef int (*nvjl_size_fn)(void *, size_t *);
 typedef int (*nvjl_get_fn)(void *, void *);
 enum { NVJL_INPUT_PTX = 2 };
 
-/* The provider's options: provider_argv expanded and split on blanks. */
-static const char **provider_options(job *j, strbuf *store, uint32_t *n) {
-  const char *list = j->t->provider_argv, *w;
-  size_t wn;
-  *n = 0;
-  while ((w = next_word(&list, " ", &wn))) {
-    expand(j, w, wn, NULL, store);
-    sb_addn(store, "", 1);
-    ++*n;
-  }
-  const char **argv = calloc(*n + 1, sizeof *argv);
-  if (!argv || store->oom) {
-    free(argv);
-    return NULL;
-  }
-  const char *p = store->s;
-  for (uint32_t i = 0; i < *n; i++, p += strlen(p) + 1) argv[i] = p;
-  return argv;
-}
-
 static int nvjl_failed(job *j, void *h, const char *step, int r) {
   set_error(j->g, GPUBLOB_TOOL, "%s (in-process, %s) for %s:%s failed in %s with error %d",
             j->t->provider_name, j->prov->path, j->t->name, j->chip, step, r);
@@ -60,13 +40,13 @@ static int nvjl_cubin(job *j, void *h) {
   return GPUBLOB_OK;
 }
 
-/* The backend's PTX (NUL-terminated by take_buffer) in, the cubin out. */
+/* The backend's PTX (NUL-terminated by take_buffer) in, the cubin out; the options
+** are provider_argv's words. */
 static int provider_run(job *j) {
-  strbuf store = {0};
-  uint32_t n;
-  const char **opts = provider_options(j, &store, &n);
+  argvec args = {0};
+  const char **opts = (const char **)template_argv(&args, j, j->t->provider_argv, NULL, NULL, NULL);
   void *h = NULL;
-  int r = opts ? ((nvjl_create_fn)j->prov->fn[NVJL_CREATE])(&h, n, opts) : -1;
+  int r = opts ? ((nvjl_create_fn)j->prov->fn[NVJL_CREATE])(&h, (uint32_t)args.argc, opts) : -1;
   int rc = !opts ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
            : r   ? nvjl_failed(j, h, "Create", r)
                  : GPUBLOB_OK;
@@ -76,8 +56,7 @@ static int provider_run(job *j) {
   if (!rc && (r = ((nvjl_handle_fn)j->prov->fn[NVJL_COMPLETE])(h))) rc = nvjl_failed(j, h, "Complete", r);
   if (!rc) rc = nvjl_cubin(j, h);
   if (h) ((nvjl_destroy_fn)j->prov->fn[NVJL_DESTROY])(&h);
-  free(opts);
-  sb_free(&store);
+  argv_free(&args);
   return rc;
 }
 
