@@ -31,10 +31,8 @@ static void pack_images(void *arg, argvec *a) {
 static int pack_tool_run(job *first, char **argv, const workdir *w, gpublob_blob *out) {
   proc p;
   strbuf output = {0};
-  int status = 0, err = proc_spawn(&p, argv, PROC_NONE, w->dir);
-  int rc = err ? set_error(first->g, GPUBLOB_TOOL, "cannot run %s: %s", argv[0], strerror(err)) : GPUBLOB_OK;
-  int waited = rc ? WAIT_LOST : proc_wait(&p, NULL, 0, tool_timeout_ms(first), &output, &status);
-  if (!rc) rc = tool_outcome(first, argv[0], waited, status, &output);
+  int rc = tool_spawn(first, &p, argv, PROC_NONE, w->dir);
+  if (!rc) rc = tool_wait(first, &p, argv[0], NULL, 0, &output);
   proc_end(&p);
   sb_free(&output);
   gpublob_blob saved = first->out;

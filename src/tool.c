@@ -2,12 +2,7 @@
 
 /* ---- the blob tool: spawned with an argv in a private directory, output kept ---- */
 static int write_file(const char *path, const void *data, size_t n) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return -1;
-  int rc = write_all_fd(fd, data, n), err = errno;
-  if (close(fd) && !rc) rc = -1, err = errno;
-  errno = err;
-  return rc;
+  return write_new_file(AT_FDCWD, path, NULL, 0, data, n);
 }
 
 static int make_workdir(job *j, workdir *w) {
