@@ -5,16 +5,17 @@
 /* A file's digest is remembered with its device, inode, size and times: a file that
 ** is written or replaced gets new ones (ctime cannot be set back), and is hashed again. */
 static int digest_fd(int fd, key128 *out) {
-  unsigned char buf[1 << 16];
+  strbuf chunk = {0};
   XXH3_state_t hs;
   XXH3_128bits_reset(&hs);
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return -1;
-    if (!n) break;
-    XXH3_128bits_update(&hs, buf, (size_t)n);
-  }
+  ssize_t n;
+  do {
+    sb_reset(&chunk);
+    n = read_upto(fd, &chunk, READ_CHUNK);
+    if (n > 0) XXH3_128bits_update(&hs, chunk.s, (size_t)n);
+  } while (n == READ_CHUNK);
+  sb_free(&chunk);
+  if (n < 0) return -1;
   *out = hash_key(&hs);
   return 0;
 }

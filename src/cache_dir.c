@@ -112,12 +112,29 @@ static ssize_t write_some(int fd, const void *p, size_t n) {
   return w >= 0 ? w : err == EAGAIN || err == EWOULDBLOCK ? 0 : -1;
 }
 
-/* All of data, on a blocking descriptor. */
+/* All of data, on a blocking descriptor: the one write loop (a tool's input, on a
+** non-blocking one, is written a write_some at a time as poll finds room). */
 static int write_all_fd(int fd, const void *data, size_t n) {
   const unsigned char *p = data;
   for (ssize_t w = 0; n; p += w, n -= (size_t)w)
     if ((w = write_some(fd, p, n)) <= 0) return -1;
   return 0;
+}
+
+/* A new file (none of that name may exist) holding head, then data; -1 with errno
+** set, and what was made left for the caller to remove. */
+static int write_new_file(int dirfd, const char *name, const void *head, size_t hn, const void *data,
+                          size_t n) {
+  int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  int rc = write_all_fd(fd, head, hn) || write_all_fd(fd, data, n) ? -1 : 0;
+  int err = errno;
+  if (close(fd) && !rc) {
+    rc = -1;
+    err = errno;
+  }
+  errno = err;
+  return rc;
 }
 
 static void cache_account(cache *c, long long delta);
@@ -135,10 +152,8 @@ static int cache_write(cache *c, const key128 *k, char kind, const strbuf *paylo
   key128 d = digest_of(sb_str(payload), payload->len);
   memcpy(h.hash, d.b, sizeof h.hash);
   memcpy(h.key, k->b, sizeof h.key);
-  int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  int rc = write_new_file(dirfd, tmp, &h, sizeof h, sb_str(payload), payload->len);
   int err = errno;
-  int rc = fd < 0 ? -1 : write_all_fd(fd, &h, sizeof h) | write_all_fd(fd, sb_str(payload), payload->len);
-  if (fd >= 0) err = errno, rc |= close(fd);
   struct stat old; /* a file replaced counts only by what it grew */
   long long was = fstatat(dirfd, name, &old, AT_SYMLINK_NOFOLLOW) || !S_ISREG(old.st_mode) ? 0 : (long long)old.st_size;
   if (!rc && renameat(dirfd, tmp, dirfd, name)) rc = -1, err = errno;

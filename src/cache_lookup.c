@@ -97,15 +97,14 @@ static int result_add(gpublob_result *r, const char *target, const char *chip, c
 ** the file may be anyone's bytes. */
 static int chips_valid(const target_desc *t, const char *chips) {
   if (!t) return !*chips; /* MLIR's whole module has none */
+  chip_list l = chip_list_of(chips);
   const char *w;
   size_t n, count = 0;
-  for (const char *p = chips; (w = next_word(&p, ",", &n)); count++) {
-    char chip[64];
-    if (n >= sizeof chip) return 0;
-    snprintf(chip, sizeof chip, "%.*s", (int)n, w);
-    if (!list_has(t->chips, chip)) return 0;
+  while (next_chip(&l, &w, &n)) {
+    if (!chip_valid(t, w, n)) return 0;
+    count++;
   }
-  return count > 0 && !strstr(chips, ",,") && chips[0] != ',' && chips[strlen(chips) - 1] != ',';
+  return count > 0;
 }
 
 static int tool_name_valid(const char *s) {

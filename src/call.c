@@ -7,11 +7,11 @@ static size_t outputs_planned(const gpublob_options *o) {
   const gpublob_target_choice *list = o->ntargets && o->targets ? o->targets : &single;
   size_t n = o->ntargets && o->targets ? o->ntargets : 1, count = 0;
   for (size_t i = 0; i < n; i++) {
-    const char *t = list[i].target ? list[i].target : "", *colon = strchr(t, ':');
-    const char *chips = list[i].chip ? list[i].chip : colon ? colon + 1 : "";
-    size_t chipn = 1;
-    for (const char *c = chips; *c; c++) chipn += *c == ',';
-    count += o->format == GPUBLOB_FORMAT_FATBIN ? 1 : chipn;
+    const char *chips, *w;
+    size_t chipn = 0, cn;
+    target_spec(list[i].target ? list[i].target : "", list[i].chip, &chips);
+    for (chip_list l = chip_list_of(chips); next_chip(&l, &w, &cn);) chipn++;
+    count += o->format == GPUBLOB_FORMAT_FATBIN || !chipn ? 1 : chipn;
   }
   return count;
 }

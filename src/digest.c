@@ -87,35 +87,52 @@ static void spec_hash(void) {
   memcpy(spec_key.b, digest, sizeof spec_key.b);
 }
 
-/* ---- reading a descriptor whole, NUL-terminated (the IR parser needs the NUL) ---- */
-/* At most max bytes: EFBIG past that. */
-static int read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
-  size_t cap = 65536, len = 0;
-  unsigned char *buf = malloc(cap);
-  while (buf) {
-    if (len + 1 == cap) {
-      unsigned char *p = realloc(buf, cap * 2);
-      if (!p) break;
-      buf = p;
-      cap *= 2;
-    }
-    ssize_t r = read(fd, buf + len, cap - len - 1);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0 || (r > 0 && len + (size_t)r > max)) {
-      int err = r < 0 ? errno : EFBIG;
-      free(buf);
-      errno = err;
-      return -1;
-    }
-    if (r == 0) {
-      buf[len] = 0;
-      *data = buf;
-      *size = len;
-      return 0;
-    }
-    len += (size_t)r;
+/* ---- reading a descriptor: one loop, into a string buffer ---- */
+enum { READ_CHUNK = 65536 }; /* bytes asked of one read */
+
+/* One read of at most n bytes (EINTR retried), appended to b: how many came, 0 at
+** EOF, -1 on an error (errno: EAGAIN where a non-blocking descriptor has nothing,
+** ENOMEM where b cannot grow). */
+static ssize_t read_some(int fd, strbuf *b, size_t n) {
+  if (sb_room(b, n)) {
+    errno = ENOMEM;
+    return -1;
   }
-  free(buf);
-  errno = ENOMEM;
-  return -1;
+  ssize_t r;
+  while ((r = read(fd, b->s + b->len, n)) < 0 && errno == EINTR) {}
+  if (r > 0) b->len += (size_t)r;
+  b->s[b->len] = 0;
+  return r;
+}
+
+/* Reads until n bytes have come or EOF, appended to b: how many came, or -1 on an
+** error (what came before it stays in b).  The one read loop: a descriptor read
+** whole, a file digested, a record, a tool's output after its exit. */
+static ssize_t read_upto(int fd, strbuf *b, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read_some(fd, b, n - got < READ_CHUNK ? n - got : READ_CHUNK);
+    if (r < 0) return -1;
+    if (!r) break;
+    got += (size_t)r;
+  }
+  return (ssize_t)got;
+}
+
+/* The descriptor read whole, NUL-terminated (the IR parser needs the NUL), *data
+** malloc'd; at most max bytes: EFBIG past that. */
+static int read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
+  strbuf b = {0};
+  ssize_t r = read_upto(fd, &b, max < SIZE_MAX ? max + 1 : max);
+  int err = r < 0 ? errno : (size_t)r > max ? EFBIG : 0;
+  if (!err) sb_addn(&b, "", 0); /* a buffer even for an empty file */
+  if (!err && b.oom) err = ENOMEM;
+  if (err) {
+    sb_free(&b);
+    errno = err;
+    return -1;
+  }
+  *data = (unsigned char *)b.s;
+  *size = b.len;
+  return 0;
 }

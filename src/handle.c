@@ -14,31 +14,28 @@ static int set_error(gpublob *g, int code, const char *fmt, ...) {
   sb_reset(&g->msg);
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  sb_vaddf(&g->msg, fmt, ap);
   va_end(ap);
-  char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (!text) {
-    g->msg.oom = 1;
-    return code;
-  }
-  va_start(ap, fmt);
-  vsnprintf(text, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  sb_addn(&g->msg, text, (size_t)n);
-  free(text);
   return code;
+}
+
+/* A line of warning for the current call, unless it has it already. */
+static void warn_once(gpublob *g, const char *line) {
+  if (!*line || strstr(sb_str(&g->warn), line)) return;
+  sb_add(&g->warn, line);
+  sb_add(&g->warn, "\n");
 }
 
 /* A warning of the current call; the same text is kept once. */
 static void add_warning(gpublob *g, const char *fmt, ...) {
-  char text[1024];
+  strbuf text = {0};
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  sb_vaddf(&text, fmt, ap);
   va_end(ap);
-  if (strstr(sb_str(&g->warn), text)) return;
-  sb_add(&g->warn, text);
-  sb_add(&g->warn, "\n");
+  if (text.oom) g->warn.oom = 1;
+  else warn_once(g, sb_str(&text));
+  sb_free(&text);
 }
 
 /* Appends detail (a diagnostic, a tool's stderr) to the current message. */

@@ -89,11 +89,18 @@ typedef struct proc {
   int live;   /* its slot in the table of live processes */
 } proc;
 
+/* An argv: its words in one buffer, each ended by its NUL, and pointers to them. */
+typedef struct argvec {
+  strbuf text;
+  size_t argc;
+  char **argv; /* NULL-ended, into text; NULL until made */
+} argvec;
+
 typedef struct toolrun { /* a blob tool in flight */
   workdir w;
-  int made;            /* w.dir exists */
-  strbuf store, output; /* argv strings; the tool's stdout and stderr */
-  char **argv;
+  int made;      /* w.dir exists */
+  argvec args;
+  strbuf output; /* the tool's stdout and stderr */
   proc p;
 } toolrun;
 

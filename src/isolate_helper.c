@@ -110,11 +110,10 @@ static int spare_take(spare *s, int fd, helper_child **kids, size_t *n) {
   return 0;
 }
 
-/* The first 4 KiB the child wrote to its stderr. */
+/* The first 4 KiB the child wrote to its stderr (it has ended: the file's offset,
+** which it shared, is this process's to move). */
 static void child_stderr(int err, strbuf *b) {
-  char buf[4096];
-  ssize_t r = err >= 0 ? pread(err, buf, sizeof buf, 0) : -1;
-  if (r > 0) sb_addn(b, buf, (size_t)r);
+  if (err >= 0 && !lseek(err, 0, SEEK_SET)) read_upto(err, b, 4096);
 }
 
 /* The exit status of each child that ended goes to the host after its result. */

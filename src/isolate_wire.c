@@ -17,35 +17,20 @@ static int put_record(int fd, char kind, const strbuf *payload) {
   return write_all_fd(fd, head, sizeof head) || (n && write_all_fd(fd, payload->s, payload->len)) ? -1 : 0;
 }
 
-static int read_exact(int fd, void *p, size_t n) {
-  unsigned char *q = p;
-  while (n) {
-    ssize_t r = read(fd, q, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return -1;
-    q += r;
-    n -= (size_t)r;
-  }
-  return 0;
+/* Exactly n bytes into b (reset first); -1 at EOF or on an error before them. */
+static int read_exact(int fd, strbuf *b, size_t n) {
+  sb_reset(b);
+  return read_upto(fd, b, n) == (ssize_t)n ? 0 : -1;
 }
 
-/* The next record; its payload into out (reset first).  -1 at EOF or on error. */
+/* The next record; its payload into out.  -1 at EOF or on error. */
 static int get_record(int fd, char *kind, strbuf *out) {
-  unsigned char head[9];
   uint64_t n;
-  sb_reset(out);
-  if (read_exact(fd, head, sizeof head)) return -1;
-  memcpy(&n, head + 1, sizeof n);
+  if (read_exact(fd, out, 9)) return -1;
+  memcpy(&n, out->s + 1, sizeof n);
   if (n > (1ULL << 40)) return -1;
-  *kind = (char)head[0];
-  char buf[65536];
-  while (n) {
-    size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
-    if (read_exact(fd, buf, k)) return -1;
-    sb_addn(out, buf, k);
-    n -= k;
-  }
-  return out->oom ? -1 : 0;
+  *kind = out->s[0];
+  return read_exact(fd, out, (size_t)n);
 }
 
 /* The job as the child rebuilds it: its options, resolved again there as here,

@@ -6,9 +6,7 @@ static MlirWalkResult find_unlowered(MlirOperation op, void *arg) {
   span n = sref(mlirIdentifierStr(mlirOperationGetName(op)));
   const char *dot = memchr(n.s, '.', n.n);
   size_t dn = dot ? (size_t)(dot - n.s) : n.n;
-  char name[64];
-  snprintf(name, sizeof name, "%.*s", (int)dn, n.s);
-  if (op_is(op, "gpu.module") || list_has(dialects[0], name)) return MlirWalkResultAdvance;
+  if (op_is(op, "gpu.module") || list_index(dialects[0], n.s, dn) >= 0) return MlirWalkResultAdvance;
   dialects[1] = "";
   return MlirWalkResultInterrupt;
 }

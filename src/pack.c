@@ -8,20 +8,9 @@ typedef struct packing {
   int failed; /* a member's file could not be written (the error is in members[0]) */
 } packing;
 
-/* Every word of a template, expanded for member j with {in} = in. */
-static void pack_template(strbuf *store, size_t *count, job *j, const char *tmpl, const char *in) {
-  const char *vars[] = {"in", in, NULL}, *w;
-  size_t n;
-  while ((w = next_word(&tmpl, " ", &n))) {
-    expand(j, w, n, vars, store);
-    sb_addn(store, "", 1);
-    ++*count;
-  }
-}
-
 /* {images}: each member's blob, and the newest's assembly, as a file of the pack's
 ** directory, with the spec's words for it. */
-static void pack_images(void *arg, strbuf *store, size_t *count) {
+static void pack_images(void *arg, argvec *a) {
   packing *k = arg;
   job *first = k->members[0];
   for (size_t i = 0; i < k->n && !k->failed; i++) {
@@ -29,11 +18,11 @@ static void pack_images(void *arg, strbuf *store, size_t *count) {
     char in[4300];
     snprintf(in, sizeof in, "%s/%zu%s", k->w.dir, i, j->t->suffix_bin);
     if ((k->failed = write_file(in, j->out.data, j->out.size) != 0)) break;
-    pack_template(store, count, j, j->t->pack_image, in);
+    argv_add(a, j, j->t->pack_image, (const char *[]){"in", in, NULL}, NULL, NULL);
     if (!j->keep_asm) continue;
     snprintf(in, sizeof in, "%s/%zu%s", k->w.dir, i, j->t->suffix_asm);
     if ((k->failed = write_file(in, j->asm_out.data, j->asm_out.size) != 0)) break;
-    pack_template(store, count, j, j->t->pack_asm_image, in);
+    argv_add(a, j, j->t->pack_asm_image, (const char *[]){"in", in, NULL}, NULL, NULL);
   }
   if (k->failed) set_error(first->g, GPUBLOB_IO, "cannot write a pack's image in %s: %s", k->w.dir, strerror(errno));
 }
@@ -42,10 +31,8 @@ static void pack_images(void *arg, strbuf *store, size_t *count) {
 static int pack_tool_run(job *first, char **argv, const workdir *w, gpublob_blob *out) {
   proc p;
   strbuf output = {0};
-  int status = 0, err = proc_spawn(&p, argv, PROC_NONE, w->dir);
-  int rc = err ? set_error(first->g, GPUBLOB_TOOL, "cannot run %s: %s", argv[0], strerror(err)) : GPUBLOB_OK;
-  int waited = rc ? WAIT_LOST : proc_wait(&p, NULL, 0, tool_timeout_ms(first), &output, &status);
-  if (!rc) rc = tool_outcome(first, argv[0], waited, status, &output);
+  int rc = tool_spawn(first, &p, argv, PROC_NONE, w->dir);
+  if (!rc) rc = tool_wait(first, &p, argv[0], NULL, 0, &output);
   proc_end(&p);
   sb_free(&output);
   gpublob_blob saved = first->out;
@@ -65,12 +52,11 @@ static int pack_run(job *const *members, size_t n, const char *tool, gpublob_blo
   if (make_workdir(first, &k.w)) return first->g->code;
   snprintf(k.w.out, sizeof k.w.out, "%s/out%s", k.w.dir, first->t->suffix_pack);
   const char *vars[] = {"tool", tool, "out", k.w.out, NULL};
-  strbuf store = {0};
-  char **argv = expand_argv(first, first->t->pack_argv, vars, pack_images, &k, &store);
+  argvec args = {0};
+  char **argv = template_argv(&args, first, first->t->pack_argv, vars, pack_images, &k);
   int rc = k.failed ? first->g->code : !argv ? set_error(first->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
   if (!rc) rc = pack_tool_run(first, argv, &k.w, out);
   workdir_remove(&k.w);
-  free(argv);
-  sb_free(&store);
+  argv_free(&args);
   return rc;
 }

@@ -64,35 +64,35 @@ static int verify_module(job *j) {
 static const char llvm_intrinsic_namespaces[] =
     "aarch64 amdgcn arm bpf dx hexagon loongarch mips nvvm ppc r600 riscv s390 spv ve wasm x86 xcore";
 
-static int intrinsic_namespace(const char *name, size_t n, char *ns, size_t size) {
+/* The namespace of intrinsic llvm.NS.name (n bytes): NS, *nn bytes; NULL when none. */
+static const char *intrinsic_namespace(const char *name, size_t n, size_t *nn) {
   const char *dot = n > 5 ? memchr(name + 5, '.', n - 5) : NULL;
-  if (!dot || (size_t)(dot - name - 5) >= size) return 0;
-  snprintf(ns, size, "%.*s", (int)(dot - name - 5), name + 5);
-  return 1;
+  if (!dot) return NULL;
+  *nn = (size_t)(dot - name - 5);
+  return name + 5;
 }
 
-static const target_desc *intrinsic_owner(const char *ns) {
+static const target_desc *intrinsic_owner(const char *ns, size_t n) {
   for (int i = 0; i < NTARGETS; i++)
-    if (list_has(targets[i].intrinsics, ns)) return &targets[i];
+    if (list_index(targets[i].intrinsics, ns, n) >= 0) return &targets[i];
   return NULL;
 }
 
 static int check_intrinsics(job *j) {
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
-    size_t n;
+    size_t n, nn;
     const char *name = LLVMGetValueName2(f, &n);
-    char ns[64];
-    if (!LLVMGetIntrinsicID(f) || !intrinsic_namespace(name, n, ns, sizeof ns) || list_has(j->t->intrinsics, ns))
-      continue;
-    const target_desc *owner = intrinsic_owner(ns);
+    const char *ns = LLVMGetIntrinsicID(f) ? intrinsic_namespace(name, n, &nn) : NULL;
+    if (!ns || list_index(j->t->intrinsics, ns, nn) >= 0) continue;
+    const target_desc *owner = intrinsic_owner(ns, nn);
     if (owner)
       return set_error(j->g, GPUBLOB_TARGET,
                        "%s: calls %s, an intrinsic of target %s, which target %s cannot compile",
                        j->name, name, owner->name, j->t->name);
-    if (list_has(llvm_intrinsic_namespaces, ns))
+    if (list_index(llvm_intrinsic_namespaces, ns, nn) >= 0)
       return set_error(j->g, GPUBLOB_TARGET,
-                       "%s: calls %s, an intrinsic of LLVM's %s backend, which target %s cannot compile",
-                       j->name, name, ns, j->t->name);
+                       "%s: calls %s, an intrinsic of LLVM's %.*s backend, which target %s cannot compile",
+                       j->name, name, (int)nn, ns, j->t->name);
   }
   return GPUBLOB_OK;
 }

@@ -14,24 +14,18 @@ static const char *fn_attr(LLVMValueRef f, const char *key, unsigned *len) {
 ** sm_100a). */
 static int feature_contradicts(const job *j, const char *w, size_t n, strbuf *why) {
   if (n < 2) return 0;
-  char name[128], min[32];
-  snprintf(name, sizeof name, "%.*s", (int)(n - 1), w + 1);
-  if (w[0] == '+' && list_has(j->t->chips, name) && strcmp(name, j->chip)) {
-    sb_addf(why, "feature %.*s is chip %s", (int)n, w, name);
+  const char *u;
+  size_t m;
+  if (w[0] == '+' && list_index(j->t->chips, w + 1, n - 1) >= 0 && !word_is(w + 1, n - 1, j->chip)) {
+    sb_addf(why, "feature %.*s is chip %.*s", (int)n, w, (int)(n - 1), w + 1);
     return 1;
   }
-  const char *implied = sb_str(&j->condfeat), *u;
-  size_t m;
-  while ((u = next_word(&implied, ",", &m)))
-    if (m == n && u[0] != w[0] && !strncmp(u + 1, w + 1, n - 1)) {
-      sb_addf(why, "feature %.*s, where %s implies %.*s", (int)n, w, j->chip, (int)m, u);
-      return 1;
-    }
-  size_t p = strlen(j->t->version_feature);
-  if (p && w[0] == '+' && n > p + 1 && !strncmp(w + 1, j->t->version_feature, p) &&
-      pair_value(j->t->feature_min, j->chip, min, sizeof min) &&
-      strtol(w + 1 + p, NULL, 10) < strtol(min + p, NULL, 10)) {
-    sb_addf(why, "feature %.*s, below the +%s that %s needs", (int)n, w, min, j->chip);
+  if ((u = opposite_in(sb_str(&j->condfeat), w, n, &m))) {
+    sb_addf(why, "feature %.*s, where %s implies %.*s", (int)n, w, j->chip, (int)m, u);
+    return 1;
+  }
+  if ((u = feature_below_min(j, w, n, &m))) {
+    sb_addf(why, "feature %.*s, below the +%.*s that %s needs", (int)n, w, (int)m, u, j->chip);
     return 1;
   }
   return 0;

@@ -76,18 +76,14 @@ static int plan_add_slot(plan *p, size_t first, size_t count, int pack) {
 /* "NAME[:CHIP[,CHIP...]]", or chips from the choice's chip field: a job per chip;
 ** one output per job, or one per choice when packing.  opt: the level for them. */
 static int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
-  const char *spec = c->target ? c->target : targets[0].name, *colon = strchr(spec, ':');
-  size_t n = colon ? (size_t)(colon - spec) : strlen(spec), first = p->njobs;
-  const char *chips = c->chip ? c->chip : colon ? colon + 1 : NULL, *w = chips;
-  int rc = GPUBLOB_OK;
-  if (!chips) rc = plan_add_job(p, spec, n, NULL, 0, c->features, opt);
-  while (chips && !rc && *w) {
-    const char *e = strchr(w, ',');
-    size_t cn = e ? (size_t)(e - w) : strlen(w);
-    if (!cn || (e && !e[1]))
+  const char *spec = c->target ? c->target : targets[0].name, *chips, *w;
+  size_t n = target_spec(spec, c->chip, &chips), first = p->njobs, cn;
+  int rc = chips ? GPUBLOB_OK : plan_add_job(p, spec, n, NULL, 0, c->features, opt);
+  chip_list l = chip_list_of(chips);
+  while (!rc && next_chip(&l, &w, &cn)) {
+    if (!cn || (l.rest && !*l.rest)) /* an empty chip, or a comma that ends the list */
       return set_error(p->g, GPUBLOB_CHIP, "empty chip in the list '%s'", chips);
     rc = plan_add_job(p, spec, n, w, cn, c->features, opt);
-    w += cn + (e != NULL);
   }
   if (chips && !*chips) return set_error(p->g, GPUBLOB_CHIP, "empty chip list for target %.*s", (int)n, spec);
   int pack = p->o.format == GPUBLOB_FORMAT_FATBIN;
@@ -98,13 +94,8 @@ static int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
 
 /* The position of the job's chip in the spec's list: later is newer. */
 static size_t chip_rank(const job *j) {
-  const char *list = j->t->chips, *w;
-  size_t n, i = 0;
-  while ((w = next_word(&list, " ", &n))) {
-    if (word_is(w, n, j->chip)) return i;
-    i++;
-  }
-  return 0;
+  int i = list_index(j->t->chips, j->chip, strlen(j->chip));
+  return i < 0 ? 0 : (size_t)i;
 }
 
 /* A pack's tool is found, and its newest chip keeps its assembly. */

@@ -115,8 +115,10 @@ static int pidfd_of(pid_t pid) {
 typedef struct proc_wait_state {
   const unsigned char *in; /* what is left of its input */
   size_t in_left;
-  strbuf *output;          /* its stdout and stderr, the first 64 KiB */
+  strbuf *output;          /* its stdout and stderr, the first OUTPUT_KEPT bytes */
 } proc_wait_state;
+
+enum { OUTPUT_KEPT = 65536, OUTPUT_READ = 16384 };
 
 /* One round of poll: input written, output read, as each is ready. */
 static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
@@ -127,11 +129,13 @@ static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
   if (p->in_fd >= 0) in_i = (int)n, fds[n++] = (struct pollfd){p->in_fd, POLLOUT, 0};
   if (pidfd >= 0) fds[n++] = (struct pollfd){pidfd, POLLIN, 0};
   if (poll(fds, n, ms) <= 0) return;
-  if (out_i >= 0 && fds[out_i].revents) {
-    char buf[16384];
-    ssize_t r = read(p->out_fd, buf, sizeof buf);
-    if (r > 0 && w->output->len < 65536) sb_addn(w->output, buf, (size_t)r);
-    if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) close(p->out_fd), p->out_fd = -1;
+  if (out_i >= 0 && fds[out_i].revents) { /* one read a round: poll says when there is more */
+    ssize_t r = read_some(p->out_fd, w->output, OUTPUT_READ);
+    if (w->output->len > OUTPUT_KEPT) { /* the rest is read, so the tool never blocks, and dropped */
+      w->output->len = OUTPUT_KEPT;
+      w->output->s[OUTPUT_KEPT] = 0;
+    }
+    if (r == 0 || (r < 0 && errno != EAGAIN)) close(p->out_fd), p->out_fd = -1;
   }
   if (in_i >= 0 && fds[in_i].revents) {
     ssize_t put = fds[in_i].revents & (POLLERR | POLLHUP) ? -1 : write_some(p->in_fd, w->in, w->in_left);
@@ -142,14 +146,12 @@ static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
   }
 }
 
-/* Reads what is already there without waiting: a child of the tool may hold it open. */
+/* Reads what is already there without waiting (a child of the tool may hold it
+** open): read_upto on a non-blocking descriptor ends with EAGAIN when it is empty. */
 static void drain(int fd, strbuf *output) {
-  if (fd < 0) return;
+  if (fd < 0 || output->len >= OUTPUT_KEPT) return;
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  char buf[16384];
-  ssize_t r;
-  while (output->len < 65536 && ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)))
-    if (r > 0) sb_addn(output, buf, (size_t)r);
+  read_upto(fd, output, OUTPUT_KEPT - output->len);
 }
 
 enum { WAIT_EXITED, WAIT_TIMEOUT, WAIT_LOST };
@@ -217,6 +219,21 @@ static int tool_outcome(job *j, const char *tool, int waited, int status, const 
   return GPUBLOB_TOOL;
 }
 
+/* A tool started, in its own process group (proc_spawn); else the job's error. */
+static int tool_spawn(job *j, proc *p, char **argv, enum proc_input mode, const char *dir) {
+  int err = proc_spawn(p, argv, mode, dir);
+  if (err) return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", argv[0], strerror(err));
+  return GPUBLOB_OK;
+}
+
+/* Its input fed, its exit waited for (within the tool timeout), the outcome the
+** job's error; its output in output. */
+static int tool_wait(job *j, proc *p, const char *tool, const void *input, size_t n, strbuf *output) {
+  int status = 0;
+  int waited = proc_wait(p, input, n, tool_timeout_ms(j), output, &status);
+  return tool_outcome(j, tool, waited, status, output);
+}
+
 static int read_tool_output(job *j, const char *path) {
   unsigned char *data;
   size_t size;
@@ -251,19 +268,16 @@ static int tool_start(job *j) {
   r->made = 1;
   if (file && write_file(r->w.in, j->out.data, j->out.size))
     return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno));
-  r->argv = build_argv(j, j->tool, &r->w, &r->store);
-  if (!r->argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  int err = proc_spawn(&r->p, r->argv, proc_input_of(j), r->w.dir);
-  if (err) return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", r->argv[0], strerror(err));
-  return GPUBLOB_OK;
+  char **argv = build_argv(j, j->tool, &r->w, &r->args);
+  if (!argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  return tool_spawn(j, &r->p, argv, proc_input_of(j), r->w.dir);
 }
 
 /* Hands the backend's output to the tool (unless a file did), waits for its exit. */
 static int tool_finish(job *j) {
   toolrun *r = &j->run;
-  int status = 0, file = j->t->tool_input == INPUT_file;
-  int waited = proc_wait(&r->p, j->out.data, file ? 0 : j->out.size, tool_timeout_ms(j), &r->output, &status);
-  int rc = tool_outcome(j, r->argv[0], waited, status, &r->output);
+  int file = j->t->tool_input == INPUT_file;
+  int rc = tool_wait(j, &r->p, r->args.argv[0], j->out.data, file ? 0 : j->out.size, &r->output);
   return rc ? rc : read_tool_output(j, r->w.out);
 }
 
@@ -272,8 +286,7 @@ static void tool_end(job *j) {
   toolrun *r = &j->run;
   proc_end(&r->p);
   if (r->made) workdir_remove(&r->w);
-  free(r->argv);
-  sb_free(&r->store);
+  argv_free(&r->args);
   sb_free(&r->output);
   memset(r, 0, sizeof *r);
   r->p = (proc){0, -1, -1, -1};

@@ -18,10 +18,8 @@ static void add_warnings(gpublob *g, const char *lines) {
     size_t n = nl ? (size_t)(nl - lines) : strlen(lines);
     strbuf line = {0};
     sb_addn(&line, lines, n);
-    if (n && !strstr(sb_str(&g->warn), sb_str(&line))) {
-      sb_add(&g->warn, sb_str(&line));
-      sb_add(&g->warn, "\n");
-    }
+    if (line.oom) g->warn.oom = 1;
+    else warn_once(g, sb_str(&line));
     sb_free(&line);
     lines += n + (nl != NULL);
   }

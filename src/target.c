@@ -15,10 +15,22 @@ static const target_desc *target_named(const char *name, size_t n) {
   return NULL;
 }
 
-static int resolve_target(job *j) {
-  const char *spec = j->o->target ? j->o->target : targets[0].name;
+/* "NAME[:CHIP[,CHIP...]]": the length of the name; *chips the choice's own chip
+** field when it has one, else what follows the colon, else NULL. */
+static size_t target_spec(const char *spec, const char *chip, const char **chips) {
   const char *colon = strchr(spec, ':');
-  size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+  *chips = chip ? chip : colon ? colon + 1 : NULL;
+  return colon ? (size_t)(colon - spec) : strlen(spec);
+}
+
+/* One of the target's chips (n bytes), short enough for a job to hold. */
+static int chip_valid(const target_desc *t, const char *chip, size_t n) {
+  return n && n < sizeof ((job *)NULL)->chip && list_index(t->chips, chip, n) >= 0;
+}
+
+static int resolve_target(job *j) {
+  const char *spec = j->o->target ? j->o->target : targets[0].name, *chip;
+  size_t n = target_spec(spec, j->o->chip, &chip);
   j->t = target_named(spec, n);
   if (!j->t) {
     strbuf known = {0};
@@ -28,37 +40,45 @@ static int resolve_target(job *j) {
     sb_free(&known);
     return GPUBLOB_TARGET;
   }
-  const char *chip = j->o->chip ? j->o->chip : colon ? colon + 1 : j->t->chip;
-  if (!*chip || strlen(chip) >= sizeof j->chip || !list_has(j->t->chips, chip))
+  if (!chip) chip = j->t->chip;
+  if (!chip_valid(j->t, chip, strlen(chip)))
     return set_error(j->g, GPUBLOB_CHIP, "invalid chip '%s' for target %s (valid: %s)", chip,
                      j->t->name, j->t->chips);
   strcpy(j->chip, chip);
   return GPUBLOB_OK;
 }
 
-/* A feature +NAME of the versioned family (+ptx80) must reach the chip's minimum. */
-static int check_feature_version(job *j, const char *w, size_t n) {
+/* A feature +NAME of the versioned family (+ptx80) below the chip's minimum: that
+** minimum (*mn bytes); NULL for any other feature, or one high enough. */
+static const char *feature_below_min(const job *j, const char *w, size_t n, size_t *mn) {
   const target_desc *t = j->t;
   size_t p = strlen(t->version_feature);
-  if (!p || n <= p + 1 || w[0] != '+' || strncmp(w + 1, t->version_feature, p)) return GPUBLOB_OK;
-  char min[32];
-  if (!pair_value(t->feature_min, j->chip, min, sizeof min)) return GPUBLOB_OK;
-  long have = strtol(w + 1 + p, NULL, 10), need = strtol(min + p, NULL, 10);
-  if (have >= need) return GPUBLOB_OK;
+  if (!p || n <= p + 1 || w[0] != '+' || strncmp(w + 1, t->version_feature, p)) return NULL;
+  const char *min = pair_value(t->feature_min, j->chip, mn);
+  if (!min || *mn <= p) return NULL;
+  return strtol(w + 1 + p, NULL, 10) < strtol(min + p, NULL, 10) ? min : NULL;
+}
+
+static int check_feature_version(job *j, const char *w, size_t n) {
+  size_t mn;
+  const char *min = feature_below_min(j, w, n, &mn);
+  if (!min) return GPUBLOB_OK;
   return set_error(j->g, GPUBLOB_FEATURES,
-                   "feature '%.*s' is too low for chip %s: it needs at least +%s", (int)n, w,
-                   j->chip, min);
+                   "feature '%.*s' is too low for chip %s: it needs at least +%.*s", (int)n, w,
+                   j->chip, (int)mn, min);
 }
 
 static int check_feature(job *j, const char *w, size_t n) {
   if (n < 2 || (w[0] != '+' && w[0] != '-'))
     return set_error(j->g, GPUBLOB_FEATURES, "feature '%.*s' must start with '+' or '-'", (int)n, w);
-  char name[128];
-  snprintf(name, sizeof name, "%.*s", (int)(n - 1), w + 1);
+  strbuf name = {0};
+  sb_addn(&name, w + 1, n - 1);
+  if (name.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   const char *pats = *j->t->feature_names ? j->t->feature_names : "*", *pw;
   size_t pn;
   int ok = 0;
-  while (!ok && (pw = next_word(&pats, " ", &pn))) ok = glob_match(pw, pn, name);
+  while (!ok && (pw = next_word(&pats, " ", &pn))) ok = glob_match(pw, pn, sb_str(&name));
+  sb_free(&name);
   if (!ok)
     return set_error(j->g, GPUBLOB_FEATURES, "unknown feature '%.*s' for target %s (accepted: %s)",
                      (int)n, w, j->t->name, j->t->feature_names);
@@ -85,19 +105,24 @@ static void add_chip_features(job *j) {
   }
 }
 
+/* The feature of a comma-separated list that is w (n bytes) with the other sign
+** (-wavefrontsize32 for +wavefrontsize32), *m bytes; NULL when there is none. */
+static const char *opposite_in(const char *list, const char *w, size_t n, size_t *m) {
+  const char *u;
+  while ((u = next_word(&list, ",", m)))
+    if (*m == n && u[0] != w[0] && !strncmp(u + 1, w + 1, n - 1)) return u;
+  return NULL;
+}
+
 /* A feature that flips what the chip implies (+wavefrontsize32 on gfx9) is refused:
 ** LLVM would compile it into a broken blob. */
 static int check_implied(job *j) {
-  const char *implied = sb_str(&j->condfeat), *w;
-  size_t n;
-  while ((w = next_word(&implied, ",", &n))) {
-    const char *list = sb_str(&j->features), *u;
-    size_t m;
-    while ((u = next_word(&list, ",", &m)))
-      if (m == n && u[0] != w[0] && !strncmp(u + 1, w + 1, n - 1))
-        return set_error(j->g, GPUBLOB_FEATURES, "feature '%.*s' contradicts chip %s, which implies %.*s",
-                         (int)m, u, j->chip, (int)n, w);
-  }
+  const char *implied = sb_str(&j->condfeat), *w, *u;
+  size_t n, m;
+  while ((w = next_word(&implied, ",", &n)))
+    if ((u = opposite_in(sb_str(&j->features), w, n, &m)))
+      return set_error(j->g, GPUBLOB_FEATURES, "feature '%.*s' contradicts chip %s, which implies %.*s",
+                       (int)m, u, j->chip, (int)n, w);
   return GPUBLOB_OK;
 }
 
@@ -106,10 +131,12 @@ static int resolve_features(job *j) {
   if (j->o->features) add_features(&j->features, j->o->features);
   const char *list = sb_str(&j->features), *w;
   size_t n;
-  while ((w = next_word(&list, ",", &n)))
-    if (check_feature(j, w, n)) return j->g->code;
+  int rc = GPUBLOB_OK;
+  while (!rc && (w = next_word(&list, ",", &n))) rc = check_feature(j, w, n);
+  if (rc) return rc;
   add_chip_features(j);
-  if (check_implied(j)) return j->g->code;
+  rc = check_implied(j);
+  if (rc) return rc;
   add_features(&j->condfeat, sb_str(&j->features));
   if (j->features.oom || j->condfeat.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   return GPUBLOB_OK;
@@ -145,8 +172,8 @@ static int check_version(gpublob *g, const gpublob_options *o) {
 
 /* The options of one job: a single target and chip, as the plan gave them. */
 static int resolve_options(job *j) {
-  if (check_version(j->g, j->o)) return j->g->code;
-  int rc = resolve_target(j);
+  int rc = check_version(j->g, j->o);
+  if (!rc) rc = resolve_target(j);
   if (!rc) rc = resolve_features(j);
   if (!rc) rc = resolve_levels(j);
   return rc;

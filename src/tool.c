@@ -2,12 +2,7 @@
 
 /* ---- the blob tool: spawned with an argv in a private directory, output kept ---- */
 static int write_file(const char *path, const void *data, size_t n) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return -1;
-  int rc = write_all_fd(fd, data, n), err = errno;
-  if (close(fd) && !rc) rc = -1, err = errno;
-  errno = err;
-  return rc;
+  return write_new_file(AT_FDCWD, path, NULL, 0, data, n);
 }
 
 static int make_workdir(job *j, workdir *w) {
@@ -31,30 +26,46 @@ static void workdir_remove(workdir *w) {
   remove_tree(w->dir);
 }
 
-/* An argv template expanded and split on blanks (no shell); {images} stands for
-** words that images() adds.  The strings live in store. */
-typedef void (*word_adder)(void *arg, strbuf *store, size_t *count);
+/* ---- templates as argvs: the blob tool's, the pack tool's, the provider's options ---- */
+/* {images} stands for the words images() adds (a pack's members). */
+typedef void (*word_adder)(void *arg, argvec *a);
 
-static char **expand_argv(const job *j, const char *tmpl, const char **vars, word_adder images, void *arg,
-                          strbuf *store) {
+/* The words of a template, split on blanks (no shell) and each expanded, added to a. */
+static void argv_add(argvec *a, const job *j, const char *tmpl, const char **vars, word_adder images,
+                     void *arg) {
   const char *w;
-  size_t n, count = 0;
+  size_t n;
   while ((w = next_word(&tmpl, " ", &n))) {
     if (images && word_is(w, n, "{images}")) {
-      images(arg, store, &count);
+      images(arg, a);
       continue;
     }
-    expand(j, w, n, vars, store);
-    sb_addn(store, "", 1); /* the NUL itself separates the words */
-    count++;
+    expand(j, w, n, vars, &a->text);
+    sb_addn(&a->text, "", 1); /* the NUL itself separates the words */
+    a->argc++;
   }
-  char **argv = store->oom ? NULL : calloc(count + 1, sizeof *argv);
-  char *p = store->s;
-  for (size_t i = 0; argv && i < count; i++, p += strlen(p) + 1) argv[i] = p;
-  return argv;
 }
 
-static char **build_argv(job *j, const char *tool, const workdir *w, strbuf *store) {
+/* A template as an argv, NULL-ended, its strings in a->text; NULL when out of memory. */
+static char **template_argv(argvec *a, const job *j, const char *tmpl, const char **vars,
+                            word_adder images, void *arg) {
+  argv_add(a, j, tmpl, vars, images, arg);
+  a->argv = a->text.oom ? NULL : calloc(a->argc + 1, sizeof *a->argv);
+  char *p = a->text.s;
+  for (size_t i = 0; a->argv && i < a->argc; i++) {
+    a->argv[i] = p;
+    p += strlen(p) + 1;
+  }
+  return a->argv;
+}
+
+static void argv_free(argvec *a) {
+  free(a->argv);
+  sb_free(&a->text);
+  memset(a, 0, sizeof *a);
+}
+
+static char **build_argv(job *j, const char *tool, const workdir *w, argvec *a) {
   const char *vars[] = {"tool", tool, "in", w->in, "out", w->out, NULL};
-  return expand_argv(j, j->t->tool_argv, vars, NULL, NULL, store);
+  return template_argv(a, j, j->t->tool_argv, vars, NULL, NULL);
 }

@@ -1,21 +1,31 @@
 /* src/util.c: Strings: the one growable buffer every part writes text into, blank-separated
-** lists and globs, as the spec's fields use them. */
+** lists and globs, as the spec's fields use them, and the comma-separated chip lists of the
+** options and the cache. */
 
 /* ---- strings: a growable buffer, blank-separated lists, globs ---- */
 
-static void sb_addn(strbuf *b, const char *s, size_t n) {
-  if (b->oom || (!n && b->s)) return;
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 128;
-    while (cap < b->len + n + 1) cap *= 2;
-    char *p = realloc(b->s, cap);
-    if (!p) {
-      b->oom = 1;
-      return;
-    }
-    b->s = p;
-    b->cap = cap;
+/* Room for n more bytes and a NUL after b's text; -1 (and b->oom) when there is none. */
+static int sb_room(strbuf *b, size_t n) {
+  if (b->oom) return -1;
+  if (b->s && n < b->cap - b->len) return 0;
+  if (n >= SIZE_MAX / 2 - b->len) {
+    b->oom = 1;
+    return -1;
   }
+  size_t cap = b->cap ? b->cap : 128;
+  while (cap <= b->len + n && cap <= SIZE_MAX / 2) cap *= 2;
+  char *p = cap > b->len + n ? realloc(b->s, cap) : NULL;
+  if (!p) {
+    b->oom = 1;
+    return -1;
+  }
+  b->s = p;
+  b->cap = cap;
+  return 0;
+}
+
+static void sb_addn(strbuf *b, const char *s, size_t n) {
+  if (b->oom || (!n && b->s) || sb_room(b, n)) return;
   if (n) memcpy(b->s + b->len, s, n);
   b->len += n;
   b->s[b->len] = 0;
@@ -23,27 +33,25 @@ static void sb_addn(strbuf *b, const char *s, size_t n) {
 
 static void sb_add(strbuf *b, const char *s) { sb_addn(b, s, strlen(s)); }
 
+/* Formatted into the room b has, or into more made for it. */
+static void sb_vaddf(strbuf *b, const char *fmt, va_list ap) {
+  if (b->oom) return;
+  va_list again;
+  va_copy(again, ap);
+  size_t room = b->s ? b->cap - b->len : 0;
+  int n = vsnprintf(room ? b->s + b->len : NULL, room, fmt, ap);
+  if (n >= 0 && (size_t)n >= room && !sb_room(b, (size_t)n))
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, again);
+  va_end(again);
+  if (n >= 0 && !b->oom) b->len += (size_t)n;
+  if (b->s) b->s[b->len] = 0;
+}
+
 static void sb_addf(strbuf *b, const char *fmt, ...) {
-  char small[512];
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(small, sizeof small, fmt, ap);
+  sb_vaddf(b, fmt, ap);
   va_end(ap);
-  if (n < 0) return;
-  if ((size_t)n < sizeof small) {
-    sb_addn(b, small, (size_t)n);
-    return;
-  }
-  char *big = malloc((size_t)n + 1);
-  if (!big) {
-    b->oom = 1;
-    return;
-  }
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  sb_addn(b, big, (size_t)n);
-  free(big);
 }
 
 static const char *sb_str(const strbuf *b) { return b->s ? b->s : ""; }
@@ -81,28 +89,53 @@ static int word_is(const char *w, size_t n, const char *s) {
   return strlen(s) == n && !strncmp(w, s, n);
 }
 
-static int list_has(const char *list, const char *s) {
-  size_t n;
+/* The position of s (n bytes) in a blank-separated list; -1 when it is not there. */
+static int list_index(const char *list, const char *s, size_t n) {
+  size_t wn;
   const char *w;
-  while ((w = next_word(&list, " ", &n)))
-    if (word_is(w, n, s)) return 1;
-  return 0;
+  for (int i = 0; (w = next_word(&list, " ", &wn)); i++)
+    if (wn == n && !memcmp(w, s, n)) return i;
+  return -1;
 }
 
-/* Value of KEY in a "KEY:VALUE KEY:VALUE" list, copied into out; 0 if absent. */
-static int pair_value(const char *list, const char *key, char *out, size_t size) {
-  size_t n, k = strlen(key);
+/* The value of KEY in a "KEY:VALUE KEY:VALUE" list (*n bytes of it); NULL if absent. */
+static const char *pair_value(const char *list, const char *key, size_t *n) {
+  size_t wn, k = strlen(key);
   const char *w;
-  while ((w = next_word(&list, " ", &n)))
-    if (n > k && w[k] == ':' && !strncmp(w, key, k)) {
-      snprintf(out, size, "%.*s", (int)(n - k - 1), w + k + 1);
-      return 1;
+  while ((w = next_word(&list, " ", &wn)))
+    if (wn > k && w[k] == ':' && !strncmp(w, key, k)) {
+      *n = wn - k - 1;
+      return w + k + 1;
     }
-  return 0;
+  return NULL;
 }
 
 static int glob_match(const char *pattern, size_t n, const char *s) {
-  char pat[128];
-  snprintf(pat, sizeof pat, "%.*s", (int)n, pattern);
-  return fnmatch(pat, s, 0) == 0;
+  strbuf pat = {0};
+  sb_addn(&pat, pattern, n);
+  int match = !pat.oom && fnmatch(sb_str(&pat), s, 0) == 0;
+  sb_free(&pat);
+  return match;
+}
+
+/* ---- chip lists: "sm_80,sm_90", as the options and the cache's entries give them ---- */
+/* Each comma parts two chips, so ",," or a comma at either end leaves an empty one;
+** "" (or NULL) holds none. */
+typedef struct chip_list {
+  const char *rest; /* what is left of the list; NULL after its last chip */
+} chip_list;
+
+static chip_list chip_list_of(const char *list) {
+  chip_list l = {list && *list ? list : NULL};
+  return l;
+}
+
+/* The next chip, n bytes (0: an empty one); 0 at the end of the list. */
+static int next_chip(chip_list *l, const char **chip, size_t *n) {
+  if (!l->rest) return 0;
+  const char *comma = strchr(l->rest, ',');
+  *chip = l->rest;
+  *n = comma ? (size_t)(comma - l->rest) : strlen(l->rest);
+  l->rest = comma ? comma + 1 : NULL;
+  return 1;
 }
