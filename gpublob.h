@@ -244,11 +244,11 @@ typedef struct gpublob_tool_info {
 
 typedef struct gpublob gpublob;
 
-/* What a compile reads: data and size in memory, or path (a file; "-" is standard
-** input), never both.  kind AUTO (zero) takes it as MLIR or LLVM IR by its
+/* What a compile reads: data and size in memory (data non-NULL, even for 0 bytes),
+** or path (a file; "-" is standard input): one of them, never both.  kind AUTO (zero) takes it as MLIR or LLVM IR by its
 ** content: bitcode or MLIR bytecode by their magic, text by its first token (so a
-** misnamed file gets the right parser's message), and by name (.mlir, .mlirbc)
-** only when the text could be either.  name labels diagnostics (NULL: the path,
+** misnamed file gets the right parser's message), and by name or path (.mlir,
+** .mlirbc) only when the text could be either.  name labels diagnostics (NULL: the path,
 ** or "<memory>"). */
 enum gpublob_input_kind {
   GPUBLOB_INPUT_AUTO = 0,
@@ -315,7 +315,8 @@ GPUBLOB_API void gpublob_blob_free(gpublob_blob *b);
 ** find in opts->cache_dir, without compiling.  It needs no LLVM: the CLI's front
 ** answers cache hits with it before the compiler starts.  Codes: OK (a hit; *out
 ** as gpublob_compile would give it), NOTCACHED (a miss, or a cache that cannot be
-** used), OPTION (no cache_dir), MISUSE, IO. */
+** used; the lookup may make the cache's directory), OPTION (no cache_dir),
+** MISUSE (as gpublob_compile's), IO, NOMEM. */
 GPUBLOB_API int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
                                      gpublob_result *out);
 
@@ -338,18 +339,20 @@ GPUBLOB_API const char *gpublob_error_string(int code);
 GPUBLOB_API int gpublob_target_count(void);
 GPUBLOB_API int gpublob_target_get(int index, gpublob_target_info *out, size_t size);
 
-/* Which blob tool a compile of njobs jobs for opts->target would use, and where,
-** found as a compile finds it: OK (kind "none" for a target that needs no tool);
-** NOTOOL when it is missing, with the places tried in the message; TARGET,
-** FORMAT, OPTION for bad options; MISUSE. */
+/* Which blob tool a bin (or, with FORMAT_PACK, a pack) compile of njobs jobs for
+** opts->target would use, and where, found as a compile finds it: OK (kind "none"
+** for a target that needs none); NOTOOL when it is missing, with the places tried
+** in the message; TARGET, FORMAT, OPTION for bad options; MISUSE.  On failure
+** *out is zeroed. */
 GPUBLOB_API int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
                                       gpublob_tool_info *out, size_t size);
 
-/* Where the device libraries of opts->target (and its chip) are, found as a compile
-** finds them: OK with *paths a newline-separated list of the files (owned by the
-** handle, valid until its next call; "" for a target without any); NOLIB, naming
-** the first missing file and the places tried (*paths then lists those found);
-** TARGET, CHIP, MISUSE. */
+/* Where the device libraries of opts->target and its one chip (NAME or NAME:CHIP;
+** a chip list is CHIP) are, found as a compile finds them: OK with *paths a
+** newline-separated list of the files (owned by the handle, valid until its next
+** call; "" for a target without any); NOLIB, naming the first missing file and
+** the places tried (*paths then lists those found); TARGET, CHIP, FEATURES,
+** FORMAT, OPTION for bad options; MISUSE. */
 GPUBLOB_API int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **paths);
 
 /* "1.0.0": this library's version (GPUBLOB_VERSION_STRING at its build). */

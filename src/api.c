@@ -52,7 +52,7 @@ int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_
   double t = now_ms();
   gpublob_options o;
   options_normalise(opts, &o);
-  if (check_version(g, &o)) return g->code;
+  if (input_check(g, in) || check_version(g, &o)) return g->code;
   if (!o.cache_dir || !*o.cache_dir) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
   input_held h;
   if (input_hold(g, &o, in, &h)) return g->code;
@@ -109,7 +109,7 @@ static int query_job(job *j, gpublob *g, const gpublob_options *opts) {
   snprintf(j->target, sizeof j->target, "%.*s", (int)(colon ? colon - spec : (ptrdiff_t)strlen(spec)), spec);
   j->opts.target = j->target;
   j->opts.chip = NULL;
-  if (j->opts.format != GPUBLOB_FORMAT_FATBIN) j->opts.format = GPUBLOB_FORMAT_BIN;
+  if (check_version(g, j->o)) return g->code;
   return resolve_target(j);
 }
 
@@ -141,15 +141,26 @@ static void tool_info_fill(job *j, gpublob_tool_info *info) {
   info->fallback = sb_str(&g->held[2]);
 }
 
+/* The query's format, checked as a compile checks it; the tool is a bin's or a pack's. */
+static int query_format(job *j) {
+  int format = j->o->format;
+  if (format < GPUBLOB_FORMAT_DEFAULT || format > GPUBLOB_FORMAT_LL)
+    return set_error(j->g, GPUBLOB_FORMAT, "unknown output format %d", format);
+  if (format != GPUBLOB_FORMAT_PACK) j->opts.format = GPUBLOB_FORMAT_BIN;
+  return resolve_levels(j);
+}
+
 int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
                           gpublob_tool_info *out, size_t size) {
   gpublob_tool_info info = {"none", "", "", ""};
-  if (!g || copy_out(out, size, &info, sizeof info, sizeof info)) return GPUBLOB_MISUSE;
+  if (copy_out(out, size, &info, sizeof info, sizeof info)) return GPUBLOB_MISUSE;
+  memset(out, 0, size);
+  if (!g) return GPUBLOB_MISUSE;
   call_reset(g);
   job j;
   int rc = query_job(&j, g, opts);
   j.peers = njobs;
-  if (!rc) rc = resolve_levels(&j);
+  if (!rc) rc = query_format(&j);
   if (!rc) rc = resolve_tool(&j, 1);
   if (!rc) tool_info_fill(&j, &info);
   job_end(&j);
@@ -194,7 +205,7 @@ int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **path
 }
 
 int gpublob_input_detect(const void *data, size_t size, const char *name) {
-  return input_kind_of(GPUBLOB_INPUT_AUTO, data ? data : (const void *)"", data ? size : 0, name ? name : "");
+  return input_kind_of(GPUBLOB_INPUT_AUTO, data ? data : (const void *)"", data ? size : 0, name, NULL);
 }
 
 const char *gpublob_version(void) { return GPUBLOB_VERSION_STRING; }

@@ -13,7 +13,7 @@ int gpublob_compile(gpublob *g, const gpublob_options *opts, const gpublob_input
 
 int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir, size_t size,
                            const char *name, gpublob_blob *out) {
-  const gpublob_input in = {GPUBLOB_INPUT_LLVM, ir, size, NULL, name};
+  const gpublob_input in = {GPUBLOB_INPUT_LLVM, ir || size ? ir : "", size, NULL, name};
   return call_one_blob(g, opts, &in, out);
 }
 
@@ -25,7 +25,7 @@ int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *pa
 
 int gpublob_module_compile_all(gpublob *g, const gpublob_options *opts, const void *ir, size_t size,
                                const char *name, gpublob_result *out) {
-  const gpublob_input in = {GPUBLOB_INPUT_LLVM, ir, size, NULL, name};
+  const gpublob_input in = {GPUBLOB_INPUT_LLVM, ir || size ? ir : "", size, NULL, name};
   return call_run(g, opts, &in, out);
 }
 
@@ -37,7 +37,7 @@ int gpublob_file_compile_all(gpublob *g, const gpublob_options *opts, const char
 
 int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
                          const char *name, gpublob_blob *out) {
-  const gpublob_input in = {GPUBLOB_INPUT_MLIR, data, size, NULL, name};
+  const gpublob_input in = {GPUBLOB_INPUT_MLIR, data || size ? data : "", size, NULL, name};
   return call_one_blob(g, opts, &in, out);
 }
 

@@ -69,19 +69,18 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
   cache c;
   key128 k0;
   if (check_version(g, &o)) return g->code; /* a newer struct's fields may change the output */
+  if (format_for_input(g, &o, input, name)) return g->code;
   int cached = cache_open(&c, g, &o), rc = -1;
   if (cached) {
     k0 = call_key(&o, input, data, size, name);
     rc = cache_lookup(&c, &k0, &o, out);
     g->stats.cache_ms += now_ms() - t0;
-    rc ? g->stats.cache_misses++ : g->stats.cache_hits++;
+    if (rc) g->stats.cache_misses++;
+    else g->stats.cache_hits++;
   }
   int hit = !rc;
   rc = hit ? GPUBLOB_OK : check_nesting(g, input, data, size, name);
   if (!hit && !rc && (o.flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
-  if (!hit && !rc && input == GPUBLOB_INPUT_MLIR && o.format == GPUBLOB_FORMAT_LL)
-    rc = set_error(g, GPUBLOB_FORMAT, "%s: MLIR input cannot give LLVM IR text (ll): a #gpu.object holds "
-                   "bitcode (llvm), assembly or a binary", name);
   if (!hit && !rc && input == GPUBLOB_INPUT_MLIR) {
 #if GPUBLOB_MLIR
     mlir_out mo = {out, cached ? &c : NULL, &k0};

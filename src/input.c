@@ -47,30 +47,53 @@ static int starts_with_word(const unsigned char *p, size_t n, const char *const 
   return 0;
 }
 
-/* The first token of text, past blanks: LLVM IR's comments start with ';',
-** MLIR's with "//"; each has top-level forms the other has not.  "!" starts both
-** (LLVM metadata, an MLIR type alias): the kind is then unknown. */
+/* "!name = ..." starts LLVM metadata (its value "!{...}", "!DI...", "distinct ...")
+** or an MLIR type alias (its value a type): told apart by the value. */
+static int bang_kind(const unsigned char *p, size_t n) {
+  const unsigned char *eq = memchr(p, '=', n), *end = p + n;
+  if (!eq || memchr(p, '\n', (size_t)(eq - p))) return GPUBLOB_INPUT_AUTO;
+  const unsigned char *v = eq + 1;
+  while (v < end && (*v == ' ' || *v == '\t')) v++;
+  static const char *const metadata[] = {"!", "distinct", NULL};
+  return starts_with_word(v, (size_t)(end - v), metadata) ? GPUBLOB_INPUT_LLVM : GPUBLOB_INPUT_MLIR;
+}
+
+/* An MLIR operation's name: dialect.op (gpu.binary, func.func), which no LLVM IR
+** top-level form starts with. */
+static int is_dialect_op(const unsigned char *p, size_t n) {
+  size_t i = 0;
+  while (i < n && (islower(p[i]) || isdigit(p[i]) || p[i] == '_')) i++;
+  return i && i + 1 < n && p[i] == '.' && isalpha(p[i + 1]);
+}
+
+/* The first token of text, past a UTF-8 byte-order mark and blanks: LLVM IR's
+** comments start with ';', MLIR's with "//"; each has top-level forms the other
+** has not. */
 static int text_kind(const unsigned char *p, size_t n) {
   static const char *const llvm[] = {";", "source_filename", "target ", "define", "declare", "@", "%",
-                                     "$", "attributes", "module asm", "uselistorder", NULL};
-  static const char *const mlir[] = {"//", "module", "gpu.module", "#", "\"", "{-#", "func.", "llvm.",
-                                     "builtin.", "^", NULL};
-  size_t i = 0;
+                                     "$", "^", "attributes", "module asm", "uselistorder", NULL};
+  static const char *const mlir[] = {"//", "module", "#", "\"", "{-#", NULL};
+  size_t i = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
   while (i < n && strchr(" \t\r\n", p[i]) && p[i]) i++;
   if (starts_with_word(p + i, n - i, llvm)) return GPUBLOB_INPUT_LLVM; /* before MLIR's "module" */
-  if (starts_with_word(p + i, n - i, mlir)) return GPUBLOB_INPUT_MLIR;
+  if (starts_with_word(p + i, n - i, mlir) || is_dialect_op(p + i, n - i)) return GPUBLOB_INPUT_MLIR;
+  if (i < n && p[i] == '!') return bang_kind(p + i, n - i);
   return GPUBLOB_INPUT_AUTO;
 }
 
-/* AUTO resolved: magic, then the text's first token, then the name's suffix, then
-** LLVM IR (whose parser then names what it found). */
-static int input_kind_of(int kind, const unsigned char *p, size_t n, const char *name) {
+/* AUTO resolved: magic, then the text's first token, then a name's suffix (the
+** label's or the path's), then LLVM IR (whose parser then names what it found). */
+static int input_kind_of(int kind, const unsigned char *p, size_t n, const char *name, const char *path) {
   if (kind != GPUBLOB_INPUT_AUTO) return kind;
   if (looks_like_bitcode(p, n)) return GPUBLOB_INPUT_LLVM;
   if (looks_like_mlir_bytecode(p, n)) return GPUBLOB_INPUT_MLIR;
   int by_text = text_kind(p, n);
   if (by_text) return by_text;
-  return has_suffix(name, ".mlir") || has_suffix(name, ".mlirbc") ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM;
+  for (int k = 0; k < 2; k++) {
+    const char *s = k ? path : name;
+    if (s && (has_suffix(s, ".mlir") || has_suffix(s, ".mlirbc"))) return GPUBLOB_INPUT_MLIR;
+  }
+  return GPUBLOB_INPUT_LLVM;
 }
 
 /* ---- input: a call's, checked and held ---- */
@@ -87,7 +110,9 @@ static int input_check(gpublob *g, const gpublob_input *in) {
     return set_error(g, GPUBLOB_MISUSE, "unknown input kind %d", in->kind);
   if (in->path && (in->data || in->size))
     return set_error(g, GPUBLOB_MISUSE, "input gives both a path and data; give one");
-  if (!in->path && !in->data && in->size) return set_error(g, GPUBLOB_MISUSE, "NULL input data of %zu bytes", in->size);
+  if (!in->path && !in->data)
+    return set_error(g, GPUBLOB_MISUSE, "input gives neither a path nor data (for empty input, data "
+                     "points at 0 bytes)");
   if (in->size == (size_t)-1) return set_error(g, GPUBLOB_MISUSE, "an impossible input size");
   return GPUBLOB_OK;
 }
@@ -111,6 +136,6 @@ static int input_hold(gpublob *g, const gpublob_options *o, const gpublob_input 
     h->name = in->name ? in->name : strcmp(in->path, "-") ? in->path : "<stdin>";
     rc = read_input(g, o, in->path, &h->data, &h->size);
   }
-  if (!rc) h->kind = input_kind_of(in->kind, h->data, h->size, h->name);
+  if (!rc) h->kind = input_kind_of(in->kind, h->data, h->size, h->name, in->path);
   return rc;
 }

@@ -61,6 +61,7 @@ static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation t
   if (register_translations) mlirRegisterAllLLVMTranslations(m.ctx);
   MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(m.ctx, on_mlir_diagnostic, &m.diag, NULL);
   int rc = check_version(g, &m.o);
+  if (!rc) rc = format_for_input(g, &m.o, GPUBLOB_INPUT_MLIR, name);
   if (!rc && (m.o.flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
   if (!rc) rc = serialize(&m, top);
   if (!rc && out) rc = deliver(&m, top, out);

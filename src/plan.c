@@ -137,3 +137,11 @@ static int plan_options(plan *p, int load) {
   for (size_t i = 0; !rc && i < n; i++) rc = plan_choice(p, &list[i], p->o.opt);
   return rc ? rc : plan_resolve(p, load);
 }
+
+/* A format the input can have: MLIR's #gpu.object holds bitcode, assembly or a
+** binary, never LLVM IR text.  Checked before any work (a cache directory, a helper). */
+static int format_for_input(gpublob *g, const gpublob_options *o, int kind, const char *name) {
+  if (kind != GPUBLOB_INPUT_MLIR || o->format != GPUBLOB_FORMAT_LL) return GPUBLOB_OK;
+  return set_error(g, GPUBLOB_FORMAT, "%s: MLIR input cannot give LLVM IR text (ll): a #gpu.object holds "
+                   "bitcode (llvm), assembly or a binary", name);
+}

@@ -134,6 +134,43 @@ static void test_auto_binary(void) {
   if (!rc) gpublob_result_free(&r);
 }
 
+/* AUTO on what real files start with. */
+static void test_detect(void) {
+  static const struct { const char *text; int kind; const char *name; } cases[] = {
+      {"; ModuleID = 'k.cu'\nsource_filename = \"k.cu\"\n", GPUBLOB_INPUT_LLVM, "clang's ModuleID line"},
+      {"target datalayout = \"e\"\n", GPUBLOB_INPUT_LLVM, "target datalayout"},
+      {"%struct.T = type { i32 }\n", GPUBLOB_INPUT_LLVM, "a named LLVM type"},
+      {"!llvm.module.flags = !{!0}\n!0 = !{i32 1, !\"k\", i32 1}\n", GPUBLOB_INPUT_LLVM, "LLVM metadata first"},
+      {"!0 = distinct !DICompileUnit(language: DW_LANG_C99)\n", GPUBLOB_INPUT_LLVM, "distinct metadata first"},
+      {"^0 = module: (path: \"k.o\")\n", GPUBLOB_INPUT_LLVM, "a summary entry"},
+      {"!t = i32\nmodule {}\n", GPUBLOB_INPUT_MLIR, "an MLIR type alias first"},
+      {"#map = affine_map<(d0) -> (d0)>\nmodule {}\n", GPUBLOB_INPUT_MLIR, "an MLIR attribute alias first"},
+      {"\xef\xbb\xbfmodule {}\n", GPUBLOB_INPUT_MLIR, "a byte-order mark, then module"},
+      {"// RUN: mlir-opt %s\r\nmodule {}\r\n", GPUBLOB_INPUT_MLIR, "a RUN line and CRLF"},
+      {"gpu.binary @k [#gpu.object<#nvvm.target, \"\">]\n", GPUBLOB_INPUT_MLIR, "gpu.binary first"},
+      {"func.func @f() { return }\n", GPUBLOB_INPUT_MLIR, "func.func first"},
+      {"module asm \"x\"\n", GPUBLOB_INPUT_LLVM, "LLVM's module asm"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char name[160];
+    snprintf(name, sizeof name, "detect: %s is %s", cases[i].name,
+             cases[i].kind == GPUBLOB_INPUT_MLIR ? "MLIR" : "LLVM IR");
+    int kind = gpublob_input_detect(cases[i].text, strlen(cases[i].text), NULL);
+    check(kind == cases[i].kind, name, "got %d", kind);
+  }
+  check(gpublob_input_detect("", 0, "k.mlir") == GPUBLOB_INPUT_MLIR, "detect: empty text named .mlir is MLIR", NULL);
+  check(gpublob_input_detect(NULL, 0, NULL) == GPUBLOB_INPUT_LLVM, "detect: nothing at all is LLVM IR", NULL);
+  /* a path's suffix counts when the label has none */
+  const char *path = file_with("alias.mlir", "!t = f32\nmodule {\n  llvm.func @f(%a: !t) { llvm.return }\n}\n");
+  gpublob_options o = asm_options();
+  gpublob_input in = {GPUBLOB_INPUT_AUTO, NULL, 0, path, "kernel"};
+  gpublob_result r;
+  int rc = gpublob_compile(g, &o, &in, &r);
+  check(!contains(gpublob_error_message(g), "LLVM IR"), "detect: a labelled .mlir path is not parsed as LLVM IR",
+        "rc %d: %s", rc, gpublob_error_message(g));
+  if (!rc) gpublob_result_free(&r);
+}
+
 static void expect_misuse(const char *name, const gpublob_input *in, gpublob_result *r) {
   gpublob_options o = asm_options();
   int rc = gpublob_compile(g, &o, in, r);
@@ -152,6 +189,14 @@ static void test_misuse(void) {
   check(contains(gpublob_error_message(g), "kind 7"), "compile: ... naming it", "%s", gpublob_error_message(g));
   gpublob_input nodata = {GPUBLOB_INPUT_LLVM, NULL, 12, NULL, NULL};
   expect_misuse("compile: a size without data is MISUSE", &nodata, &r);
+  gpublob_input neither = {GPUBLOB_INPUT_AUTO, NULL, 0, NULL, NULL};
+  expect_misuse("compile: neither data nor a path is MISUSE", &neither, &r);
+  check(contains(gpublob_error_message(g), "neither"), "compile: ... saying so", "%s", gpublob_error_message(g));
+  gpublob_blob empty;
+  gpublob_options eo = asm_options();
+  int erc = gpublob_module_compile(g, &eo, NULL, 0, "empty.ll", &empty);
+  check(erc != GPUBLOB_MISUSE, "wrapper: module_compile of (NULL, 0) is an empty module, as before 1.0", "rc %d", erc);
+  if (!erc) gpublob_blob_free(&empty);
   gpublob_input fine = {GPUBLOB_INPUT_LLVM, kernel_ll, sizeof kernel_ll - 1, NULL, NULL};
   expect_misuse("compile: a NULL result is MISUSE", &fine, NULL);
   gpublob_options o = asm_options();
@@ -183,9 +228,12 @@ static void test_ll(void) {
   if (!rc) gpublob_result_free(&r);
   if (!gpublob_mlir_enabled()) return skip("ll: MLIR input", "built without MLIR");
   in = (gpublob_input){GPUBLOB_INPUT_MLIR, kernel_mlir, sizeof kernel_mlir - 1, NULL, "k.mlir"};
+  o.cache_dir = tmp_path("ll-cache");
+  o.flags = GPUBLOB_FLAG_ISOLATE;
   rc = gpublob_compile(g, &o, &in, &r);
   check(rc == GPUBLOB_FORMAT, "ll: MLIR input is FORMAT", "rc %d: %s", rc, gpublob_error_message(g));
   check(contains(gpublob_error_message(g), "k.mlir"), "ll: ... naming the input", "%s", gpublob_error_message(g));
+  check(!exists(o.cache_dir), "ll: ... refused before the cache directory is made", NULL);
 }
 
 static void test_pack_name(void) {
@@ -233,6 +281,14 @@ static void test_tool_info(void) {
   check(rc == GPUBLOB_OK, "tool_info: spirv", "rc %d: %s", rc, gpublob_error_message(g));
   check(!strcmp(t.kind, "none") && !strcmp(t.name, "") && !strcmp(t.path, "") && !strcmp(t.fallback, ""),
         "tool_info: spirv needs no tool; every string is \"\", not NULL", NULL);
+  o.format = 77;
+  rc = gpublob_tool_info_get(g, &o, 1, &t, sizeof t);
+  check(rc == GPUBLOB_FORMAT, "tool_info: an unknown format is FORMAT, as a compile's", "rc %d", rc);
+  o.format = 0;
+  o.version = 99;
+  rc = gpublob_tool_info_get(g, &o, 1, &t, sizeof t);
+  check(rc == GPUBLOB_OPTION, "tool_info: a newer options version is OPTION", "rc %d", rc);
+  o.version = GPUBLOB_OPTIONS_VERSION;
   o.target = "nvptx";
   o.tool_mode = GPUBLOB_TOOL_PROGRAM;
   rc = gpublob_tool_info_get(g, &o, 1, &t, sizeof t);
@@ -247,6 +303,7 @@ static void test_tool_info(void) {
   o.target = "nosuch";
   check(gpublob_tool_info_get(g, &o, 1, &t, sizeof t) == GPUBLOB_TARGET, "tool_info: an unknown target is TARGET",
         NULL);
+  check(t.kind == NULL && t.path == NULL, "tool_info: ... and the struct is zeroed", NULL);
 }
 
 static void test_libs(void) {
@@ -310,6 +367,7 @@ int main(void) {
   if (gpublob_open(&g)) return 1;
   test_auto_kinds();
   test_auto_binary();
+  test_detect();
   test_misuse();
   test_ll();
   test_pack_name();
