@@ -1,9 +1,15 @@
 /* gpublob.c: the one translation unit of gpublob's target-neutral core.
 **
-** In-tree:  ./configure && ninja   (build/gpublob_targets.def comes from the spec)
+** In-tree:  ./configure && ninja   (build/gpublob_targets.def comes from the spec);
+**           ninja install: gpublob.h, libgpublob.a, the CLI, gpublob.pc and the
+**           CMake package gpublob::gpublob, under ./configure --prefix.
 ** Vendored: build/vendor/gpublob.c is this file with every part and the target
-**           table pasted in once (specgen --vendor, as SQLite's mksqlite3c does);
-**           README.md, "Using gpublob", gives the one cc line.
+**           table pasted in once (specgen --vendor, as SQLite's mksqlite3c does):
+**           cc -std=c11 -O2 -c gpublob.c $(llvm-config-22 --cflags), linked with
+**           $(llvm-config-22 --ldflags --libs) -lxxhash -lpthread.  For MLIR input
+**           add -DGPUBLOB_MLIR=1 and link the MLIR C API archives, -lMLIR, -lstdc++
+**           and -Wl,-rpath,$(llvm-config-22 --libdir) (README.md, "Using gpublob in
+**           your project", has the lines, which tests/test_install.c runs).
 **
 ** The parts under src/ run in pipeline order: the shared ones (strings, the handle,
 ** options and targets, templates, search, the blob tool's choice, digests and the
