@@ -61,10 +61,13 @@ static void test_auto_kinds(void) {
   check(rc == GPUBLOB_OK, "compile: LLVM IR text in memory, kind AUTO", "rc %d: %s", rc, gpublob_error_message(g));
   check(r.count == 1, "compile: LLVM IR gives one output per chip", "count %zu", r.count);
   check(contains(blob_text(&r), ".entry twice"), "compile: the output is PTX with the kernel", "%.200s", blob_text(&r));
-  check(r.count == 1 && !strcmp(r.outputs[0].target, "nvptx") && !strcmp(r.outputs[0].chip, "sm_80"),
-        "compile: the output names its target and chip", NULL);
+  check_if(rc == GPUBLOB_OK && r.count == 1, same_str(r.outputs[0].target, "nvptx"),
+           "compile: the output names its target and chip: target nvptx", "%s", shown(r.outputs[0].target));
+  check_if(rc == GPUBLOB_OK && r.count == 1, same_str(r.outputs[0].chip, "sm_80"),
+           "compile: the output names its target and chip: chip sm_80", "%s", shown(r.outputs[0].chip));
   gpublob_result_free(&r);
-  check(r.outputs == NULL && r.count == 0, "result_free: zeroes the result", NULL);
+  check(r.outputs == NULL, "result_free: zeroes the result: outputs NULL", "%p", (void *)r.outputs);
+  check(r.count == 0, "result_free: zeroes the result: count 0", "count %zu", r.count);
 
   in = (gpublob_input){GPUBLOB_INPUT_AUTO, NULL, 0, file_with("misnamed.mlir", kernel_ll), NULL};
   rc = gpublob_compile(g, &o, &in, &r);
@@ -80,7 +83,8 @@ static void test_auto_kinds(void) {
         "%s", gpublob_error_message(g));
   check(contains(gpublob_error_message(g), "broken.mlir"), "compile: ... naming the file", "%s",
         gpublob_error_message(g));
-  check(r.count == 0 && r.outputs == NULL, "compile: a failure leaves the result empty", NULL);
+  check(r.count == 0, "compile: a failure leaves the result empty: count 0", "count %zu", r.count);
+  check(r.outputs == NULL, "compile: a failure leaves the result empty: outputs NULL", "%p", (void *)r.outputs);
 
   if (!gpublob_mlir_enabled()) {
     skip("compile: MLIR in a file named .ll", "built without MLIR");
@@ -92,8 +96,14 @@ static void test_auto_kinds(void) {
         gpublob_error_message(g));
   check(contains(blob_text(&r), "gpu.binary @kernels"), "compile: ... and gives the module with its gpu.binary",
         "%.300s", blob_text(&r));
-  check(r.count == 1 && !strcmp(r.outputs[0].target, "") && !strcmp(r.outputs[0].tool, ""),
-        "compile: MLIR's one output has empty target and tool strings, not NULL", NULL);
+  check(r.count == 1, "compile: MLIR's one output has empty target and tool strings, not NULL: one output",
+        "count %zu", r.count);
+  check_if(rc == GPUBLOB_OK && r.count == 1, same_str(r.outputs[0].target, ""),
+           "compile: MLIR's one output has empty target and tool strings, not NULL: target \"\"", "%s",
+           shown(r.outputs[0].target));
+  check_if(rc == GPUBLOB_OK && r.count == 1, same_str(r.outputs[0].tool, ""),
+           "compile: MLIR's one output has empty target and tool strings, not NULL: tool \"\"", "%s",
+           shown(r.outputs[0].tool));
   gpublob_result_free(&r);
 
   in = (gpublob_input){GPUBLOB_INPUT_AUTO, NULL, 0, file_with("broken.ll", "module {\n  gpu.module @m {\n"), NULL};
@@ -130,7 +140,8 @@ static void test_auto_binary(void) {
   rc = made ? gpublob_compile(g, &o, &in, &r) : -1;
   check(rc == GPUBLOB_OK, "compile: MLIR bytecode in a .data file is taken by its magic", "rc %d: %s", rc,
         gpublob_error_message(g));
-  check(!rc && contains(blob_text(&r), "gpu.binary"), "compile: ... and gives the module back", NULL);
+  check_if(rc == GPUBLOB_OK, contains(blob_text(&r), "gpu.binary"), "compile: ... and gives the module back",
+           "%.300s", blob_text(&r));
   if (!rc) gpublob_result_free(&r);
 }
 
@@ -180,7 +191,8 @@ static void expect_misuse(const char *name, const gpublob_input *in, gpublob_res
 static void test_misuse(void) {
   gpublob_result r = {(gpublob_output *)&r, 7};
   expect_misuse("compile: a NULL input is MISUSE", NULL, &r);
-  check(r.outputs == NULL && r.count == 0, "compile: ... and the result is zeroed", NULL);
+  check(r.outputs == NULL, "compile: ... and the result is zeroed: outputs NULL", "%p", (void *)r.outputs);
+  check(r.count == 0, "compile: ... and the result is zeroed: count 0", "count %zu", r.count);
   gpublob_input both = {GPUBLOB_INPUT_LLVM, kernel_ll, sizeof kernel_ll - 1, "x.ll", NULL};
   expect_misuse("compile: both data and path is MISUSE", &both, &r);
   check(contains(gpublob_error_message(g), "both"), "compile: ... saying so", "%s", gpublob_error_message(g));
@@ -215,7 +227,8 @@ static void test_ll(void) {
   gpublob_input in = {GPUBLOB_INPUT_LLVM, kernel_ll, sizeof kernel_ll - 1, NULL, "k.ll"};
   int rc = gpublob_compile(g, &o, &in, &r);
   check(rc == GPUBLOB_OK, "ll: compiles", "rc %d: %s", rc, gpublob_error_message(g));
-  check(!rc && !strcmp(r.outputs[0].blob.suffix, ".ll"), "ll: suffix .ll", NULL);
+  check_if(rc == GPUBLOB_OK && r.count == 1, same_str(r.outputs[0].blob.suffix, ".ll"), "ll: suffix .ll", "%s",
+           shown(r.outputs[0].blob.suffix));
   check(contains(blob_text(&r), "define ptx_kernel void @twice"), "ll: holds the kernel as text", "%.200s",
         blob_text(&r));
   check(contains(blob_text(&r), "target datalayout"), "ll: with the target's data layout", NULL);
@@ -223,7 +236,8 @@ static void test_ll(void) {
   if (!rc) spill(path, r.outputs[0].blob.data, r.outputs[0].blob.size);
   const char *as[] = {LLVM_BINDIR "/llvm-as", path, "-o", "/dev/null", NULL};
   char *log = NULL;
-  check(!rc && run(as, &log) == 0, "ll: llvm-as reads it back", "%s", log ? log : "");
+  int as_rc = rc == GPUBLOB_OK ? run(as, &log) : -1;
+  check_if(rc == GPUBLOB_OK, as_rc == 0, "ll: llvm-as reads it back", "exit %d: %s", as_rc, shown(log));
   free(log);
   if (!rc) gpublob_result_free(&r);
   if (!gpublob_mlir_enabled()) return skip("ll: MLIR input", "built without MLIR");
@@ -254,7 +268,8 @@ static void test_sizes(void) {
   gpublob_target_info info;
   memset(&info, 0xAB, sizeof info);
   int rc = gpublob_target_get(0, &info, sizeof info);
-  check(rc == GPUBLOB_OK && info.libs != NULL, "target_get: fills libs with the whole size", NULL);
+  check(rc == GPUBLOB_OK, "target_get: fills libs with the whole size: OK", "rc %d", rc);
+  check_if(rc == GPUBLOB_OK, info.libs != NULL, "target_get: fills libs with the whole size: libs set", NULL);
   memset(&info, 0xAB, sizeof info);
   size_t old = offsetof(gpublob_target_info, libs);
   rc = gpublob_target_get(0, &info, old);
@@ -279,8 +294,14 @@ static void test_tool_info(void) {
   gpublob_tool_info t;
   int rc = gpublob_tool_info_get(g, &o, 1, &t, sizeof t);
   check(rc == GPUBLOB_OK, "tool_info: spirv", "rc %d: %s", rc, gpublob_error_message(g));
-  check(!strcmp(t.kind, "none") && !strcmp(t.name, "") && !strcmp(t.path, "") && !strcmp(t.fallback, ""),
-        "tool_info: spirv needs no tool; every string is \"\", not NULL", NULL);
+  check(same_str(t.kind, "none"), "tool_info: spirv needs no tool; every string is \"\", not NULL: kind none", "%s",
+        shown(t.kind));
+  check(same_str(t.name, ""), "tool_info: spirv needs no tool; every string is \"\", not NULL: name", "%s",
+        shown(t.name));
+  check(same_str(t.path, ""), "tool_info: spirv needs no tool; every string is \"\", not NULL: path", "%s",
+        shown(t.path));
+  check(same_str(t.fallback, ""), "tool_info: spirv needs no tool; every string is \"\", not NULL: fallback", "%s",
+        shown(t.fallback));
   o.format = 77;
   rc = gpublob_tool_info_get(g, &o, 1, &t, sizeof t);
   check(rc == GPUBLOB_FORMAT, "tool_info: an unknown format is FORMAT, as a compile's", "rc %d", rc);
@@ -298,12 +319,14 @@ static void test_tool_info(void) {
     return;
   }
   check(rc == GPUBLOB_OK, "tool_info: nvptx, program", "rc %d: %s", rc, gpublob_error_message(g));
-  check(!strcmp(t.kind, "program") && !strcmp(t.name, "ptxas"), "tool_info: ... is ptxas", "%s %s", t.kind, t.name);
+  check(same_str(t.kind, "program"), "tool_info: ... is ptxas: kind program", "%s", shown(t.kind));
+  check(same_str(t.name, "ptxas"), "tool_info: ... is ptxas: name ptxas", "%s", shown(t.name));
   check(exists(t.path), "tool_info: ... at a path that exists", "%s", t.path);
   o.target = "nosuch";
   check(gpublob_tool_info_get(g, &o, 1, &t, sizeof t) == GPUBLOB_TARGET, "tool_info: an unknown target is TARGET",
         NULL);
-  check(t.kind == NULL && t.path == NULL, "tool_info: ... and the struct is zeroed", NULL);
+  check(t.kind == NULL, "tool_info: ... and the struct is zeroed: kind NULL", "%s", shown(t.kind));
+  check(t.path == NULL, "tool_info: ... and the struct is zeroed: path NULL", "%s", shown(t.path));
 }
 
 static void test_libs(void) {
@@ -311,7 +334,9 @@ static void test_libs(void) {
   o.target = "spirv";
   const char *paths = NULL;
   int rc = gpublob_libs_find(g, &o, &paths);
-  check(rc == GPUBLOB_OK && paths && !strcmp(paths, ""), "libs_find: spirv has none", "rc %d", rc);
+  check(rc == GPUBLOB_OK, "libs_find: spirv has none: OK", "rc %d: %s", rc, gpublob_error_message(g));
+  check_if(rc == GPUBLOB_OK, same_str(paths, ""), "libs_find: spirv has none: an empty list, not NULL", "%s",
+           shown(paths));
   o.target = "amdgcn:gfx90a";
   rc = gpublob_libs_find(g, &o, &paths);
   check(rc == GPUBLOB_OK || rc == GPUBLOB_NOLIB, "libs_find: amdgcn gives OK or NOLIB", "rc %d", rc);
@@ -348,8 +373,9 @@ static void test_wrappers(void) {
   gpublob_options o = asm_options();
   gpublob_blob b;
   int rc = gpublob_module_compile(g, &o, kernel_ll, sizeof kernel_ll - 1, "k.ll", &b);
-  check(rc == GPUBLOB_OK && contains((const char *)b.data, ".entry twice"), "wrapper: module_compile",
-        "rc %d: %s", rc, gpublob_error_message(g));
+  check(rc == GPUBLOB_OK, "wrapper: module_compile: OK", "rc %d: %s", rc, gpublob_error_message(g));
+  check_if(rc == GPUBLOB_OK, contains((const char *)b.data, ".entry twice"), "wrapper: module_compile: gives the PTX",
+           "%.200s", shown((const char *)b.data));
   gpublob_blob_free(&b);
   check(b.data == NULL, "wrapper: blob_free zeroes the blob", NULL);
   o.target = "nvptx:sm_80,sm_90";

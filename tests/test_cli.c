@@ -81,9 +81,13 @@ static void test_dir(void) {
   check(contains(text, ".target sm_80"), "-o DIR/: the file named for sm_80 holds sm_80's PTX", "%.200s",
         text ? text : "(unreadable)");
   free(text);
-  check(mode_of(a) == 0750 && mode_of(ab) == 0750 && mode_of(dir) == 0750,
-        "-o DIR/: each made directory has mode 0777 under the umask (027: 0750)", "%o %o %o",
-        mode_of(a), mode_of(ab), mode_of(dir));
+  check(mode_of(a) == 0750, "-o DIR/: each made directory has mode 0777 under the umask (027: 0750): nested/a",
+        "%s: %o", a, mode_of(a));
+  check(mode_of(ab) == 0750, "-o DIR/: each made directory has mode 0777 under the umask (027: 0750): nested/a/b",
+        "%s: %o", ab, mode_of(ab));
+  check(mode_of(dir) == 0750,
+        "-o DIR/: each made directory has mode 0777 under the umask (027: 0750): nested/a/b/c", "%s: %o", dir,
+        mode_of(dir));
   free(log);
 }
 
@@ -95,7 +99,8 @@ static void test_one_output_dir(void) {
   const char *argv[] = {CLI, "--no-cache", "-t", "nvptx:sm_80", "-f", "asm", IN, "-o", dir, NULL};
   char *log = NULL;
   int rc = run(argv, &log);
-  check(rc == 0 && exists(file), "-o DIR/: one output into a missing DIR/ makes it too", "exit %d: %s", rc,
+  check(rc == 0, "-o DIR/: one output into a missing DIR/ makes it too: exit 0", "exit %d: %s", rc, log);
+  check(exists(file), "-o DIR/: one output into a missing DIR/ makes it too: the output is written", "%s: %s", file,
         log);
   free(log);
 }
@@ -135,8 +140,9 @@ static void test_mlir_dir(void) {
                         "-o", dir, NULL};
   char *log = NULL;
   int rc = run(argv, &log);
-  check(rc == 0 && exists(file), "-o DIR/: MLIR's module goes to a made DIR/ as {stem}.out.mlir",
-        "exit %d: %s", rc, log);
+  check(rc == 0, "-o DIR/: MLIR's module goes to a made DIR/ as {stem}.out.mlir: exit 0", "exit %d: %s", rc, log);
+  check(exists(file), "-o DIR/: MLIR's module goes to a made DIR/ as {stem}.out.mlir: the file is written",
+        "%s: %s", file, log);
   free(log);
 }
 
@@ -148,9 +154,12 @@ static void test_file_no_dir(void) {
   const char *argv[] = {CLI, "--no-cache", "-t", "nvptx:sm_80", "-f", "asm", IN, "-o", file, NULL};
   char *log = NULL;
   int rc = run(argv, &log);
-  check(rc == 10 + GPUBLOB_IO && contains(log, "cannot write") && !exists(dir),
-        "-o FILE: a FILE in a missing directory is an IO error, and no directory is made",
-        "exit %d: %s", rc, log);
+  check(rc == 10 + GPUBLOB_IO, "-o FILE: a FILE in a missing directory is an IO error, and no directory is made: "
+        "the IO error's exit status", "exit %d (want %d): %s", rc, 10 + GPUBLOB_IO, log);
+  check(contains(log, "cannot write"), "-o FILE: a FILE in a missing directory is an IO error, and no directory is "
+        "made: 'cannot write'", "%s", shown(log));
+  check(!exists(dir), "-o FILE: a FILE in a missing directory is an IO error, and no directory is made: no "
+        "directory", "%s exists: %s", dir, log);
   free(log);
 }
 
@@ -174,9 +183,10 @@ static void test_impossible(void) {
   check(contains(log, strerror(ENOTDIR)), "-o DIR/ under a regular file: the message gives strerror",
         "want '%s': %s", strerror(ENOTDIR), log);
   char *kept = (char *)slurp(plain, NULL);
-  check(entries(base) == 1 && kept && !strcmp(kept, "keep"),
-        "-o DIR/ under a regular file: nothing written, the file untouched", "%d entries in %s", entries(base),
-        base);
+  check(entries(base) == 1, "-o DIR/ under a regular file: nothing written, the file untouched: nothing written",
+        "%d entries in %s", entries(base), base);
+  check(same_str(kept, "keep"), "-o DIR/ under a regular file: nothing written, the file untouched: the file "
+        "untouched", "%s holds '%s'", plain, shown(kept));
   free(kept);
   free(log);
 }
@@ -193,9 +203,10 @@ static void test_rollback(void) {
   char *log = NULL;
   int rc = compile_two(pat, NULL, 0, &log);
   snprintf(want, sizeof want, "cannot make the directory '%s'", blocker);
-  check(rc == 10 + GPUBLOB_IO && contains(log, want),
-        "-o PATTERN: the second output's impossible directory is the IO error naming it", "exit %d: %s", rc,
-        log);
+  check(rc == 10 + GPUBLOB_IO, "-o PATTERN: the second output's impossible directory is the IO error naming it: "
+        "the IO error's exit status", "exit %d (want %d): %s", rc, 10 + GPUBLOB_IO, log);
+  check(contains(log, want), "-o PATTERN: the second output's impossible directory is the IO error naming it: "
+        "the message names it", "want %s: %s", want, shown(log));
   check(!exists(made), "-o PATTERN: the directories made for the first output are removed again",
         "%s is left: %s", made, log);
   check(entries(base) == 1, "-o PATTERN: nothing written when one directory cannot be made",
@@ -219,10 +230,13 @@ static void test_front(void) {
   check(rc == 0, "front: the first run compiles and stores", "exit %d: %s", rc, log);
   free(log);
   rc = compile_two(second, cache, 1, &log);
-  check(rc == 0 && contains(log, "time (front)"), "front: the second run is a hit the front answers",
-        "exit %d: %s", rc, log);
-  check(exists(f80) && exists(f90), "front: a hit into a missing nested DIR/ makes it and writes both chips",
-        "%s: %s", f80, log);
+  check(rc == 0, "front: the second run is a hit the front answers: exit 0", "exit %d: %s", rc, log);
+  check(contains(log, "time (front)"), "front: the second run is a hit the front answers: the front's timing",
+        "%s", shown(log));
+  check(exists(f80), "front: a hit into a missing nested DIR/ makes it and writes both chips: sm_80", "%s: %s", f80,
+        log);
+  check(exists(f90), "front: a hit into a missing nested DIR/ makes it and writes both chips: sm_90", "%s: %s", f90,
+        log);
   free(log);
 
   at(base, sizeof base, "front-imp");
@@ -231,8 +245,12 @@ static void test_front(void) {
   mkdir(base, 0777);
   spill(plain, "keep", 4);
   rc = compile_two(imp, cache, 1, &log);
-  check(rc == 10 + GPUBLOB_IO && contains(log, "time (front)") && contains(log, "cannot make the directory"),
-        "front: a hit into an impossible directory is the same IO error", "exit %d: %s", rc, log);
+  check(rc == 10 + GPUBLOB_IO, "front: a hit into an impossible directory is the same IO error: the IO error's exit "
+        "status", "exit %d (want %d): %s", rc, 10 + GPUBLOB_IO, log);
+  check(contains(log, "time (front)"), "front: a hit into an impossible directory is the same IO error: the front "
+        "answers it", "%s", shown(log));
+  check(contains(log, "cannot make the directory"), "front: a hit into an impossible directory is the same IO "
+        "error: 'cannot make the directory'", "%s", shown(log));
   check(entries(base) == 1, "front: nothing written when the directory cannot be made", "%d entries in %s",
         entries(base), base);
   free(log);
@@ -299,16 +317,17 @@ static void test_help(void) {
   const char *argv[] = {CLI, "--help", NULL}, *argv2[] = {"build/gpublob-compiler", "--help", NULL};
   int rc = run(argv, &out);
   run(argv2, &out2);
-  check(rc == 0 && out && !strncmp(out, "usage: gpublob", 14), "--help: exit 0, the usage line first",
-        "exit %d: %s", rc, out);
-  check(out && out2 && !strcmp(out, out2), "--help: the front and gpublob-compiler print the same help",
-        "%s", out2);
+  check(rc == 0, "--help: exit 0, the usage line first: exit 0", "exit %d: %s", rc, shown(out));
+  check_if(out != NULL, !strncmp(out, "usage: gpublob", 14), "--help: exit 0, the usage line first: the usage line",
+           "%s", out);
+  check(same_str(out, out2), "--help: the front and gpublob-compiler print the same help", "%s", shown(out2));
   listed l[128];
   int before = 0;
   size_t n = parse_help(out, l, 128, &before);
   check(before == 0, "--help: every option line is under a heading", "%d before the first", before);
-  check(section_of(l, n, "--attach") && !strcmp(section_of(l, n, "--attach"), "MLIR input:"),
-        "--help: there is an \"MLIR input:\" section, with --attach", "%s", out);
+  check(same_str(section_of(l, n, "--attach"), "MLIR input:"),
+        "--help: there is an \"MLIR input:\" section, with --attach", "under %s: %s",
+        shown(section_of(l, n, "--attach")), shown(out));
   char bad[1024] = "", missing[1024] = "", notmlir[1024] = "";
   for (size_t i = 0; i < NOPTIONS; i++) {
     const char *s = section_of(l, n, options[i].name);
@@ -376,9 +395,13 @@ static void test_list_targets(void) {
     }
     chips_listed(out, t.name, got, sizeof got, &widest);
     snprintf(name, sizeof name, "--list-targets: %s's chips are gpublob_target_get's, in order", t.name);
-    check(*got && !strcmp(got, want), name, "got '%s', want '%s'", got, want);
+    char listed_name[160];
+    snprintf(listed_name, sizeof listed_name, "--list-targets: %s's chips are listed", t.name);
+    check(*got, listed_name, "no chips for %s in: %s", t.name, shown(out));
+    check_if(*got, !strcmp(got, want), name, "got '%s', want '%s'", got, want);
   }
-  check(widest > 0 && widest <= 80, "--list-targets: the chip lists wrap at 80 columns", "widest %d", widest);
+  check(widest > 0, "--list-targets: the chip lists wrap at 80 columns: a chips line is seen", "widest %d", widest);
+  check(widest <= 80, "--list-targets: the chip lists wrap at 80 columns", "widest %d", widest);
   free(out);
 }
 

@@ -99,9 +99,10 @@ static void check_files(const char *how, const char *prefix) {
   for (size_t i = 0; i < sizeof files / sizeof *files; i++)
     check(exists(fmt("%s/%s", prefix, files[i])), fmt("%s: %s installed", how, files[i]), "%s/%s is missing",
           prefix, files[i]);
-  check(access(fmt("%s/bin/gpublob", prefix), X_OK) == 0 &&
-            access(fmt("%s/bin/gpublob-compiler", prefix), X_OK) == 0,
-        fmt("%s: bin/gpublob and bin/gpublob-compiler executable", how), "in %s/bin", prefix);
+  check(access(fmt("%s/bin/gpublob", prefix), X_OK) == 0,
+        fmt("%s: bin/gpublob and bin/gpublob-compiler executable: bin/gpublob", how), "in %s/bin", prefix);
+  check(access(fmt("%s/bin/gpublob-compiler", prefix), X_OK) == 0,
+        fmt("%s: bin/gpublob and bin/gpublob-compiler executable: bin/gpublob-compiler", how), "in %s/bin", prefix);
   check(leftovers(fmt("%s/bin", prefix), ".install-") + leftovers(fmt("%s/lib", prefix), ".install-") == 0,
         fmt("%s: no temporary file left", how), "%s/bin or lib has .*.install-* files", prefix);
 }
@@ -160,8 +161,9 @@ int main(void) {
 
   /* ---- the installed CLI, where it was moved: the front and its compiler ---- */
   rc = run((const char *[]){fmt("%s/bin/gpublob", moved), "--version", NULL}, &out);
-  check(rc == 0 && contains(out, GPUBLOB_VERSION_STRING), "installed bin/gpublob --version",
-        "exit %d: %s", rc, tail(out));
+  check(rc == 0, "installed bin/gpublob --version: exit 0", "exit %d: %s", rc, tail(out));
+  check(contains(out, GPUBLOB_VERSION_STRING), "installed bin/gpublob --version: this version",
+        "want " GPUBLOB_VERSION_STRING ": %s", tail(out));
   free(out);
   spill(tmp_path("twice.ll"), kernel_ll, sizeof kernel_ll - 1);
   const char *cache = strdup(tmp_path("cache"));
@@ -171,10 +173,11 @@ int main(void) {
                               cache, "--time", tmp_path("twice.ll"), "-o", ptx, NULL},
              &out);
     char *text = (char *)slurp(ptx, NULL);
-    check(rc == 0 && contains(text, ".entry twice"),
-          hit ? "installed CLI: the same compile again gives the PTX"
-              : "installed CLI: the front runs bin/gpublob-compiler beside it, which compiles",
-          "exit %d: %s", rc, tail(out));
+    const char *what = hit ? "installed CLI: the same compile again gives the PTX"
+                           : "installed CLI: the front runs bin/gpublob-compiler beside it, which compiles";
+    check(rc == 0, fmt("%s: exit 0", what), "exit %d: %s", rc, tail(out));
+    check(contains(text, ".entry twice"), fmt("%s: the PTX has .entry twice", what), "%s: %.300s", ptx,
+          text ? text : "(unreadable)");
     check(contains(out, hit ? "time (front)" : "time (compiler)"),
           hit ? "installed CLI: the front answers the cache hit" : "installed CLI: a miss is the compiler's",
           "%s", tail(out));
@@ -188,12 +191,14 @@ int main(void) {
   } else {
     setenv("PKG_CONFIG_PATH", fmt("%s/lib/pkgconfig", prefix), 1);
     rc = sh("pkg-config --modversion gpublob", &out);
-    check(rc == 0 && contains(out, GPUBLOB_VERSION_STRING), "pkg-config --modversion gpublob",
-          "exit %d: %s", rc, tail(out));
+    check(rc == 0, "pkg-config --modversion gpublob: exit 0", "exit %d: %s", rc, tail(out));
+    check(contains(out, GPUBLOB_VERSION_STRING), "pkg-config --modversion gpublob: this version",
+          "want " GPUBLOB_VERSION_STRING ": %s", tail(out));
     free(out);
     rc = sh("pkg-config --variable=mlir gpublob", &out);
-    check(rc == 0 && contains(out, GPUBLOB_MLIR ? "yes" : "no"), "pkg-config: mlir variable as this build",
-          "exit %d: %s", rc, tail(out));
+    check(rc == 0, "pkg-config: mlir variable as this build: exit 0", "exit %d: %s", rc, tail(out));
+    check(contains(out, GPUBLOB_MLIR ? "yes" : "no"), "pkg-config: mlir variable as this build",
+          "want %s: %s", GPUBLOB_MLIR ? "yes" : "no", tail(out));
     free(out);
     t0 = now();
     rc = sh(fmt("cc -std=c11 -o %s/user-pc tests/install/user.c $(pkg-config --cflags --static --libs gpublob)",
@@ -239,10 +244,13 @@ int main(void) {
       rc = sh(fmt("cmake -S tests/install/version -B %s/cmv%zu -DCMAKE_PREFIX_PATH=%s -DGPUBLOB_WANT=%s", s, i,
                   moved, want[i][0]),
               &out);
-      check(ok ? rc == 0 && contains(out, fmt("gpublob %s, MLIR %s", GPUBLOB_VERSION_STRING, GPUBLOB_MLIR ? "ON" : "OFF"))
-               : rc != 0 && contains(out, "version: " GPUBLOB_VERSION_STRING),
-            fmt("CMake: find_package(gpublob %s) %s", want[i][0], ok ? "finds " GPUBLOB_VERSION_STRING : "refuses it"),
-            "exit %d: %s", rc, tail(out));
+      const char *what =
+          fmt("CMake: find_package(gpublob %s) %s", want[i][0], ok ? "finds " GPUBLOB_VERSION_STRING : "refuses it");
+      const char *says = ok ? fmt("gpublob %s, MLIR %s", GPUBLOB_VERSION_STRING, GPUBLOB_MLIR ? "ON" : "OFF")
+                            : "version: " GPUBLOB_VERSION_STRING;
+      check(ok ? rc == 0 : rc != 0, fmt("%s: cmake exits %s", what, ok ? "0" : "non-zero"), "exit %d: %s", rc,
+            tail(out));
+      check(contains(out, says), fmt("%s: cmake says '%s'", what, says), "exit %d: %s", rc, tail(out));
       free(out);
     }
   }
@@ -250,9 +258,14 @@ int main(void) {
   /* ---- vendoring: the README's lines, in a directory of their own ---- */
   const char *v = strdup(fmt("%s/vendor", s));
   sh(fmt("mkdir -p %s", v), NULL);
-  int copied = !copy("build/vendor/gpublob.c", fmt("%s/gpublob.c", v)) && !copy("gpublob.h", fmt("%s/gpublob.h", v)) &&
-               !copy("tests/install/user.c", fmt("%s/app.c", v));
-  check(copied, "vendoring: build/vendor/gpublob.c and gpublob.h copied", "into %s", v);
+  int copied_c = !copy("build/vendor/gpublob.c", fmt("%s/gpublob.c", v));
+  int copied_h = !copy("gpublob.h", fmt("%s/gpublob.h", v));
+  int copied_app = !copy("tests/install/user.c", fmt("%s/app.c", v));
+  check(copied_c, "vendoring: build/vendor/gpublob.c and gpublob.h copied: gpublob.c", "into %s", v);
+  check(copied_h, "vendoring: build/vendor/gpublob.c and gpublob.h copied: gpublob.h", "into %s", v);
+  check(copied_app, "vendoring: build/vendor/gpublob.c and gpublob.h copied: tests/install/user.c as app.c",
+        "into %s", v);
+  int copied = copied_c && copied_h && copied_app;
   if (!have("llvm-config-22") || !have("cc")) {
     skip("vendoring: the README's lines", "no llvm-config-22 or cc on PATH");
   } else if (copied) {
@@ -265,8 +278,12 @@ int main(void) {
     free(out);
     if (rc == 0) {
       rc = run((const char *[]){fmt("%s/app", v), NULL}, &out);
-      check(rc == 0 && contains(out, ".entry scale") && contains(out, "mlir 0"),
-            "vendoring, LLVM IR only: the program runs and compiles", "exit %d: %s", rc, tail(out));
+      check(rc == 0, "vendoring, LLVM IR only: the program runs and compiles: exit 0", "exit %d: %s", rc,
+            tail(out));
+      check(contains(out, ".entry scale"), "vendoring, LLVM IR only: the program runs and compiles: .entry scale",
+            "%s", tail(out));
+      check(contains(out, "mlir 0"), "vendoring, LLVM IR only: the program runs and compiles: mlir 0", "%s",
+            tail(out));
       free(out);
     }
     if (!GPUBLOB_MLIR) {
@@ -282,8 +299,12 @@ int main(void) {
       free(out);
       if (rc == 0) {
         rc = run((const char *[]){fmt("%s/app-mlir", v), NULL}, &out);
-        check(rc == 0 && contains(out, "mlir 1") && contains(out, "gpu.binary @k"),
-              "vendoring with MLIR: the program starts (rpath) and compiles MLIR", "exit %d: %s", rc, tail(out));
+        check(rc == 0, "vendoring with MLIR: the program starts (rpath) and compiles MLIR: exit 0", "exit %d: %s",
+              rc, tail(out));
+        check(contains(out, "mlir 1"), "vendoring with MLIR: the program starts (rpath) and compiles MLIR: mlir 1",
+              "%s", tail(out));
+        check(contains(out, "gpu.binary @k"),
+              "vendoring with MLIR: the program starts (rpath) and compiles MLIR: gpu.binary @k", "%s", tail(out));
         free(out);
       }
     }

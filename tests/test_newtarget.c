@@ -23,17 +23,26 @@ static const char kernel[] =
 int main(void) {
   gpublob *g;
   if (gpublob_open(&g)) return 2;
-  int found = 0, inherited = 0;
+  gpublob_target_info rdna = {0};
+  int named = 0;
   for (int i = 0; i < gpublob_target_count(); i++) {
     gpublob_target_info t;
-    gpublob_target_get(i, &t, sizeof t);
-    found |= !strcmp(t.name, "rdna") && !strcmp(t.chip, "gfx1100");
-    inherited |= !strcmp(t.name, "rdna") && !strcmp(t.triple, "amdgcn-amd-amdhsa") &&
-                 !strcmp(t.attribute, "rocdl.hsaco") && !strcmp(t.suffix_bin, ".hsaco") &&
-                 !strcmp(t.tool_kind, "exec") && !*t.mlir_target;
+    if (gpublob_target_get(i, &t, sizeof t) == GPUBLOB_OK && same_str(t.name, "rdna") && !named++) rdna = t;
   }
-  check(found, "newtarget: the extra spec entry is a target", NULL);
-  check(inherited, "newtarget: it has amdgcn's values where it sets none (inherit)", NULL);
+  check(named == 1, "newtarget: the extra spec entry is a target", "%d targets named rdna", named);
+  check_if(named == 1, same_str(rdna.chip, "gfx1100"), "newtarget: the extra spec entry is a target: chip gfx1100",
+           "%s", shown(rdna.chip));
+  check_if(named == 1, same_str(rdna.triple, "amdgcn-amd-amdhsa"),
+           "newtarget: it has amdgcn's values where it sets none (inherit): triple", "%s", shown(rdna.triple));
+  check_if(named == 1, same_str(rdna.attribute, "rocdl.hsaco"),
+           "newtarget: it has amdgcn's values where it sets none (inherit): attribute", "%s", shown(rdna.attribute));
+  check_if(named == 1, same_str(rdna.suffix_bin, ".hsaco"),
+           "newtarget: it has amdgcn's values where it sets none (inherit): suffix_bin", "%s", shown(rdna.suffix_bin));
+  check_if(named == 1, same_str(rdna.tool_kind, "exec"),
+           "newtarget: it has amdgcn's values where it sets none (inherit): tool_kind", "%s", shown(rdna.tool_kind));
+  check_if(named == 1, same_str(rdna.mlir_target, ""),
+           "newtarget: it has amdgcn's values where it sets none (inherit): no mlir_target", "%s",
+           shown(rdna.mlir_target));
 
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "rdna"};
   gpublob_blob b = {0};

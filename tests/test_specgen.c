@@ -144,15 +144,32 @@ static void compiled_table(void) {
   }
   free(log);
   log = NULL;
-  static const char defaults[] = TABLE_PROGRAM(
-      "return !(t[0].emit == EMIT_obj && !strcmp(t[0].emit_name, \"obj\") && t[0].tool_input == INPUT_file"
-      " && !strcmp(t[0].tool_input_name, \"file\") && t[0].provider == PROVIDER_none && t[0].provider_min == 1"
-      " && !strcmp(t[0].asm_parser, \"no\") && !strcmp(t[0].llvm_target, \"SPIRV\") && !*t[0].mlir_chip);");
-  rc = compile_with_table(def, defaults, &rc2, &log);
-  if (rc >= 0)
-    check(rc == 0 && rc2 == 0, "specgen: a CENUM's constant and word, defaults and absent keys in the table",
-          "cc exit %d, program exit %d: %s", rc, rc2, log);
-  free(log);
+  /* One program per property: each returns 0 where its property holds. */
+  static const struct { const char *what, *holds; } props[] = {
+      {"emit is the CENUM's constant EMIT_obj", "t[0].emit == EMIT_obj"},
+      {"emit_name is its word \"obj\"", "!strcmp(t[0].emit_name, \"obj\")"},
+      {"tool_input defaults to INPUT_file", "t[0].tool_input == INPUT_file"},
+      {"tool_input_name defaults to \"file\"", "!strcmp(t[0].tool_input_name, \"file\")"},
+      {"provider defaults to PROVIDER_none", "t[0].provider == PROVIDER_none"},
+      {"provider_min defaults to 1", "t[0].provider_min == 1"},
+      {"asm_parser defaults to \"no\"", "!strcmp(t[0].asm_parser, \"no\")"},
+      {"llvm_target is \"SPIRV\"", "!strcmp(t[0].llvm_target, \"SPIRV\")"},
+      {"an absent mlir_chip is \"\"", "!*t[0].mlir_chip"}};
+  for (size_t i = 0; i < sizeof props / sizeof *props; i++) {
+    char defaults[4096], what[256];
+    snprintf(defaults, sizeof defaults, TABLE_PROGRAM("return !(%s);"), props[i].holds);
+    snprintf(what, sizeof what, "specgen: a CENUM's constant and word, defaults and absent keys in the table: %s",
+             props[i].what);
+    rc2 = -1;
+    rc = compile_with_table(def, defaults, &rc2, &log);
+    if (rc < 0) skip(what, "no cc");
+    else {
+      check(rc == 0, what, "cc exit %d: %s", rc, shown(log));
+      check_if(rc == 0, rc2 == 0, what, "program exit %d (%s)", rc2, props[i].holds);
+    }
+    free(log);
+    log = NULL;
+  }
   free(def);
 }
 
@@ -176,7 +193,13 @@ static void misused_table(void) {
     char *log = NULL;
     int rc2, rc = compile_with_table(def, cases[i].prog, &rc2, &log);
     if (rc < 0) skip(cases[i].name, "no cc");
-    else check(rc != 0 && contains(log, cases[i].error), cases[i].name, "cc exit %d: %s", rc, log);
+    else {
+      char what[256];
+      snprintf(what, sizeof what, "%s: cc refuses it", cases[i].name);
+      check(rc != 0, what, "cc exit %d: %s", rc, shown(log));
+      snprintf(what, sizeof what, "%s: cc's output has the #error's text", cases[i].name);
+      check(contains(log, cases[i].error), what, "want '%s' in: %s", cases[i].error, shown(log));
+    }
     free(log);
   }
   check(def != NULL, "specgen: a good spec gives a table", NULL);
@@ -209,7 +232,12 @@ static char *spec_digest(const char *text) {
 
 static void expect_digests(const char *name, const char *a, const char *b, int same) {
   char *da = spec_digest(a), *db = spec_digest(b);
-  check(*da && *db && (strcmp(da, db) == 0) == same, name, "%s / %s", da, db);
+  char what[256];
+  snprintf(what, sizeof what, "%s: the first spec has a digest", name);
+  check(*da, what, "'%s'", da);
+  snprintf(what, sizeof what, "%s: the second spec has a digest", name);
+  check(*db, what, "'%s'", db);
+  check_if(*da && *db, (strcmp(da, db) == 0) == same, name, "%s / %s", da, db);
   free(da);
   free(db);
 }
@@ -253,15 +281,19 @@ static void real_table_digest(void) {
     for (int i = 0; i < 16; i++) w += sprintf(w, "%s0x%02x", i ? ", " : "", c.digest[i]);
     sprintf(w, ")");
   }
-  check(entries && !strcmp(digest_line(def), want), "specgen: the digest is the XXH3-128 of the entries",
-        "%s, want %s", digest_line(def), want);
+  check(entries != NULL, "specgen: the digest is the XXH3-128 of the entries: the table has entries", "%s",
+        def ? "no GPUBLOB_TARGET_BEGIN .. GPUBLOB_TARGET_END" : "build/gpublob_targets.def unread");
+  check_if(entries != NULL, same_str(digest_line(def), want), "specgen: the digest is the XXH3-128 of the entries",
+           "%s, want %s", digest_line(def), want);
   int targets = count_of(entries, "\nGPUBLOB_TARGET_BEGIN(") + 1, missing = 0;
 #define KEY_IN_EVERY_ENTRY(key, presence, type, doc) missing += !in_every_entry(entries, #key, targets);
   if (entries) {
     GPUBLOB_SPEC_KEYS(KEY_IN_EVERY_ENTRY)
   }
-  check(entries && targets >= 3 && !missing, "specgen: every key of src/spec_keys.h is in every entry",
-        "%d targets, %d keys missing", targets, missing);
+  check_if(entries != NULL, targets >= 3, "specgen: every key of src/spec_keys.h is in every entry: 3 targets or more",
+           "%d targets", targets);
+  check_if(entries != NULL, missing == 0, "specgen: every key of src/spec_keys.h is in every entry",
+           "%d targets, %d keys missing", targets, missing);
   free(def);
 }
 
@@ -309,17 +341,37 @@ static void inherits(void) {
                        tmp_path("i.spec"));
   const char *u = def ? strstr(def, "GPUBLOB_TARGET_BEGIN(\"u\")") : NULL;
   const char *v = u ? strstr(u, "GPUBLOB_TARGET_BEGIN(\"v\")") : NULL;
-  check(v && contains(u, ".triple = \"spirv64-unknown-unknown\"") && contains(u, ".suffix_bin = \".u\"") &&
-            contains(v, ".suffix_bin = \".u\"") && contains(v, ".chip = \"c\"") &&
-            contains(v, ".attribute = \"spirv.binary\""),
-        "specgen: a target inherits every key it does not set, from a target that inherits too", "%s",
-        def ? def : "specgen failed");
+  const char *shown_def = def ? def : "specgen failed";
+  check(v != NULL, "specgen: a target inherits every key it does not set, from a target that inherits too: "
+        "the table has u, then v", "%s", shown_def);
+  check_if(v != NULL, contains(u, ".triple = \"spirv64-unknown-unknown\""),
+           "specgen: a target inherits every key it does not set, from a target that inherits too: u's triple from t",
+           "%s", shown_def);
+  check_if(v != NULL, contains(u, ".suffix_bin = \".u\""),
+           "specgen: a target inherits every key it does not set, from a target that inherits too: u's own suffix_bin",
+           "%s", shown_def);
+  check_if(v != NULL, contains(v, ".suffix_bin = \".u\""),
+           "specgen: a target inherits every key it does not set, from a target that inherits too: v's suffix_bin "
+           "from u", "%s", shown_def);
+  check_if(v != NULL, contains(v, ".chip = \"c\""),
+           "specgen: a target inherits every key it does not set, from a target that inherits too: v's own chip",
+           "%s", shown_def);
+  check_if(v != NULL, contains(v, ".attribute = \"spirv.binary\""),
+           "specgen: a target inherits every key it does not set, from a target that inherits too: v's attribute "
+           "from t, through u", "%s", shown_def);
   free(def);
   def = (char *)slurp("build/tests/rdna/gpublob_targets.def", NULL);
   const char *rdna = def ? strstr(def, "GPUBLOB_TARGET_BEGIN(\"rdna\")") : NULL;
-  check(rdna && contains(rdna, ".chip = \"gfx1100\"") && contains(rdna, ".tool_input = INPUT_pipe") &&
-            contains(rdna, ".triple = \"amdgcn-amd-amdhsa\"") && contains(rdna, ".mlir_target = \"\""),
-        "specgen: tests/rdna.spec is amdgcn with its differences", NULL);
+  check(rdna != NULL, "specgen: tests/rdna.spec is amdgcn with its differences: the table has rdna", "%s",
+        def ? "no GPUBLOB_TARGET_BEGIN(\"rdna\")" : "build/tests/rdna/gpublob_targets.def unread");
+  check_if(rdna != NULL, contains(rdna, ".chip = \"gfx1100\""),
+           "specgen: tests/rdna.spec is amdgcn with its differences: chip gfx1100", "%.1500s", rdna);
+  check_if(rdna != NULL, contains(rdna, ".tool_input = INPUT_pipe"),
+           "specgen: tests/rdna.spec is amdgcn with its differences: tool_input pipe", "%.1500s", rdna);
+  check_if(rdna != NULL, contains(rdna, ".triple = \"amdgcn-amd-amdhsa\""),
+           "specgen: tests/rdna.spec is amdgcn with its differences: amdgcn's triple", "%.1500s", rdna);
+  check_if(rdna != NULL, contains(rdna, ".mlir_target = \"\""),
+           "specgen: tests/rdna.spec is amdgcn with its differences: no mlir_target", "%.1500s", rdna);
   free(def);
 }
 
