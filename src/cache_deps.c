@@ -70,6 +70,7 @@ static int call_digest(cache *c, const char *path, key128 *d) {
 static void cache_close(cache *c) {
   if (c->rootfd >= 0) close(c->rootfd);
   c->rootfd = -1;
+  sb_free(&c->root);
   for (size_t i = 0; i < c->nseen; i++) free(c->seen[i].path);
   free(c->seen);
   c->seen = NULL;
@@ -89,12 +90,11 @@ static void hash_libs(cache *c, XXH3_state_t *st, job *j) {
   size_t n;
   while ((w = next_word(&list, " ", &n))) {
     strbuf name = {0};
-    expand(j, w, n, NULL, &name);
     search s = {0};
-    if (search_file(j, &s, j->o->lib_dirs, j->t->lib_search, sb_str(&name), 0)) hash_file(c, st, s.found);
+    if (find_lib(j, w, n, &name, &s)) hash_file(c, st, sb_str(&s.found));
     else hash_str(st, sb_str(&name));
     sb_free(&name);
-    sb_free(&s.tried);
+    search_end(&s);
   }
 }
 

@@ -20,16 +20,21 @@ static void cache_unwritable(cache *c, const char *what, int err) {
 
 /* mkdir -p of the directory given, each one made 0700. */
 static int make_dirs(const char *path) {
-  char p[4400];
-  snprintf(p, sizeof p, "%s", path);
-  for (char *s = p + 1;; s++) {
+  char *p = strdup(path);
+  if (!p) return -1;
+  int rc = 0;
+  for (char *s = p + 1; !rc; s++) {
     if (*s && *s != '/') continue;
     char end = *s;
     *s = 0;
-    if (mkdir(p, 0700) && errno != EEXIST) return -1;
-    if (!(*s = end)) break;
+    if (mkdir(p, 0700) && errno != EEXIST) rc = -1;
+    *s = end;
+    if (!end) break;
   }
-  return 0;
+  int err = errno;
+  free(p);
+  errno = err;
+  return rc;
 }
 
 /* DIR/NAME, made if it can be, opened without following a link; -1 if it is not
@@ -56,8 +61,7 @@ static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
   memset(c, 0, sizeof *c);
   c->rootfd = -1;
   if (!o->cache_dir || !*o->cache_dir) return 0;
-  snprintf(c->dir, sizeof c->dir, "%s", o->cache_dir);
-  snprintf(c->root, sizeof c->root, "%s/v1", o->cache_dir);
+  c->dir = o->cache_dir;
   c->max = o->cache_max ? o->cache_max : 1ULL << 30;
   c->writable = 1;
   c->g = g;
@@ -73,7 +77,9 @@ static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
     refuse_cache(c, "it is another user's, or others may write it");
     return 0;
   }
-  c->rootfd = open_subdir(c, top, "v1", c->root);
+  sb_addf(&c->root, "%s/v1", c->dir);
+  if (c->root.oom) refuse_cache(c, "out of memory");
+  else c->rootfd = open_subdir(c, top, "v1", sb_str(&c->root));
   close(top);
   return 1; /* without DIR/v1 (a read-only directory) every lookup misses */
 }
@@ -93,7 +99,7 @@ static int cache_place(cache *c, const key128 *k, char kind, char name[40], int 
     if (fd >= 0 && !dir_trusted(fd)) close(fd), fd = -1;
     return fd;
   }
-  return open_subdir(c, c->rootfd, sub, c->root);
+  return open_subdir(c, c->rootfd, sub, sb_str(&c->root));
 }
 
 /* One write.  A reader that quit early shows in its own exit status, so SIGPIPE is
@@ -160,7 +166,7 @@ static int cache_write(cache *c, const key128 *k, char kind, const strbuf *paylo
   if (rc) unlinkat(dirfd, tmp, 0);
   close(dirfd);
   if (rc) {
-    cache_unwritable(c, c->root, err);
+    cache_unwritable(c, sb_str(&c->root), err);
     return -1;
   }
   cache_account(c, (long long)(sizeof h + payload->len) - was);

@@ -266,11 +266,11 @@ static int tool_start(job *j) {
   int file = j->t->tool_input == INPUT_file;
   if (make_workdir(j, &r->w)) return j->g->code;
   r->made = 1;
-  if (file && write_file(r->w.in, j->out.data, j->out.size))
-    return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno));
+  if (file && write_file(sb_str(&r->w.in), j->out.data, j->out.size))
+    return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", sb_str(&r->w.in), strerror(errno));
   char **argv = build_argv(j, j->tool, &r->w, &r->args);
   if (!argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  return tool_spawn(j, &r->p, argv, proc_input_of(j), r->w.dir);
+  return tool_spawn(j, &r->p, argv, proc_input_of(j), sb_str(&r->w.dir));
 }
 
 /* Hands the backend's output to the tool (unless a file did), waits for its exit. */
@@ -278,7 +278,7 @@ static int tool_finish(job *j) {
   toolrun *r = &j->run;
   int file = j->t->tool_input == INPUT_file;
   int rc = tool_wait(j, &r->p, r->args.argv[0], j->out.data, file ? 0 : j->out.size, &r->output);
-  return rc ? rc : read_tool_output(j, r->w.out);
+  return rc ? rc : read_tool_output(j, sb_str(&r->w.out));
 }
 
 /* Stops a tool still running (after an error) and removes its directory. */

@@ -10,7 +10,7 @@ static const char *const nvjitlink_symbols[] = {
     "nvJitLinkGetErrorLogSize", "nvJitLinkGetErrorLog"};
 
 struct provider {
-  char path[4096];
+  char *path; /* its own copy, kept while the process lives */
   void *dl;
   void *fn[NVJL_NSYMS];
   char error[512]; /* why it did not load; "" when loaded */
@@ -18,6 +18,7 @@ struct provider {
 
 enum { MAX_PROVIDERS = 8 };
 static provider providers[MAX_PROVIDERS];
+static provider no_memory = {.error = "out of memory"}; /* for a path that could not be copied */
 static int nproviders;
 static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -40,9 +41,11 @@ static const provider *provider_get(const char *path) {
   provider *p = NULL;
   for (int i = 0; i < nproviders && !p; i++)
     if (!strcmp(providers[i].path, path)) p = &providers[i];
-  if (!p && nproviders < MAX_PROVIDERS) {
+  char *copy = !p && nproviders < MAX_PROVIDERS ? strdup(path) : NULL;
+  if (!p && nproviders < MAX_PROVIDERS && !copy) p = &no_memory;
+  if (copy) {
     p = &providers[nproviders++];
-    snprintf(p->path, sizeof p->path, "%s", path);
+    p->path = copy;
     provider_open(p);
   }
   pthread_mutex_unlock(&providers_mu);
