@@ -96,7 +96,10 @@ static int cache_place(cache *c, const key128 *k, char kind, char name[40], int 
   snprintf(name, 40, "%s.%c", hex + 2, kind);
   if (!create) {
     int fd = openat(c->rootfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0 && !dir_trusted(fd)) close(fd), fd = -1;
+    if (fd >= 0 && !dir_trusted(fd)) {
+      close(fd);
+      fd = -1;
+    }
     return fd;
   }
   return open_subdir(c, c->rootfd, sub, sb_str(&c->root));
@@ -162,7 +165,10 @@ static int cache_write(cache *c, const key128 *k, char kind, const strbuf *paylo
   int err = errno;
   struct stat old; /* a file replaced counts only by what it grew */
   long long was = fstatat(dirfd, name, &old, AT_SYMLINK_NOFOLLOW) || !S_ISREG(old.st_mode) ? 0 : (long long)old.st_size;
-  if (!rc && renameat(dirfd, tmp, dirfd, name)) rc = -1, err = errno;
+  if (!rc && renameat(dirfd, tmp, dirfd, name)) {
+    rc = -1;
+    err = errno;
+  }
   if (rc) unlinkat(dirfd, tmp, 0);
   close(dirfd);
   if (rc) {
@@ -216,10 +222,10 @@ static int cache_read(cache *c, const key128 *k, char kind, mapped *m) {
   m->data = ok ? (const unsigned char *)m->map + sizeof h : NULL;
   m->size = ok ? m->len - sizeof h : 0;
   key128 d = ok ? digest_of(m->data, m->size) : (key128){{0}};
-  if (ok && !memcmp(d.b, h.hash, sizeof d.b)) return close(dirfd), 0;
+  ok = ok && !memcmp(d.b, h.hash, sizeof d.b);
   size_t len = m->len;
-  unmap(m);
-  if (found != -1 && !unlinkat(dirfd, name, 0) && len) cache_account(c, -(long long)len);
+  if (!ok) unmap(m);
+  if (!ok && found != -1 && !unlinkat(dirfd, name, 0) && len) cache_account(c, -(long long)len);
   close(dirfd);
-  return -1;
+  return ok ? 0 : -1;
 }

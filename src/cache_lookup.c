@@ -9,8 +9,12 @@ typedef struct reader {
 
 static uint64_t get_u64(reader *r) {
   uint64_t v = 0;
-  if (r->end - r->p < 8) r->bad = 1;
-  else memcpy(&v, r->p, 8), r->p += 8;
+  if (r->end - r->p < 8) {
+    r->bad = 1;
+    return v;
+  }
+  memcpy(&v, r->p, 8);
+  r->p += 8;
   return v;
 }
 

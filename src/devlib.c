@@ -192,7 +192,10 @@ static int link_device_libs(job *j) {
   int n, rc = find_libs(j, libs, MAX_LIBS, &n);
   char **keep = NULL;
   int nkeep = rc ? 0 : public_definitions(j->llvm->mod, &keep);
-  if (nkeep < 0) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory"), nkeep = 0;
+  if (nkeep < 0) {
+    rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+    nkeep = 0;
+  }
   for (int i = 0; !rc && i < n; i++) rc = map_lib(j, &libs[i]);
   unsigned links = 0, before = 1;
   for (int pass = 0; !rc && links != before && pass < n + 1; pass++) {

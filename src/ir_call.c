@@ -14,7 +14,10 @@ static int slot_output(plan *p, slot *s, gpublob_result *out) {
     take_error(p->g, &j->sink);
     p->failed = s->first; /* the pack's error names its first job's module */
   } else {
-    if (!s->pack) b = j->out, memset(&j->out, 0, sizeof j->out);
+    if (!s->pack) {
+      b = j->out;
+      memset(&j->out, 0, sizeof j->out);
+    }
     if (chips.oom || result_add(out, j->t->name, sb_str(&chips),
                                 s->pack ? base_name(sb_str(&s->pack_tool)) : j->tool_name, &b))
       rc = set_error(p->g, GPUBLOB_NOMEM, "out of memory");

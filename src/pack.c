@@ -46,8 +46,12 @@ static int pack_tool_run(job *first, char **argv, const workdir *w, gpublob_blob
   first->out = (gpublob_blob){0};
   if (!rc) rc = read_tool_output(first, sb_str(&w->out));
   if (!rc) rc = check_magic(first, &first->out, first->t->pack_magic, base_name(argv[0]), GPUBLOB_TOOL);
-  if (!rc) *out = first->out, out->suffix = first->t->suffix_pack;
-  else gpublob_blob_free(&first->out);
+  if (!rc) {
+    *out = first->out;
+    out->suffix = first->t->suffix_pack;
+  } else {
+    gpublob_blob_free(&first->out);
+  }
   first->out = saved;
   return rc;
 }
