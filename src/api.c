@@ -113,13 +113,12 @@ static int query_job(job *j, gpublob *g, const gpublob_options *opts) {
   return resolve_target(j);
 }
 
-/* The program a provider falls back to, or "" (a missing one is no error here). */
-static const char *provider_fallback(job *j) {
+/* The program a provider falls back to into path, or "" (a missing one is no error here). */
+static void provider_fallback(job *j, strbuf *path) {
   int code = j->g->code;
-  if (find_tool(j, j->tool, sizeof j->tool)) j->tool[0] = 0;
+  if (find_tool_path(j, path)) sb_reset(path);
   j->g->code = code;
   sb_reset(&j->g->msg);
-  return j->tool;
 }
 
 /* The tool a query job resolved, its strings held by the handle. */
@@ -130,7 +129,7 @@ static void tool_info_fill(job *j, gpublob_tool_info *info) {
     info->kind = "in-process";
     sb_add(&g->held[0], j->t->provider_name);
     sb_add(&g->held[1], j->provider_path);
-    sb_add(&g->held[2], provider_fallback(j));
+    provider_fallback(j, &g->held[2]);
   } else if (needs_blob_tool(j)) {
     info->kind = "program";
     sb_add(&g->held[0], base_name(j->tool));
@@ -175,15 +174,14 @@ static int libs_list(job *j, strbuf *found) {
   int rc = GPUBLOB_OK;
   while ((w = next_word(&list, " ", &n))) {
     strbuf name = {0};
-    expand(j, w, n, NULL, &name);
     search s = {0};
-    if (search_file(j, &s, j->o->lib_dirs, j->t->lib_search, sb_str(&name), 0))
-      sb_addf(found, "%s\n", s.found);
+    if (find_lib(j, w, n, &name, &s))
+      sb_addf(found, "%s\n", sb_str(&s.found));
     else if (!rc)
       rc = set_error(j->g, GPUBLOB_NOLIB, "device library %s for %s:%s not found; tried:%s", sb_str(&name),
                      j->t->name, j->chip, s.tried.len ? sb_str(&s.tried) : " nothing (no search directory)");
     sb_free(&name);
-    sb_free(&s.tried);
+    search_end(&s);
   }
   return rc;
 }

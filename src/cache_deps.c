@@ -20,6 +20,20 @@ static int digest_fd(int fd, key128 *out) {
   return 0;
 }
 
+typedef struct file_id { /* what a file's digest is remembered by */
+  uint64_t v[7];
+} file_id;
+
+/* The digest remembered for the file of identity id, into out: 0, or -1 for none. */
+static int remembered_digest(cache *c, const key128 *memo, const file_id *id, key128 *out) {
+  mapped m;
+  if (cache_read(c, memo, 'd', &m)) return -1;
+  int same = m.size == sizeof id->v + sizeof out->b && !memcmp(m.data, id->v, sizeof id->v);
+  if (same) memcpy(out->b, m.data + sizeof id->v, sizeof out->b);
+  unmap(&m);
+  return same ? 0 : -1;
+}
+
 /* The file is opened once and its identity taken from that descriptor, so the
 ** digest and the identity it is remembered by describe the same file; it is read,
 ** not mapped, so a file cut short meanwhile cannot fault the process. */
@@ -27,27 +41,24 @@ static int file_digest(cache *c, const char *path, key128 *out) {
   struct stat st;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
-  if (fstat(fd, &st)) return close(fd), -1;
-  uint64_t id[7] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,
-                    (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec,
-                    (uint64_t)st.st_ctim.tv_sec, (uint64_t)st.st_ctim.tv_nsec};
+  if (fstat(fd, &st)) {
+    close(fd);
+    return -1;
+  }
+  file_id id = {{(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,
+                 (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec,
+                 (uint64_t)st.st_ctim.tv_sec, (uint64_t)st.st_ctim.tv_nsec}};
   XXH3_state_t hs;
   XXH3_128bits_reset(&hs);
   hash_str(&hs, "file digest");
   hash_str(&hs, path);
   key128 memo = hash_key(&hs);
-  mapped m;
-  if (!cache_read(c, &memo, 'd', &m)) {
-    int same = m.size == sizeof id + sizeof out->b && !memcmp(m.data, id, sizeof id);
-    if (same) memcpy(out->b, m.data + sizeof id, sizeof out->b);
-    unmap(&m);
-    if (same) return close(fd), 0;
-  }
-  int rc = digest_fd(fd, out);
+  int known = !remembered_digest(c, &memo, &id, out);
+  int rc = known ? 0 : digest_fd(fd, out);
   close(fd);
-  if (rc) return -1;
+  if (known || rc) return rc;
   strbuf b = {0};
-  sb_addn(&b, (const char *)id, sizeof id);
+  sb_addn(&b, (const char *)id.v, sizeof id.v);
   sb_addn(&b, (const char *)out->b, sizeof out->b);
   if (!b.oom) cache_write(c, &memo, 'd', &b);
   sb_free(&b);
@@ -57,7 +68,10 @@ static int file_digest(cache *c, const char *path, key128 *out) {
 /* A file's digest, once per call however many jobs use the file. */
 static int call_digest(cache *c, const char *path, key128 *d) {
   for (size_t i = 0; i < c->nseen; i++)
-    if (!strcmp(c->seen[i].path, path)) return *d = c->seen[i].d, c->seen[i].ok ? 0 : -1;
+    if (!strcmp(c->seen[i].path, path)) {
+      *d = c->seen[i].d;
+      return c->seen[i].ok ? 0 : -1;
+    }
   int rc = file_digest(c, path, d);
   char *copy = strdup(path);
   if (copy && !grow(&c->seen, c->nseen, sizeof *c->seen))
@@ -70,6 +84,7 @@ static int call_digest(cache *c, const char *path, key128 *d) {
 static void cache_close(cache *c) {
   if (c->rootfd >= 0) close(c->rootfd);
   c->rootfd = -1;
+  sb_free(&c->root);
   for (size_t i = 0; i < c->nseen; i++) free(c->seen[i].path);
   free(c->seen);
   c->seen = NULL;
@@ -89,12 +104,11 @@ static void hash_libs(cache *c, XXH3_state_t *st, job *j) {
   size_t n;
   while ((w = next_word(&list, " ", &n))) {
     strbuf name = {0};
-    expand(j, w, n, NULL, &name);
     search s = {0};
-    if (search_file(j, &s, j->o->lib_dirs, j->t->lib_search, sb_str(&name), 0)) hash_file(c, st, s.found);
+    if (find_lib(j, w, n, &name, &s)) hash_file(c, st, sb_str(&s.found));
     else hash_str(st, sb_str(&name));
     sb_free(&name);
-    sb_free(&s.tried);
+    search_end(&s);
   }
 }
 

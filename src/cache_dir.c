@@ -20,16 +20,21 @@ static void cache_unwritable(cache *c, const char *what, int err) {
 
 /* mkdir -p of the directory given, each one made 0700. */
 static int make_dirs(const char *path) {
-  char p[4400];
-  snprintf(p, sizeof p, "%s", path);
-  for (char *s = p + 1;; s++) {
+  char *p = strdup(path);
+  if (!p) return -1;
+  int rc = 0;
+  for (char *s = p + 1; !rc; s++) {
     if (*s && *s != '/') continue;
     char end = *s;
     *s = 0;
-    if (mkdir(p, 0700) && errno != EEXIST) return -1;
-    if (!(*s = end)) break;
+    if (mkdir(p, 0700) && errno != EEXIST) rc = -1;
+    *s = end;
+    if (!end) break;
   }
-  return 0;
+  int err = errno;
+  free(p);
+  errno = err;
+  return rc;
 }
 
 /* DIR/NAME, made if it can be, opened without following a link; -1 if it is not
@@ -56,8 +61,7 @@ static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
   memset(c, 0, sizeof *c);
   c->rootfd = -1;
   if (!o->cache_dir || !*o->cache_dir) return 0;
-  snprintf(c->dir, sizeof c->dir, "%s", o->cache_dir);
-  snprintf(c->root, sizeof c->root, "%s/v1", o->cache_dir);
+  c->dir = o->cache_dir;
   c->max = o->cache_max ? o->cache_max : 1ULL << 30;
   c->writable = 1;
   c->g = g;
@@ -73,7 +77,9 @@ static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
     refuse_cache(c, "it is another user's, or others may write it");
     return 0;
   }
-  c->rootfd = open_subdir(c, top, "v1", c->root);
+  sb_addf(&c->root, "%s/v1", c->dir);
+  if (c->root.oom) refuse_cache(c, "out of memory");
+  else c->rootfd = open_subdir(c, top, "v1", sb_str(&c->root));
   close(top);
   return 1; /* without DIR/v1 (a read-only directory) every lookup misses */
 }
@@ -90,10 +96,13 @@ static int cache_place(cache *c, const key128 *k, char kind, char name[40], int 
   snprintf(name, 40, "%s.%c", hex + 2, kind);
   if (!create) {
     int fd = openat(c->rootfd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0 && !dir_trusted(fd)) close(fd), fd = -1;
+    if (fd >= 0 && !dir_trusted(fd)) {
+      close(fd);
+      fd = -1;
+    }
     return fd;
   }
-  return open_subdir(c, c->rootfd, sub, c->root);
+  return open_subdir(c, c->rootfd, sub, sb_str(&c->root));
 }
 
 /* One write.  A reader that quit early shows in its own exit status, so SIGPIPE is
@@ -156,11 +165,14 @@ static int cache_write(cache *c, const key128 *k, char kind, const strbuf *paylo
   int err = errno;
   struct stat old; /* a file replaced counts only by what it grew */
   long long was = fstatat(dirfd, name, &old, AT_SYMLINK_NOFOLLOW) || !S_ISREG(old.st_mode) ? 0 : (long long)old.st_size;
-  if (!rc && renameat(dirfd, tmp, dirfd, name)) rc = -1, err = errno;
+  if (!rc && renameat(dirfd, tmp, dirfd, name)) {
+    rc = -1;
+    err = errno;
+  }
   if (rc) unlinkat(dirfd, tmp, 0);
   close(dirfd);
   if (rc) {
-    cache_unwritable(c, c->root, err);
+    cache_unwritable(c, sb_str(&c->root), err);
     return -1;
   }
   cache_account(c, (long long)(sizeof h + payload->len) - was);
@@ -210,10 +222,10 @@ static int cache_read(cache *c, const key128 *k, char kind, mapped *m) {
   m->data = ok ? (const unsigned char *)m->map + sizeof h : NULL;
   m->size = ok ? m->len - sizeof h : 0;
   key128 d = ok ? digest_of(m->data, m->size) : (key128){{0}};
-  if (ok && !memcmp(d.b, h.hash, sizeof d.b)) return close(dirfd), 0;
+  ok = ok && !memcmp(d.b, h.hash, sizeof d.b);
   size_t len = m->len;
-  unmap(m);
-  if (found != -1 && !unlinkat(dirfd, name, 0) && len) cache_account(c, -(long long)len);
+  if (!ok) unmap(m);
+  if (!ok && found != -1 && !unlinkat(dirfd, name, 0) && len) cache_account(c, -(long long)len);
   close(dirfd);
-  return -1;
+  return ok ? 0 : -1;
 }

@@ -9,8 +9,12 @@ typedef struct reader {
 
 static uint64_t get_u64(reader *r) {
   uint64_t v = 0;
-  if (r->end - r->p < 8) r->bad = 1;
-  else memcpy(&v, r->p, 8), r->p += 8;
+  if (r->end - r->p < 8) {
+    r->bad = 1;
+    return v;
+  }
+  memcpy(&v, r->p, 8);
+  r->p += 8;
   return v;
 }
 
@@ -168,11 +172,13 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
     job j;
     job_begin(&j, &sink, &jo, "");
     j.peers = peers;
-    char pack[4096];
-    rc = resolve_options(&j) || (packed && find_pack_tool(&j, pack, sizeof pack));
+    strbuf pack = {0};
+    rc = resolve_options(&j);
+    if (!rc && packed) rc = find_pack_tool(&j, &pack);
     j.keep_asm = (int)keep_asm;
     if (!rc) rc = resolve_tool(&j, 0);
-    if (!rc) hash_job(c, &st, &j, packed ? pack : NULL);
+    if (!rc) hash_job(c, &st, &j, packed ? sb_str(&pack) : NULL);
+    sb_free(&pack);
     job_end(&j);
   }
   sb_free(&sink.msg);

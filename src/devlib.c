@@ -3,7 +3,7 @@
 
 /* ---- device libraries: found by name, loaded lazily, linked only when needed ---- */
 typedef struct devlib {
-  char path[4096];
+  strbuf path;
   void *map;
   size_t size;
   LLVMModuleRef lazy; /* loaded and not needed yet: kept for the next pass */
@@ -48,11 +48,11 @@ static void make_lazy(LLVMModuleRef lib) {
 }
 
 static int map_lib(job *j, devlib *l) {
-  int fd = open(l->path, O_RDONLY | O_CLOEXEC);
+  int fd = open(sb_str(&l->path), O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st)) {
     if (fd >= 0) close(fd);
-    return set_error(j->g, GPUBLOB_NOLIB, "cannot open device library %s: %s", l->path,
+    return set_error(j->g, GPUBLOB_NOLIB, "cannot open device library %s: %s", sb_str(&l->path),
                      strerror(errno));
   }
   l->size = (size_t)st.st_size;
@@ -60,19 +60,19 @@ static int map_lib(job *j, devlib *l) {
   close(fd);
   if (l->map == MAP_FAILED) {
     l->map = NULL;
-    return set_error(j->g, GPUBLOB_NOLIB, "cannot map device library %s", l->path);
+    return set_error(j->g, GPUBLOB_NOLIB, "cannot map device library %s", sb_str(&l->path));
   }
   return GPUBLOB_OK;
 }
 
 static int load_lazy(job *j, devlib *l, LLVMModuleRef *out) {
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(l->map, l->size, l->path, 0);
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(l->map, l->size, sb_str(&l->path), 0);
   double t = now_ms();
   LLVMBool failed = LLVMGetBitcodeModuleInContext2(j->llvm->ctx, buf, out);
   j->ms[PH_LINK] += now_ms() - t;
   if (failed) {
     LLVMDisposeMemoryBuffer(buf); /* owned by the module only on success */
-    set_error(j->g, GPUBLOB_LINK, "cannot read device library %s", l->path);
+    set_error(j->g, GPUBLOB_LINK, "cannot read device library %s", sb_str(&l->path));
     add_detail(j->g, sb_str(&j->diag));
     return GPUBLOB_LINK;
   }
@@ -97,7 +97,7 @@ static int link_if_needed(job *j, devlib *l, unsigned *links) {
   LLVMBool failed = LLVMLinkModules2(j->llvm->mod, lib);
   j->ms[PH_LINK] += now_ms() - t;
   if (failed) {
-    set_error(j->g, GPUBLOB_LINK, "linking device library %s failed", l->path);
+    set_error(j->g, GPUBLOB_LINK, "linking device library %s failed", sb_str(&l->path));
     add_detail(j->g, sb_str(&j->diag));
     return GPUBLOB_LINK;
   }
@@ -114,18 +114,16 @@ static int find_libs(job *j, devlib *libs, int max, int *count) {
     if (*count == max)
       return set_error(j->g, GPUBLOB_NOLIB, "target %s lists more than %d device libraries", j->t->name, max);
     strbuf name = {0};
-    expand(j, w, n, NULL, &name);
     search s = {0};
-    int found = search_file(j, &s, j->o->lib_dirs, j->t->lib_search, sb_str(&name), 0);
-    if (!found)
-      set_error(j->g, GPUBLOB_NOLIB, "device library %s for %s:%s not found; tried:%s",
-                sb_str(&name), j->t->name, j->chip,
-                s.tried.len ? sb_str(&s.tried) : " nothing (no search directory)");
-    else
-      snprintf(libs[(*count)++].path, sizeof libs->path, "%s", s.found);
+    int found = find_lib(j, w, n, &name, &s);
+    int rc = s.oom ? GPUBLOB_NOMEM : found ? GPUBLOB_OK : GPUBLOB_NOLIB;
+    if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
+    else if (rc) set_error(j->g, rc, "device library %s for %s:%s not found; tried:%s", sb_str(&name),
+                           j->t->name, j->chip, tried_list(&s));
+    else libs[(*count)++].path = sb_move(&s.found);
     sb_free(&name);
-    sb_free(&s.tried);
-    if (!found) return GPUBLOB_NOLIB;
+    search_end(&s);
+    if (rc) return rc;
   }
   return GPUBLOB_OK;
 }
@@ -181,6 +179,7 @@ static void unmap_libs(devlib *libs, int n) {
   for (int i = 0; i < n; i++) {
     if (libs[i].lazy) LLVMDisposeModule(libs[i].lazy);
     if (libs[i].map) munmap(libs[i].map, libs[i].size);
+    sb_free(&libs[i].path);
   }
 }
 
@@ -193,7 +192,10 @@ static int link_device_libs(job *j) {
   int n, rc = find_libs(j, libs, MAX_LIBS, &n);
   char **keep = NULL;
   int nkeep = rc ? 0 : public_definitions(j->llvm->mod, &keep);
-  if (nkeep < 0) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory"), nkeep = 0;
+  if (nkeep < 0) {
+    rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+    nkeep = 0;
+  }
   for (int i = 0; !rc && i < n; i++) rc = map_lib(j, &libs[i]);
   unsigned links = 0, before = 1;
   for (int pass = 0; !rc && links != before && pass < n + 1; pass++) {

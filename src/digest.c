@@ -17,8 +17,8 @@ typedef struct digest_seen { /* a file already digested in this call */
 } digest_seen;
 
 typedef struct cache {
-  char root[4200];          /* DIR/v1 */
-  char dir[4096];           /* DIR, as given */
+  strbuf root;              /* DIR/v1, for messages */
+  const char *dir;          /* DIR, the options' own string */
   int rootfd;               /* DIR/v1, opened: every file is reached from it */
   unsigned long long max;   /* bytes */
   int writable;             /* 0 once a write failed (warned once) */

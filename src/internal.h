@@ -78,8 +78,8 @@ struct gpublob {
 typedef struct llvm_state llvm_state;
 
 typedef struct workdir {
-  char dir[4096], in[4200], out[4200];
-  int live; /* its slot in the table of live directories */
+  strbuf dir, in, out; /* the directory; the tool's input and output */
+  int live;            /* its slot in the table of live directories */
 } workdir;
 
 typedef struct proc {
@@ -115,7 +115,7 @@ typedef struct provider_ops {
 enum { MAX_PROVIDER_SYMBOLS = 32 };
 struct provider {
   const provider_ops *ops;
-  char path[4096];
+  char *path; /* its own copy, kept while the process lives */
   void *dl;
   void *fn[MAX_PROVIDER_SYMBOLS]; /* ops->symbols, in order */
   char error[512];                /* why it did not load; "" when loaded */
@@ -148,9 +148,9 @@ typedef struct job {
   gpublob_blob out;
   gpublob_blob asm_out; /* a pack's newest chip keeps its assembly */
   int keep_asm;
-  char tool[4096];      /* the blob program, found before any compile work */
+  const char *tool;      /* the blob program, found before any compile work: malloc'd, or "" */
   const char *tool_name; /* what makes the blob: program or provider name, "" */
-  char provider_path[4096]; /* the provider's library when it is the one to use */
+  const char *provider_path; /* the provider's library when it is the one to use: malloc'd, or "" */
   const provider *prov;     /* loaded: the in-process provider in use */
   toolrun run;
   int state;

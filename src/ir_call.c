@@ -8,15 +8,18 @@ static int slot_output(plan *p, slot *s, gpublob_result *out) {
   for (size_t i = s->first; i < s->first + s->count; i++)
     sb_addf(&chips, "%s%s", i > s->first ? "," : "", p->jobs[i]->chip);
   double t = now_ms();
-  int rc = s->pack ? pack_run(p->jobs + s->first, s->count, s->pack_tool, &b) : GPUBLOB_OK;
+  int rc = s->pack ? pack_run(p->jobs + s->first, s->count, sb_str(&s->pack_tool), &b) : GPUBLOB_OK;
   p->g->stats.tool_ms += now_ms() - t;
   if (rc) {
     take_error(p->g, &j->sink);
     p->failed = s->first; /* the pack's error names its first job's module */
   } else {
-    if (!s->pack) b = j->out, memset(&j->out, 0, sizeof j->out);
+    if (!s->pack) {
+      b = j->out;
+      memset(&j->out, 0, sizeof j->out);
+    }
     if (chips.oom || result_add(out, j->t->name, sb_str(&chips),
-                                s->pack ? base_name(s->pack_tool) : j->tool_name, &b))
+                                s->pack ? base_name(sb_str(&s->pack_tool)) : j->tool_name, &b))
       rc = set_error(p->g, GPUBLOB_NOMEM, "out of memory");
   }
   gpublob_blob_free(&b);
@@ -36,7 +39,7 @@ static int plan_outputs(plan *p, gpublob_result *out) {
 static const char *job_pack_tool(const plan *p, size_t i) {
   for (size_t s = 0; s < p->nslots; s++)
     if (i >= p->slots[s].first && i < p->slots[s].first + p->slots[s].count)
-      return p->slots[s].pack ? p->slots[s].pack_tool : NULL;
+      return p->slots[s].pack ? sb_str(&p->slots[s].pack_tool) : NULL;
   return NULL;
 }
 

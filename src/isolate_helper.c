@@ -61,7 +61,11 @@ typedef struct spare {
 } spare;
 
 static void close_kids(helper_child *kids, size_t n) {
-  for (size_t i = 0; i < n; i++) close(kids[i].fd), close(kids[i].pidfd), close(kids[i].err);
+  for (size_t i = 0; i < n; i++) {
+    close(kids[i].fd);
+    close(kids[i].pidfd);
+    close(kids[i].err);
+  }
 }
 
 static void spare_fork(int ctl, spare *s, helper_child *kids, size_t n) {

@@ -76,7 +76,10 @@ static int isolated_reply(job *j, int fd) {
   uint64_t status = 0;
   while (rc < 0 && !get_record(fd, &kind, &rec)) { /* a result ends it: the child's exit is not waited for */
     if (kind == REC_RESULT) rc = take_result(j, &rec);
-    if (kind == REC_FATAL) have_fatal = 1, sb_add(&fatal, sb_str(&rec));
+    if (kind == REC_FATAL) {
+      have_fatal = 1;
+      sb_add(&fatal, sb_str(&rec));
+    }
     if (kind == REC_EXIT && rec.len >= sizeof status) {
       memcpy(&status, rec.s, sizeof status);
       have_status = 1;

@@ -105,7 +105,10 @@ static int thread_start(pthread_t *t, size_t size, void *(*fn)(void *), void *ar
   pthread_attr_init(&attr);
   int rc = pthread_attr_setstacksize(&attr, size);
   if (!rc) rc = pthread_create(t, &attr, fn, arg);
-  if (rc) pthread_attr_setstacksize(&attr, 16u << 20), rc = pthread_create(t, &attr, fn, arg);
+  if (rc) {
+    pthread_attr_setstacksize(&attr, 16u << 20);
+    rc = pthread_create(t, &attr, fn, arg);
+  }
   pthread_attr_destroy(&attr);
   return rc;
 }

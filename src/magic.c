@@ -2,20 +2,24 @@
 ** that wrote something else failed. */
 
 /* ---- what a blob of its kind starts with (the spec's bin_magic, pack_magic) ---- */
-static size_t hex_bytes(const char *hex, unsigned char *out, size_t size) {
-  size_t n = 0;
-  for (; hex[0] && hex[1] && n < size; hex += 2) {
+static void hex_bytes(const char *hex, strbuf *out) {
+  for (; hex[0] && hex[1]; hex += 2) {
     char byte[3] = {hex[0], hex[1], 0};
-    out[n++] = (unsigned char)strtoul(byte, NULL, 16);
+    char c = (char)strtoul(byte, NULL, 16);
+    sb_addn(out, &c, 1);
   }
-  return n;
 }
 
 /* 0 when b starts with the magic; else an error naming who made it. */
 static int check_magic(job *j, const gpublob_blob *b, const char *magic, const char *maker, int code) {
-  unsigned char want[16];
-  size_t n = hex_bytes(magic, want, sizeof want);
-  if (!n || (b->size >= n && !memcmp(b->data, want, n))) return GPUBLOB_OK;
+  strbuf want = {0};
+  hex_bytes(magic, &want);
+  size_t n = want.len;
+  int ok = !n || (b->size >= n && !memcmp(b->data, want.s, n));
+  int oom = want.oom;
+  sb_free(&want);
+  if (oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (ok) return GPUBLOB_OK;
   strbuf got = {0};
   for (size_t i = 0; i < n && i < b->size; i++) sb_addf(&got, "%02x", b->data[i]);
   set_error(j->g, code, "%s for %s:%s gave %zu bytes that do not start as a %s blob does (%s; they start "

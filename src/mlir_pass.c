@@ -53,11 +53,21 @@ static pass_state *pass_state_new(const gpublob_options *opts) {
   return s;
 }
 
-static const char *location_file(MlirOperation op, char *buf, size_t size) {
+/* The file of op's location, a name for messages: in b, or "<module>". */
+static const char *location_name(MlirOperation op, strbuf *b) {
   MlirLocation loc = mlirOperationGetLocation(op);
   if (!mlirLocationIsAFileLineColRange(loc)) return "<module>";
   span f = sref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
-  snprintf(buf, size, "%.*s", (int)f.n, f.s);
+  sb_addn(b, f.s, f.n);
+  return b->oom ? "<module>" : sb_str(b);
+}
+
+/* The same into a caller's buffer (src/api_mlir.c's), cut to fit: it only names
+** the module in messages. */
+static const char *location_file(MlirOperation op, char *buf, size_t size) {
+  strbuf b = {0};
+  snprintf(buf, size, "%s", location_name(op, &b));
+  sb_free(&b);
   return buf;
 }
 
@@ -83,8 +93,9 @@ static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
   pass_state *s = arg;
   gpublob *g = NULL;
   int rc = s ? gpublob_open(&g) : GPUBLOB_NOMEM; /* a clone that ran out of memory */
-  char name[4096];
-  if (!rc) rc = serialize_on_parse_stack(g, &s->o, op, location_file(op, name, sizeof name), 0);
+  strbuf name = {0};
+  if (!rc) rc = serialize_on_parse_stack(g, &s->o, op, location_name(op, &name), 0);
+  sb_free(&name);
   if (rc) {
     strbuf msg = {0};
     sb_add(&msg, g ? gpublob_error_message(g) : "gpublob: out of memory");

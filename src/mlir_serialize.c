@@ -55,7 +55,10 @@ static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation t
   mjob m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
   options_normalise(opts, &m.o);
   plan_begin(&m.p, g, &m.o, name);
-  if (out) m.c = out->c, m.k0 = out->k0;
+  if (out) {
+    m.c = out->c;
+    m.k0 = out->k0;
+  }
   if (m.o.ntargets && !m.o.targets)
     return set_error(g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", m.o.ntargets);
   if (register_translations) mlirRegisterAllLLVMTranslations(m.ctx);

@@ -28,10 +28,13 @@ static int is_subarch(const char *arch, size_t n, const char *spec, size_t sn) {
 static int check_triple(job *j) {
   const char *triple = LLVMGetTarget(j->llvm->mod);
   size_t n = triple_arch(triple), sn = triple_arch(j->t->triple);
-  snprintf(j->triple, sizeof j->triple, "%s", j->t->triple);
+  if (strlen(j->t->triple) >= sizeof j->triple)
+    return set_error(j->g, GPUBLOB_TARGET, "target %s: the spec's triple %s is longer than %zu bytes",
+                     j->t->name, j->t->triple, sizeof j->triple - 1);
+  strcpy(j->triple, j->t->triple);
   if (!*triple || (n == sn && !strncmp(triple, j->t->triple, n))) return GPUBLOB_OK;
   if (is_subarch(triple, n, j->t->triple, sn) && strlen(triple) < sizeof j->triple) {
-    snprintf(j->triple, sizeof j->triple, "%s", triple);
+    strcpy(j->triple, triple);
     return GPUBLOB_OK;
   }
   const target_desc *owner = target_of_arch(triple, n);

@@ -25,8 +25,23 @@ static void options_normalise(const gpublob_options *o, gpublob_options *out) {
   if (out->version < GPUBLOB_OPTIONS_VERSION) out->version = GPUBLOB_OPTIONS_VERSION;
 }
 
+/* A path a job found (its tool, its provider's library): "" or its own malloc'd copy. */
+static void job_path_free(const char **path) {
+  if (**path) free((char *)*path);
+  *path = "";
+}
+
+/* b's text becomes the job's path (b is left empty); "" when b holds none. */
+static void job_path_take(const char **path, strbuf *b) {
+  job_path_free(path);
+  strbuf taken = sb_move(b);
+  if (taken.len) *path = taken.s;
+  else free(taken.s);
+}
+
 static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
   memset(j, 0, sizeof *j);
+  j->tool = j->provider_path = "";
   j->g = j->host = g;
   options_normalise(o, &j->opts);
   j->o = &j->opts;
@@ -41,6 +56,8 @@ static void job_release_llvm(job *j);
 
 static void job_end(job *j) {
   job_release_llvm(j);
+  job_path_free(&j->tool);
+  job_path_free(&j->provider_path);
   sb_free(&j->features);
   sb_free(&j->condfeat);
   sb_free(&j->diag);

@@ -5,7 +5,7 @@
 typedef struct slot { /* one output of the call */
   size_t first, count; /* its jobs: one, or a pack's members */
   int pack;
-  char pack_tool[4096]; /* the pack tool, found before any compile work */
+  strbuf pack_tool; /* the pack tool, found before any compile work */
 } slot;
 
 typedef struct plan {
@@ -33,6 +33,7 @@ static void plan_end(plan *p) {
     free(p->jobs[i]);
   }
   free(p->jobs);
+  for (size_t i = 0; i < p->nslots; i++) sb_free(&p->slots[i].pack_tool);
   free(p->slots);
   memset(p, 0, sizeof *p);
 }
@@ -109,7 +110,7 @@ static int plan_pack(plan *p, slot *s) {
     if (chip_rank(j) > chip_rank(newest)) newest = j;
   }
   newest->keep_asm = *newest->t->pack_asm_image != 0;
-  return find_pack_tool(newest, s->pack_tool, sizeof s->pack_tool);
+  return find_pack_tool(newest, &s->pack_tool);
 }
 
 /* Every job's options are checked and every tool found before any work: the

@@ -50,7 +50,10 @@ static void *pool_worker(void *arg) {
     if (i == SIZE_MAX) break;
     pool_take(q, i);
   }
-  if (alt.ss_sp) sigaltstack(&off, NULL), free(alt.ss_sp);
+  if (alt.ss_sp) {
+    sigaltstack(&off, NULL);
+    free(alt.ss_sp);
+  }
   return NULL;
 }
 

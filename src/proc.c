@@ -62,6 +62,11 @@ static int open_channel(enum proc_input mode, int fds[2]) {
   return 0;
 }
 
+static void close_fd(int *fd) {
+  if (*fd >= 0) close(*fd);
+  *fd = -1;
+}
+
 /* 0, or an errno value. */
 static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tmpdir) {
   int in[2] = {-1, -1}, out[2];
@@ -69,7 +74,8 @@ static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tm
   if (mode != PROC_NONE && open_channel(mode, in)) return errno;
   if (pipe2(out, O_CLOEXEC)) {
     int err = errno;
-    if (in[0] >= 0) close(in[0]), close(in[1]);
+    close_fd(&in[0]);
+    close_fd(&in[1]);
     return err;
   }
   strbuf envs = {0};
@@ -125,8 +131,14 @@ static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
   struct pollfd fds[3];
   nfds_t n = 0;
   int out_i = -1, in_i = -1;
-  if (p->out_fd >= 0) out_i = (int)n, fds[n++] = (struct pollfd){p->out_fd, POLLIN, 0};
-  if (p->in_fd >= 0) in_i = (int)n, fds[n++] = (struct pollfd){p->in_fd, POLLOUT, 0};
+  if (p->out_fd >= 0) {
+    out_i = (int)n;
+    fds[n++] = (struct pollfd){p->out_fd, POLLIN, 0};
+  }
+  if (p->in_fd >= 0) {
+    in_i = (int)n;
+    fds[n++] = (struct pollfd){p->in_fd, POLLOUT, 0};
+  }
   if (pidfd >= 0) fds[n++] = (struct pollfd){pidfd, POLLIN, 0};
   if (poll(fds, n, ms) <= 0) return;
   if (out_i >= 0 && fds[out_i].revents) { /* one read a round: poll says when there is more */
@@ -135,14 +147,14 @@ static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
       w->output->len = OUTPUT_KEPT;
       w->output->s[OUTPUT_KEPT] = 0;
     }
-    if (r == 0 || (r < 0 && errno != EAGAIN)) close(p->out_fd), p->out_fd = -1;
+    if (r == 0 || (r < 0 && errno != EAGAIN)) close_fd(&p->out_fd);
   }
   if (in_i >= 0 && fds[in_i].revents) {
     ssize_t put = fds[in_i].revents & (POLLERR | POLLHUP) ? -1 : write_some(p->in_fd, w->in, w->in_left);
     size_t done = put < 0 ? w->in_left : (size_t)put;
     w->in += done;
     w->in_left -= done;
-    if (!w->in_left) close(p->in_fd), p->in_fd = -1; /* EOF for the tool */
+    if (!w->in_left) close_fd(&p->in_fd); /* EOF for the tool */
   }
 }
 
@@ -169,7 +181,7 @@ static int proc_exited(pid_t pid) {
 ** has exited, what is left of its group is killed, then it is reaped. */
 static int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, strbuf *output, int *status) {
   proc_wait_state w = {input, n, output};
-  if (p->in_fd >= 0 && !n) close(p->in_fd), p->in_fd = -1;
+  if (!n) close_fd(&p->in_fd);
   if (p->in_fd >= 0) fcntl(p->in_fd, F_SETFL, fcntl(p->in_fd, F_GETFL) | O_NONBLOCK);
   int pidfd = pidfd_of(p->pid), result = WAIT_TIMEOUT, exited = 0;
   double end = now_ms() + timeout_ms;
@@ -179,7 +191,10 @@ static int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, st
     exited = proc_exited(p->pid);
   }
   if (pidfd >= 0) close(pidfd);
-  if (exited) live_pid_remove(p->live), p->live = -1; /* before the pid is free for reuse */
+  if (exited) { /* before the pid is free for reuse */
+    live_pid_remove(p->live);
+    p->live = -1;
+  }
   if (exited > 0) {
     kill(-p->pid, SIGKILL); /* a child it left: it may hold the output open */
     drain(p->out_fd, output);
@@ -266,11 +281,11 @@ static int tool_start(job *j) {
   int file = j->t->tool_input == INPUT_file;
   if (make_workdir(j, &r->w)) return j->g->code;
   r->made = 1;
-  if (file && write_file(r->w.in, j->out.data, j->out.size))
-    return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", r->w.in, strerror(errno));
+  if (file && write_file(sb_str(&r->w.in), j->out.data, j->out.size))
+    return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", sb_str(&r->w.in), strerror(errno));
   char **argv = build_argv(j, j->tool, &r->w, &r->args);
   if (!argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  return tool_spawn(j, &r->p, argv, proc_input_of(j), r->w.dir);
+  return tool_spawn(j, &r->p, argv, proc_input_of(j), sb_str(&r->w.dir));
 }
 
 /* Hands the backend's output to the tool (unless a file did), waits for its exit. */
@@ -278,7 +293,7 @@ static int tool_finish(job *j) {
   toolrun *r = &j->run;
   int file = j->t->tool_input == INPUT_file;
   int rc = tool_wait(j, &r->p, r->args.argv[0], j->out.data, file ? 0 : j->out.size, &r->output);
-  return rc ? rc : read_tool_output(j, r->w.out);
+  return rc ? rc : read_tool_output(j, sb_str(&r->w.out));
 }
 
 /* Stops a tool still running (after an error) and removes its directory. */

@@ -17,6 +17,7 @@ static const provider_ops *provider_ops_of(const target_desc *t) {
 /* ---- the libraries: loaded once per process, never closed ---- */
 enum { MAX_PROVIDERS = 8 };
 static provider providers[MAX_PROVIDERS];
+static provider no_memory = {.error = "out of memory"}; /* for a path that could not be copied */
 static int nproviders;
 static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -39,10 +40,12 @@ static const provider *provider_get(const provider_ops *ops, const char *path) {
   provider *p = NULL;
   for (int i = 0; i < nproviders && !p; i++)
     if (providers[i].ops == ops && !strcmp(providers[i].path, path)) p = &providers[i];
-  if (!p && nproviders < MAX_PROVIDERS) {
+  char *copy = !p && nproviders < MAX_PROVIDERS ? strdup(path) : NULL;
+  if (!p && nproviders < MAX_PROVIDERS && !copy) p = &no_memory;
+  if (copy) {
     p = &providers[nproviders++];
     p->ops = ops;
-    snprintf(p->path, sizeof p->path, "%s", path);
+    p->path = copy;
     provider_open(p);
   }
   pthread_mutex_unlock(&providers_mu);

@@ -3,44 +3,58 @@
 
 /* ---- search: options first, then the spec's roots (with $VARs), listing each try ---- */
 typedef struct search {
-  strbuf tried;
-  char found[4096];
+  strbuf tried; /* a line per path tried, for the error message */
+  strbuf found; /* the path found */
+  int oom;      /* memory ran out: what was found may not be the first */
 } search;
 
+static void search_end(search *s) {
+  sb_free(&s->tried);
+  sb_free(&s->found);
+}
+
 static int try_path(search *s, const char *dir, size_t dn, const char *name, int exec) {
-  char path[4096];
-  snprintf(path, sizeof path, "%.*s/%s", (int)dn, dir, name);
   strbuf line = {0};
-  sb_addf(&line, "\n  %s", path);
+  sb_addf(&line, "\n  %.*s/%s", (int)dn, dir, name);
+  const char *path = line.oom ? "" : line.s + 3; /* after the "\n  " */
   const char *seen = sb_str(&s->tried), *at = strstr(seen, sb_str(&line));
   size_t ln = line.len;
   int dup = at && (at[ln] == 0 || at[ln] == '\n');
   if (!dup) sb_add(&s->tried, sb_str(&line));
-  sb_free(&line);
-  if (dup) return 0;
   struct stat st;
-  if (stat(path, &st) || !S_ISREG(st.st_mode) || (exec && access(path, X_OK))) return 0;
-  snprintf(s->found, sizeof s->found, "%s", path);
-  return 1;
+  int found = !line.oom && !dup && !stat(path, &st) && S_ISREG(st.st_mode) && !(exec && access(path, X_OK));
+  if (found) {
+    sb_reset(&s->found);
+    sb_add(&s->found, path);
+  }
+  if (line.oom || s->tried.oom || s->found.oom) s->oom = 1;
+  sb_free(&line);
+  return found;
+}
+
+static int is_var_char(char c) {
+  return c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
 /* Tries one root; "$VAR/sub" expands to each entry of a colon list in VAR. */
 static int try_root(search *s, const char *root, size_t n, const char *name, int exec) {
   if (root[0] != '$') return try_path(s, root, n, name, exec);
   size_t v = 1;
-  while (v < n && (root[v] == '_' || (root[v] >= 'A' && root[v] <= 'Z') ||
-                   (root[v] >= 'a' && root[v] <= 'z') || (root[v] >= '0' && root[v] <= '9')))
-    v++;
-  char var[128];
-  snprintf(var, sizeof var, "%.*s", (int)(v - 1), root + 1);
-  const char *val = getenv(var), *w;
+  while (v < n && is_var_char(root[v])) v++;
+  strbuf var = {0}, dir = {0};
+  sb_addn(&var, root + 1, v - 1);
+  const char *val = var.oom ? NULL : getenv(sb_str(&var)), *w;
   size_t wn;
-  while (val && (w = next_word(&val, ":", &wn))) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s%.*s", (int)wn, w, (int)(n - v), root + v);
-    if (try_path(s, dir, strlen(dir), name, exec)) return 1;
+  int found = 0;
+  while (!found && !dir.oom && val && (w = next_word(&val, ":", &wn))) {
+    sb_reset(&dir);
+    sb_addf(&dir, "%.*s%.*s", (int)wn, w, (int)(n - v), root + v);
+    found = !dir.oom && try_path(s, sb_str(&dir), dir.len, name, exec);
   }
-  return 0;
+  if (var.oom || dir.oom) s->oom = 1;
+  sb_free(&var);
+  sb_free(&dir);
+  return found;
 }
 
 /* extra: a colon list from the options; roots: the spec's blank-separated list. */
@@ -56,56 +70,71 @@ static int search_file(const job *j, search *s, const char *extra, const char *r
   return 0;
 }
 
-/* The first of names (blank-separated) found in the options' dirs, then roots. */
+/* The first of names (blank-separated) found in the options' dirs, then roots:
+** its path in s->found. */
 static int find_named(job *j, const char *names, const char *extra, const char *roots, int exec,
-                      char *path, size_t size, search *s) {
+                      search *s) {
   const char *w;
   size_t n;
-  while ((w = next_word(&names, " ", &n))) {
-    char name[256];
-    snprintf(name, sizeof name, "%.*s", (int)n, w);
-    if (search_file(j, s, extra, roots, name, exec)) {
-      snprintf(path, size, "%s", s->found);
-      return 1;
-    }
+  strbuf name = {0};
+  int found = 0;
+  while (!found && !name.oom && (w = next_word(&names, " ", &n))) {
+    sb_reset(&name);
+    sb_addn(&name, w, n);
+    found = !name.oom && search_file(j, s, extra, roots, sb_str(&name), exec);
   }
-  return 0;
+  if (name.oom) s->oom = 1;
+  sb_free(&name);
+  return found;
 }
 
 static const char *tried_list(const search *s) {
   return s->tried.len ? sb_str(&s->tried) : " nothing (no search directory)";
 }
 
-static int find_tool(job *j, char *path, size_t size) {
-  const target_desc *t = j->t;
+/* A tool's search ended: its path moved into *path, or the error (what and label
+** name the tool, hint follows the paths tried). */
+static int tool_found(job *j, search *s, int found, strbuf *path, const char *what, const char *label,
+                      const char *hint) {
+  int rc = s->oom ? GPUBLOB_NOMEM : found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
+  if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
+  else if (rc) set_error(j->g, rc, "%s%s not found for target %s; tried:%s%s", what, label, j->t->name,
+                         tried_list(s), hint);
+  else *path = sb_move(&s->found);
+  search_end(s);
+  return rc;
+}
+
+/* The blob tool program, the options' own or the spec's found: its path in *path. */
+static int find_tool_path(job *j, strbuf *path) {
   if (j->o->tool) {
     if (access(j->o->tool, X_OK))
       return set_error(j->g, GPUBLOB_NOTOOL, "blob tool '%s' (from the options) is not executable: %s",
                        j->o->tool, strerror(errno));
-    snprintf(path, size, "%s", j->o->tool);
-    return GPUBLOB_OK;
+    sb_add(path, j->o->tool);
+    return path->oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
   }
   search s = {0};
-  int found = find_named(j, t->tool, j->o->tool_dirs, t->tool_search, 1, path, size, &s);
-  if (!found)
-    set_error(j->g, GPUBLOB_NOTOOL, "%s not found for target %s; tried:%s%s", t->tool, t->name,
-              tried_list(&s), "\n  (-f asm stops before the blob tool)");
-  sb_free(&s.tried);
-  return found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
+  int found = find_named(j, j->t->tool, j->o->tool_dirs, j->t->tool_search, 1, &s);
+  return tool_found(j, &s, found, path, j->t->tool, "", "\n  (-f asm stops before the blob tool)");
 }
 
-/* The pack tool (fatbinary) is searched where the blob tool is. */
-static int find_pack_tool(job *j, char *path, size_t size) {
+/* The pack tool (fatbinary) is searched where the blob tool is: its path in *path. */
+static int find_pack_tool(job *j, strbuf *path) {
   search s = {0};
-  int found = find_named(j, j->t->pack_tool, j->o->tool_dirs, j->t->tool_search, 1, path, size, &s);
-  if (!found)
-    set_error(j->g, GPUBLOB_NOTOOL, "%s (the pack tool) not found for target %s; tried:%s",
-              j->t->pack_tool, j->t->name, tried_list(&s));
-  sb_free(&s.tried);
-  return found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
+  int found = find_named(j, j->t->pack_tool, j->o->tool_dirs, j->t->tool_search, 1, &s);
+  return tool_found(j, &s, found, path, j->t->pack_tool, " (the pack tool)", "");
 }
 
 /* The provider's library, searched in the options' tool dirs, then the spec's. */
-static int find_provider(job *j, char *path, size_t size, search *s) {
-  return find_named(j, j->t->provider_lib, j->o->tool_dirs, j->t->provider_search, 0, path, size, s);
+static int find_provider(job *j, search *s) {
+  return find_named(j, j->t->provider_lib, j->o->tool_dirs, j->t->provider_search, 0, s);
+}
+
+/* A device library's name, expanded (name), searched in the options' library dirs,
+** then the spec's. */
+static int find_lib(job *j, const char *w, size_t n, strbuf *name, search *s) {
+  expand(j, w, n, NULL, name);
+  if (name->oom) s->oom = 1;
+  return !name->oom && search_file(j, s, j->o->lib_dirs, j->t->lib_search, sb_str(name), 0);
 }

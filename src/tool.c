@@ -5,25 +5,50 @@ static int write_file(const char *path, const void *data, size_t n) {
   return write_new_file(AT_FDCWD, path, NULL, 0, data, n);
 }
 
-static int make_workdir(job *j, workdir *w) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(w->dir, sizeof w->dir, "%s/gpublob-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(w->dir))
-    return set_error(j->g, GPUBLOB_IO, "cannot make a temporary directory %s: %s", w->dir,
-                     strerror(errno));
-  w->live = live_dir_add(w->dir);
-  snprintf(w->out, sizeof w->out, "%s/out%s", w->dir, j->t->suffix_bin);
-  const char *suffix = j->t->emit == EMIT_asm ? j->t->suffix_asm : ".o";
-  if (j->t->tool_input == INPUT_stdin) snprintf(w->in, sizeof w->in, "-");
-  else if (j->t->tool_input == INPUT_pipe) snprintf(w->in, sizeof w->in, "/dev/fd/3");
-  else snprintf(w->in, sizeof w->in, "%s/in%s", w->dir, suffix);
-  return GPUBLOB_OK;
+static void workdir_free(workdir *w) {
+  sb_free(&w->dir);
+  sb_free(&w->in);
+  sb_free(&w->out);
 }
 
 static void workdir_remove(workdir *w) {
   live_dir_remove(w->live);
   w->live = -1;
-  remove_tree(w->dir);
+  remove_tree(sb_str(&w->dir));
+  workdir_free(w);
+}
+
+/* TMPDIR/gpublob-XXXXXX, made and entered in the table of live directories (whose
+** slots hold LIVE_PATH bytes: a longer path is refused, not cut); on an error
+** nothing of it is left. */
+static int make_dir(job *j, workdir *w) {
+  const char *tmp = getenv("TMPDIR");
+  sb_addf(&w->dir, "%s/gpublob-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  int rc = GPUBLOB_OK;
+  if (w->dir.oom) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  else if (w->dir.len >= LIVE_PATH)
+    rc = set_error(j->g, GPUBLOB_IO, "cannot make a temporary directory %s: its path is longer than %d bytes",
+                   sb_str(&w->dir), LIVE_PATH - 1);
+  else if (!mkdtemp(w->dir.s))
+    rc = set_error(j->g, GPUBLOB_IO, "cannot make a temporary directory %s: %s", sb_str(&w->dir),
+                   strerror(errno));
+  if (rc) workdir_free(w);
+  else w->live = live_dir_add(sb_str(&w->dir));
+  return rc;
+}
+
+/* The job's private directory, and the paths of the tool's input and output. */
+static int make_workdir(job *j, workdir *w) {
+  int rc = make_dir(j, w);
+  if (rc) return rc;
+  const char *dir = sb_str(&w->dir), *suffix = j->t->emit == EMIT_asm ? j->t->suffix_asm : ".o";
+  sb_addf(&w->out, "%s/out%s", dir, j->t->suffix_bin);
+  if (j->t->tool_input == INPUT_stdin) sb_add(&w->in, "-");
+  else if (j->t->tool_input == INPUT_pipe) sb_add(&w->in, "/dev/fd/3");
+  else sb_addf(&w->in, "%s/in%s", dir, suffix);
+  if (!w->in.oom && !w->out.oom) return GPUBLOB_OK;
+  workdir_remove(w);
+  return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
 }
 
 /* ---- templates as argvs: the blob tool's, the pack tool's, the provider's options ---- */
@@ -66,6 +91,6 @@ static void argv_free(argvec *a) {
 }
 
 static char **build_argv(job *j, const char *tool, const workdir *w, argvec *a) {
-  const char *vars[] = {"tool", tool, "in", w->in, "out", w->out, NULL};
+  const char *vars[] = {"tool", tool, "in", sb_str(&w->in), "out", sb_str(&w->out), NULL};
   return template_argv(a, j, j->t->tool_argv, vars, NULL, NULL);
 }

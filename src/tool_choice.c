@@ -21,28 +21,40 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
+/* The provider, found (and, with load, loaded): OK; NOTOOL when it is not (an
+** error, with its message, only where in-process mode asks for it). */
+static int choose_provider(job *j, int load) {
+  search s = {0};
+  int found = find_provider(j, &s);
+  int rc = s.oom ? GPUBLOB_NOMEM : found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
+  if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
+  else if (rc && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS)
+    set_error(j->g, rc, "%s (in-process, %s) not found for target %s; tried:%s", j->t->provider_lib,
+              j->t->provider_name, j->t->name, tried_list(&s));
+  else if (!rc) job_path_take(&j->provider_path, &s.found);
+  search_end(&s);
+  if (!rc && load) rc = provider_load(j);
+  if (!rc) j->tool_name = j->t->provider_name;
+  else job_path_free(&j->provider_path);
+  return rc;
+}
+
 /* The provider when wanted and found (and, with load, loaded), else the program.
 ** A missing blob tool fails the call before any compile work is spent. */
 static int resolve_tool(job *j, int load) {
   j->tool_name = "";
-  j->provider_path[0] = 0;
+  job_path_free(&j->provider_path);
   if (!needs_blob_tool(j)) return GPUBLOB_OK;
   if (wants_provider(j)) {
-    search s = {0};
-    int found = find_provider(j, j->provider_path, sizeof j->provider_path, &s);
-    if (!found && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS)
-      set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, %s) not found for target %s; tried:%s",
-                j->t->provider_lib, j->t->provider_name, j->t->name, tried_list(&s));
-    sb_free(&s.tried);
-    if (!found && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS) return GPUBLOB_NOTOOL;
-    if (found && (!load || !provider_load(j))) {
-      j->tool_name = j->t->provider_name;
-      return GPUBLOB_OK;
-    }
-    if (found && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS) return j->g->code;
-    j->provider_path[0] = 0;
+    int rc = choose_provider(j, load);
+    if (rc != GPUBLOB_NOTOOL || j->o->tool_mode == GPUBLOB_TOOL_INPROCESS) return rc;
   }
-  int rc = find_tool(j, j->tool, sizeof j->tool);
-  if (!rc) j->tool_name = base_name(j->tool);
+  strbuf path = {0};
+  int rc = find_tool_path(j, &path);
+  if (!rc) {
+    job_path_take(&j->tool, &path);
+    j->tool_name = base_name(j->tool);
+  }
+  sb_free(&path);
   return rc;
 }

@@ -64,6 +64,12 @@ static void sb_free(strbuf *b) {
   free(b->s);
   memset(b, 0, sizeof *b);
 }
+/* b's text handed over (the new owner frees it), b left empty. */
+static strbuf sb_move(strbuf *b) {
+  strbuf moved = *b;
+  memset(b, 0, sizeof *b);
+  return moved;
+}
 
 /* Room for one more element in *pp, an array of n of size bytes each. */
 static int grow(void *pp, size_t n, size_t size) {
