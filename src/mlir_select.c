@@ -96,16 +96,17 @@ static int check_attach(mjob *m) {
   int mode = attach_mode(m);
   if (mode != GPUBLOB_ATTACH_BINARY && mode != GPUBLOB_ATTACH_LEGACY)
     return set_error(m->g, GPUBLOB_OPTION, "unknown attach mode %d", mode);
-  for (size_t i = 0; mode == GPUBLOB_ATTACH_LEGACY && i < m->nitems; i++) /* for verify_for_target */
-    if (*m->items[i].t->mlir_target && make_target_attr(m, &m->items[i])) return m->g->code;
-  if (mode == GPUBLOB_ATTACH_LEGACY) return check_legacy_names(m);
+  int rc = GPUBLOB_OK;
+  for (size_t i = 0; mode == GPUBLOB_ATTACH_LEGACY && !rc && i < m->nitems; i++) /* for verify_for_target */
+    if (*m->items[i].t->mlir_target) rc = make_target_attr(m, &m->items[i]);
+  if (mode == GPUBLOB_ATTACH_LEGACY) return rc ? rc : check_legacy_names(m);
   for (size_t i = 0; i < m->nitems; i++) {
     if (mlirBlockIsNull(mlirOperationGetBlock(m->items[i].gm)))
       return item_error(m, &m->items[i], GPUBLOB_OPTION,
                         "%s: has no parent block to hold its gpu.binary; use legacy attach%s", "");
-    if (make_target_attr(m, &m->items[i])) return m->g->code;
+    rc = make_target_attr(m, &m->items[i]);
+    if (rc) return rc;
   }
-  for (size_t g = 0; g < m->ngms; g++)
-    if (check_selection(m, m->gms[g])) return m->g->code;
-  return GPUBLOB_OK;
+  for (size_t g = 0; !rc && g < m->ngms; g++) rc = check_selection(m, m->gms[g]);
+  return rc;
 }

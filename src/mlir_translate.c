@@ -2,7 +2,8 @@
 
 /* ---- MLIR: translation to LLVM IR on this thread, then the job goes to the pool ---- */
 static int translate_into(mjob *m, mitem *it, job *j, MlirOperation src) {
-  if (llvm_start(j)) return j->g->code;
+  int rc = llvm_start(j);
+  if (rc) return take_error(m->g, j->g); /* the job's handle is its sink here: the call's gets it */
   sb_reset(&m->diag);
   j->llvm->mod = mlirTranslateModuleToLLVMIR(src, j->llvm->ctx);
   if (j->llvm->mod) return GPUBLOB_OK;

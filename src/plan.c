@@ -128,13 +128,13 @@ static int plan_resolve(plan *p, int load) {
 
 /* The options' target list (or the single target) as jobs and outputs. */
 static int plan_options(plan *p, int load) {
-  if (check_version(p->g, &p->o)) return p->g->code;
+  int rc = check_version(p->g, &p->o);
+  if (rc) return rc;
   if (p->o.ntargets && !p->o.targets)
     return set_error(p->g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", p->o.ntargets);
   const gpublob_target_choice single = {p->o.target, p->o.chip, p->o.features};
   const gpublob_target_choice *list = p->o.ntargets ? p->o.targets : &single;
   size_t n = p->o.ntargets ? p->o.ntargets : 1;
-  int rc = GPUBLOB_OK;
   for (size_t i = 0; !rc && i < n; i++) rc = plan_choice(p, &list[i], p->o.opt);
   return rc ? rc : plan_resolve(p, load);
 }
