@@ -26,11 +26,11 @@ typedef struct file_id { /* what a file's digest is remembered by */
 
 /* The digest remembered for the file of identity id, into out: 0, or -1 for none. */
 static int remembered_digest(cache *c, const key128 *memo, const file_id *id, key128 *out) {
-  mapped m;
+  cache_file m;
   if (cache_read(c, memo, 'd', &m)) return -1;
   int same = m.size == sizeof id->v + sizeof out->b && !memcmp(m.data, id->v, sizeof id->v);
   if (same) memcpy(out->b, m.data + sizeof id->v, sizeof out->b);
-  unmap(&m);
+  cache_file_free(&m);
   return same ? 0 : -1;
 }
 

@@ -181,25 +181,25 @@ static int cache_write(cache *c, const key128 *k, char kind, const strbuf *paylo
 
 /* A cache file read whole (read, not mapped: a file cut short meanwhile cannot
 ** fault the process): its payload after the header. */
-typedef struct mapped {
-  unsigned char *map;
+typedef struct cache_file {
+  unsigned char *bytes;
   size_t len;
   const unsigned char *data;
   size_t size;
-} mapped;
+} cache_file;
 
-static void unmap(mapped *m) {
-  free(m->map);
+static void cache_file_free(cache_file *m) {
+  free(m->bytes);
   memset(m, 0, sizeof *m);
 }
 
 /* The file read, if it is a regular file (a link, a FIFO, a device: -2; none: -1). */
-static int map_file(int dirfd, const char *name, mapped *m) {
+static int read_cache_file(int dirfd, const char *name, cache_file *m) {
   int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   struct stat st;
   if (fd < 0) return errno == ENOENT ? -1 : -2;
   int regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
-  if (regular && st.st_size > 0 && !read_fd(fd, &m->map, &m->len, (size_t)st.st_size))
+  if (regular && st.st_size > 0 && !read_fd(fd, &m->bytes, &m->len, (size_t)st.st_size))
     futimens(fd, NULL); /* used now: the last to be evicted */
   close(fd);
   return regular ? 0 : -2;
@@ -207,24 +207,24 @@ static int map_file(int dirfd, const char *name, mapped *m) {
 
 /* The payload of a valid file; a corrupt or truncated one, or anything that is not
 ** a regular file, is removed (from this directory only), never served. */
-static int cache_read(cache *c, const key128 *k, char kind, mapped *m) {
+static int cache_read(cache *c, const key128 *k, char kind, cache_file *m) {
   char name[40];
   memset(m, 0, sizeof *m);
   if (c->rootfd < 0) return -1;
   int dirfd = cache_place(c, k, kind, name, 0);
   if (dirfd < 0) return -1;
-  int found = map_file(dirfd, name, m);
+  int found = read_cache_file(dirfd, name, m);
   entry_header h;
   int ok = !found && m->len >= sizeof h;
-  if (ok) memcpy(&h, m->map, sizeof h);
+  if (ok) memcpy(&h, m->bytes, sizeof h);
   ok = ok && !memcmp(h.magic, cache_magic, sizeof h.magic) && h.kind == kind &&
        !memcmp(h.key, k->b, sizeof h.key) && h.size == m->len - sizeof h;
-  m->data = ok ? (const unsigned char *)m->map + sizeof h : NULL;
+  m->data = ok ? (const unsigned char *)m->bytes + sizeof h : NULL;
   m->size = ok ? m->len - sizeof h : 0;
   key128 d = ok ? digest_of(m->data, m->size) : (key128){{0}};
   ok = ok && !memcmp(d.b, h.hash, sizeof d.b);
   size_t len = m->len;
-  if (!ok) unmap(m);
+  if (!ok) cache_file_free(m);
   if (!ok && found != -1 && !unlinkat(dirfd, name, 0) && len) cache_account(c, -(long long)len);
   close(dirfd);
   return ok ? 0 : -1;

@@ -190,14 +190,14 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
 
 /* A call's result from the cache, or -1: nothing is compiled here. */
 static int cache_lookup(cache *c, const key128 *k0, const gpublob_options *o, gpublob_result *out) {
-  mapped m, e;
+  cache_file m, e;
   if (cache_read(c, k0, 'm', &m)) return -1;
   reader r = {m.data, m.data + m.size, 0};
   key128 k1;
   int rc = manifest_key(c, k0, o, &r, &k1);
-  unmap(&m);
+  cache_file_free(&m);
   if (rc || cache_read(c, &k1, 'e', &e)) return -1;
   rc = entry_get(e.data, e.size, out);
-  unmap(&e);
+  cache_file_free(&e);
   return rc;
 }

@@ -43,7 +43,7 @@ static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n
 }
 
 #if GPUBLOB_MLIR
-typedef struct mlir_call { /* mlir_compile's arguments, for the parse thread */
+typedef struct mlir_compile_args { /* mlir_compile's arguments, for the parse thread */
   gpublob *g;
   const gpublob_options *opts;
   const void *data;
@@ -51,10 +51,10 @@ typedef struct mlir_call { /* mlir_compile's arguments, for the parse thread */
   const char *name;
   mlir_out *out;
   int rc;
-} mlir_call;
+} mlir_compile_args;
 
-static void *mlir_call_run(void *arg) {
-  mlir_call *m = arg;
+static void *mlir_compile_run(void *arg) {
+  mlir_compile_args *m = arg;
   m->rc = mlir_compile(m->g, m->opts, m->data, m->size, m->name, m->out);
   return NULL;
 }
@@ -84,8 +84,8 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
   if (!hit && !rc && input == GPUBLOB_INPUT_MLIR) {
 #if GPUBLOB_MLIR
     mlir_out mo = {out, cached ? &c : NULL, &k0};
-    mlir_call mc = {g, opts, data, size, name, &mo, 0};
-    on_parse_stack(mlir_call_run, &mc); /* MLIR parses, lowers and translates here */
+    mlir_compile_args mc = {g, opts, data, size, name, &mo, 0};
+    on_parse_stack(mlir_compile_run, &mc); /* MLIR parses, lowers and translates here */
     rc = mc.rc;
 #else
     rc = set_error(g, GPUBLOB_NOMLIR,

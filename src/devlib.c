@@ -88,8 +88,8 @@ static int load_lazy(job *j, devlib *l, LLVMModuleRef *out) {
 static int link_if_needed(job *j, devlib *l, unsigned *links) {
   if (l->seen == *links + 1) return GPUBLOB_OK;
   l->seen = *links + 1;
-  if (!l->lazy && load_lazy(j, l, &l->lazy)) return j->g->code;
-  if (!lib_defines_needed(j, l->lazy)) return GPUBLOB_OK;
+  int rc = l->lazy ? GPUBLOB_OK : load_lazy(j, l, &l->lazy);
+  if (rc || !lib_defines_needed(j, l->lazy)) return rc;
   LLVMModuleRef lib = l->lazy;
   l->lazy = NULL; /* the linker consumes it */
   sb_reset(&j->diag);

@@ -1,25 +1,25 @@
 /* src/ir_call.c: An LLVM IR call: from the plan through the pool to its outputs and the cache. */
 
 /* ---- the outputs: a job's blob, or a pack of several ---- */
-static int slot_output(plan *p, slot *s, gpublob_result *out) {
-  job *j = p->jobs[s->first];
+static int make_output(plan *p, output_plan *op, gpublob_result *out) {
+  job *j = p->jobs[op->first];
   gpublob_blob b = {0};
   strbuf chips = {0};
-  for (size_t i = s->first; i < s->first + s->count; i++)
-    sb_addf(&chips, "%s%s", i > s->first ? "," : "", p->jobs[i]->chip);
+  for (size_t i = op->first; i < op->first + op->count; i++)
+    sb_addf(&chips, "%s%s", i > op->first ? "," : "", p->jobs[i]->chip);
   double t = now_ms();
-  int rc = s->pack ? pack_run(p->jobs + s->first, s->count, sb_str(&s->pack_tool), &b) : GPUBLOB_OK;
+  int rc = op->pack ? pack_run(p->jobs + op->first, op->count, sb_str(&op->pack_tool), &b) : GPUBLOB_OK;
   p->g->stats.tool_ms += now_ms() - t;
   if (rc) {
     take_error(p->g, &j->sink);
-    p->failed = s->first; /* the pack's error names its first job's module */
+    p->failed = op->first; /* the pack's error names its first job's module */
   } else {
-    if (!s->pack) {
+    if (!op->pack) {
       b = j->out;
       memset(&j->out, 0, sizeof j->out);
     }
     if (chips.oom || result_add(out, j->t->name, sb_str(&chips),
-                                s->pack ? base_name(sb_str(&s->pack_tool)) : j->tool_name, &b))
+                                op->pack ? base_name(sb_str(&op->pack_tool)) : j->tool_name, &b))
       rc = set_error(p->g, GPUBLOB_NOMEM, "out of memory");
   }
   gpublob_blob_free(&b);
@@ -29,7 +29,7 @@ static int slot_output(plan *p, slot *s, gpublob_result *out) {
 
 static int plan_outputs(plan *p, gpublob_result *out) {
   int rc = GPUBLOB_OK;
-  for (size_t i = 0; !rc && i < p->nslots; i++) rc = slot_output(p, &p->slots[i], out);
+  for (size_t i = 0; !rc && i < p->noutputs; i++) rc = make_output(p, &p->outputs[i], out);
   if (rc) gpublob_result_free(out);
   return rc;
 }
@@ -37,9 +37,9 @@ static int plan_outputs(plan *p, gpublob_result *out) {
 /* ---- LLVM IR: a call, from the plan through the pool to its outputs ---- */
 /* Job i's pack tool when a pack takes its blob, else NULL. */
 static const char *job_pack_tool(const plan *p, size_t i) {
-  for (size_t s = 0; s < p->nslots; s++)
-    if (i >= p->slots[s].first && i < p->slots[s].first + p->slots[s].count)
-      return p->slots[s].pack ? sb_str(&p->slots[s].pack_tool) : NULL;
+  for (size_t k = 0; k < p->noutputs; k++)
+    if (i >= p->outputs[k].first && i < p->outputs[k].first + p->outputs[k].count)
+      return p->outputs[k].pack ? sb_str(&p->outputs[k].pack_tool) : NULL;
   return NULL;
 }
 

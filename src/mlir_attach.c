@@ -6,20 +6,20 @@ static uint32_t object_format(int format) { /* gpu::CompilationTarget */
          : format == GPUBLOB_FORMAT_FATBIN ? 4 : 3;
 }
 
-static MlirStringRef blob_ref(const mitem *it) {
+static MlirStringRef blob_ref(const gpu_item *it) {
   return mlirStringRefCreate((const char *)it->blob.data, it->blob.size);
 }
 
-static void attach_legacy(mjob *m) {
+static void attach_legacy(mlir_call_state *m) {
   for (size_t i = 0; i < m->nitems; i++) {
-    mitem *it = &m->items[i];
+    gpu_item *it = &m->items[i];
     mlirOperationSetAttributeByName(it->gm, cref(it->t->attribute),
                                     mlirStringAttrGet(m->ctx, blob_ref(it)));
   }
 }
 
 /* gpu.binary @name <handler> [objects], where it replaces the gpu.module. */
-static void replace_by_binary(mjob *m, MlirOperation gm, MlirAttribute *objects, intptr_t n) {
+static void replace_by_binary(mlir_call_state *m, MlirOperation gm, MlirAttribute *objects, intptr_t n) {
   MlirAttribute handler = mlirOperationGetAttributeByName(gm, cref("offloadingHandler"));
   if (mlirAttributeIsNull(handler)) handler = mlirAttributeParseGet(m->ctx, cref("#gpu.select_object<0>"));
   MlirNamedAttribute attrs[3] = {
@@ -35,17 +35,17 @@ static void replace_by_binary(mjob *m, MlirOperation gm, MlirAttribute *objects,
   mlirOperationDestroy(gm);
 }
 
-static int attach_binary(mjob *m) {
+static int attach_binary(mlir_call_state *m) {
   MlirAttribute *objects = malloc((m->nitems ? m->nitems : 1) * sizeof *objects);
   if (!objects) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
   int format = m->o.format ? m->o.format : GPUBLOB_FORMAT_BIN;
-  for (size_t g = 0; g < m->ngms; g++) {
+  for (size_t g = 0; g < m->ngpu_modules; g++) {
     intptr_t n = 0;
     for (size_t i = 0; i < m->nitems; i++)
-      if (mlirOperationEqual(m->items[i].gm, m->gms[g]))
+      if (mlirOperationEqual(m->items[i].gm, m->gpu_modules[g]))
         objects[n++] = mlirGPUObjectAttrGet(m->ctx, m->items[i].attr, object_format(format),
                                             blob_ref(&m->items[i]), (MlirAttribute){NULL});
-    replace_by_binary(m, m->gms[g], objects, n);
+    replace_by_binary(m, m->gpu_modules[g], objects, n);
   }
   free(objects);
   return GPUBLOB_OK;

@@ -38,18 +38,18 @@ static MlirOperation parse_wrapped(MlirContext ctx, strbuf *diag, const void *da
   return top;
 }
 
-static MlirOperation parse_mlir(gpublob *g, MlirContext ctx, strbuf *diag, const void *data,
-                                size_t size, const char *name) {
-  MlirOperation top = mlirOperationCreateParse(ctx, mlirStringRefCreate(data, size), cref(name));
+/* The module parsed into *top (null when it cannot be: the error is returned). */
+static int parse_mlir(gpublob *g, MlirContext ctx, strbuf *diag, const void *data, size_t size,
+                      const char *name, MlirOperation *top) {
+  *top = mlirOperationCreateParse(ctx, mlirStringRefCreate(data, size), cref(name));
   int bc = looks_like_mlir_bytecode(data, size);
-  if (mlirOperationIsNull(top) && !bc && strstr(sb_str(diag), "source must contain a single top-level operation"))
-    top = parse_wrapped(ctx, diag, data, size, name);
-  if (mlirOperationIsNull(top)) {
-    set_error(g, bc ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse or verify the MLIR %s", name,
-              bc ? "bytecode" : "text");
-    add_detail(g, sb_str(diag));
-  }
-  return top;
+  if (mlirOperationIsNull(*top) && !bc && strstr(sb_str(diag), "source must contain a single top-level operation"))
+    *top = parse_wrapped(ctx, diag, data, size, name);
+  if (!mlirOperationIsNull(*top)) return GPUBLOB_OK;
+  int rc = set_error(g, bc ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse or verify the MLIR %s", name,
+                     bc ? "bytecode" : "text");
+  add_detail(g, sb_str(diag));
+  return rc;
 }
 
 static void append_bytes(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
@@ -80,7 +80,8 @@ static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *dat
   MlirContext ctx = mlirContextCreateWithRegistry(mlir_registry, false);
   strbuf diag = {0};
   MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(ctx, on_mlir_diagnostic, &diag, NULL);
-  MlirOperation top = parse_mlir(g, ctx, &diag, data, size, name);
+  MlirOperation top;
+  int rc = parse_mlir(g, ctx, &diag, data, size, name, &top);
   mlirContextDetachDiagnosticHandler(ctx, h);
   if (!mlirOperationIsNull(top) && !op_is(top, "builtin.module")) { /* a bare gpu.module */
     MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(top));
@@ -89,7 +90,7 @@ static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *dat
   }
   sb_free(&diag);
   double parse_ms = now_ms() - t;
-  int rc = mlirOperationIsNull(top) ? g->code : serialize_in(g, opts, top, name, 1, out);
+  if (!rc) rc = serialize_in(g, opts, top, name, 1, out);
   t = now_ms(); /* MLIR's own teardown: counted with loading, as LLVM's is */
   if (!mlirOperationIsNull(top)) mlirOperationDestroy(top);
   mlirContextDestroy(ctx);

@@ -11,15 +11,15 @@ static MlirWalkResult find_unlowered(MlirOperation op, void *arg) {
   return MlirWalkResultInterrupt;
 }
 
-static int is_lowered(const mitem *it) {
+static int is_lowered(const gpu_item *it) {
   const char *state[2] = {it->t->mlir_dialects, NULL};
   mlirOperationWalk(it->gm, find_unlowered, state, MlirWalkPreOrder);
   return state[1] == NULL;
 }
 
 /* Another item of the same gpu.module and pipeline may have lowered it already. */
-static int reuse_lowered(mjob *m, mitem *it) {
-  for (mitem *p = m->items; p < it; p++)
+static int reuse_lowered(mlir_call_state *m, gpu_item *it) {
+  for (gpu_item *p = m->items; p < it; p++)
     if (p->lowered.ptr && mlirOperationEqual(p->gm, it->gm) &&
         !strcmp(sb_str(&p->pipeline), sb_str(&it->pipeline))) {
       it->lowered = p->lowered;
@@ -30,7 +30,7 @@ static int reuse_lowered(mjob *m, mitem *it) {
 
 static void pipeline_error(MlirStringRef r, void *arg) { sb_addn(arg, r.data, r.length); }
 
-static int add_lowering(mjob *m, mitem *it, MlirPassManager pm) {
+static int add_lowering(mlir_call_state *m, gpu_item *it, MlirPassManager pm) {
   pthread_once(&passes_once, passes_init);
   const char *p = sb_str(&it->pipeline);
   strbuf err = {0};
@@ -48,7 +48,7 @@ static int add_lowering(mjob *m, mitem *it, MlirPassManager pm) {
   return rc;
 }
 
-static int run_lowering(mjob *m, mitem *it, MlirModule wrap) {
+static int run_lowering(mlir_call_state *m, gpu_item *it, MlirModule wrap) {
   MlirPassManager pm = mlirPassManagerCreateOnOperation(m->ctx, cref("builtin.module"));
   int rc = add_lowering(m, it, pm);
   sb_reset(&m->diag);
@@ -63,7 +63,7 @@ static int run_lowering(mjob *m, mitem *it, MlirModule wrap) {
 
 /* Every item works on a copy, alone in a builtin.module (the lowering passes look
 ** at the parent, and translation may edit what it translates), lowered if need be. */
-static int lower_item(mjob *m, mitem *it) {
+static int lower_item(mlir_call_state *m, gpu_item *it) {
   if (it->lowered.ptr || reuse_lowered(m, it)) return GPUBLOB_OK;
   MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(it->gm));
   mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), mlirOperationClone(it->gm));
@@ -85,10 +85,10 @@ static MlirWalkResult first_gpu_module(MlirOperation op, void *arg) {
   return MlirWalkResultInterrupt;
 }
 
-static int item_source(mjob *m, const mitem *it, MlirOperation *out) {
+static int item_source(mlir_call_state *m, const gpu_item *it, MlirOperation *out) {
   *out = (MlirOperation){NULL};
   mlirOperationWalk(it->lowered, first_gpu_module, out, MlirWalkPreOrder);
   if (out->ptr) return GPUBLOB_OK;
-  return item_error(m, (mitem *)it, GPUBLOB_LOWER, "%s: no gpu.module left after the pipeline %s",
+  return item_error(m, (gpu_item *)it, GPUBLOB_LOWER, "%s: no gpu.module left after the pipeline %s",
                     sb_str(&it->pipeline));
 }

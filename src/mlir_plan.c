@@ -1,32 +1,32 @@
 /* src/mlir_plan.c: MLIR: the gpu.modules of a module, and the targets each is compiled for. */
 
 /* ---- MLIR: the gpu.modules of a module, and the targets each is compiled for ---- */
-typedef struct mitem { /* one gpu.module for one target: one output, a chip or a pack */
+typedef struct gpu_item { /* one gpu.module for one target: one output, a chip or a pack */
   MlirOperation gm;    /* the gpu.module */
   MlirAttribute attr;  /* its #gpu.object target; null for legacy */
   const target_desc *t;
-  size_t slot;         /* its output in the plan, and so its jobs */
+  size_t output;       /* its output in the plan, and so its jobs */
   strbuf features, pipeline, name;
   MlirOperation lowered; /* a lowered copy (in a builtin.module), or null */
   int owns_lowered;
   gpublob_blob blob;
-} mitem;
+} gpu_item;
 
-typedef struct mjob {
+typedef struct mlir_call_state {
   gpublob *g;
   gpublob_options o; /* normalised */
   MlirContext ctx;
   const char *name;
   strbuf diag;
-  MlirOperation *gms;
-  size_t ngms;
-  mitem *items;
+  MlirOperation *gpu_modules;
+  size_t ngpu_modules;
+  gpu_item *items;
   size_t nitems;
   plan p;            /* every item's jobs and outputs */
   int oom;
   cache *c;          /* where the result goes, or NULL */
   const key128 *k0;
-} mjob;
+} mlir_call_state;
 
 static int op_is(MlirOperation op, const char *name) {
   span n = sref(mlirIdentifierStr(mlirOperationGetName(op)));
@@ -34,22 +34,22 @@ static int op_is(MlirOperation op, const char *name) {
 }
 
 static MlirWalkResult collect_gpu_module(MlirOperation op, void *arg) {
-  mjob *m = arg;
+  mlir_call_state *m = arg;
   if (!op_is(op, "gpu.module")) return MlirWalkResultAdvance;
-  MlirOperation *grown = realloc(m->gms, (m->ngms + 1) * sizeof *grown);
+  MlirOperation *grown = realloc(m->gpu_modules, (m->ngpu_modules + 1) * sizeof *grown);
   if (!grown) {
     m->oom = 1;
     return MlirWalkResultInterrupt;
   }
-  m->gms = grown;
-  m->gms[m->ngms++] = op;
+  m->gpu_modules = grown;
+  m->gpu_modules[m->ngpu_modules++] = op;
   return MlirWalkResultSkip;
 }
 
-static int find_gpu_modules(mjob *m, MlirOperation top) {
+static int find_gpu_modules(mlir_call_state *m, MlirOperation top) {
   mlirOperationWalk(top, collect_gpu_module, m, MlirWalkPreOrder);
   if (m->oom) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
-  if (!m->ngms) return set_error(m->g, GPUBLOB_NOGPU, "%s: no gpu.module in the module", m->name);
+  if (!m->ngpu_modules) return set_error(m->g, GPUBLOB_NOGPU, "%s: no gpu.module in the module", m->name);
   return GPUBLOB_OK;
 }
 
@@ -100,12 +100,12 @@ static int attr_param(const char *text, const char *key, strbuf *out) {
   return 0;
 }
 
-static int item_error(mjob *m, mitem *it, int code, const char *fmt, const char *detail) {
+static int item_error(mlir_call_state *m, gpu_item *it, int code, const char *fmt, const char *detail) {
   set_error(m->g, code, fmt, sb_str(&it->name), detail);
   return code;
 }
 
-static int unknown_attr(mjob *m, mitem *it, const strbuf *text) {
+static int unknown_attr(mlir_call_state *m, gpu_item *it, const strbuf *text) {
   strbuf known = {0};
   for (int i = 0; i < NTARGETS; i++)
     if (*targets[i].mlir_target) sb_addf(&known, " #%s", targets[i].mlir_target);
@@ -117,7 +117,7 @@ static int unknown_attr(mjob *m, mitem *it, const strbuf *text) {
 
 /* A job from an attribute such as #nvvm.target<chip = "sm_90", O = 3>: its target,
 ** chip, features and level, where absent fields mean what MLIR says they mean. */
-static int item_from_attr(mjob *m, mitem *it, MlirAttribute a) {
+static int item_from_attr(mlir_call_state *m, gpu_item *it, MlirAttribute a) {
   strbuf text = {0}, v = {0};
   mlirAttributePrint(a, append_ref, &text);
   const target_desc *t = target_of_attr(sb_str(&text), text.len);
@@ -144,19 +144,19 @@ static int item_from_attr(mjob *m, mitem *it, MlirAttribute a) {
     rc = plan_add_job(&m->p, t->name, strlen(t->name), chip, strlen(chip),
                       it->features.len ? sb_str(&it->features) : NULL,
                       m->o.opt ? m->o.opt : GPUBLOB_OPT_O0 + level);
-  if (!rc) rc = plan_add_slot(&m->p, first, 1, m->o.format == GPUBLOB_FORMAT_FATBIN);
-  it->slot = m->p.nslots - 1;
+  if (!rc) rc = plan_add_output(&m->p, first, 1, m->o.format == GPUBLOB_FORMAT_FATBIN);
+  it->output = m->p.noutputs - 1;
   it->attr = a;
   sb_free(&text);
   sb_free(&v);
   return rc;
 }
 
-static int add_item(mjob *m, MlirOperation gm, mitem **out) {
-  mitem *grown = realloc(m->items, (m->nitems + 1) * sizeof *grown);
+static int add_item(mlir_call_state *m, MlirOperation gm, gpu_item **out) {
+  gpu_item *grown = realloc(m->items, (m->nitems + 1) * sizeof *grown);
   if (!grown) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
   m->items = grown;
-  mitem *it = &m->items[m->nitems++];
+  gpu_item *it = &m->items[m->nitems++];
   memset(it, 0, sizeof *it);
   it->gm = gm;
   sb_addf(&it->name, "%s: ", m->name);
@@ -166,18 +166,18 @@ static int add_item(mjob *m, MlirOperation gm, mitem **out) {
 }
 
 /* A choice of the options: a job per chip, an item per output (a chip, or a pack). */
-static int items_from_choice(mjob *m, MlirOperation gm, const gpublob_target_choice *c) {
-  size_t first = m->p.nslots;
+static int items_from_choice(mlir_call_state *m, MlirOperation gm, const gpublob_target_choice *c) {
+  size_t first = m->p.noutputs;
   int rc = plan_choice(&m->p, c, m->o.opt);
-  for (size_t s = first; !rc && s < m->p.nslots; s++) {
-    mitem *it = NULL;
+  for (size_t s = first; !rc && s < m->p.noutputs; s++) {
+    gpu_item *it = NULL;
     rc = add_item(m, gm, &it);
-    if (!rc) it->slot = s;
+    if (!rc) it->output = s;
   }
   return rc;
 }
 
-static int plan_module(mjob *m, MlirOperation gm) {
+static int plan_module(mlir_call_state *m, MlirOperation gm) {
   const gpublob_target_choice single = {m->o.target, m->o.chip, m->o.features};
   const gpublob_target_choice *list = m->o.ntargets ? m->o.targets : &single;
   size_t n = m->o.ntargets ? m->o.ntargets : 1;
@@ -187,7 +187,7 @@ static int plan_module(mjob *m, MlirOperation gm) {
   if (own) n = (size_t)mlirArrayAttrGetNumElements(attrs);
   int rc = GPUBLOB_OK;
   for (size_t i = 0; !rc && i < n; i++) {
-    mitem *it = NULL;
+    gpu_item *it = NULL;
     if (!own) rc = items_from_choice(m, gm, &list[i]);
     else if (!(rc = add_item(m, gm, &it)))
       rc = item_from_attr(m, it, mlirArrayAttrGetElement(attrs, (intptr_t)i));
@@ -196,28 +196,28 @@ static int plan_module(mjob *m, MlirOperation gm) {
 }
 
 /* The item whose output job i makes. */
-static mitem *item_of_job(mjob *m, size_t i) {
+static gpu_item *item_of_job(mlir_call_state *m, size_t i) {
   for (size_t k = 0; k < m->nitems; k++) {
-    const slot *s = &m->p.slots[m->items[k].slot];
-    if (i >= s->first && i < s->first + s->count) return &m->items[k];
+    const output_plan *op = &m->p.outputs[m->items[k].output];
+    if (i >= op->first && i < op->first + op->count) return &m->items[k];
   }
   return NULL;
 }
 
-static job *item_job(mjob *m, const mitem *it) { return m->p.jobs[m->p.slots[it->slot].first]; }
+static job *item_job(mlir_call_state *m, const gpu_item *it) { return m->p.jobs[m->p.outputs[it->output].first]; }
 
 /* The chip an item's #gpu.object names: its job's, or a pack's newest (as
 ** planned, when it was not resolved). */
-static const char *item_chip(mjob *m, const mitem *it) {
-  const slot *s = &m->p.slots[it->slot];
-  for (size_t i = s->first; i < s->first + s->count; i++)
+static const char *item_chip(mlir_call_state *m, const gpu_item *it) {
+  const output_plan *op = &m->p.outputs[it->output];
+  for (size_t i = op->first; i < op->first + op->count; i++)
     if (m->p.jobs[i]->keep_asm) return m->p.jobs[i]->chip;
   const job *j = item_job(m, it);
   return *j->chip ? j->chip : j->want;
 }
 
 /* A core error names the gpu.module and target it came from. */
-static void name_error(mjob *m, const mitem *it) {
+static void name_error(mlir_call_state *m, const gpu_item *it) {
   const char *msg = gpublob_error_message(m->g);
   if (!it || !it->t || !strncmp(msg, sb_str(&it->name), it->name.len)) return;
   strbuf text = {0};
@@ -228,7 +228,7 @@ static void name_error(mjob *m, const mitem *it) {
 
 /* Every job's options and tools, and every item's pipeline, are checked before any
 ** lowering or compile work is spent on any item. */
-static int check_items(mjob *m) {
+static int check_items(mlir_call_state *m) {
   for (size_t i = 0; i < m->p.njobs; i++) m->p.jobs[i]->name = sb_str(&item_of_job(m, i)->name);
   int rc = plan_resolve(&m->p, 1);
   for (size_t i = 0; i < m->nitems; i++) m->items[i].t = item_job(m, &m->items[i])->t;
@@ -237,7 +237,7 @@ static int check_items(mjob *m) {
     return rc;
   }
   for (size_t i = 0; i < m->nitems; i++) {
-    mitem *it = &m->items[i];
+    gpu_item *it = &m->items[i];
     job *j = item_job(m, it);
     const char *pipe = m->o.pipeline ? m->o.pipeline : it->t->mlir_lower;
     if (strcmp(pipe, "none")) expand(j, pipe, strlen(pipe), NULL, &it->pipeline);

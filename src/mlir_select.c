@@ -1,20 +1,20 @@
 /* src/mlir_select.c: MLIR: how the blobs will be attached, checked before any work. */
 
 /* ---- MLIR: how the blobs will be attached, checked before any work ---- */
-static int attach_mode(const mjob *m) {
+static int attach_mode(const mlir_call_state *m) {
   return m->o.attach ? m->o.attach : GPUBLOB_ATTACH_BINARY;
 }
 
 /* A target chosen by the options gets an attribute written from the spec. */
 /* #nvvm.target<O = 3, chip = "sm_90", features = "..."> for job j's chip; its text in text. */
-static MlirAttribute target_attr_for(mjob *m, const mitem *it, const job *j, const char *chip, strbuf *text) {
+static MlirAttribute target_attr_for(mlir_call_state *m, const gpu_item *it, const job *j, const char *chip, strbuf *text) {
   sb_addf(text, "#%s<O = %d, chip = \"%s\"", it->t->mlir_target, j->opt, chip);
   if (j->opts.features) sb_addf(text, ", features = \"%s\"", j->opts.features);
   sb_add(text, ">");
   return mlirAttributeParseGet(m->ctx, mlirStringRefCreate(text->s, text->len));
 }
 
-static int make_target_attr(mjob *m, mitem *it) {
+static int make_target_attr(mlir_call_state *m, gpu_item *it) {
   if (!mlirAttributeIsNull(it->attr)) return GPUBLOB_OK;
   if (!*it->t->mlir_target)
     return item_error(m, it, GPUBLOB_OPTION,
@@ -32,7 +32,7 @@ static int make_target_attr(mjob *m, mitem *it) {
 
 /* A gpu.module's #gpu.select_object<N> (or <#target>) must pick one of the objects
 ** its gpu.binary will hold: -t may give it fewer, or other targets, than it had. */
-static int selection_error(mjob *m, mitem *it, const char *text, size_t count) {
+static int selection_error(mlir_call_state *m, gpu_item *it, const char *text, size_t count) {
   strbuf why = {0};
   sb_addf(&why, "%s selects none of the %zu object%s it gets", text, count, count == 1 ? "" : "s");
   item_error(m, it, GPUBLOB_OPTION, "%s: its offloadingHandler %s (from -t or its own targets); select "
@@ -42,7 +42,7 @@ static int selection_error(mjob *m, mitem *it, const char *text, size_t count) {
 }
 
 /* Does an object of gm have the target attribute text inner (n bytes)? */
-static int has_object_for(mjob *m, MlirOperation gm, const char *inner, size_t n) {
+static int has_object_for(mlir_call_state *m, MlirOperation gm, const char *inner, size_t n) {
   strbuf text = {0};
   int found = 0;
   for (size_t i = 0; i < m->nitems && !found; i++) {
@@ -55,9 +55,9 @@ static int has_object_for(mjob *m, MlirOperation gm, const char *inner, size_t n
   return found;
 }
 
-static int check_selection(mjob *m, MlirOperation gm) {
+static int check_selection(mlir_call_state *m, MlirOperation gm) {
   MlirAttribute h = mlirOperationGetAttributeByName(gm, cref("offloadingHandler"));
-  mitem *first = NULL;
+  gpu_item *first = NULL;
   size_t count = 0;
   for (size_t i = 0; i < m->nitems; i++)
     if (mlirOperationEqual(m->items[i].gm, gm)) {
@@ -81,7 +81,7 @@ static int check_selection(mjob *m, MlirOperation gm) {
 }
 
 /* Legacy attach keeps one blob per attribute name on each gpu.module. */
-static int check_legacy_names(mjob *m) {
+static int check_legacy_names(mlir_call_state *m) {
   for (size_t i = 0; i < m->nitems; i++)
     for (size_t k = 0; k < i; k++)
       if (mlirOperationEqual(m->items[i].gm, m->items[k].gm) &&
@@ -92,20 +92,21 @@ static int check_legacy_names(mjob *m) {
   return GPUBLOB_OK;
 }
 
-static int check_attach(mjob *m) {
+static int check_attach(mlir_call_state *m) {
   int mode = attach_mode(m);
   if (mode != GPUBLOB_ATTACH_BINARY && mode != GPUBLOB_ATTACH_LEGACY)
     return set_error(m->g, GPUBLOB_OPTION, "unknown attach mode %d", mode);
-  for (size_t i = 0; mode == GPUBLOB_ATTACH_LEGACY && i < m->nitems; i++) /* for verify_for_target */
-    if (*m->items[i].t->mlir_target && make_target_attr(m, &m->items[i])) return m->g->code;
-  if (mode == GPUBLOB_ATTACH_LEGACY) return check_legacy_names(m);
+  int rc = GPUBLOB_OK;
+  for (size_t i = 0; mode == GPUBLOB_ATTACH_LEGACY && !rc && i < m->nitems; i++) /* for verify_for_target */
+    if (*m->items[i].t->mlir_target) rc = make_target_attr(m, &m->items[i]);
+  if (mode == GPUBLOB_ATTACH_LEGACY) return rc ? rc : check_legacy_names(m);
   for (size_t i = 0; i < m->nitems; i++) {
     if (mlirBlockIsNull(mlirOperationGetBlock(m->items[i].gm)))
       return item_error(m, &m->items[i], GPUBLOB_OPTION,
                         "%s: has no parent block to hold its gpu.binary; use legacy attach%s", "");
-    if (make_target_attr(m, &m->items[i])) return m->g->code;
+    rc = make_target_attr(m, &m->items[i]);
+    if (rc) return rc;
   }
-  for (size_t g = 0; g < m->ngms; g++)
-    if (check_selection(m, m->gms[g])) return m->g->code;
-  return GPUBLOB_OK;
+  for (size_t g = 0; !rc && g < m->ngpu_modules; g++) rc = check_selection(m, m->gpu_modules[g]);
+  return rc;
 }

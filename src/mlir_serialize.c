@@ -1,9 +1,9 @@
 /* src/mlir_serialize.c: MLIR: the whole of one module, all gpu.modules or none. */
 
 /* ---- MLIR: the whole of one module, all gpu.modules or none ---- */
-static void mjob_end(mjob *m) {
+static void mlir_call_state_end(mlir_call_state *m) {
   for (size_t i = 0; i < m->nitems; i++) {
-    mitem *it = &m->items[i];
+    gpu_item *it = &m->items[i];
     if (it->owns_lowered) mlirOperationDestroy(it->lowered);
     sb_free(&it->features);
     sb_free(&it->pipeline);
@@ -11,14 +11,14 @@ static void mjob_end(mjob *m) {
     gpublob_blob_free(&it->blob);
   }
   free(m->items);
-  free(m->gms);
+  free(m->gpu_modules);
   sb_free(&m->diag);
   plan_end(&m->p);
 }
 
-static int serialize(mjob *m, MlirOperation top) {
+static int serialize(mlir_call_state *m, MlirOperation top) {
   int rc = find_gpu_modules(m, top);
-  for (size_t i = 0; !rc && i < m->ngms; i++) rc = plan_module(m, m->gms[i]);
+  for (size_t i = 0; !rc && i < m->ngpu_modules; i++) rc = plan_module(m, m->gpu_modules[i]);
   if (!rc) rc = check_items(m);
   if (!rc) rc = check_attach(m);
   if (!rc) rc = compile_items(m);
@@ -37,7 +37,7 @@ typedef struct mlir_out {
 
 static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out);
 
-static int deliver(mjob *m, MlirOperation top, mlir_out *out) {
+static int deliver(mlir_call_state *m, MlirOperation top, mlir_out *out) {
   gpublob_blob b = {0};
   double t = now_ms(); /* MLIR's printer (or bytecode writer): counted with emission */
   int rc = print_mlir(m->g, top, m->o.flags, &b);
@@ -52,7 +52,7 @@ static int deliver(mjob *m, MlirOperation top, mlir_out *out) {
 ** before MLIR may run passes on threads), diagnostics captured. */
 static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation top,
                         const char *name, int register_translations, mlir_out *out) {
-  mjob m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
+  mlir_call_state m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
   options_normalise(opts, &m.o);
   plan_begin(&m.p, g, &m.o, name);
   if (out) {
@@ -69,7 +69,7 @@ static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation t
   if (!rc) rc = serialize(&m, top);
   if (!rc && out) rc = deliver(&m, top, out);
   mlirContextDetachDiagnosticHandler(m.ctx, h);
-  mjob_end(&m);
+  mlir_call_state_end(&m);
   return rc;
 }
 

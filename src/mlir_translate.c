@@ -1,8 +1,9 @@
 /* src/mlir_translate.c: MLIR: translation to LLVM IR on this thread; the job then goes to the pool. */
 
 /* ---- MLIR: translation to LLVM IR on this thread, then the job goes to the pool ---- */
-static int translate_into(mjob *m, mitem *it, job *j, MlirOperation src) {
-  if (llvm_start(j)) return j->g->code;
+static int translate_into(mlir_call_state *m, gpu_item *it, job *j, MlirOperation src) {
+  int rc = llvm_start(j);
+  if (rc) return take_error(m->g, j->g); /* the job's handle is its sink here: the call's gets it */
   sb_reset(&m->diag);
   j->llvm->mod = mlirTranslateModuleToLLVMIR(src, j->llvm->ctx);
   if (j->llvm->mod) return GPUBLOB_OK;
@@ -16,10 +17,10 @@ static int translate_into(mjob *m, mitem *it, job *j, MlirOperation src) {
 /* With -t, the copy a job translates carries the chosen target, and is verified so:
 ** an op that needs another chip (nvvm.wgmma on sm_90, not sm_90a) fails here, as
 ** mlir-opt would fail it, not in LLVM's backend. */
-static int verify_for_target(mjob *m, mitem *it, const job *j, MlirOperation src) {
+static int verify_for_target(mlir_call_state *m, gpu_item *it, const job *j, MlirOperation src) {
   if ((!m->o.ntargets && !m->o.target) || mlirAttributeIsNull(it->attr)) return GPUBLOB_OK;
   strbuf text = {0}; /* a pack's member: the attribute of its own chip, not the newest's */
-  MlirAttribute attr = m->p.slots[it->slot].count > 1 ? target_attr_for(m, it, j, j->chip, &text) : it->attr;
+  MlirAttribute attr = m->p.outputs[it->output].count > 1 ? target_attr_for(m, it, j, j->chip, &text) : it->attr;
   sb_free(&text);
   if (mlirAttributeIsNull(attr)) attr = it->attr;
   mlirOperationSetAttributeByName(src, cref("targets"), mlirArrayAttrGet(m->ctx, 1, &attr));
@@ -31,8 +32,8 @@ static int verify_for_target(mjob *m, mitem *it, const job *j, MlirOperation src
 }
 
 static int mlir_prepare(void *arg, size_t i) {
-  mjob *m = arg;
-  mitem *it = item_of_job(m, i);
+  mlir_call_state *m = arg;
+  gpu_item *it = item_of_job(m, i);
   job *j = m->p.jobs[i];
   double t = now_ms();
   MlirOperation src;
@@ -47,7 +48,7 @@ static int mlir_prepare(void *arg, size_t i) {
 }
 
 /* Every job through the pool; each item's blob, or the first error, named. */
-static int compile_items(mjob *m) {
+static int compile_items(mlir_call_state *m) {
   if (m->c) plan_entry_key(m->c, m->k0, &m->p);
   int rc = pool_run(&m->p, mlir_prepare, m);
   if (rc && m->p.failed < m->p.njobs && m->p.jobs[m->p.failed]->state == JOB_FAILED)
@@ -56,8 +57,8 @@ static int compile_items(mjob *m) {
   if (!rc) rc = plan_outputs(&m->p, &res);
   if (rc && m->p.failed < m->p.njobs) name_error(m, item_of_job(m, m->p.failed));
   for (size_t i = 0; !rc && i < m->nitems; i++) {
-    m->items[i].blob = res.outputs[m->items[i].slot].blob;
-    memset(&res.outputs[m->items[i].slot].blob, 0, sizeof(gpublob_blob));
+    m->items[i].blob = res.outputs[m->items[i].output].blob;
+    memset(&res.outputs[m->items[i].output].blob, 0, sizeof(gpublob_blob));
   }
   gpublob_result_free(&res);
   return rc;

@@ -7,7 +7,8 @@ static int parse_module(job *j, const unsigned char *data, size_t size) {
   int bitcode = looks_like_bitcode(data, size);
   if (!bitcode && has_suffix(j->name, ".bc"))
     return set_error(j->g, GPUBLOB_BITCODE, "%s: not LLVM bitcode (no bitcode magic)", j->name);
-  if (llvm_start(j)) return j->g->code;
+  int rc = llvm_start(j);
+  if (rc) return rc;
   LLVMMemoryBufferRef buf =
       LLVMCreateMemoryBufferWithMemoryRange((const char *)data, size, j->name, 1);
   char *err = NULL;
@@ -17,12 +18,12 @@ static int parse_module(job *j, const unsigned char *data, size_t size) {
   LLVMDisposeMemoryBuffer(buf);
   if (failed) {
     j->llvm->mod = NULL;
-    set_error(j->g, bitcode ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse %s", j->name,
-              bitcode ? "bitcode" : "LLVM IR");
+    rc = set_error(j->g, bitcode ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse %s", j->name,
+                   bitcode ? "bitcode" : "LLVM IR");
     add_detail(j->g, err ? err : sb_str(&j->diag));
   }
   LLVMDisposeMessage(err);
-  return failed ? j->g->code : GPUBLOB_OK;
+  return rc;
 }
 
 static int verify_text(job *j, char **err) {

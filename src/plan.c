@@ -2,11 +2,11 @@
 ** job's settings resolved (and its tool found) before the first compile starts. */
 
 /* ---- the call's plan: a job per (target, chip), an output per job or per pack ---- */
-typedef struct slot { /* one output of the call */
+typedef struct output_plan { /* one output of the call */
   size_t first, count; /* its jobs: one, or a pack's members */
   int pack;
   strbuf pack_tool; /* the pack tool, found before any compile work */
-} slot;
+} output_plan;
 
 typedef struct plan {
   gpublob *g;
@@ -14,8 +14,8 @@ typedef struct plan {
   const char *name;
   job **jobs;
   size_t njobs;
-  slot *slots;
-  size_t nslots;
+  output_plan *outputs;
+  size_t noutputs;
   size_t failed; /* the job whose error is the call's */
   key128 entry_key; /* the cache's k1, once the jobs are resolved */
 } plan;
@@ -33,8 +33,8 @@ static void plan_end(plan *p) {
     free(p->jobs[i]);
   }
   free(p->jobs);
-  for (size_t i = 0; i < p->nslots; i++) sb_free(&p->slots[i].pack_tool);
-  free(p->slots);
+  for (size_t i = 0; i < p->noutputs; i++) sb_free(&p->outputs[i].pack_tool);
+  free(p->outputs);
   memset(p, 0, sizeof *p);
 }
 
@@ -64,13 +64,13 @@ static int plan_add_job(plan *p, const char *name, size_t n, const char *chip, s
   return GPUBLOB_OK;
 }
 
-static int plan_add_slot(plan *p, size_t first, size_t count, int pack) {
-  if (grow(&p->slots, p->nslots, sizeof *p->slots)) return set_error(p->g, GPUBLOB_NOMEM, "out of memory");
-  slot *s = &p->slots[p->nslots++];
-  memset(s, 0, sizeof *s);
-  s->first = first;
-  s->count = count;
-  s->pack = pack;
+static int plan_add_output(plan *p, size_t first, size_t count, int pack) {
+  if (grow(&p->outputs, p->noutputs, sizeof *p->outputs)) return set_error(p->g, GPUBLOB_NOMEM, "out of memory");
+  output_plan *op = &p->outputs[p->noutputs++];
+  memset(op, 0, sizeof *op);
+  op->first = first;
+  op->count = count;
+  op->pack = pack;
   return GPUBLOB_OK;
 }
 
@@ -89,7 +89,7 @@ static int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
   if (chips && !*chips) return set_error(p->g, GPUBLOB_CHIP, "empty chip list for target %.*s", (int)n, spec);
   int pack = p->o.format == GPUBLOB_FORMAT_FATBIN;
   for (size_t i = first; !rc && i < p->njobs; i += pack ? p->njobs - first : 1)
-    rc = plan_add_slot(p, i, pack ? p->njobs - first : 1, pack);
+    rc = plan_add_output(p, i, pack ? p->njobs - first : 1, pack);
   return rc;
 }
 
@@ -100,9 +100,9 @@ static size_t chip_rank(const job *j) {
 }
 
 /* A pack's tool is found, and its newest chip keeps its assembly. */
-static int plan_pack(plan *p, slot *s) {
-  job *newest = p->jobs[s->first];
-  for (size_t i = s->first; i < s->first + s->count; i++) {
+static int plan_pack(plan *p, output_plan *op) {
+  job *newest = p->jobs[op->first];
+  for (size_t i = op->first; i < op->first + op->count; i++) {
     job *j = p->jobs[i];
     if (j->t != newest->t)
       return set_error(p->g, GPUBLOB_OPTION, "a pack holds one target, not %s and %s", newest->t->name,
@@ -110,7 +110,7 @@ static int plan_pack(plan *p, slot *s) {
     if (chip_rank(j) > chip_rank(newest)) newest = j;
   }
   newest->keep_asm = *newest->t->pack_asm_image != 0;
-  return find_pack_tool(newest, &s->pack_tool);
+  return find_pack_tool(newest, &op->pack_tool);
 }
 
 /* Every job's options are checked and every tool found before any work: the
@@ -121,20 +121,20 @@ static int plan_resolve(plan *p, int load) {
   for (size_t i = 0; !rc && i < p->njobs; i++)
     for (size_t k = 0; k < p->njobs; k++) p->jobs[i]->peers += p->jobs[k]->t == p->jobs[i]->t;
   for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = resolve_tool(p->jobs[p->failed], load);
-  for (size_t i = 0; !rc && i < p->nslots; i++)
-    if (p->slots[i].pack && (rc = plan_pack(p, &p->slots[i]))) p->failed = p->slots[i].first;
+  for (size_t i = 0; !rc && i < p->noutputs; i++)
+    if (p->outputs[i].pack && (rc = plan_pack(p, &p->outputs[i]))) p->failed = p->outputs[i].first;
   return rc;
 }
 
 /* The options' target list (or the single target) as jobs and outputs. */
 static int plan_options(plan *p, int load) {
-  if (check_version(p->g, &p->o)) return p->g->code;
+  int rc = check_version(p->g, &p->o);
+  if (rc) return rc;
   if (p->o.ntargets && !p->o.targets)
     return set_error(p->g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", p->o.ntargets);
   const gpublob_target_choice single = {p->o.target, p->o.chip, p->o.features};
   const gpublob_target_choice *list = p->o.ntargets ? p->o.targets : &single;
   size_t n = p->o.ntargets ? p->o.ntargets : 1;
-  int rc = GPUBLOB_OK;
   for (size_t i = 0; !rc && i < n; i++) rc = plan_choice(p, &list[i], p->o.opt);
   return rc ? rc : plan_resolve(p, load);
 }

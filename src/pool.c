@@ -113,15 +113,15 @@ static void pool_finish(pool *q) {
 }
 
 /* The first failure in plan order becomes the call's error: a job's own, or
-** the preparation's (at prepared, already in g). */
-static int pool_error(plan *p, size_t prepared) {
+** the preparation's (prepare_rc at prepared, its message already in g). */
+static int pool_error(plan *p, size_t prepared, int prepare_rc) {
   gpublob *g = p->g;
   job *const *jobs = p->jobs;
   for (size_t i = 0; i < p->njobs; i++) /* the jobs' warnings, in plan order, once each */
     add_warnings(g, sb_str(&jobs[i]->sink.warn));
   for (size_t i = 0; i < p->njobs; i++) {
     p->failed = i;
-    if (i == prepared) return g->code;
+    if (i == prepared) return prepare_rc;
     if (jobs[i]->state == JOB_FAILED) return take_error(g, &jobs[i]->sink);
   }
   return GPUBLOB_OK;
@@ -135,10 +135,12 @@ static int pool_run(plan *p, job_preparer prepare, void *arg) {
   pool q;
   if (p->njobs && (p->jobs[0]->flags & GPUBLOB_FLAG_ISOLATE)) helper_expect(p->g, p->njobs);
   size_t nthreads = thread_count(&p->o, p->njobs), prepared = (size_t)-1;
+  int prepare_rc = GPUBLOB_OK;
   for (size_t i = 0; i < p->njobs; i++) p->jobs[i]->g = &p->jobs[i]->sink;
   pool_start(&q, p->jobs, nthreads);
   for (size_t i = 0; i < p->njobs && !pool_failed(&q); i++) {
-    if (prepare && prepare(arg, i)) {
+    prepare_rc = prepare ? prepare(arg, i) : GPUBLOB_OK;
+    if (prepare_rc) {
       prepared = i;
       break;
     }
@@ -157,5 +159,5 @@ static int pool_run(plan *p, job_preparer prepare, void *arg) {
     st->tool_ms += ms[PH_TOOL];
   }
   st->jobs = p->njobs;
-  return pool_error(p, prepared);
+  return pool_error(p, prepared, prepare_rc);
 }

@@ -279,7 +279,8 @@ static enum proc_input proc_input_of(const job *j) {
 static int tool_start(job *j) {
   toolrun *r = &j->run;
   int file = j->t->tool_input == INPUT_file;
-  if (make_workdir(j, &r->w)) return j->g->code;
+  int rc = make_workdir(j, &r->w);
+  if (rc) return rc;
   r->made = 1;
   if (file && write_file(sb_str(&r->w.in), j->out.data, j->out.size))
     return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", sb_str(&r->w.in), strerror(errno));
