@@ -105,8 +105,12 @@ int gpublob_target_get(int index, gpublob_target_info *out, size_t size) {
 /* A job for questions about opts->target (its name only; the chip does not matter). */
 static int query_job(job *j, gpublob *g, const gpublob_options *opts) {
   job_begin(j, g, opts, NULL);
-  const char *spec = j->o->target ? j->o->target : targets[0].name, *colon = strchr(spec, ':');
-  snprintf(j->target, sizeof j->target, "%.*s", (int)(colon ? colon - spec : (ptrdiff_t)strlen(spec)), spec);
+  const char *spec = j->o->target ? j->o->target : targets[0].name, *chips;
+  size_t n = target_spec(spec, NULL, &chips);
+  if (n >= sizeof j->target)
+    return set_error(g, GPUBLOB_TARGET, "unknown target '%.*s...' (longer than any)", 40, spec);
+  memcpy(j->target, spec, n);
+  j->target[n] = 0;
   j->opts.target = j->target;
   j->opts.chip = NULL;
   if (check_version(g, j->o)) return g->code;

@@ -6,8 +6,10 @@ int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperatio
   call_reset(g);
   if (mlirOperationIsNull(module)) return set_error(g, GPUBLOB_MISUSE, "null module");
   pthread_once(&mlir_once, mlir_init);
-  char name[4096];
-  return serialize_on_parse_stack(g, opts, module, location_file(module, name, sizeof name), 1);
+  strbuf name = {0};
+  int rc = serialize_on_parse_stack(g, opts, module, location_name(module, &name), 1);
+  sb_free(&name);
+  return rc;
 }
 
 MlirPass gpublob_mlir_pass_create(const gpublob_options *opts) {

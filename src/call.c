@@ -25,8 +25,10 @@ static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n
   size_t depth = 0, line = 1, col = 0;
   for (size_t i = 0; i < n; i++, col++) {
     unsigned char c = p[i];
-    if (c == '\n') line++, col = 0;
-    else if (c == '"') /* LLVM IR has no escaped quote (\22); MLIR has \" */
+    if (c == '\n') {
+      line++;
+      col = 0;
+    } else if (c == '"') /* LLVM IR has no escaped quote (\22); MLIR has \" */
       for (i++; i < n && p[i] != '"'; i++) i += mlir && p[i] == '\\' && i + 1 < n;
     else if ((!mlir && c == ';') || (mlir && c == '/' && i + 1 < n && p[i + 1] == '/'))
       while (i + 1 < n && p[i + 1] != '\n') i++;

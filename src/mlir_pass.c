@@ -62,15 +62,6 @@ static const char *location_name(MlirOperation op, strbuf *b) {
   return b->oom ? "<module>" : sb_str(b);
 }
 
-/* The same into a caller's buffer (src/api_mlir.c's), cut to fit: it only names
-** the module in messages. */
-static const char *location_file(MlirOperation op, char *buf, size_t size) {
-  strbuf b = {0};
-  snprintf(buf, size, "%s", location_name(op, &b));
-  sb_free(&b);
-  return buf;
-}
-
 static void pass_construct(void *arg) { (void)arg; }
 
 static void pass_destruct(void *arg) {
