@@ -1,14 +1,13 @@
 /* fuzz_cache: libFuzzer harness of the cache's file reader (manifests, entries),
-** in the LLVM-free cache front: gpublob.c is #included with GPUBLOB_COMPILER=0 so
-** that its static functions can plant the files.  Input:
+** in the LLVM-free cache front: src/front.c is #included so that its static
+** functions can plant the files.  Input:
 **   MODE MANIFEST [--entry-- ENTRY]
 ** MODE bit 0: MANIFEST is the whole file (header too), else the payload that
 ** cache_write wraps in a valid header; bit 1: the same for ENTRY.  The manifest
 ** goes where a fixed call looks for it; the entry where that manifest leads.
 ** Then gpublob_cache_lookup, and the temporary cache directory goes.
 ** It uses cache_open, call_key, cache_place, cache_write and manifest_key. */
-#define GPUBLOB_COMPILER 0
-#include "gpublob.c"
+#include "src/front.c"
 
 #include <ftw.h>
 
