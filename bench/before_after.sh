@@ -30,7 +30,8 @@ row() {
   name=$1
   shift
   hyperfine -N -w "$warmup" -r "$runs" --export-json "$tmp/r.json" \
-    "$old/gpublob-compiler $* -o $tmp/old/" "$new/gpublob-compiler $* -o $tmp/new/" >/dev/null
+    "$old/gpublob-compiler $* -o $tmp/old/" "$new/gpublob-compiler $* -o $tmp/new/" >/dev/null \
+    2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
   python3 - "$tmp/r.json" "$name" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
@@ -47,7 +48,8 @@ hit_row() {
   done
   hyperfine -N -w "$warmup" -r "$runs" --export-json "$tmp/r.json" \
     "$old/gpublob --cache-dir $tmp/cache-old $* -o $tmp/old/" \
-    "$new/gpublob --cache-dir $tmp/cache-new $* -o $tmp/new/" >/dev/null
+    "$new/gpublob --cache-dir $tmp/cache-new $* -o $tmp/new/" >/dev/null \
+    2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
   python3 - "$tmp/r.json" "cache hit (front): $*" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"]
