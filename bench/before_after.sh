@@ -1,16 +1,16 @@
 #!/bin/sh
 # bench/before_after.sh: this tree's CLI against an earlier build of gpublob, in one
-# run, each case side by side in one hyperfine call and quoted as a ratio
+# run, each case's two commands timed in turns (bench/pair.py) and quoted as a ratio
 # (after / before; under 1 is faster).  For a change that must not make the
 # figures worse (a refactor): build the earlier commit elsewhere, then
 #   BEFORE=/path/to/old/checkout sh bench/before_after.sh
 # Both checkouts must have build/gpublob and build/gpublob-compiler.  RUNS
-# (default 30) and WARMUP (default 5) set hyperfine's counts.
+# (default 30) and WARMUP (default 5) set the turns.
 set -eu
 cd "$(dirname "$0")/.."
 runs=${RUNS:-30} warmup=${WARMUP:-5}
 before=${BEFORE:?set BEFORE to an earlier checkout with a build}
-for t in hyperfine python3; do
+for t in python3; do
   command -v "$t" >/dev/null || { echo "bench: $t not found" >&2; exit 1; }
 done
 for d in "$before" .; do
@@ -25,19 +25,21 @@ mkdir "$tmp/old" "$tmp/new"
 echo "machine: $(nproc) cores; before: $($old/gpublob --version); after: $($new/gpublob --version)"
 printf '| case | before ms | after ms | after/before |\n|---|---|---|---|\n'
 
-# One case: NAME and ARGS (the input last); each build writes into its own directory.
+# One case, timed in turns by bench/pair.py (before, after, before, ...): its row.
+pair_row() {
+  name=$1
+  shift
+  python3 bench/pair.py "$runs" "$warmup" "$name" "$@" >"$tmp/pair.json"
+  python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print("| %s | %.1f | %.1f | %.2f |" % (r["case"], r["a_ms"], r["b_ms"], r["b_ms"] / r["a_ms"]))' "$tmp/pair.json"
+}
+
+# A compile: NAME and ARGS (the input last); each build writes into its own directory.
 row() {
   name=$1
   shift
-  hyperfine -N -w "$warmup" -r "$runs" --export-json "$tmp/r.json" \
-    "$old/gpublob-compiler $* -o $tmp/old/" "$new/gpublob-compiler $* -o $tmp/new/" >/dev/null \
-    2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-  python3 - "$tmp/r.json" "$name" <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-b, a = (x["median"] * 1e3 for x in r)
-print(f"| {sys.argv[2]} | {b:.1f} | {a:.1f} | {a / b:.2f} |")
-EOF
+  pair_row "$name" -- "$old/gpublob-compiler" "$@" -o "$tmp/old/" -- "$new/gpublob-compiler" "$@" -o "$tmp/new/"
 }
 
 # The front's cache hit: the LLVM-free binary answers it.
@@ -46,16 +48,8 @@ hit_row() {
     eval "bin=\$$d"
     "$bin/gpublob" --cache-dir "$tmp/cache-$d" "$@" -o "$tmp/$d/" >/dev/null 2>&1
   done
-  hyperfine -N -w "$warmup" -r "$runs" --export-json "$tmp/r.json" \
-    "$old/gpublob --cache-dir $tmp/cache-old $* -o $tmp/old/" \
-    "$new/gpublob --cache-dir $tmp/cache-new $* -o $tmp/new/" >/dev/null \
-    2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
-  python3 - "$tmp/r.json" "cache hit (front): $*" <<'EOF'
-import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-b, a = (x["median"] * 1e3 for x in r)
-print(f"| {sys.argv[2]} | {b:.1f} | {a:.1f} | {a / b:.2f} |")
-EOF
+  pair_row "cache hit (front): $*" -- "$old/gpublob" --cache-dir "$tmp/cache-old" "$@" -o "$tmp/old/" \
+    -- "$new/gpublob" --cache-dir "$tmp/cache-new" "$@" -o "$tmp/new/"
 }
 
 row "nvptx saxpy, PTX" --no-cache -t nvptx:sm_90 -f asm examples/saxpy_nvptx.ll

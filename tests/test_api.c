@@ -179,6 +179,9 @@ static void test_detect(void) {
   int rc = gpublob_compile(g, &o, &in, &r);
   check(!contains(gpublob_error_message(g), "LLVM IR"), "detect: a labelled .mlir path is not parsed as LLVM IR",
         "rc %d: %s", rc, gpublob_error_message(g));
+  if (gpublob_mlir_enabled())
+    check(rc == GPUBLOB_NOGPU, "detect: ... but by MLIR's parser, which finds no gpu.module in it", "rc %d: %s", rc,
+          gpublob_error_message(g));
   if (!rc) gpublob_result_free(&r);
 }
 
