@@ -26,6 +26,14 @@ static const char *at(char *buf, size_t size, const char *rel) {
   return buf;
 }
 
+/* The scratch path of saxpy_nvptx's PTX for chip under the directory rel, as the
+** CLI names an output in DIR/. */
+static const char *ptx_at(char *buf, size_t size, const char *rel, const char *chip) {
+  char name[256];
+  snprintf(name, sizeof name, "%ssaxpy_nvptx.nvptx.%s%s", rel, chip, ptx);
+  return at(buf, size, name);
+}
+
 /* The entries of dir, but . and ..; -1 when it cannot be read. */
 static int entries(const char *dir) {
   DIR *d = opendir(dir);
@@ -61,14 +69,12 @@ static int compile_two(const char *out, const char *cache_dir, int time, char **
 
 /* ---- -o DIR/ and -o PATTERN make their directories ---- */
 static void test_dir(void) {
-  char dir[4300], a[4300], ab[4300], f80[4300], f90[4300], name[256];
+  char dir[4300], a[4300], ab[4300], f80[4300], f90[4300];
   at(dir, sizeof dir, "nested/a/b/c/");
   at(a, sizeof a, "nested/a");
   at(ab, sizeof ab, "nested/a/b");
-  snprintf(name, sizeof name, "nested/a/b/c/saxpy_nvptx.nvptx.sm_80%s", ptx);
-  at(f80, sizeof f80, name);
-  snprintf(name, sizeof name, "nested/a/b/c/saxpy_nvptx.nvptx.sm_90%s", ptx);
-  at(f90, sizeof f90, name);
+  ptx_at(f80, sizeof f80, "nested/a/b/c/", "sm_80");
+  ptx_at(f90, sizeof f90, "nested/a/b/c/", "sm_90");
   char *log = NULL;
   mode_t old = umask(027);
   int rc = compile_two(dir, NULL, 0, &log);
@@ -92,10 +98,9 @@ static void test_dir(void) {
 }
 
 static void test_one_output_dir(void) {
-  char dir[4300], file[4300], name[256];
+  char dir[4300], file[4300];
   at(dir, sizeof dir, "single/x/");
-  snprintf(name, sizeof name, "single/x/saxpy_nvptx.nvptx.sm_80%s", ptx);
-  at(file, sizeof file, name);
+  ptx_at(file, sizeof file, "single/x/", "sm_80");
   const char *argv[] = {CLI, "--no-cache", "-t", "nvptx:sm_80", "-f", "asm", IN, "-o", dir, NULL};
   char *log = NULL;
   int rc = run(argv, &log);
@@ -217,14 +222,11 @@ static void test_rollback(void) {
 /* ---- the front (build/gpublob) answers a cache hit itself, and makes directories too ---- */
 static void test_front(void) {
   char cache[4300], first[4300], second[4300], f80[4300], f90[4300], base[4300], plain[4300], imp[4300];
-  char name[256];
   at(cache, sizeof cache, "front-cache");
   at(first, sizeof first, "front1/");
   at(second, sizeof second, "front2/x/y/");
-  snprintf(name, sizeof name, "front2/x/y/saxpy_nvptx.nvptx.sm_80%s", ptx);
-  at(f80, sizeof f80, name);
-  snprintf(name, sizeof name, "front2/x/y/saxpy_nvptx.nvptx.sm_90%s", ptx);
-  at(f90, sizeof f90, name);
+  ptx_at(f80, sizeof f80, "front2/x/y/", "sm_80");
+  ptx_at(f90, sizeof f90, "front2/x/y/", "sm_90");
   char *log = NULL;
   int rc = compile_two(first, cache, 0, &log);
   check(rc == 0, "front: the first run compiles and stores", "exit %d: %s", rc, log);
