@@ -50,6 +50,7 @@
 #include "src/module_check.c"
 #include "src/pins.c"
 #include "src/target_machine.c"
+#include "src/constants.c"
 #include "src/devlib.c"
 #include "src/optimise.c"
 #include "src/emit.c"

@@ -122,6 +122,12 @@ enum gpublob_opt {
 ** error, a crash or a signal there is BACKEND with LLVM's reason, and the host
 ** goes on.  The output is byte for byte the in-process one.  See "Isolation". */
 #define GPUBLOB_FLAG_ISOLATE 0x20
+/* Math modes, for the spec's templates and control constants ({if:daz:..} and so
+** on); FAST_MATH implies each of them, and FTZ is DAZ's other name. */
+#define GPUBLOB_FLAG_DAZ GPUBLOB_FLAG_FTZ   /* denormals are zero ({if:daz:..}) */
+#define GPUBLOB_FLAG_FINITE_ONLY 0x40       /* no NaN or infinity in or out ({if:finite-only:..}) */
+#define GPUBLOB_FLAG_UNSAFE_MATH 0x80       /* results may lose accuracy ({if:unsafe-math:..}) */
+#define GPUBLOB_FLAG_UNSAFE_SQRT 0x100      /* sqrt(float) need not round correctly ({if:unsafe-sqrt:..}) */
 
 /* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
 enum gpublob_attach {
@@ -146,10 +152,10 @@ typedef struct gpublob_target_choice {
 } gpublob_target_choice;
 
 /* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline.
-** 3: jobs, cache_dir, cache_max, tool_mode.  4: tool_timeout, max_input.
+** 3: jobs, cache_dir, cache_max, tool_mode.  4: tool_timeout, max_input.  5: abi.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
-#define GPUBLOB_OPTIONS_VERSION 4
+#define GPUBLOB_OPTIONS_VERSION 5
 
 /* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version. */
 #define GPUBLOB_OPTIONS_INIT {.version = GPUBLOB_OPTIONS_VERSION}
@@ -182,6 +188,11 @@ typedef struct gpublob_options {
   unsigned tool_timeout; /* seconds a blob or pack tool may run before it is killed
                             (with its process group): TOOL; 0: 300 */
   unsigned long long max_input; /* bytes of input accepted; more is IO; 0: 1 GiB */
+  /* version 5: */
+  unsigned abi;          /* the target's ABI version, one of the spec's abi_versions (amdgcn:
+                            400, 500, 600: code object v4, v5, v6); a module's own
+                            amdhsa_code_object_version must agree; 0: the module's, else
+                            the spec's default for the chip (OPTION for a target without) */
 } gpublob_options;
 
 /* A blob handed back to the caller; free it with gpublob_blob_free. */

@@ -6,7 +6,8 @@
 # bench).  RUNS (default 40) and WARMUP (default 5) set hyperfine's counts; PAIRS
 # (default 15) the turns of bench/pair.py.
 #   nvptx:  gpublob -t nvptx:sm_90 -O3   vs  llc-22 -O3 -mcpu=sm_90 | ptxas -arch=sm_90 -O3
-#   amdgcn: gpublob -t amdgcn:gfx90a -O3 vs  llc-22 -O3 -filetype=obj && ld.lld-22 -shared
+#   amdgcn: gpublob -t amdgcn:CHIP -O3   vs  llc-22 -O3 -filetype=obj && ld.lld-22 -shared
+#           for CHIP gfx90a (MI200), gfx942 (MI300) and gfx1100 (RDNA 3)
 #   MLIR:   gpublob k.mlir               vs  mlir-opt-22 k.mlir --gpu-module-to-binary=format=bin
 #           on the same module (saxpy lowered to the llvm dialect, #nvvm.target<sm_90> or
 #           #rocdl.target<gfx90a> attached by mlir-opt-22 beforehand); and the gpu-dialect
@@ -78,16 +79,16 @@ nvptx() {
   bench "$1 nvptx sm_90" "$gb $in -o $tmp/g.cubin" \
     "$llc $in -o - | $ptxas -arch=sm_90 -O3 - -o $tmp/p.cubin" sum "$gk" "$own" "$tool" "$llck" "$ptxk"
 }
-amdgcn() {
-  in=bench/kernels/$1_amdgcn.ll gb="build/gpublob --no-cache -t amdgcn:gfx90a -O3"
-  llc="llc-22 -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=gfx90a $cov -filetype=obj"
+amdgcn() { # KERNEL CHIP
+  in=bench/kernels/$1_amdgcn.ll gb="build/gpublob --no-cache -t amdgcn:$2 -O3"
+  llc="llc-22 -O3 -mtriple=amdgcn-amd-amdhsa -mcpu=$2 $cov -filetype=obj"
   link="$lld -shared --no-undefined $tmp/p.o -o $tmp/p.hsaco"
   gk=$(rss $gb "$in" -o "$tmp/g.hsaco")
   own=$(rss $gb -f asm "$in" -o "$tmp/g.s")
   tool=$(tool_rss "$lld" $gb "$in" -o "$tmp/g.hsaco")
   llck=$(rss $llc "$in" -o "$tmp/p.o")
   lldk=$(rss $link)
-  bench "$1 amdgcn gfx90a" "$gb $in -o $tmp/g.hsaco" "$llc $in -o $tmp/p.o && $link" \
+  bench "$1 amdgcn $2" "$gb $in -o $tmp/g.hsaco" "$llc $in -o $tmp/p.o && $link" \
     max "$gk" "$own" "$tool" "$llck" "$lldk"
 }
 
@@ -95,7 +96,7 @@ for k in saxpy matmul; do
   if [ -n "$ptxas" ]; then nvptx $k; else
     echo "| $k nvptx sm_90 | skipped: ptxas not found | | | | | |" >>"$tmp/table"
   fi
-  amdgcn $k
+  for chip in gfx90a gfx942 gfx1100; do amdgcn $k $chip; done
 done
 
 # MLIR: the whole process of each, on the same input file.

@@ -54,8 +54,14 @@ static const char usage[] =
     "                                   DIR/ and a PATTERN's directories are made if missing\n"
     "Compile:\n"
     "  -O0 .. -O3                       default -O3\n"
-    "      --ftz                        flush denormals (device-library variant)\n"
-    "      --fast-math                  unsafe, finite-only math (device-library variant)\n"
+    "      --ftz, --daz                 flush denormals to zero\n"
+    "      --finite-only                no NaN or infinity in or out\n"
+    "      --unsafe-math                results may lose accuracy\n"
+    "      --unsafe-sqrt                sqrt(float) need not round correctly\n"
+    "      --fast-math                  all four of those (device-library settings)\n"
+    "      --abi N                      the target's ABI version (amdgcn: 400, 500, 600 for\n"
+    "                                   code object v4, v5, v6; default the module's, else 500,\n"
+    "                                   or 600 for a generic target)\n"
     "  -j, --jobs N                     compile threads (default: one per core)\n"
     "      --isolate, --no-isolate      each job's LLVM work in a child process, so an LLVM\n"
     "                                   crash is an error, not the end (default: in-process)\n"
@@ -149,7 +155,7 @@ static int takes_value(const char *a) {
   static const char *const with[] = {"-t", "--target", "--features", "-f", "--format", "-o", "--tool",
                                      "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
                                      "--jobs", "--cache-dir", "--cache-size", "--tool-mode",
-                                     "--tool-timeout", "--max-input", NULL};
+                                     "--tool-timeout", "--max-input", "--abi", NULL};
   for (int i = 0; with[i]; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
@@ -190,6 +196,13 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     if (!(c->opts.cache_max = parse_size(v))) return fail("--cache-size wants bytes, or N with K, M or G, not '%s'", v);
   } else if (!strcmp(a, "--max-input")) {
     if (!(c->opts.max_input = parse_size(v))) return fail("--max-input wants bytes, or N with K, M or G, not '%s'", v);
+  } else if (!strcmp(a, "--abi")) {
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end || end == v || *v == '-' || errno || n < 1 || n > 1000000)
+      return fail("--abi wants an ABI version such as 500, not '%s'", v);
+    c->opts.abi = (unsigned)n;
   } else if (!strcmp(a, "--tool-timeout")) {
     char *end;
     errno = 0;
@@ -224,8 +237,14 @@ static int parse_flag(cli *c, const char *a) {
     c->opts.flags |= GPUBLOB_FLAG_ISOLATE;
   } else if (!strcmp(a, "--no-isolate")) {
     c->opts.flags &= ~(unsigned)GPUBLOB_FLAG_ISOLATE;
-  } else if (!strcmp(a, "--ftz")) {
+  } else if (!strcmp(a, "--ftz") || !strcmp(a, "--daz")) {
     c->opts.flags |= GPUBLOB_FLAG_FTZ;
+  } else if (!strcmp(a, "--finite-only")) {
+    c->opts.flags |= GPUBLOB_FLAG_FINITE_ONLY;
+  } else if (!strcmp(a, "--unsafe-math")) {
+    c->opts.flags |= GPUBLOB_FLAG_UNSAFE_MATH;
+  } else if (!strcmp(a, "--unsafe-sqrt")) {
+    c->opts.flags |= GPUBLOB_FLAG_UNSAFE_SQRT;
   } else if (!strcmp(a, "--fast-math")) {
     c->opts.flags |= GPUBLOB_FLAG_FAST_MATH;
   } else if (!strcmp(a, "--list-targets")) {

@@ -90,14 +90,23 @@ static const struct { const char *name; int value; } calling_conventions[] = {
    append and appendunique, so only these behaviours take a number. */
 static const char *const flag_behaviours[] = {"error", "warning", "override", NULL};
 static const char *const metadata_behaviours[] = {"require", "append", "appendunique", NULL};
-static const char *const conditions[] = {"ftz", "fast-math", "O0", NULL};
+static const char *const conditions[] = {"ftz", "fast-math", "O0", "daz", "finite-only", "unsafe-math",
+                                         "unsafe-sqrt", NULL};
+/* What a flag of an MLIR target attribute may set besides a feature (mlir_flags). */
+static const char *const flag_options[] = {"ftz", "fast-math", "daz", "finite-only", "unsafe-math",
+                                           "unsafe-sqrt", NULL};
 
 /* The placeholders each template key expands (gpublob.c passes {tool}, {in},
    {out} where it has them; any other name would be kept as it is written). */
-static const char *const ph_tool_argv[] = {"tool", "chip", "chipid", "in", "out", "opt", NULL};
-static const char *const ph_job[] = {"chip", "chipid", "opt", NULL};
-static const char *const ph_pack_argv[] = {"tool", "chip", "chipid", "out", "opt", "images", NULL};
-static const char *const ph_pack_image[] = {"chip", "chipid", "in", "opt", NULL};
+static const char *const ph_tool_argv[] = {"tool", "chip", "chipid", "targetid", "chipversion", "abi", "in",
+                                           "out", "opt", NULL};
+static const char *const ph_job[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", NULL};
+static const char *const ph_mlir_lower[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", "lowerchip",
+                                            NULL};
+static const char *const ph_pack_argv[] = {"tool", "chip", "chipid", "targetid", "chipversion", "abi", "out",
+                                           "opt", "images", NULL};
+static const char *const ph_pack_image[] = {"chip", "chipid", "targetid", "chipversion", "abi", "in", "opt",
+                                            NULL};
 
 /* LLVM 22's targets: LLVM_ALL_TARGETS and LLVM_ALL_EXPERIMENTAL_TARGETS of
    llvm/CMakeLists.txt; llvm-config-22 --targets-built on Debian's LLVM 22 lists
@@ -413,8 +422,8 @@ static void check_template(const target *t, int k, const char *const *allowed) {
         die(line, "'%s': {if:COND:THEN:ELSE} needs three parts", keys[k].name);
       size_t cn = (size_t)(colon - c);
       if (!(cn > 1 && (*c == '+' || *c == '-')) && !in_list(conditions, c, cn))
-        die(line, "'%s': unknown condition '%.*s' (use +feature, -feature, ftz, fast-math or O0)",
-            keys[k].name, (int)cn, c);
+        die(line, "'%s': unknown condition '%.*s' (use +feature, -feature, %s)", keys[k].name, (int)cn, c,
+            list_text(conditions));
     } else if (!in_list(allowed, name, n)) {
       die(line, "'%s': unknown placeholder '{%.*s}' (this key has: %s)", keys[k].name, (int)n, name,
           list_text(allowed));
@@ -481,6 +490,19 @@ static void check_chip_pairs(const target *t, int k, int chip_must_exist) {
           !plain_number(v + p, vn - p, 999999, NULL))
         die(t->key_line[k], "'feature_min': '%.*s' is not %sNUMBER (the version_feature, then plain digits)",
             (int)vn, v, t->val[K_version_feature]);
+    } else if (k == K_chip_version) {
+      if (!plain_number(v, vn, 2147483647, NULL))
+        die(t->key_line[k], "'chip_version': '%.*s' is not a plain number", (int)vn, v);
+    } else if (k == K_abi_min) {
+      if (!plain_number(v, vn, 1000000, NULL) || !word_in(t->val[K_abi_versions], v, vn))
+        die(t->key_line[k], "'abi_min': '%.*s' is not one of 'abi_versions'", (int)vn, v);
+    } else if (k == K_mlir_lower_chip) {
+      if (word_in(t->val[K_chips], w, (size_t)(colon - w)) && !word_in(t->val[K_chips], v, vn))
+        die(t->key_line[k], "'mlir_lower_chip': '%.*s' is not in 'chips'", (int)vn, v);
+    } else if (k == K_chip_modifiers) {
+      for (size_t i = 0; i < vn; i++)
+        if (!isalnum((unsigned char)v[i]) && v[i] != '-' && v[i] != '_')
+          die(t->key_line[k], "'chip_modifiers': '%.*s' is not a feature name (no sign)", (int)vn, v);
     } else if (vn < 2 || (*v != '+' && *v != '-')) { /* chip_features */
       die(t->key_line[k], "'%s': '%.*s' is not +feature or -feature", keys[k].name, (int)vn, v);
     }
@@ -513,12 +535,17 @@ static void check_module_flags(const target *t) {
            plain_number(c2 + 1, (size_t)(end - c2 - 2), 2147483647, NULL);
       size_t cn = c1 ? (size_t)(c1 - v - 4) : 0;
       if (ok && !(cn > 1 && (v[4] == '+' || v[4] == '-')) && !in_list(conditions, v + 4, cn))
-        die(line, "'module_flags': unknown condition '%.*s' (use +feature, -feature, ftz, fast-math or O0)",
-            (int)cn, v + 4);
+        die(line, "'module_flags': unknown condition '%.*s' (use +feature, -feature, %s)", (int)cn, v + 4,
+            list_text(conditions));
+    }
+    if (!ok && vn > 2 && v[0] == '{' && end[-1] == '}' && in_list(ph_job, v + 1, vn - 2)) {
+      ok = 1; /* a whole placeholder, such as {abi} */
+      if (!strncmp(v, "{abi}", vn) && (!t->val[K_abi] || !*t->val[K_abi]))
+        die(line, "'module_flags': {abi} needs key 'abi'");
     }
     if (!ok)
       die(line, "'module_flags': value '%.*s' is not a plain number (0 to 2147483647, no sign or "
-          "leading zero) or {if:COND:NUMBER:NUMBER}", (int)vn, v);
+          "leading zero), {if:COND:NUMBER:NUMBER} or one placeholder ({abi})", (int)vn, v);
   }
 }
 
@@ -651,6 +678,8 @@ static void check_names(const target *t, int k) {
       die(t->key_line[k], "'%s': '%.*s' is longer than %d bytes", keys[k].name, (int)n, w, NAME_MAX_LEN);
 }
 
+static void check_chip_versions(const target *t);
+
 /* The chips and features: the default chip among the chips, each pair's chip. */
 static void check_chips(const target *t) {
   check_names(t, K_chips);
@@ -662,6 +691,9 @@ static void check_chips(const target *t) {
     check_chip_pairs(t, K_feature_min, 1);
   }
   if (t->val[K_chip_features]) check_chip_pairs(t, K_chip_features, 0);
+  if (t->val[K_chip_modifiers]) check_chip_pairs(t, K_chip_modifiers, 0);
+  if (t->val[K_mlir_lower_chip]) check_chip_pairs(t, K_mlir_lower_chip, 0);
+  if (t->val[K_chip_version] && *t->val[K_chip_version]) check_chip_versions(t);
   if (t->val[K_feature_names]) {
     const char *p = t->val[K_feature_names], *w;
     size_t n;
@@ -674,9 +706,78 @@ static void check_chips(const target *t) {
     die(t->key_line[K_mlir_chip], "'mlir_chip': '%s' is not in 'chips'", t->val[K_mlir_chip]);
 }
 
+/* Every chip has a version, given once. */
+static void check_chip_versions(const target *t) {
+  check_chip_pairs(t, K_chip_version, 0); /* an inheriting target may have fewer chips */
+  const char *p = t->val[K_chips], *w;
+  size_t n;
+  while ((w = next_word(&p, &n))) {
+    int count = 0;
+    const char *q = t->val[K_chip_version], *u;
+    size_t m;
+    while ((u = next_word(&q, &m))) count += m > n && u[n] == ':' && !memcmp(u, w, n);
+    if (count != 1)
+      die(t->key_line[K_chip_version], "'chip_version': chip '%.*s' has %s", (int)n, w,
+          count ? "more than one version" : "no version");
+  }
+}
+
+/* abi in abi_versions, plain numbers; abi_min needs them. */
+static void check_abi(const target *t) {
+  const char *abi = t->val[K_abi], *p = t->val[K_abi_versions], *w;
+  size_t n;
+  int has_abi = abi && *abi;
+  while (p && (w = next_word(&p, &n)))
+    if (!plain_number(w, n, 1000000, NULL))
+      die(t->key_line[K_abi_versions], "'abi_versions': '%.*s' is not a plain number", (int)n, w);
+  if (has_abi && !word_in(t->val[K_abi_versions] ? t->val[K_abi_versions] : "", abi, strlen(abi)))
+    die(t->key_line[K_abi], "'abi': '%s' is not one of 'abi_versions'", abi);
+  if (!has_abi && t->val[K_abi_versions] && *t->val[K_abi_versions])
+    die(t->key_line[K_abi_versions], "'abi_versions' needs 'abi' (the default)");
+  const char *mabi = t->val[K_mlir_abi];
+  if (mabi && *mabi && !word_in(t->val[K_abi_versions] ? t->val[K_abi_versions] : "", mabi, strlen(mabi)))
+    die(t->key_line[K_mlir_abi], "'mlir_abi': '%s' is not one of 'abi_versions'", mabi);
+  if (t->val[K_abi_min] && *t->val[K_abi_min]) {
+    if (!has_abi) die(t->key_line[K_abi_min], "'abi_min' needs 'abi'");
+    check_chip_pairs(t, K_abi_min, 0);
+  }
+}
+
+/* NAME:TYPE=VALUE, TYPE i8 i16 i32 i64, NAME a symbol; VALUE a template (checked apart). */
+static void check_constants(const target *t) {
+  const char *p = t->val[K_constants], *w;
+  size_t n;
+  while ((w = next_word(&p, &n))) {
+    const char *colon = memchr(w, ':', n), *eq = colon ? memchr(colon, '=', n - (size_t)(colon - w)) : NULL;
+    size_t tn = eq ? (size_t)(eq - colon - 1) : 0;
+    int type_ok = tn && (!strncmp(colon + 1, "i8", tn) || !strncmp(colon + 1, "i16", tn) ||
+                         !strncmp(colon + 1, "i32", tn) || !strncmp(colon + 1, "i64", tn));
+    if (!eq || colon == w || eq == w + n - 1 || !type_ok)
+      die(t->key_line[K_constants], "'constants': '%.*s' is not NAME:TYPE=VALUE (TYPE i8, i16, i32 or i64)",
+          (int)n, w);
+    for (const char *c = w; c < colon; c++)
+      if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '$')
+        die(t->key_line[K_constants], "'constants': '%.*s' is not a symbol name", (int)(colon - w), w);
+  }
+}
+
+/* FLAG:EFFECT, EFFECT a +feature, a -feature, or an option (ftz, fast-math, ...). */
+static void check_mlir_flags(const target *t) {
+  const char *p = t->val[K_mlir_flags], *w;
+  size_t n;
+  while ((w = next_word(&p, &n))) {
+    const char *colon = memchr(w, ':', n), *e = colon ? colon + 1 : NULL;
+    size_t en = e ? n - (size_t)(e - w) : 0;
+    if (!colon || colon == w || !en ||
+        !((en > 1 && (*e == '+' || *e == '-')) || in_list(flag_options, e, en)))
+      die(t->key_line[K_mlir_flags], "'mlir_flags': '%.*s' is not FLAG:+feature, FLAG:-feature or FLAG:OPTION "
+          "(OPTION one of %s)", (int)n, w, list_text(flag_options));
+  }
+}
+
 static void check_templates(const target *t) {
   static const struct { int key; const char *const *allowed; } templ[] = {
-      {K_tool_argv, ph_tool_argv}, {K_libs, ph_job},           {K_mlir_lower, ph_job},
+      {K_tool_argv, ph_tool_argv}, {K_libs, ph_job},           {K_mlir_lower, ph_mlir_lower}, {K_constants, ph_job},
       {K_provider_argv, ph_job},   {K_pack_argv, ph_pack_argv}, {K_pack_image, ph_pack_image},
       {K_pack_asm_image, ph_pack_image}};
   for (size_t i = 0; i < sizeof templ / sizeof *templ; i++)
@@ -701,6 +802,9 @@ static void check_target(target *t) {
   check_chips(t);
   if (t->val[K_module_flags]) check_module_flags(t);
   if (t->val[K_mlir_dialects]) check_mlir_dialects(t);
+  check_abi(t);
+  if (t->val[K_constants]) check_constants(t);
+  if (t->val[K_mlir_flags]) check_mlir_flags(t);
   check_templates(t);
 }
 

@@ -118,7 +118,7 @@ static void hash_job(cache *c, XXH3_state_t *st, job *j, const char *pack_tool) 
   hash_str(st, j->chip);
   hash_str(st, sb_str(&j->features));
   hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | (j->flags & ~OUTPUT_NEUTRAL_FLAGS));
-  hash_u64(st, (uint64_t)j->keep_asm);
+  hash_u64(st, (uint64_t)j->keep_asm << 32 | (uint64_t)j->abi);
   hash_str(st, j->tool_name);
   if (*j->provider_path) hash_file(c, st, j->provider_path);
   else if (needs_blob_tool(j)) hash_file(c, st, j->tool);
@@ -146,6 +146,7 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
   for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) hash_str(&st, strs[i]);
   hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | (o->flags & ~OUTPUT_NEUTRAL_FLAGS));
   hash_u64(&st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
+  hash_u64(&st, o->abi);
   hash_u64(&st, o->ntargets);
   for (size_t i = 0; o->targets && i < o->ntargets; i++) {
     hash_str(&st, o->targets[i].target);

@@ -196,6 +196,7 @@ static int link_device_libs(job *j) {
     rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
     nkeep = 0;
   }
+  if (!rc) rc = write_constants(j); /* after public_definitions: internal once linked */
   for (int i = 0; !rc && i < n; i++) rc = map_lib(j, &libs[i]);
   unsigned links = 0, before = 1;
   for (int pass = 0; !rc && links != before && pass < n + 1; pass++) {

@@ -130,7 +130,9 @@ typedef struct job {
   gpublob sink;
   const target_desc *t;
   char target[64], want[64]; /* as planned: the target's name, one chip or "" */
-  char chip[64];             /* as resolved */
+  char chip[64];             /* as resolved: the chip and its modifiers, a target id (gfx90a:xnack+) */
+  char cpu[64];              /* the chip alone: what LLVM gets, {chip} in templates */
+  unsigned abi;              /* the ABI version in effect ({abi}); 0 for a target without */
   char triple[128];          /* what LLVM gets: the spec's, or the module's sub-architecture of it */
   strbuf features;  /* what LLVM gets: spec default, then the caller's */
   strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */

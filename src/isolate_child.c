@@ -45,6 +45,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   o.opt = (int)get_u64(&r);
   o.format = (int)get_u64(&r);
   o.flags = (unsigned)get_u64(&r);
+  o.abi = (unsigned)get_u64(&r);
   int keep_asm = (int)get_u64(&r);
   const char *cwd = get_str(&r);
   if (r.bad || !target || !chip || !cwd || child_environment(c, &r) || chdir(cwd)) return -1;

@@ -69,6 +69,7 @@ static int job_llvm(job *j) {
   if (!rc) rc = make_target_machine(j);
   if (!rc) rc = verify_module(j);
   if (!rc) rc = check_module(j);
+  if (!rc) rc = module_abi(j);
   if (!rc) add_module_flags(j);
   if (!rc) rc = link_device_libs(j);
   if (!rc) keep_entries(j);

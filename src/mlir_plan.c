@@ -90,6 +90,12 @@ static int attr_param(const char *text, const char *key, strbuf *out) {
       const char *e = v;
       if (*v == '"') {
         for (e = ++v; *e && *e != '"'; e++) e += *e == '\\' && e[1];
+      } else if (*v == '{') { /* a dictionary: its entries, without the braces */
+        int d = 0;
+        for (e = v; *e && (d += (*e == '{') - (*e == '}')); e++)
+          if (*e == '"')
+            for (e++; *e && *e != '"'; e++) e += *e == '\\' && e[1];
+        v++;
       } else {
         while (*e && !strchr(",> ", *e)) e++;
       }
@@ -103,6 +109,69 @@ static int attr_param(const char *text, const char *key, strbuf *out) {
 static int item_error(mlir_call_state *m, gpu_item *it, int code, const char *fmt, const char *detail) {
   set_error(m->g, code, fmt, sb_str(&it->name), detail);
   return code;
+}
+
+/* A math mode's flag by the name the spec's mlir_flags use for it. */
+static unsigned flag_option(const char *e, size_t n) {
+  static const struct {
+    const char *name;
+    unsigned flag;
+  } opts[] = {{"ftz", GPUBLOB_FLAG_FTZ},
+              {"daz", GPUBLOB_FLAG_DAZ},
+              {"fast-math", GPUBLOB_FLAG_FAST_MATH},
+              {"finite-only", GPUBLOB_FLAG_FINITE_ONLY},
+              {"unsafe-math", GPUBLOB_FLAG_UNSAFE_MATH},
+              {"unsafe-sqrt", GPUBLOB_FLAG_UNSAFE_SQRT}};
+  for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
+    if (word_is(e, n, opts[i].name)) return opts[i].flag;
+  return 0;
+}
+
+/* The attribute's flags = {a, b = ...}: each one the spec's mlir_flags name, as a
+** feature (into it->features) or a math mode (into *flags). */
+static int attr_flags(mlir_call_state *m, gpu_item *it, const target_desc *t, const char *dict, unsigned *flags) {
+  const char *w;
+  size_t n;
+  while ((w = next_word(&dict, ", ", &n))) {
+    const char *eq = memchr(w, '=', n);
+    size_t fn = eq ? (size_t)(eq - w) : n, en;
+    while (fn && w[fn - 1] == ' ') fn--;
+    if (eq) /* the value: skip it, to the next comma */
+      while (*dict && *dict != ',') dict++;
+    strbuf name = {0};
+    sb_addn(&name, w, fn);
+    const char *e = pair_value(t->mlir_flags, sb_str(&name), &en);
+    sb_free(&name);
+    if (!e) {
+      strbuf msg = {0};
+      sb_addf(&msg, "%%s: flag '%.*s' of the target attribute is not one gpublob knows for %s (known: %s)",
+              (int)fn, w, t->name, *t->mlir_flags ? t->mlir_flags : "none");
+      int rc = item_error(m, it, GPUBLOB_OPTION, sb_str(&msg), "");
+      sb_free(&msg);
+      return rc;
+    }
+    if (*e == '+' || *e == '-') sb_addf(&it->features, "%s%.*s", it->features.len ? "," : "", (int)en, e);
+    else *flags |= flag_option(e, en);
+  }
+  return GPUBLOB_OK;
+}
+
+/* The attribute's abi = "N", for a target with ABI versions: *abi, checked when resolved. */
+static int attr_abi(mlir_call_state *m, gpu_item *it, const target_desc *t, const char *text, unsigned *abi) {
+  strbuf v = {0};
+  int rc = GPUBLOB_OK;
+  if (!*t->abi) return GPUBLOB_OK;
+  if (!attr_param(text, "abi", &v)) sb_add(&v, t->mlir_abi);
+  if (v.len) {
+    char *end;
+    unsigned long n = strtoul(sb_str(&v), &end, 10);
+    if (*end || !v.len || n > 1000000)
+      rc = item_error(m, it, GPUBLOB_OPTION, "%s: abi = \"%s\" in the target attribute is no ABI version",
+                      sb_str(&v));
+    else *abi = (unsigned)n;
+  }
+  sb_free(&v);
+  return rc;
 }
 
 static int unknown_attr(mlir_call_state *m, gpu_item *it, const strbuf *text) {
@@ -137,6 +206,10 @@ static int item_from_attr(mlir_call_state *m, gpu_item *it, MlirAttribute a) {
   sb_reset(&v);
   if (!rc && attr_param(sb_str(&text), "features", &v)) sb_add(&it->features, sb_str(&v));
   sb_reset(&v);
+  unsigned flags = 0, abi = 0;
+  if (!rc && attr_param(sb_str(&text), "flags", &v)) rc = attr_flags(m, it, t, sb_str(&v), &flags);
+  sb_reset(&v);
+  if (!rc) rc = attr_abi(m, it, t, sb_str(&text), &abi);
   const char *chip = !t ? "" : attr_param(sb_str(&text), "chip", &v) ? sb_str(&v)
                          : *t->mlir_chip ? t->mlir_chip : t->chip;
   size_t first = m->p.njobs;
@@ -144,6 +217,10 @@ static int item_from_attr(mlir_call_state *m, gpu_item *it, MlirAttribute a) {
     rc = plan_add_job(&m->p, t->name, strlen(t->name), chip, strlen(chip),
                       it->features.len ? sb_str(&it->features) : NULL,
                       m->o.opt ? m->o.opt : GPUBLOB_OPT_O0 + level);
+  if (!rc) { /* the options' math modes and ABI version win over the attribute's */
+    m->p.jobs[first]->opts.flags |= flags;
+    if (!m->o.abi) m->p.jobs[first]->opts.abi = abi;
+  }
   if (!rc) rc = plan_add_output(&m->p, first, 1, m->o.format == GPUBLOB_FORMAT_FATBIN);
   it->output = m->p.noutputs - 1;
   it->attr = a;

@@ -10,6 +10,7 @@ static int attach_mode(const mlir_call_state *m) {
 static MlirAttribute target_attr_for(mlir_call_state *m, const gpu_item *it, const job *j, const char *chip, strbuf *text) {
   sb_addf(text, "#%s<O = %d, chip = \"%s\"", it->t->mlir_target, j->opt, chip);
   if (j->opts.features) sb_addf(text, ", features = \"%s\"", j->opts.features);
+  if (*it->t->mlir_abi) sb_addf(text, ", abi = \"%u\"", j->abi);
   sb_add(text, ">");
   return mlirAttributeParseGet(m->ctx, mlirStringRefCreate(text->s, text->len));
 }

@@ -16,7 +16,7 @@ static int feature_contradicts(const job *j, const char *w, size_t n, strbuf *wh
   if (n < 2) return 0;
   const char *u;
   size_t m;
-  if (w[0] == '+' && list_index(j->t->chips, w + 1, n - 1) >= 0 && !word_is(w + 1, n - 1, j->chip)) {
+  if (w[0] == '+' && list_index(j->t->chips, w + 1, n - 1) >= 0 && !word_is(w + 1, n - 1, j->cpu)) {
     sb_addf(why, "feature %.*s is chip %.*s", (int)n, w, (int)(n - 1), w + 1);
     return 1;
   }
@@ -43,7 +43,7 @@ static int check_pin(job *j, LLVMValueRef f) {
   const char *cpu = fn_attr(f, "target-cpu", &len);
   strbuf why = {0};
   int rc = GPUBLOB_OK;
-  if (cpu && (len != strlen(j->chip) || strncmp(cpu, j->chip, len))) {
+  if (cpu && (len != strlen(j->cpu) || strncmp(cpu, j->cpu, len))) {
     sb_addf(&why, "\"target-cpu\"=\"%.*s\"", (int)len, cpu);
     rc = pin_error(j, f, sb_str(&why));
   }
@@ -67,7 +67,7 @@ static int retarget(job *j) {
     if (LLVMIsDeclaration(f)) continue;
     unsigned len;
     if (!fn_attr(f, "target-cpu", &len) && !fn_attr(f, "target-features", &len)) continue;
-    LLVMAddTargetDependentFunctionAttr(f, "target-cpu", j->chip);
+    LLVMAddTargetDependentFunctionAttr(f, "target-cpu", j->cpu);
     LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-features", 15);
     if (*feats) LLVMAddTargetDependentFunctionAttr(f, "target-features", feats);
     count++;

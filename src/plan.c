@@ -95,7 +95,7 @@ static int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
 
 /* The position of the job's chip in the spec's list: later is newer. */
 static size_t chip_rank(const job *j) {
-  int i = list_index(j->t->chips, j->chip, strlen(j->chip));
+  int i = list_index(j->t->chips, j->cpu, strlen(j->cpu));
   return i < 0 ? 0 : (size_t)i;
 }
 

@@ -36,6 +36,8 @@
   X(chip_prefix, OPTIONAL, STRING, "prefix stripped from the chip for {chipid}")                   \
   X(chips, REQUIRED, LIST, "valid chip names")                                                     \
   X(chip_features, OPTIONAL, LIST, "GLOB:+feature pairs a chip implies")                           \
+  X(chip_modifiers, OPTIONAL, LIST, "GLOB:FEATURE: a matching chip may be named CHIP:FEATURE+ or -")   \
+  X(chip_version, OPTIONAL, LIST, "CHIP:NUMBER: the chip's version, {chipversion} in templates")     \
   X(features, OPTIONAL, LIST, "default LLVM target features")                                      \
   X(feature_names, OPTIONAL, LIST, "glob patterns of accepted feature names")                      \
   X(version_feature, OPTIONAL, STRING, "prefix of a versioned feature, such as ptx")               \
@@ -68,12 +70,20 @@
   X(libs, OPTIONAL, LIST, "device bitcode libraries (templates)")                                  \
   X(lib_search, OPTIONAL, LIST, "directories searched for device libraries")                       \
   X(module_flags, OPTIONAL, LIST, "NAME=BEHAVIOUR:VALUE module flags")                             \
+  X(abi, OPTIONAL, STRING, "default ABI version, {abi} in templates (AMD: the code object version)") \
+  X(abi_versions, OPTIONAL, LIST, "the ABI versions a caller may choose")                             \
+  X(abi_min, OPTIONAL, LIST, "GLOB:NUMBER: the lowest ABI version (and the default) for matching chips") \
+  X(constants, OPTIONAL, LIST, "NAME:TYPE=VALUE constants written into the module before linking")  \
+  X(constant_space, DEFAULT("0"), INTEGER(0, 65535, "address space"), "address space of the constants") \
   X(intrinsics, OPTIONAL, LIST, "intrinsic namespaces the backend selects, e.g. nvvm")             \
   X(entry_cc, OPTIONAL, LIST, "calling conventions of entry points; bin keeps only them")          \
   X(mlir_target, OPTIONAL, STRING, "MLIR target attribute that selects the target, e.g. nvvm.target") \
   X(mlir_chip, OPTIONAL, STRING, "chip the MLIR attribute means when it names none")               \
   X(mlir_lower, OPTIONAL, STRING, "MLIR passes (template) that lower a gpu.module body")           \
   X(mlir_dialects, OPTIONAL, LIST, "dialects a lowered gpu.module body may hold")                  \
+  X(mlir_lower_chip, OPTIONAL, LIST, "CHIP:CHIP: the chip MLIR's lowering is told, {lowerchip}, where not the chip") \
+  X(mlir_abi, OPTIONAL, STRING, "ABI version the MLIR attribute means when it names none (its abi)") \
+  X(mlir_flags, OPTIONAL, LIST, "FLAG:EFFECT: the target attribute's flags, as a feature or an option") \
   X(llvm_target, REQUIRED, STRING, "LLVM backend to initialise and link, e.g. NVPTX")              \
   X(asm_parser, DEFAULT("no"), ENUM("yes no"), "yes: the backend has an assembly parser (inline asm needs it)") \
   /* the end of the list: every key's line above ends in a backslash */

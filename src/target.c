@@ -28,6 +28,99 @@ static int chip_valid(const target_desc *t, const char *chip, size_t n) {
   return n && n < sizeof ((job *)NULL)->chip && list_index(t->chips, chip, n) >= 0;
 }
 
+/* The value of the first GLOB:VALUE pair of list whose glob matches chip; NULL when none does. */
+static const char *glob_value(const char *list, const char *chip, size_t *vn) {
+  const char *w;
+  size_t n;
+  while ((w = next_word(&list, " ", &n))) {
+    const char *colon = memchr(w, ':', n);
+    if (!colon || !glob_match(w, (size_t)(colon - w), chip)) continue;
+    *vn = n - (size_t)(colon + 1 - w);
+    return colon + 1;
+  }
+  return NULL;
+}
+
+/* Does the spec's chip_modifiers let cpu be named with feature f (n bytes)? */
+static int modifier_allowed(const target_desc *t, const char *cpu, const char *f, size_t n) {
+  const char *list = t->chip_modifiers, *w;
+  size_t m;
+  while ((w = next_word(&list, " ", &m))) {
+    const char *colon = memchr(w, ':', m);
+    size_t fn = colon ? m - (size_t)(colon + 1 - w) : 0;
+    if (colon && fn == n && !memcmp(colon + 1, f, n) && glob_match(w, (size_t)(colon - w), cpu)) return 1;
+  }
+  return 0;
+}
+
+/* The modifiers cpu may take, for a message: "xnack sramecc", or "none". */
+static void modifiers_of(const target_desc *t, const char *cpu, strbuf *b) {
+  const char *list = t->chip_modifiers, *w;
+  size_t m;
+  while ((w = next_word(&list, " ", &m))) {
+    const char *colon = memchr(w, ':', m);
+    if (colon && glob_match(w, (size_t)(colon - w), cpu))
+      sb_addf(b, "%s%.*s", b->len ? " " : "", (int)(m - (size_t)(colon + 1 - w)), colon + 1);
+  }
+  if (!b->len) sb_add(b, "none");
+}
+
+typedef struct modifier {
+  const char *name; /* FEATURE+ or FEATURE-, n bytes with its sign */
+  size_t n;
+} modifier;
+
+static int modifier_order(const void *a, const void *b) {
+  const modifier *x = a, *y = b;
+  int c = memcmp(x->name, y->name, (x->n < y->n ? x->n : y->n) - 1);
+  return c ? c : (int)x->n - (int)y->n;
+}
+
+static int modifier_error(job *j, const char *id, const char *why, const modifier *m) {
+  strbuf takes = {0};
+  modifiers_of(j->t, j->cpu, &takes);
+  set_error(j->g, GPUBLOB_CHIP, "target id '%s': %s '%.*s' (chip %s takes: %s; each as FEATURE+ or FEATURE-)",
+            id, why, (int)m->n, m->name, j->cpu, sb_str(&takes));
+  sb_free(&takes);
+  return GPUBLOB_CHIP;
+}
+
+/* A target id, CHIP[:FEATURE+|-]...: the chip in j->cpu, and in j->chip the id with
+** its modifiers in LLVM's order (by name), as the code object names it. */
+static int parse_target_id(job *j, const char *id) {
+  enum { MAX_MODIFIERS = 8 };
+  const char *colon = strchr(id, ':');
+  size_t cn = colon ? (size_t)(colon - id) : strlen(id);
+  if (!chip_valid(j->t, id, cn))
+    return set_error(j->g, GPUBLOB_CHIP, "invalid chip '%.*s' for target %s (valid: %s)", (int)cn, id,
+                     j->t->name, j->t->chips);
+  snprintf(j->cpu, sizeof j->cpu, "%.*s", (int)cn, id);
+  modifier mods[MAX_MODIFIERS];
+  size_t nm = 0;
+  for (const char *p = colon; p; p = strchr(p + 1, ':')) {
+    const char *e = strchr(p + 1, ':');
+    modifier m = {p + 1, e ? (size_t)(e - p - 1) : strlen(p + 1)};
+    if (m.n < 2 || (m.name[m.n - 1] != '+' && m.name[m.n - 1] != '-'))
+      return modifier_error(j, id, "is not FEATURE+ or FEATURE-:", &m);
+    if (!modifier_allowed(j->t, j->cpu, m.name, m.n - 1)) return modifier_error(j, id, "the chip has no", &m);
+    for (size_t i = 0; i < nm; i++)
+      if (mods[i].n == m.n && !memcmp(mods[i].name, m.name, m.n - 1))
+        return modifier_error(j, id, "names a feature twice:", &m);
+    if (nm == MAX_MODIFIERS) return modifier_error(j, id, "has too many modifiers at", &m);
+    mods[nm++] = m;
+  }
+  qsort(mods, nm, sizeof *mods, modifier_order);
+  strbuf canon = {0};
+  sb_add(&canon, j->cpu);
+  for (size_t i = 0; i < nm; i++) sb_addf(&canon, ":%.*s", (int)mods[i].n, mods[i].name);
+  int rc = canon.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
+           : canon.len >= sizeof j->chip ? set_error(j->g, GPUBLOB_CHIP, "target id '%s' is too long", id)
+                                         : GPUBLOB_OK;
+  if (!rc) memcpy(j->chip, canon.s, canon.len + 1);
+  sb_free(&canon);
+  return rc;
+}
+
 static int resolve_target(job *j) {
   const char *spec = j->o->target ? j->o->target : targets[0].name, *chip;
   size_t n = target_spec(spec, j->o->chip, &chip);
@@ -40,12 +133,7 @@ static int resolve_target(job *j) {
     sb_free(&known);
     return GPUBLOB_TARGET;
   }
-  if (!chip) chip = j->t->chip;
-  if (!chip_valid(j->t, chip, strlen(chip)))
-    return set_error(j->g, GPUBLOB_CHIP, "invalid chip '%s' for target %s (valid: %s)", chip,
-                     j->t->name, j->t->chips);
-  strcpy(j->chip, chip);
-  return GPUBLOB_OK;
+  return parse_target_id(j, chip ? chip : j->t->chip);
 }
 
 /* A feature +NAME of the versioned family (+ptx80) below the chip's minimum: that
@@ -54,7 +142,7 @@ static const char *feature_below_min(const job *j, const char *w, size_t n, size
   const target_desc *t = j->t;
   size_t p = strlen(t->version_feature);
   if (!p || n <= p + 1 || w[0] != '+' || strncmp(w + 1, t->version_feature, p)) return NULL;
-  const char *min = pair_value(t->feature_min, j->chip, mn);
+  const char *min = pair_value(t->feature_min, j->cpu, mn);
   if (!min || *mn <= p) return NULL;
   return strtol(w + 1 + p, NULL, 10) < strtol(min + p, NULL, 10) ? min : NULL;
 }
@@ -99,9 +187,18 @@ static void add_chip_features(job *j) {
   size_t n;
   while ((w = next_word(&list, " ", &n))) {
     const char *colon = memchr(w, ':', n);
-    if (!colon || !glob_match(w, (size_t)(colon - w), j->chip)) continue;
+    if (!colon || !glob_match(w, (size_t)(colon - w), j->cpu)) continue;
     if (j->condfeat.len) sb_add(&j->condfeat, ",");
     sb_addn(&j->condfeat, colon + 1, n - (size_t)(colon + 1 - w));
+  }
+}
+
+/* The target id's modifiers as features (":xnack+" is +xnack), after the list in b. */
+static void add_id_features(const job *j, strbuf *b) {
+  for (const char *p = strchr(j->chip, ':'); p; p = strchr(p + 1, ':')) {
+    const char *e = strchr(p + 1, ':');
+    size_t n = e ? (size_t)(e - p - 1) : strlen(p + 1);
+    sb_addf(b, "%s%c%.*s", b->len ? "," : "", p[n], (int)(n - 1), p + 1);
   }
 }
 
@@ -135,8 +232,10 @@ static int resolve_features(job *j) {
   while (!rc && (w = next_word(&list, ",", &n))) rc = check_feature(j, w, n);
   if (rc) return rc;
   add_chip_features(j);
+  add_id_features(j, &j->condfeat);
   rc = check_implied(j);
   if (rc) return rc;
+  add_id_features(j, &j->features);
   add_features(&j->condfeat, sb_str(&j->features));
   if (j->features.oom || j->condfeat.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   return GPUBLOB_OK;
@@ -156,12 +255,51 @@ static int resolve_levels(job *j) {
     return set_error(j->g, GPUBLOB_OPTION, "unknown optimisation level %d", j->o->opt);
   j->opt = opt - GPUBLOB_OPT_O0;
   if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH | GPUBLOB_FLAG_NO_DEFAULT_SEARCH |
-                                GPUBLOB_FLAG_MLIR_BYTECODE | GPUBLOB_FLAG_RETARGET | GPUBLOB_FLAG_ISOLATE))
+                                GPUBLOB_FLAG_MLIR_BYTECODE | GPUBLOB_FLAG_RETARGET | GPUBLOB_FLAG_ISOLATE |
+                                GPUBLOB_FLAG_FINITE_ONLY | GPUBLOB_FLAG_UNSAFE_MATH | GPUBLOB_FLAG_UNSAFE_SQRT))
     return set_error(j->g, GPUBLOB_OPTION, "unknown flags 0x%x", j->o->flags);
   if (j->o->tool_mode < GPUBLOB_TOOL_AUTO || j->o->tool_mode > GPUBLOB_TOOL_INPROCESS)
     return set_error(j->g, GPUBLOB_OPTION, "unknown tool mode %d", j->o->tool_mode);
   j->flags = j->o->flags;
   return GPUBLOB_OK;
+}
+
+/* The lowest ABI version the spec's abi_min gives the job's chip; 0 when none. */
+static unsigned chip_abi_min(const job *j) {
+  size_t n;
+  const char *v = glob_value(j->t->abi_min, j->cpu, &n);
+  return v ? (unsigned)strtoul(v, NULL, 10) : 0;
+}
+
+/* Is abi one of the target's abi_versions? */
+static int abi_known(const target_desc *t, unsigned abi) {
+  char text[16];
+  snprintf(text, sizeof text, "%u", abi);
+  return list_index(t->abi_versions, text, strlen(text)) >= 0;
+}
+
+/* abi for the job's chip, or the error: one the target knows, and at least the chip's minimum. */
+static int check_abi(job *j, unsigned abi, const char *from) {
+  unsigned min = chip_abi_min(j);
+  if (!abi_known(j->t, abi))
+    return set_error(j->g, GPUBLOB_OPTION, "ABI version %u (%s) is not one of target %s's: %s", abi, from,
+                     j->t->name, j->t->abi_versions);
+  if (abi < min)
+    return set_error(j->g, GPUBLOB_OPTION, "chip %s needs ABI version %u or later, not %u (%s)", j->chip, min,
+                     abi, from);
+  return GPUBLOB_OK;
+}
+
+/* The ABI version: the caller's, else the spec's default raised to the chip's
+** minimum.  A module's own choice is read when it is parsed (module_abi). */
+static int resolve_abi(job *j) {
+  if (!*j->t->abi) {
+    if (!j->o->abi) return GPUBLOB_OK;
+    return set_error(j->g, GPUBLOB_OPTION, "target %s has no ABI versions (abi %u)", j->t->name, j->o->abi);
+  }
+  unsigned dflt = (unsigned)strtoul(j->t->abi, NULL, 10), min = chip_abi_min(j);
+  j->abi = j->o->abi ? j->o->abi : dflt > min ? dflt : min;
+  return check_abi(j, j->abi, j->o->abi ? "from the options" : "the default");
 }
 
 static int check_version(gpublob *g, const gpublob_options *o) {
@@ -176,5 +314,6 @@ static int resolve_options(job *j) {
   if (!rc) rc = resolve_target(j);
   if (!rc) rc = resolve_features(j);
   if (!rc) rc = resolve_levels(j);
+  if (!rc) rc = resolve_abi(j);
   return rc;
 }

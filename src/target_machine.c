@@ -17,7 +17,7 @@ static int make_target_machine(job *j) {
     return GPUBLOB_TARGET;
   }
   double t = now_ms(); /* the code generator's set-up: counted with emission */
-  j->llvm->tm = LLVMCreateTargetMachine(target, j->triple, j->chip, sb_str(&j->features),
+  j->llvm->tm = LLVMCreateTargetMachine(target, j->triple, j->cpu, sb_str(&j->features),
                                   codegen_level(j->opt), LLVMRelocDefault, LLVMCodeModelDefault);
   j->ms[PH_EMIT] += now_ms() - t;
   if (!j->llvm->tm)

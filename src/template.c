@@ -11,9 +11,20 @@ static int feature_on(const char *features, const char *name, size_t n) {
   return on;
 }
 
+/* A math mode's condition: its flag, or fast math, which implies each. */
+static const struct {
+  const char *name;
+  unsigned flag;
+} math_modes[] = {{"daz", GPUBLOB_FLAG_DAZ},
+                  {"finite-only", GPUBLOB_FLAG_FINITE_ONLY},
+                  {"unsafe-math", GPUBLOB_FLAG_UNSAFE_MATH},
+                  {"unsafe-sqrt", GPUBLOB_FLAG_UNSAFE_SQRT}};
+
 static int condition_holds(const job *j, const char *c, size_t n) {
   if (word_is(c, n, "ftz")) return (j->flags & GPUBLOB_FLAG_FTZ) != 0;
   if (word_is(c, n, "fast-math")) return (j->flags & GPUBLOB_FLAG_FAST_MATH) != 0;
+  for (size_t i = 0; i < sizeof math_modes / sizeof *math_modes; i++)
+    if (word_is(c, n, math_modes[i].name)) return (j->flags & (math_modes[i].flag | GPUBLOB_FLAG_FAST_MATH)) != 0;
   if (word_is(c, n, "O0")) return j->opt == 0;
   int on = feature_on(sb_str(&j->condfeat), c + 1, n - 1);
   return c[0] == '+' ? on : !on;
@@ -21,7 +32,22 @@ static int condition_holds(const job *j, const char *c, size_t n) {
 
 static const char *chip_id(const job *j) {
   size_t p = strlen(j->t->chip_prefix);
-  return strncmp(j->chip, j->t->chip_prefix, p) ? j->chip : j->chip + p;
+  return strncmp(j->cpu, j->t->chip_prefix, p) ? j->cpu : j->cpu + p;
+}
+
+/* The spec's chip_version for the job's chip: "" when it has none. */
+static void add_chip_version(const job *j, strbuf *b) {
+  size_t n;
+  const char *v = pair_value(j->t->chip_version, j->cpu, &n);
+  if (v) sb_addn(b, v, n);
+}
+
+/* The chip MLIR's lowering is told: the spec's mlir_lower_chip for the job's, else it. */
+static void add_lower_chip(const job *j, strbuf *b) {
+  size_t n;
+  const char *v = pair_value(j->t->mlir_lower_chip, j->cpu, &n);
+  if (v) sb_addn(b, v, n);
+  else sb_add(b, j->cpu);
 }
 
 /* Expands one placeholder body (between the braces) into b. */
@@ -36,8 +62,12 @@ static void expand_one(const job *j, const char *p, size_t n, const char **vars,
     return;
   }
   char opt[2] = {(char)('0' + j->opt), 0};
-  if (word_is(p, n, "chip")) sb_add(b, j->chip);
+  if (word_is(p, n, "chip")) sb_add(b, j->cpu);
   else if (word_is(p, n, "chipid")) sb_add(b, chip_id(j));
+  else if (word_is(p, n, "targetid")) sb_add(b, j->chip);
+  else if (word_is(p, n, "chipversion")) add_chip_version(j, b);
+  else if (word_is(p, n, "lowerchip")) add_lower_chip(j, b);
+  else if (word_is(p, n, "abi")) sb_addf(b, "%u", j->abi);
   else if (word_is(p, n, "opt")) sb_add(b, opt);
   else {
     for (int i = 0; vars && vars[i]; i += 2)

@@ -867,8 +867,38 @@ static const bad_case cases[] = {
      "--no-default-search --tool-dir " LLVM_BINDIR " -t amdgcn " AM, .exit = E(NOLIB), .msg = "ocml.bc"},
     {"nolib: libdevice on no search path", "--no-default-search --lib-dir /nonexistent -t nvptx -f asm " NV,
      .exit = E(NOLIB), .msg = "/nonexistent/libdevice.10.bc"},
-    {"nolib: gfx942 (no oclc_isa_version_942.bc)", "-t amdgcn:gfx942 -f asm " AM, .exit = E(NOLIB), .msg = "942"},
-    {"nolib: gfx1100 (no oclc_isa_version_1100.bc)", "-t amdgcn:gfx1100 -f asm " AM, .exit = E(NOLIB)},
+    {"nolib: ockl.bc on no search path (only ocml.bc's directory)",
+     "--no-default-search --tool-dir " LLVM_BINDIR " --lib-dir @S/only-ocml -t amdgcn " AM, .exit = E(NOLIB),
+     .msg = "ockl.bc"},
+    /* ---- AMD: target ids, ABI versions, generic targets ---- */
+    {"chip: a target id modifier the chip lacks (gfx1100:xnack+)", "-t amdgcn:gfx1100:xnack+ " AM, .exit = E(CHIP),
+     .msg = "the chip has no 'xnack+'"},
+    {"chip: a target id modifier without its sign", "-t amdgcn:gfx90a:xnack " AM, .exit = E(CHIP),
+     .msg = "FEATURE+ or FEATURE-"},
+    {"chip: a target id naming a feature twice", "-t amdgcn:gfx942:xnack+:xnack- " AM, .exit = E(CHIP),
+     .msg = "twice"},
+    {"features: against the target id", "-t amdgcn:gfx90a:xnack+ --features -xnack " AM, .exit = E(FEATURES),
+     .msg = "contradicts"},
+    {"option: --abi 500 on a generic target (LLVM would abort)", "-t amdgcn:gfx11-generic --abi 500 " AM,
+     .exit = E(OPTION), .msg = "needs ABI version 600"},
+    {"option: --abi 300", "-t amdgcn:gfx942 --abi 300 " AM, .exit = E(OPTION), .msg = "400 500 600"},
+    {"option: --abi on a target without ABI versions", "-t spirv --abi 500 @IN", .text = "define spir_kernel void @k() { ret void }\n",
+     .exit = E(OPTION), .msg = "no ABI versions"},
+    {"option: a module's code object v5 on a generic target (LLVM would abort)", "-t amdgcn:gfx12-generic @IN",
+     .text = "target triple = \"amdgcn-amd-amdhsa\"\n"
+             "define amdgpu_kernel void @k() { ret void }\n"
+             "!llvm.module.flags = !{!0}\n!0 = !{i32 1, !\"amdhsa_code_object_version\", i32 500}\n",
+     .exit = E(OPTION), .msg = "needs ABI version 600"},
+    {"link: a module declaring a control constant with another type", "-t amdgcn:gfx942 @IN",
+     .text = "target triple = \"amdgcn-amd-amdhsa\"\n"
+             "@__oclc_ABI_version = external addrspace(1) global i32\n"
+             "declare float @__ocml_sin_f32(float)\n"
+             "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
+             "  %v = load i32, ptr addrspace(1) @__oclc_ABI_version\n"
+             "  %x = sitofp i32 %v to float\n  %y = call float @__ocml_sin_f32(float %x)\n"
+             "  store float %y, ptr addrspace(1) %p\n  ret void\n}\n",
+     .exit = E(LINK), .msg = "__oclc_ABI_version"},
+
     {"link: ocml.bc is garbage", "--no-default-search --tool-dir " LLVM_BINDIR " --lib-dir @S/bad-ocml -t amdgcn " AM,
      .exit = E(LINK), .alt = E(BITCODE)},
     {"link: ocml.bc is empty", "--no-default-search --tool-dir " LLVM_BINDIR " --lib-dir @S/empty-ocml -t amdgcn " AM,
@@ -909,6 +939,12 @@ static const bad_case cases[] = {
 
     /* ---- MLIR ---- */
 #define MT(args) args " @IN", .sfx = ".mlir"
+    {"mlir: an unknown #rocdl.target flag", MT(""),
+     .text = MLIR_GPU_KERNEL("[#rocdl.target<chip = \"gfx942\", flags = {turbo}>]"), .exit = E(OPTION),
+     .msg = "flag 'turbo'"},
+    {"mlir: #rocdl.target abi that is no number", MT(""),
+     .text = MLIR_GPU_KERNEL("[#rocdl.target<chip = \"gfx942\", abi = \"v5\">]"), .exit = E(OPTION),
+     .msg = "no ABI version"},
     {"mlir: unterminated module", MT("-t amdgcn"), .text = "module {\n  gpu.module @k {\n", .exit = E(PARSE)},
     {"mlir: garbage after the module", MT("-t amdgcn"), .text = "module {\n}\n}\n", .exit = E(PARSE)},
     {"mlir: unregistered operation", MT("-t amdgcn"), .text = "module {\n  foo.bar\n}\n", .exit = E(PARSE)},
@@ -1285,9 +1321,9 @@ static void write_tools(void) {
 }
 
 static void make_lib_dirs(void) {
-  const char *dirs[] = {"bad-ocml", "empty-ocml", "bad-libdevice", "ptxas-only"};
+  const char *dirs[] = {"bad-ocml", "empty-ocml", "bad-libdevice", "ptxas-only", "only-ocml"};
   char path[4400], target[4400];
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     snprintf(path, sizeof path, "%s/%s", scratch(), dirs[i]);
     mkdir(path, 0755);
   }
@@ -1302,6 +1338,8 @@ static void make_lib_dirs(void) {
     }
   }
   if (d) closedir(d);
+  snprintf(path, sizeof path, "%s/only-ocml/ocml.bc", scratch());
+  if (symlink(ROCM_BC "/ocml.bc", path)) {}
   snprintf(path, sizeof path, "%s/bad-ocml/ocml.bc", scratch());
   spill(path, "BC\xc0\xde garbage, not a library", sizeof "BC\xc0\xde garbage, not a library" - 1);
   snprintf(path, sizeof path, "%s/empty-ocml/ocml.bc", scratch());

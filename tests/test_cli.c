@@ -272,7 +272,8 @@ static const struct {
     {"--no-default-search", 0},                {"--cache-dir", 0},      {"--cache-size", 0},
     {"--no-cache", 0},   {"--attach", 1},      {"--pipeline", 1},       {"--emit-bytecode", 1},
     {"--list-targets", 0}, {"--time", 0},      {"--version", 0},        {"-h", 0},
-    {"--help", 0},
+    {"--help", 0},       {"--daz", 0},         {"--finite-only", 0},    {"--unsafe-math", 0},
+    {"--unsafe-sqrt", 0}, {"--abi", 0},
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 

@@ -414,6 +414,38 @@ int main(void) {
   expect("specgen: a trigraph on a continuation line", with("lib_search = /a \\\n  /b?\?/c\n"),
          "11: 'lib_search': '?\?/' is a C trigraph");
   expect("specgen: ?? before another character passes", with("mlir_target = x??y\n"), NULL);
+  /* control constants, chip versions, modifiers, ABI versions, MLIR flags (AMD's, as data) */
+  expect("specgen: constants well formed",
+         with("chip_version = generic:1\nconstants = c_a:i32={chipversion} c_b:i8={if:daz:1:0}\n"), NULL);
+  expect("specgen: a constant of an unknown type", with("constants = c_a:f32=1\n"),
+         "11: 'constants': 'c_a:f32=1' is not NAME:TYPE=VALUE");
+  expect("specgen: a constant without a value", with("constants = c_a:i32\n"),
+         "11: 'constants': 'c_a:i32' is not NAME:TYPE=VALUE");
+  expect("specgen: a constant with an unknown placeholder", with("constants = c_a:i32={chipnum}\n"),
+         "11: 'constants': unknown placeholder '{chipnum}'");
+  expect("specgen: a constant with an unknown condition", with("constants = c_a:i8={if:turbo:1:0}\n"),
+         "11: 'constants': unknown condition 'turbo'");
+  expect("specgen: a chip without a version", with("chip_version = other:1\n"),
+         "11: 'chip_version': chip 'generic' has no version");
+  expect("specgen: a chip with two versions", with("chip_version = generic:1 generic:2\n"),
+         "11: 'chip_version': chip 'generic' has more than one version");
+  expect("specgen: a chip version not a number", with("chip_version = generic:1a\n"),
+         "11: 'chip_version': '1a' is not a plain number");
+  expect("specgen: a chip modifier with a sign", with("chip_modifiers = gen*:+xnack\n"),
+         "11: 'chip_modifiers': '+xnack' is not a feature name");
+  expect("specgen: abi not among abi_versions", with("abi = 500\nabi_versions = 400 600\n"),
+         "11: 'abi': '500' is not one of 'abi_versions'");
+  expect("specgen: abi_versions without abi", with("abi_versions = 400 600\n"),
+         "11: 'abi_versions' needs 'abi'");
+  expect("specgen: abi_min not among abi_versions", with("abi = 500\nabi_versions = 500\nabi_min = g*:600\n"),
+         "13: 'abi_min': '600' is not one of 'abi_versions'");
+  expect("specgen: {abi} in module_flags without abi", with("module_flags = cov=error:{abi}\n"),
+         "11: 'module_flags': {abi} needs key 'abi'");
+  expect("specgen: mlir_flags with an unknown option", with("mlir_flags = fast:turbo\n"),
+         "11: 'mlir_flags': 'fast:turbo' is not FLAG:+feature");
+  expect("specgen: mlir_flags well formed", with("mlir_flags = fast:fast-math wave64:+wavefrontsize64\n"), NULL);
+  expect("specgen: mlir_abi not among abi_versions", with("abi = 500\nabi_versions = 500\nmlir_abi = 600\n"),
+         "13: 'mlir_abi': '600' is not one of 'abi_versions'");
   /* MLIR dialects: each a C API handle of LLVM 22 */
   expect("specgen: mlir_dialects known", with("mlir_dialects = llvm nvvm rocdl spirv\n"), NULL);
   expect("specgen: mlir_dialects without a handle", with("mlir_dialects = llvm foo\n"),
@@ -452,7 +484,7 @@ int main(void) {
          "11: 'module_flags': unknown condition 'turbo'");
   expect("specgen: module flag value of a condition", with("module_flags = x=override:{if:ftz:1:0}\n"), NULL);
   expect("specgen: placeholder the key does not expand", with("libs = l_{in}.bc\nlib_search = /x\n"),
-         "11: 'libs': unknown placeholder '{in}' (this key has: chip chipid opt)");
+         "11: 'libs': unknown placeholder '{in}' (this key has: chip chipid targetid chipversion abi opt)");
   expect("specgen: asm_parser of a backend without one", with("asm_parser = yes\n"),
          "11: 'asm_parser': LLVM's SPIRV backend has no assembly parser");
   expect("specgen: feature_min not the version feature", with("version_feature = ptx\nfeature_min = generic:78\n"),

@@ -1,0 +1,542 @@
+/* test_amd: every current AMD chip from Debian's device libraries, with the control
+** constants gpublob writes (no oclc_*.bc), generic targets, target ids, ABI versions
+** and math modes; checked with llvm-readelf, llvm-objdump and llvm-nm. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpublob.h"
+#include "testlib.h"
+
+#define READELF LLVM_BINDIR "/llvm-readelf"
+#define OBJDUMP LLVM_BINDIR "/llvm-objdump"
+#define NM LLVM_BINDIR "/llvm-nm"
+
+static gpublob *g;
+
+/* A kernel that calls ocml (sin) and ockl (the work-group size). */
+static const char ocml_kernel[] =
+    "target triple = \"amdgcn-amd-amdhsa\"\n"
+    "declare float @__ocml_sin_f32(float)\n"
+    "declare i64 @__ockl_get_local_size(i32)\n"
+    "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
+    "  %x = load float, ptr addrspace(1) %p\n"
+    "  %y = call float @__ocml_sin_f32(float %x)\n"
+    "  %n = call i64 @__ockl_get_local_size(i32 0)\n"
+    "  %f = uitofp i64 %n to float\n"
+    "  %z = fadd float %y, %f\n"
+    "  store float %z, ptr addrspace(1) %p\n"
+    "  ret void\n"
+    "}\n";
+
+/* ocml's sqrt reads __oclc_correctly_rounded_sqrt32; log reads the others. */
+static const char math_kernel[] =
+    "target triple = \"amdgcn-amd-amdhsa\"\n"
+    "declare float @__ocml_sqrt_f32(float)\n"
+    "declare float @__ocml_log_f32(float)\n"
+    "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
+    "  %x = load float, ptr addrspace(1) %p\n"
+    "  %y = call float @__ocml_sqrt_f32(float %x)\n"
+    "  %z = call float @__ocml_log_f32(float %y)\n"
+    "  store float %z, ptr addrspace(1) %p\n"
+    "  ret void\n"
+    "}\n";
+
+static const char plain_kernel[] =
+    "target triple = \"amdgcn-amd-amdhsa\"\n"
+    "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
+    "  store float 1.0, ptr addrspace(1) %p\n"
+    "  ret void\n"
+    "}\n";
+
+/* One compile of text for target (NAME:CHIP); o's other fields as given. */
+static int compile_with(gpublob_options o, const char *target, const char *text, gpublob_result *r) {
+  o.version = GPUBLOB_OPTIONS_VERSION;
+  o.target = target;
+  gpublob_input in = {.kind = GPUBLOB_INPUT_LLVM, .data = text, .size = strlen(text), .name = "k.ll"};
+  int rc = gpublob_compile(g, &o, &in, r);
+  if (rc) printf("  (%s: %s)\n", target, gpublob_error_message(g));
+  return rc;
+}
+
+static int compile(const char *target, const char *text, gpublob_result *r) {
+  return compile_with((gpublob_options){0}, target, text, r);
+}
+
+/* A tool's output on the blob, written to a scratch file: malloc'd, or NULL. */
+static char *tool_says(const char *tool, const char *flag1, const char *flag2, const gpublob_blob *b) {
+  const char *path = tmp_path("k.hsaco");
+  spill(path, b->data, b->size);
+  const char *argv[] = {tool, flag1, flag2, path, NULL};
+  if (!flag2) argv[2] = path, argv[3] = NULL;
+  char *out = NULL;
+  int rc = run(argv, &out);
+  if (rc) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+/* The LLVM IR text of a job at -O0, where the constants stay to be read. */
+static char *ir_at_o0(gpublob_options o, const char *target, const char *text) {
+  gpublob_result r = {0};
+  o.format = GPUBLOB_FORMAT_LL;
+  o.opt = GPUBLOB_OPT_O0;
+  char *ir = NULL;
+  if (!compile_with(o, target, text, &r) && r.count == 1) ir = strndup((char *)r.outputs[0].blob.data, r.outputs[0].blob.size);
+  gpublob_result_free(&r);
+  return ir;
+}
+
+/* The line of ir that defines constant name; "" when there is none. */
+static const char *constant_line(const char *ir, const char *name, char *buf, size_t size) {
+  char def[96];
+  snprintf(def, sizeof def, "@%s = ", name);
+  const char *p = ir ? strstr(ir, def) : NULL, *e = p ? strchr(p, '\n') : NULL;
+  snprintf(buf, size, "%.*s", p ? (int)(e ? e - p : (long)strlen(p)) : 0, p ? p : "");
+  return buf;
+}
+
+static int constant_is(const char *ir, const char *name, const char *value) {
+  char buf[256];
+  const char *line = constant_line(ir, name, buf, sizeof buf);
+  return contains(line, value) && contains(line, "addrspace(4) constant");
+}
+
+/* ---- every current chip with Debian's ocml and ockl ---- */
+static void test_chip(const char *chip, int wave, const char *version) {
+  char target[64], label[160], note[80];
+  snprintf(target, sizeof target, "amdgcn:%s", chip);
+  gpublob_result r = {0};
+  int rc = compile(target, ocml_kernel, &r);
+  const gpublob_blob *b = !rc && r.count == 1 ? &r.outputs[0].blob : NULL;
+#define L(what) (snprintf(label, sizeof label, "amd: %s with ocml and ockl: %s", chip, what), label)
+  check(rc == 0, L("compiles"), "rc %d: %s", rc, gpublob_error_message(g));
+  check_if(b, is_elf(b->data, b->size) && elf_machine_of(b->data, b->size) == 224, L("an AMDGPU ELF"), NULL);
+  char *nm = b ? tool_says(NM, "--undefined-only", NULL, b) : NULL;
+  check_if(b, nm && !contains(nm, " U "), L("no undefined symbol"), "%s", shown(nm));
+  char *hdr = b ? tool_says(READELF, "--file-header", NULL, b) : NULL;
+  snprintf(note, sizeof note, ", %s", chip);
+  check_if(b, contains(hdr, note), L("the header's flags name the chip"), "%s", shown(hdr));
+  char *notes = b ? tool_says(READELF, "--notes", NULL, b) : NULL;
+  snprintf(note, sizeof note, ".wavefront_size: %d", wave);
+  check_if(b, contains(notes, note), L("its wave size"), "want %s: %.600s", note, shown(notes));
+  snprintf(note, sizeof note, "amdgcn-amd-amdhsa--%s", chip);
+  check_if(b, contains(notes, note), L("the note's target"), "want %s", note);
+  char mcpu[64];
+  snprintf(mcpu, sizeof mcpu, "--mcpu=%s", chip);
+  char *dis = b ? tool_says(OBJDUMP, "-d", mcpu, b) : NULL;
+  check_if(b, contains(dis, "s_endpgm") && lacks(dis, "<unknown>"), L("llvm-objdump decodes it for the chip"),
+           "%.400s", shown(dis));
+  char *ir = ir_at_o0((gpublob_options){0}, target, ocml_kernel);
+  check(constant_is(ir, "__oclc_ISA_version", version), L("__oclc_ISA_version is written"), "want %s: %.300s", version,
+        shown(ir));
+  check(constant_is(ir, "__oclc_wavefrontsize64", wave == 64 ? "i8 1" : "i8 0"), L("__oclc_wavefrontsize64"), NULL);
+#undef L
+  free(nm);
+  free(hdr);
+  free(notes);
+  free(dis);
+  free(ir);
+  gpublob_result_free(&r);
+}
+
+static void test_chips(void) {
+  test_chip("gfx90a", 64, "i32 9010");
+  test_chip("gfx942", 64, "i32 9402");
+  test_chip("gfx950", 64, "i32 9500");
+  test_chip("gfx1100", 32, "i32 11000");
+  test_chip("gfx1151", 32, "i32 11501");
+  test_chip("gfx1201", 32, "i32 12001");
+}
+
+/* ---- generic targets: code object v6, the generic name in the header ---- */
+static void test_generic(const char *chip, int wave) {
+  char target[64], label[160], want[80];
+  snprintf(target, sizeof target, "amdgcn:%s", chip);
+  gpublob_result r = {0};
+  int rc = compile(target, ocml_kernel, &r);
+  const gpublob_blob *b = !rc && r.count == 1 ? &r.outputs[0].blob : NULL;
+#define L(what) (snprintf(label, sizeof label, "amd: generic %s: %s", chip, what), label)
+  check(rc == 0, L("compiles with ocml"), "rc %d: %s", rc, gpublob_error_message(g));
+  char *hdr = b ? tool_says(READELF, "--file-header", NULL, b) : NULL;
+  snprintf(want, sizeof want, ", %s, ", chip);
+  check_if(b, contains(hdr, want) && contains(hdr, "generic_v1"), L("the header names the generic target"), "%s",
+           shown(hdr));
+  check_if(b, contains(hdr, "ABI Version:                       4"), L("code object v6 (ELF ABI version 4)"), "%s",
+           shown(hdr));
+  char *notes = b ? tool_says(READELF, "--notes", NULL, b) : NULL;
+  snprintf(want, sizeof want, ".wavefront_size: %d", wave);
+  check_if(b, contains(notes, want), L("its wave size"), "want %s", want);
+  char *nm = b ? tool_says(NM, "--undefined-only", NULL, b) : NULL;
+  check_if(b, nm && !contains(nm, " U "), L("no undefined symbol"), "%s", shown(nm));
+  gpublob_result_free(&r);
+  rc = compile_with((gpublob_options){.abi = 500}, target, plain_kernel, &r);
+  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "needs ABI version 600"),
+        L("abi 500 is refused before LLVM (it would abort)"), "rc %d: %s", rc, gpublob_error_message(g));
+#undef L
+  free(hdr);
+  free(notes);
+  free(nm);
+  gpublob_result_free(&r);
+}
+
+static void test_generics(void) {
+  test_generic("gfx9-generic", 64);
+  test_generic("gfx9-4-generic", 64);
+  test_generic("gfx10-1-generic", 32);
+  test_generic("gfx10-3-generic", 32);
+  test_generic("gfx11-generic", 32);
+  test_generic("gfx12-generic", 32);
+}
+
+/* ---- target ids: CHIP:FEATURE+|- reaches the backend; the code object names it ---- */
+static void test_target_id(const char *asked, const char *canonical) {
+  char target[96], label[200], want[128];
+  snprintf(target, sizeof target, "amdgcn:%s", asked);
+  gpublob_result r = {0};
+  int rc = compile(target, plain_kernel, &r);
+  const gpublob_blob *b = !rc && r.count == 1 ? &r.outputs[0].blob : NULL;
+#define L(what) (snprintf(label, sizeof label, "amd: target id %s: %s", asked, what), label)
+  check(rc == 0, L("compiles"), "rc %d: %s", rc, gpublob_error_message(g));
+  check_if(b, same_str(r.outputs[0].chip, canonical), L("the output's chip is the id in LLVM's order"), "%s",
+           r.outputs[0].chip);
+  char *notes = b ? tool_says(READELF, "--notes", NULL, b) : NULL;
+  snprintf(want, sizeof want, "amdgcn-amd-amdhsa--%s", canonical);
+  check_if(b, contains(notes, want), L("the code object's target id"), "want %s: %.500s", want, shown(notes));
+#undef L
+  free(notes);
+  gpublob_result_free(&r);
+}
+
+static void test_bad_id(const char *asked, const char *features, int code, const char *says) {
+  char target[96], label[200];
+  snprintf(target, sizeof target, "amdgcn:%s", asked);
+  gpublob_result r = {0};
+  int rc = compile_with((gpublob_options){.features = features}, target, plain_kernel, &r);
+  snprintf(label, sizeof label, "amd: target id %s%s%s is refused", asked, features ? " with " : "",
+           features ? features : "");
+  check(rc == code && contains(gpublob_error_message(g), says), label, "rc %d: %s", rc, gpublob_error_message(g));
+  check(r.count == 0, label, "%zu outputs", r.count);
+}
+
+static void test_target_ids(void) {
+  test_target_id("gfx90a:xnack+", "gfx90a:xnack+");
+  test_target_id("gfx90a:xnack-", "gfx90a:xnack-");
+  test_target_id("gfx942:sramecc-:xnack+", "gfx942:sramecc-:xnack+");
+  test_target_id("gfx942:xnack+:sramecc-", "gfx942:sramecc-:xnack+");
+  test_target_id("gfx9-4-generic:xnack-", "gfx9-4-generic:xnack-");
+  test_bad_id("gfx1100:xnack+", NULL, GPUBLOB_CHIP, "the chip has no 'xnack+'");
+  test_bad_id("gfx90a:xnack", NULL, GPUBLOB_CHIP, "is not FEATURE+ or FEATURE-");
+  test_bad_id("gfx90a:xnack+:xnack-", NULL, GPUBLOB_CHIP, "names a feature twice");
+  test_bad_id("gfx90a:", NULL, GPUBLOB_CHIP, "is not FEATURE+ or FEATURE-");
+  test_bad_id("gfx90a:xnack+", "-xnack", GPUBLOB_FEATURES, "contradicts");
+  test_bad_id("gfx90q:xnack+", NULL, GPUBLOB_CHIP, "invalid chip 'gfx90q'");
+}
+
+/* ---- the ABI version: code object v4, v5, v6 ---- */
+static void test_abi_one(unsigned abi, const char *elf_abi) {
+  char label[160];
+  gpublob_result r = {0};
+  int rc = compile_with((gpublob_options){.abi = abi}, "amdgcn:gfx942", ocml_kernel, &r);
+  const gpublob_blob *b = !rc && r.count == 1 ? &r.outputs[0].blob : NULL;
+  snprintf(label, sizeof label, "amd: abi %u gives the ELF ABI version %s, and ld.lld takes it", abi, elf_abi);
+  char *hdr = b ? tool_says(READELF, "--file-header", NULL, b) : NULL;
+  check(rc == 0, label, "rc %d: %s", rc, gpublob_error_message(g));
+  check_if(b, contains(hdr, elf_abi), label, "%s", shown(hdr));
+  char want[32];
+  snprintf(want, sizeof want, "i32 %u", abi);
+  char *ir = ir_at_o0((gpublob_options){.abi = abi}, "amdgcn:gfx942", ocml_kernel);
+  snprintf(label, sizeof label, "amd: abi %u: __oclc_ABI_version says it", abi);
+  check(constant_is(ir, "__oclc_ABI_version", want), label, "%.300s", shown(ir));
+  free(ir);
+  free(hdr);
+  gpublob_result_free(&r);
+}
+
+static const char with_cov4[] =
+    "target triple = \"amdgcn-amd-amdhsa\"\n"
+    "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
+    "  store float 1.0, ptr addrspace(1) %p\n"
+    "  ret void\n"
+    "}\n"
+    "!llvm.module.flags = !{!0}\n"
+    "!0 = !{i32 1, !\"amdhsa_code_object_version\", i32 400}\n";
+
+static void test_abi(void) {
+  test_abi_one(400, "ABI Version:                       2");
+  test_abi_one(500, "ABI Version:                       3");
+  test_abi_one(600, "ABI Version:                       4");
+  gpublob_result r = {0};
+  int rc = compile_with((gpublob_options){.abi = 300}, "amdgcn:gfx942", plain_kernel, &r);
+  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "not one of target amdgcn's: 400 500 600"),
+        "amd: abi 300 is OPTION, naming the versions", "rc %d: %s", rc, gpublob_error_message(g));
+  rc = compile_with((gpublob_options){.abi = 500}, "spirv", "define spir_kernel void @k() { ret void }\n", &r);
+  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "has no ABI versions"),
+        "amd: an abi for a target without ABI versions is OPTION", "rc %d: %s", rc, gpublob_error_message(g));
+  rc = compile("amdgcn:gfx942", with_cov4, &r);
+  char *hdr = !rc && r.count == 1 ? tool_says(READELF, "--file-header", NULL, &r.outputs[0].blob) : NULL;
+  check(rc == 0 && contains(hdr, "ABI Version:                       2"),
+        "amd: a module's own amdhsa_code_object_version (400) stands", "rc %d: %s", rc, shown(hdr));
+  free(hdr);
+  gpublob_result_free(&r);
+  rc = compile_with((gpublob_options){.abi = 600}, "amdgcn:gfx942", with_cov4, &r);
+  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "amdhsa_code_object_version is 400"),
+        "amd: a module's 400 against the options' 600 is OPTION", "rc %d: %s", rc, gpublob_error_message(g));
+  rc = compile("amdgcn:gfx11-generic", with_cov4, &r);
+  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "needs ABI version 600"),
+        "amd: a module's 400 on a generic target is OPTION, not LLVM's abort", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  gpublob_result_free(&r);
+}
+
+/* ---- math modes and the wave size: the constants ocml reads ---- */
+static void test_math_modes(void) {
+  static const struct {
+    unsigned flags;
+    const char *features;
+    const char *name, *value, *what;
+  } cases[] = {
+      {0, NULL, "__oclc_daz_opt", "i8 0", "by default denormals are kept"},
+      {0, NULL, "__oclc_correctly_rounded_sqrt32", "i8 1", "by default sqrt rounds correctly"},
+      {GPUBLOB_FLAG_DAZ, NULL, "__oclc_daz_opt", "i8 1", "DAZ"},
+      {GPUBLOB_FLAG_FINITE_ONLY, NULL, "__oclc_finite_only_opt", "i8 1", "FINITE_ONLY"},
+      {GPUBLOB_FLAG_UNSAFE_MATH, NULL, "__oclc_unsafe_math_opt", "i8 1", "UNSAFE_MATH"},
+      {GPUBLOB_FLAG_UNSAFE_SQRT, NULL, "__oclc_correctly_rounded_sqrt32", "i8 0", "UNSAFE_SQRT"},
+      {GPUBLOB_FLAG_FAST_MATH, NULL, "__oclc_daz_opt", "i8 1", "FAST_MATH implies DAZ"},
+      {GPUBLOB_FLAG_FAST_MATH, NULL, "__oclc_finite_only_opt", "i8 1", "FAST_MATH implies FINITE_ONLY"},
+      {GPUBLOB_FLAG_FAST_MATH, NULL, "__oclc_correctly_rounded_sqrt32", "i8 0", "FAST_MATH implies UNSAFE_SQRT"},
+      {GPUBLOB_FLAG_DAZ, NULL, "__oclc_finite_only_opt", "i8 0", "DAZ alone sets nothing else"},
+      {0, "+wavefrontsize64", "__oclc_wavefrontsize64", "i8 1", "gfx1100 with +wavefrontsize64"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char label[200], buf[256];
+    gpublob_options o = {.flags = cases[i].flags, .features = cases[i].features};
+    char *ir = ir_at_o0(o, "amdgcn:gfx1100", math_kernel);
+    snprintf(label, sizeof label, "amd: math modes: %s: %s is %s", cases[i].what, cases[i].name, cases[i].value);
+    check(constant_is(ir, cases[i].name, cases[i].value), label, "%s", constant_line(ir, cases[i].name, buf, sizeof buf));
+    free(ir);
+  }
+  gpublob_result r = {0};
+  int rc = compile_with((gpublob_options){.features = "+wavefrontsize64"}, "amdgcn:gfx1100", ocml_kernel, &r);
+  char *notes = !rc && r.count == 1 ? tool_says(READELF, "--notes", NULL, &r.outputs[0].blob) : NULL;
+  check(contains(notes, ".wavefront_size: 64"), "amd: gfx1100 with +wavefrontsize64 has wave 64", "rc %d", rc);
+  free(notes);
+  gpublob_result_free(&r);
+}
+
+/* ---- a module's own constants, and ones gpublob cannot define ---- */
+static void test_module_constants(void) {
+  static const char own[] =
+      "target triple = \"amdgcn-amd-amdhsa\"\n"
+      "@__oclc_ISA_version = linkonce_odr protected addrspace(4) constant i32 9000, align 4\n"
+      "declare float @__ocml_sin_f32(float)\n"
+      "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
+      "  %x = load float, ptr addrspace(1) %p\n"
+      "  %y = call float @__ocml_sin_f32(float %x)\n"
+      "  store float %y, ptr addrspace(1) %p\n"
+      "  ret void\n"
+      "}\n";
+  char *ir = ir_at_o0((gpublob_options){0}, "amdgcn:gfx942", own);
+  check(constant_is(ir, "__oclc_ISA_version", "i32 9000"), "amd: a module's own __oclc_ISA_version stands", "%.300s",
+        shown(ir));
+  free(ir);
+  static const char wrong[] =
+      "target triple = \"amdgcn-amd-amdhsa\"\n"
+      "@__oclc_ISA_version = external addrspace(4) constant i64\n"
+      "declare float @__ocml_sin_f32(float)\n"
+      "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
+      "  %v = load i64, ptr addrspace(4) @__oclc_ISA_version\n"
+      "  %x = uitofp i64 %v to float\n"
+      "  %y = call float @__ocml_sin_f32(float %x)\n"
+      "  store float %y, ptr addrspace(1) %p\n"
+      "  ret void\n"
+      "}\n";
+  gpublob_result r = {0};
+  int rc = compile("amdgcn:gfx942", wrong, &r);
+  check(rc == GPUBLOB_LINK && contains(gpublob_error_message(g), "@__oclc_ISA_version"),
+        "amd: a module declaring a constant with another type is LINK, naming it", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  check(r.count == 0, "amd: a module declaring a constant with another type: no output", "%zu", r.count);
+}
+
+/* ---- one call, every chip: nothing fails for want of an oclc file ---- */
+static void test_many_chips(void) {
+  gpublob_result r = {0};
+  int rc = compile("amdgcn:gfx90a,gfx942,gfx950,gfx1030,gfx1100,gfx1151,gfx1201,gfx12-generic", ocml_kernel, &r);
+  check(rc == 0 && r.count == 8, "amd: one call for eight chips, old and new, writes eight blobs", "rc %d: %s",
+        rc, gpublob_error_message(g));
+  gpublob_result_free(&r);
+}
+
+/* ---- the CLI: --abi and the math flags ---- */
+static void test_cli(void) {
+  const char *in = tmp_path("cli.ll"), *out = tmp_path("cli.hsaco");
+  spill(in, ocml_kernel, strlen(ocml_kernel));
+  const char *a1[] = {"build/gpublob", "--no-cache", "-t", "amdgcn:gfx1100", "--abi", "600", "--daz", "--finite-only",
+                      "--unsafe-math", "--unsafe-sqrt", in, "-o", out, NULL};
+  char *o = NULL;
+  int rc = run(a1, &o);
+  size_t n = 0;
+  unsigned char *blob = rc ? NULL : slurp(out, &n);
+  gpublob_blob b = {blob, n, ""};
+  char *hdr = blob ? tool_says(READELF, "--file-header", NULL, &b) : NULL;
+  check(rc == 0 && contains(hdr, "ABI Version:                       4"),
+        "amd: cli --abi 600 and the math flags give a code object v6", "rc %d: %s %s", rc, shown(o), shown(hdr));
+  free(hdr);
+  free(blob);
+  free(o);
+  const char *a2[] = {"build/gpublob", "--no-cache", "-t", "amdgcn", "--abi", "v5", in, "-o", out, NULL};
+  rc = run(a2, &o);
+  check(rc == 2 && contains(o, "--abi wants"), "amd: cli --abi v5 is a usage error", "rc %d: %s", rc, shown(o));
+  free(o);
+  const char *a3[] = {"build/gpublob", "--no-cache", "-t", "amdgcn:gfx90a:xnack+", in, "-o", tmp_path("{chip}.hsaco"),
+                      NULL};
+  rc = run(a3, &o);
+  check(rc == 0 && exists(tmp_path("gfx90a:xnack+.hsaco")), "amd: cli -t amdgcn:gfx90a:xnack+ names the output by the id",
+        "rc %d: %s", rc, shown(o));
+  free(o);
+}
+
+
+/* ---- MLIR: #rocdl.target's abi and flags, gpu.printf ---- */
+/* The string after marker in MLIR's text, its escapes (\XX, \", \\) undone: malloc'd. */
+static unsigned char *mlir_string_after(const char *text, const char *marker, size_t *n) {
+  const char *p = text ? strstr(text, marker) : NULL;
+  if (!p) return NULL;
+  p += strlen(marker);
+  unsigned char *out = malloc(strlen(p) + 1);
+  size_t k = 0;
+  for (; out && *p && *p != '"'; p++) {
+    if (*p != '\\') out[k++] = (unsigned char)*p;
+    else if (p[1] == '"' || p[1] == '\\') out[k++] = (unsigned char)*++p;
+    else if (p[1] && p[2]) {
+      char hex[3] = {p[1], p[2], 0};
+      out[k++] = (unsigned char)strtoul(hex, NULL, 16);
+      p += 2;
+    }
+  }
+  *n = k;
+  return out;
+}
+
+static const char mlir_head[] = "module attributes {gpu.container_module} {\n  gpu.module @kernels ";
+static const char mlir_body[] =
+    " {\n"
+    "    gpu.func @k(%p: memref<16xf32>) kernel {\n"
+    "      %i = gpu.thread_id x\n"
+    "      %x = memref.load %p[%i] : memref<16xf32>\n"
+    "      %y = math.sin %x : f32\n"
+    "      gpu.printf \"y %f\\n\", %y : f32\n"
+    "      memref.store %y, %p[%i] : memref<16xf32>\n"
+    "      gpu.return\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+/* The MLIR module with targets (a gpu.module's [...] list) through gpublob: rc, and
+** the blob of marker (rocdl.hsaco = " for legacy attach, bin = " for binary). */
+static int mlir_compile(const char *targets, const char *target_opt, int attach, const char *marker,
+                        gpublob_blob *blob, char **text) {
+  char src[2048];
+  snprintf(src, sizeof src, "%s%s%s", mlir_head, targets, mlir_body);
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = target_opt, .attach = attach};
+  gpublob_input in = {.kind = GPUBLOB_INPUT_MLIR, .data = src, .size = strlen(src), .name = "k.mlir"};
+  gpublob_result r = {0};
+  int rc = gpublob_compile(g, &o, &in, &r);
+  if (rc) printf("  (%s: %s)\n", targets, gpublob_error_message(g));
+  *blob = (gpublob_blob){0};
+  *text = NULL;
+  if (!rc && r.count == 1) {
+    *text = strndup((char *)r.outputs[0].blob.data, r.outputs[0].blob.size);
+    blob->data = mlir_string_after(*text, marker, &blob->size);
+  }
+  gpublob_result_free(&r);
+  return rc;
+}
+
+static void test_mlir_one(const char *targets, const char *what, const char *want_hdr, const char *want_note) {
+  gpublob_blob b;
+  char *text, label[300];
+  int rc = mlir_compile(targets, NULL, GPUBLOB_ATTACH_LEGACY, "rocdl.hsaco = \"", &b, &text);
+  snprintf(label, sizeof label, "amd: mlir %s: %s", targets, what);
+  char *hdr = b.data ? tool_says(READELF, "--file-header", NULL, &b) : NULL;
+  char *notes = b.data ? tool_says(READELF, "--notes", NULL, &b) : NULL;
+  char *nm = b.data ? tool_says(NM, "--undefined-only", NULL, &b) : NULL;
+  check(rc == 0, label, "rc %d: %s", rc, gpublob_error_message(g));
+  check_if(b.data, contains(hdr, want_hdr), label, "want %s: %s", want_hdr, shown(hdr));
+  check_if(b.data, contains(notes, want_note), label, "want %s", want_note);
+  check_if(b.data, nm && !contains(nm, " U "), label, "undefined: %s", shown(nm));
+  free(hdr);
+  free(notes);
+  free(nm);
+  free(b.data);
+  free(text);
+}
+
+static void test_mlir_bad(const char *targets, int code, const char *says) {
+  gpublob_blob b;
+  char *text, label[300];
+  int rc = mlir_compile(targets, NULL, GPUBLOB_ATTACH_LEGACY, "rocdl.hsaco = \"", &b, &text);
+  snprintf(label, sizeof label, "amd: mlir %s is refused", targets);
+  check(rc == code && contains(gpublob_error_message(g), says), label, "rc %d: %s", rc, gpublob_error_message(g));
+  free(b.data);
+  free(text);
+}
+
+static void test_mlir(void) {
+  if (!gpublob_mlir_enabled()) {
+    skip("amd: mlir", "gpublob was built without MLIR");
+    return;
+  }
+  test_mlir_one("[#rocdl.target<chip = \"gfx942\", abi = \"400\", flags = {daz, unsafe_sqrt}>]",
+                "abi 400 is code object v4; gpu.printf uses HIP's hostcall", "ABI Version:                       2",
+                "hidden_hostcall_buffer");
+  test_mlir_one("[#rocdl.target<chip = \"gfx942\">]", "no abi means MLIR's default, 600 (v6)",
+                "ABI Version:                       4", ".wavefront_size: 64");
+  test_mlir_one("[#rocdl.target<chip = \"gfx1100\", flags = {wave64}>]", "wave64 is wave 64 on gfx1100", ", gfx1100",
+                ".wavefront_size: 64");
+  test_mlir_one("[#rocdl.target<chip = \"gfx1201\", flags = {fast}>]", "gfx1201 with fast", ", gfx1201",
+                ".wavefront_size: 32");
+  test_mlir_one("[#rocdl.target<chip = \"gfx11-generic\">]", "a generic target", ", gfx11-generic, generic_v1",
+                ".wavefront_size: 32");
+  test_mlir_bad("[#rocdl.target<chip = \"gfx942\", flags = {no_wave64}>]", GPUBLOB_FEATURES, "contradicts chip");
+  test_mlir_bad("[#rocdl.target<chip = \"gfx942\", flags = {turbo}>]", GPUBLOB_OPTION, "flag 'turbo'");
+  test_mlir_bad("[#rocdl.target<chip = \"gfx11-generic\", abi = \"500\">]", GPUBLOB_OPTION, "needs ABI version 600");
+  gpublob_blob b;
+  char *text;
+  int rc = mlir_compile("[#rocdl.target<chip = \"gfx942\">]", "amdgcn:gfx90a", GPUBLOB_ATTACH_BINARY, "bin = \"", &b,
+                        &text);
+  char *hdr = b.data ? tool_says(READELF, "--file-header", NULL, &b) : NULL;
+  check(rc == 0 && contains(text, "abi = \"500\""), "amd: mlir -t amdgcn:gfx90a: the object's attribute says abi 500",
+        "rc %d: %.400s", rc, shown(text));
+  check_if(b.data, contains(hdr, "ABI Version:                       3") && contains(hdr, ", gfx90a"),
+           "amd: mlir -t amdgcn:gfx90a: the object is gfx90a's, code object v5", "%s", shown(hdr));
+  free(hdr);
+  free(b.data);
+  free(text);
+}
+
+int main(void) {
+  if (gpublob_open(&g)) return 1;
+  gpublob_options probe = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn"};
+  const char *libs = NULL;
+  if (gpublob_libs_find(g, &probe, &libs) != GPUBLOB_OK) {
+    skip("amd: every test", "ROCm device libraries (ocml.bc, ockl.bc) not found");
+    gpublob_close(g);
+    return report();
+  }
+  test_chips();
+  test_generics();
+  test_target_ids();
+  test_abi();
+  test_math_modes();
+  test_module_constants();
+  test_many_chips();
+  test_cli();
+  test_mlir();
+  gpublob_close(g);
+  return report();
+}
