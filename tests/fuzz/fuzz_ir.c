@@ -23,6 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
     gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION};
     o.target = targets[t];
+    if (t == 1 && sum % 3 == 1) o.target = "amdgcn:gfx11-generic"; /* the module's ABI, code object v6 */
+    if (t == 1 && sum % 3 == 2) o.target = "amdgcn:gfx942:sramecc-:xnack+";
     o.format = GPUBLOB_FORMAT_ASM;
     o.flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
     o.lib_dirs = sum % 4 == 3 ? NULL : libs;
