@@ -56,6 +56,7 @@
 #include "src/emit.c"
 #include "src/tool.c"
 #include "src/proc.c"
+#include "src/tool_version.c"
 #include "src/magic.c"
 #include "src/pack.c"
 #include "src/provider_run.c"

@@ -19,6 +19,7 @@
 #endif
 #include "gpublob.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -200,7 +201,7 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     char *end;
     errno = 0;
     unsigned long n = strtoul(v, &end, 10);
-    if (*end || end == v || *v == '-' || errno || n < 1 || n > 1000000)
+    if (*end || !isdigit((unsigned char)*v) || *v == '0' || errno || n > 1000000)
       return fail("--abi wants an ABI version such as 500, not '%s'", v);
     c->opts.abi = (unsigned)n;
   } else if (!strcmp(a, "--tool-timeout")) {

@@ -100,6 +100,7 @@ static const char *const flag_options[] = {"ftz", "fast-math", "daz", "finite-on
    {out} where it has them; any other name would be kept as it is written). */
 static const char *const ph_tool_argv[] = {"tool", "chip", "chipid", "targetid", "chipversion", "abi", "in",
                                            "out", "opt", NULL};
+static const char *const ph_tool_version[] = {"tool", NULL};
 static const char *const ph_job[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", NULL};
 static const char *const ph_mlir_lower[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", "lowerchip",
                                             NULL};
@@ -496,6 +497,10 @@ static void check_chip_pairs(const target *t, int k, int chip_must_exist) {
     } else if (k == K_abi_min) {
       if (!plain_number(v, vn, 1000000, NULL) || !word_in(t->val[K_abi_versions], v, vn))
         die(t->key_line[k], "'abi_min': '%.*s' is not one of 'abi_versions'", (int)vn, v);
+    } else if (k == K_abi_tool_min) {
+      if (!plain_number(v, vn, 1000000, NULL) || !word_in(t->val[K_abi_versions], w, (size_t)(colon - w)))
+        die(t->key_line[k], "'abi_tool_min': '%.*s' is not ABI:VERSION (an ABI of 'abi_versions', a plain number)",
+            (int)n, w);
     } else if (k == K_mlir_lower_chip) {
       if (word_in(t->val[K_chips], w, (size_t)(colon - w)) && !word_in(t->val[K_chips], v, vn))
         die(t->key_line[k], "'mlir_lower_chip': '%.*s' is not in 'chips'", (int)vn, v);
@@ -538,14 +543,16 @@ static void check_module_flags(const target *t) {
         die(line, "'module_flags': unknown condition '%.*s' (use +feature, -feature, %s)", (int)cn, v + 4,
             list_text(conditions));
     }
-    if (!ok && vn > 2 && v[0] == '{' && end[-1] == '}' && in_list(ph_job, v + 1, vn - 2)) {
+    static const char *const numeric[] = {"abi", "chipversion", "opt", NULL};
+    if (!ok && vn > 2 && v[0] == '{' && end[-1] == '}' && in_list(numeric, v + 1, vn - 2)) {
       ok = 1; /* a whole placeholder, such as {abi} */
       if (!strncmp(v, "{abi}", vn) && (!t->val[K_abi] || !*t->val[K_abi]))
         die(line, "'module_flags': {abi} needs key 'abi'");
     }
     if (!ok)
       die(line, "'module_flags': value '%.*s' is not a plain number (0 to 2147483647, no sign or "
-          "leading zero), {if:COND:NUMBER:NUMBER} or one placeholder ({abi})", (int)vn, v);
+          "leading zero), {if:COND:NUMBER:NUMBER} or one number's placeholder ({abi}, {chipversion}, {opt})",
+          (int)vn, v);
   }
 }
 
@@ -741,6 +748,12 @@ static void check_abi(const target *t) {
     if (!has_abi) die(t->key_line[K_abi_min], "'abi_min' needs 'abi'");
     check_chip_pairs(t, K_abi_min, 0);
   }
+  if (t->val[K_abi_tool_min] && *t->val[K_abi_tool_min]) {
+    if (!has_abi) die(t->key_line[K_abi_tool_min], "'abi_tool_min' needs 'abi'");
+    if (!t->val[K_tool_version] || !*t->val[K_tool_version])
+      die(t->key_line[K_abi_tool_min], "'abi_tool_min' needs 'tool_version'");
+    check_chip_pairs(t, K_abi_tool_min, 0);
+  }
 }
 
 /* NAME:TYPE=VALUE, TYPE i8 i16 i32 i64, NAME a symbol; VALUE a template (checked apart). */
@@ -749,12 +762,18 @@ static void check_constants(const target *t) {
   size_t n;
   while ((w = next_word(&p, &n))) {
     const char *colon = memchr(w, ':', n), *eq = colon ? memchr(colon, '=', n - (size_t)(colon - w)) : NULL;
+    static const char *const types[] = {"i8", "i16", "i32", "i64", NULL};
     size_t tn = eq ? (size_t)(eq - colon - 1) : 0;
-    int type_ok = tn && (!strncmp(colon + 1, "i8", tn) || !strncmp(colon + 1, "i16", tn) ||
-                         !strncmp(colon + 1, "i32", tn) || !strncmp(colon + 1, "i64", tn));
-    if (!eq || colon == w || eq == w + n - 1 || !type_ok)
-      die(t->key_line[K_constants], "'constants': '%.*s' is not NAME:TYPE=VALUE (TYPE i8, i16, i32 or i64)",
-          (int)n, w);
+    const char *v = eq ? eq + 1 + (eq + 1 < w + n && eq[1] == '=') : NULL;
+    if (!eq || colon == w || v >= w + n || !in_list(types, colon + 1, tn))
+      die(t->key_line[K_constants], "'constants': '%.*s' is not NAME:TYPE=VALUE or NAME:TYPE==VALUE (TYPE i8, "
+          "i16, i32 or i64)", (int)n, w);
+    const char *q = t->val[K_constants], *u;
+    size_t m;
+    while ((u = next_word(&q, &m)) && u != w)
+      if (memchr(u, ':', m) && (size_t)((const char *)memchr(u, ':', m) - u) == (size_t)(colon - w) &&
+          !memcmp(u, w, (size_t)(colon - w)))
+        die(t->key_line[K_constants], "'constants': '%.*s' is given twice", (int)(colon - w), w);
     for (const char *c = w; c < colon; c++)
       if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '$')
         die(t->key_line[K_constants], "'constants': '%.*s' is not a symbol name", (int)(colon - w), w);
@@ -772,12 +791,17 @@ static void check_mlir_flags(const target *t) {
         !((en > 1 && (*e == '+' || *e == '-')) || in_list(flag_options, e, en)))
       die(t->key_line[K_mlir_flags], "'mlir_flags': '%.*s' is not FLAG:+feature, FLAG:-feature or FLAG:OPTION "
           "(OPTION one of %s)", (int)n, w, list_text(flag_options));
+    const char *q = t->val[K_mlir_flags], *u;
+    size_t m;
+    while ((u = next_word(&q, &m)) && u != w)
+      if (m > (size_t)(colon - w) && u[colon - w] == ':' && !memcmp(u, w, (size_t)(colon - w)))
+        die(t->key_line[K_mlir_flags], "'mlir_flags': flag '%.*s' is given twice", (int)(colon - w), w);
   }
 }
 
 static void check_templates(const target *t) {
   static const struct { int key; const char *const *allowed; } templ[] = {
-      {K_tool_argv, ph_tool_argv}, {K_libs, ph_job},           {K_mlir_lower, ph_mlir_lower}, {K_constants, ph_job},
+      {K_tool_argv, ph_tool_argv}, {K_libs, ph_job},           {K_mlir_lower, ph_mlir_lower}, {K_constants, ph_job}, {K_tool_version, ph_tool_version},
       {K_provider_argv, ph_job},   {K_pack_argv, ph_pack_argv}, {K_pack_image, ph_pack_image},
       {K_pack_asm_image, ph_pack_image}};
   for (size_t i = 0; i < sizeof templ / sizeof *templ; i++)

@@ -119,6 +119,7 @@ static void hash_job(cache *c, XXH3_state_t *st, job *j, const char *pack_tool) 
   hash_str(st, sb_str(&j->features));
   hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | (j->flags & ~OUTPUT_NEUTRAL_FLAGS));
   hash_u64(st, (uint64_t)j->keep_asm << 32 | (uint64_t)j->abi);
+  hash_u64(st, j->o->abi); /* asked for, or a default a module's own may replace */
   hash_str(st, j->tool_name);
   if (*j->provider_path) hash_file(c, st, j->provider_path);
   else if (needs_blob_tool(j)) hash_file(c, st, j->tool);
@@ -133,7 +134,7 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
                        const char *name) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
-  hash_str(&st, "gpublob cache 2");
+  hash_str(&st, "gpublob cache 3"); /* 3: a manifest's jobs carry their ABI version */
   hash_str(&st, GPUBLOB_VERSION_STRING);
   hash_str(&st, LLVM_VERSION_STRING);
   hash_u64(&st, GPUBLOB_MLIR);

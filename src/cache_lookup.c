@@ -105,7 +105,7 @@ static int chips_valid(const target_desc *t, const char *chips) {
   const char *w;
   size_t n, count = 0;
   while (next_chip(&l, &w, &n)) {
-    if (!chip_valid(t, w, n)) return 0;
+    if (!target_id_valid(t, w, n)) return 0;
     count++;
   }
   return count > 0;
@@ -159,6 +159,8 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
     jo.opt = (int)get_u64(r);
     jo.format = (int)get_u64(r);
     jo.flags = (unsigned)get_u64(r);
+    uint64_t abi = get_u64(r), abi_default = get_u64(r);
+    jo.abi = abi > 1000000 ? 1000001 : (unsigned)abi; /* resolved again: a bad one is refused */
     jo.targets = NULL;
     jo.ntargets = 0;
     uint64_t peers = get_u64(r), packed = get_u64(r), keep_asm = get_u64(r);
@@ -172,6 +174,7 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
     job j;
     job_begin(&j, &sink, &jo, "");
     j.peers = peers;
+    j.abi_default = abi_default > 1000000 ? 1000001 : (unsigned)abi_default;
     strbuf pack = {0};
     rc = resolve_options(&j);
     if (!rc && packed) rc = find_pack_tool(&j, &pack);

@@ -10,9 +10,10 @@
 ** A constant the module already defines (clang linked its own) is left as it is. */
 
 /* ---- the module's ABI version: a module flag whose spec value is {abi} ---- */
-/* The value of module flag key (n bytes) as an integer; 0 when it is none or not one.
-** Read through llvm.module.flags: the C API gives a flag's operands as values. */
-static int module_flag_int(job *j, const char *key, size_t n, unsigned long long *value) {
+/* The value of module flag key (n bytes) as an integer: 1, or 0 when the module has no
+** such flag, -1 when it has one that is no integer.  Read through llvm.module.flags:
+** the C API gives a flag's operands as values. */
+static int module_flag_int(job *j, const char *key, size_t n, long long *value) {
   const char *flags = "llvm.module.flags";
   unsigned count = LLVMGetNamedMetadataNumOperands(j->llvm->mod, flags);
   LLVMValueRef *nodes = count ? calloc(count, sizeof *nodes) : NULL;
@@ -25,42 +26,51 @@ static int module_flag_int(job *j, const char *key, size_t n, unsigned long long
     LLVMGetMDNodeOperands(nodes[i], ops);
     unsigned kn = 0;
     const char *k = ops[1] ? LLVMGetMDString(ops[1], &kn) : NULL;
-    if (!k || kn != n || memcmp(k, key, n) || !ops[2] || !LLVMIsAConstantInt(ops[2])) continue;
-    *value = LLVMConstIntGetZExtValue(ops[2]);
-    found = 1;
+    if (!k || kn != n || memcmp(k, key, n)) continue;
+    found = ops[2] && LLVMIsAConstantInt(ops[2]) ? 1 : -1;
+    if (found > 0) *value = LLVMConstIntGetSExtValue(ops[2]);
   }
   free(nodes);
   return found;
 }
 
 /* A module that names its ABI (clang writes amdhsa_code_object_version) keeps it: it
-** must be one the target and chip take, and agree with the options' when they give one. */
+** must be one the target and chip take, and agree with the one asked for, if any. */
 static int module_abi(job *j) {
   const char *list = j->t->module_flags, *w;
   size_t n;
   while ((w = next_word(&list, " ", &n))) {
     const char *eq = memchr(w, '=', n), *colon = eq ? memchr(eq, ':', n - (size_t)(eq - w)) : NULL;
-    unsigned long long v;
+    long long v = 0;
+    int kn = eq ? (int)(eq - w) : 0, has;
     if (!colon || !word_is(colon + 1, n - (size_t)(colon + 1 - w), "{abi}") ||
-        !module_flag_int(j, w, (size_t)(eq - w), &v) || v == j->abi)
+        !(has = module_flag_int(j, w, (size_t)kn, &v)) || (has > 0 && v == (long long)j->abi))
       continue;
+    if (has < 0 || v < 0 || v > 1000000)
+      return set_error(j->g, GPUBLOB_OPTION, "%s: the module's %.*s is no ABI version (%s)", j->name, kn, w,
+                       has < 0 ? "not an integer" : "out of range");
     if (j->o->abi)
-      return set_error(j->g, GPUBLOB_OPTION, "%s: the module's %.*s is %llu, the options' ABI version %u; "
-                       "drop one", j->name, (int)(eq - w), w, v, j->o->abi);
-    if (v > 1000000)
-      return set_error(j->g, GPUBLOB_OPTION, "%s: the module's %.*s, %llu, is no ABI version", j->name,
-                       (int)(eq - w), w, v);
-    int rc = check_abi(j, (unsigned)v, "the module's own");
+      return set_error(j->g, GPUBLOB_OPTION, "%s: the module's %.*s is %lld, but the ABI version %s is %u; drop "
+                       "one", j->name, kn, w, v, j->abi_from, j->o->abi);
+    strbuf from = {0};
+    sb_addf(&from, "%s's %.*s", j->name, kn, w);
+    int rc = from.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : check_abi(j, (unsigned)v, sb_str(&from));
+    sb_free(&from);
     if (rc) return rc;
     j->abi = (unsigned)v;
   }
   return GPUBLOB_OK;
 }
 
-/* ---- constants: NAME:TYPE=VALUE, TYPE i8 i16 i32 or i64, VALUE a template ---- */
+/* ---- constants: NAME:TYPE=VALUE, TYPE i8 i16 i32 or i64, VALUE a template ----
+** NAME:TYPE==VALUE: a module's own definition must have this value (the chip's ISA
+** version, its wave size: another chip's would give a wrong blob); with = a module's
+** own stands (a math mode clang chose). */
 typedef struct constant {
   strbuf name, value;
   unsigned bits;
+  int must_agree;
+  unsigned long long v;
 } constant;
 
 static int constant_error(job *j, const char *what, const char *w, size_t n) {
@@ -73,26 +83,49 @@ static int parse_constant(job *j, const char *w, size_t n, constant *c) {
   c->bits = (unsigned)strtoul(colon + 2, NULL, 10);
   if (colon[1] != 'i' || (c->bits != 8 && c->bits != 16 && c->bits != 32 && c->bits != 64))
     return constant_error(j, "has a TYPE that is not i8, i16, i32 or i64", w, n);
+  c->must_agree = eq + 1 < w + n && eq[1] == '=';
+  const char *v = eq + 1 + c->must_agree;
   sb_addn(&c->name, w, (size_t)(colon - w));
-  expand(j, eq + 1, n - (size_t)(eq + 1 - w), NULL, &c->value);
+  expand(j, v, n - (size_t)(v - w), NULL, &c->value);
   if (c->name.oom || c->value.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   char *end;
   errno = 0;
-  strtoull(sb_str(&c->value), &end, 10);
-  if (!c->value.len || *end || errno)
-    return set_error(j->g, GPUBLOB_LINK, "target %s: constant %s is '%s' for chip %s, not a number", j->t->name,
-                     sb_str(&c->name), sb_str(&c->value), j->chip);
+  c->v = strtoull(sb_str(&c->value), &end, 10);
+  if (!c->value.len || *end || errno || !isdigit((unsigned char)c->value.s[0]) ||
+      (c->bits < 64 && c->v >> c->bits))
+    return set_error(j->g, GPUBLOB_LINK, "target %s: constant %s is '%s' for chip %s, not a number that fits an i%u",
+                     j->t->name, sb_str(&c->name), sb_str(&c->value), j->chip, c->bits);
   return GPUBLOB_OK;
 }
 
 /* The global the module gets: linkonce_odr, so a library's own definition or the
 ** optimiser may drop it; protected and local unnamed_addr, as MLIR writes them. */
+/* A module's own definition: kept where the libraries can see it and, for a constant
+** that must agree, with the job's value. */
+static int module_defines(job *j, const constant *c, LLVMValueRef g) {
+  LLVMLinkage l = LLVMGetLinkage(g);
+  if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
+    return set_error(j->g, GPUBLOB_LINK, "%s: the module defines @%s with internal linkage, which the device "
+                     "libraries cannot see; make it linkonce_odr, or leave it to gpublob", j->name, sb_str(&c->name));
+  LLVMValueRef init = LLVMGetInitializer(g);
+  if (!c->must_agree) return GPUBLOB_OK;
+  if (init && LLVMIsAConstantInt(init) && LLVMConstIntGetZExtValue(init) == c->v) return GPUBLOB_OK;
+  return set_error(j->g, GPUBLOB_LINK, "%s: the module defines @%s, but not as %s, the value for %s:%s (was it "
+                   "compiled, with its device libraries, for another chip? compile it for this one, or without "
+                   "them)", j->name, sb_str(&c->name), sb_str(&c->value), j->t->name, j->chip);
+}
+
 static int define_constant(job *j, const constant *c) {
   LLVMModuleRef m = j->llvm->mod;
   LLVMTypeRef type = LLVMIntTypeInContext(j->llvm->ctx, c->bits);
   unsigned space = (unsigned)j->t->constant_space;
-  LLVMValueRef g = LLVMGetNamedGlobal(m, sb_str(&c->name));
-  if (g && !LLVMIsDeclaration(g)) return GPUBLOB_OK; /* the module's own */
+  const char *name = sb_str(&c->name);
+  if (LLVMGetNamedGlobalAlias(m, name, c->name.len)) return GPUBLOB_OK; /* the module's own */
+  if (LLVMGetNamedGlobalIFunc(m, name, c->name.len))
+    return set_error(j->g, GPUBLOB_LINK, "%s: the module has an ifunc @%s, which gpublob defines as a constant",
+                     j->name, name);
+  LLVMValueRef g = LLVMGetNamedGlobal(m, name);
+  if (g && !LLVMIsDeclaration(g)) return module_defines(j, c, g);
   if (g && (LLVMGlobalGetValueType(g) != type || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != space))
     return set_error(j->g, GPUBLOB_LINK, "%s: the module declares @%s, which gpublob defines as an i%u in "
                      "address space %u, with another type or address space", j->name, sb_str(&c->name),
@@ -101,7 +134,7 @@ static int define_constant(job *j, const constant *c) {
     return set_error(j->g, GPUBLOB_LINK, "%s: the module has a function @%s, which gpublob defines as a "
                      "constant", j->name, sb_str(&c->name));
   if (!g) g = LLVMAddGlobalInAddressSpace(m, type, sb_str(&c->name), space);
-  LLVMSetInitializer(g, LLVMConstInt(type, strtoull(sb_str(&c->value), NULL, 10), 0));
+  LLVMSetInitializer(g, LLVMConstInt(type, c->v, 0));
   LLVMSetGlobalConstant(g, 1);
   LLVMSetLinkage(g, LLVMLinkOnceODRLinkage);
   LLVMSetVisibility(g, LLVMProtectedVisibility);

@@ -133,6 +133,8 @@ typedef struct job {
   char chip[64];             /* as resolved: the chip and its modifiers, a target id (gfx90a:xnack+) */
   char cpu[64];              /* the chip alone: what LLVM gets, {chip} in templates */
   unsigned abi;              /* the ABI version in effect ({abi}); 0 for a target without */
+  const char *abi_from;      /* where opts.abi came from, for messages: "from the options" */
+  unsigned abi_default;      /* the default in place of the spec's (an MLIR attribute's, mlir_abi); 0: none */
   char triple[128];          /* what LLVM gets: the spec's, or the module's sub-architecture of it */
   strbuf features;  /* what LLVM gets: spec default, then the caller's */
   strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */

@@ -46,6 +46,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   o.format = (int)get_u64(&r);
   o.flags = (unsigned)get_u64(&r);
   o.abi = (unsigned)get_u64(&r);
+  unsigned abi_default = (unsigned)get_u64(&r);
   int keep_asm = (int)get_u64(&r);
   const char *cwd = get_str(&r);
   if (r.bad || !target || !chip || !cwd || child_environment(c, &r) || chdir(cwd)) return -1;
@@ -54,6 +55,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   o.target = target;
   o.chip = chip;
   job_begin(&c->j, g, &o, name);
+  c->j.abi_default = abi_default;
   c->j.src = r.p; /* the record ends in a NUL (strbuf) */
   c->j.src_size = c->size;
   int rc = resolve_options(&c->j);

@@ -43,6 +43,7 @@ static void put_job(strbuf *b, const job *j, const void *module, size_t size) {
   put_u64(b, (uint64_t)o->format);
   put_u64(b, o->flags);
   put_u64(b, o->abi);
+  put_u64(b, j->abi_default);
   put_u64(b, (uint64_t)j->keep_asm);
   char *cwd = getcwd(NULL, 0);
   put_str(b, cwd ? cwd : "/");

@@ -11,7 +11,9 @@ static int run_blob_tool(job *j) {
   }
   if (j->prov) return provider_run(j);
   int rc = j->run.p.pid ? GPUBLOB_OK : tool_start(j);
-  return rc ? rc : tool_finish(j);
+  if (!rc) rc = tool_finish(j);
+  if (rc == GPUBLOB_TOOL) tool_version_hint(j);
+  return rc;
 }
 
 static int emit_output(job *j) {

@@ -127,41 +127,62 @@ static unsigned flag_option(const char *e, size_t n) {
   return 0;
 }
 
-/* The attribute's flags = {a, b = ...}: each one the spec's mlir_flags name, as a
-** feature (into it->features) or a math mode (into *flags). */
-static int attr_flags(mlir_call_state *m, gpu_item *it, const target_desc *t, const char *dict, unsigned *flags) {
-  const char *w;
-  size_t n;
-  while ((w = next_word(&dict, ", ", &n))) {
-    const char *eq = memchr(w, '=', n);
-    size_t fn = eq ? (size_t)(eq - w) : n, en;
-    while (fn && w[fn - 1] == ' ') fn--;
-    if (eq) /* the value: skip it, to the next comma */
-      while (*dict && *dict != ',') dict++;
-    strbuf name = {0};
-    sb_addn(&name, w, fn);
-    const char *e = pair_value(t->mlir_flags, sb_str(&name), &en);
-    sb_free(&name);
-    if (!e) {
-      strbuf msg = {0};
-      sb_addf(&msg, "%%s: flag '%.*s' of the target attribute is not one gpublob knows for %s (known: %s)",
-              (int)fn, w, t->name, *t->mlir_flags ? t->mlir_flags : "none");
-      int rc = item_error(m, it, GPUBLOB_OPTION, sb_str(&msg), "");
-      sb_free(&msg);
-      return rc;
+/* The next entry of a dictionary's text, up to a comma outside strings and brackets:
+** its name (before any '=', without blanks or quotes) in *name; NULL at the end. */
+static const char *dict_entry(const char *p, span *name) {
+  while (*p == ' ' || *p == ',') p++;
+  if (!*p) return NULL;
+  const char *start = p, *eq = NULL;
+  int depth = 0;
+  for (; *p && (depth > 0 || *p != ','); p++) {
+    if (*p == '"') {
+      for (p++; *p && *p != '"'; p++) p += *p == '\\' && p[1];
+      if (!*p) break;
+    } else if (strchr("[{(<", *p)) {
+      depth++;
+    } else if (strchr("]})>", *p)) {
+      depth--;
+    } else if (*p == '=' && !depth && !eq) {
+      eq = p;
     }
+  }
+  const char *e = eq ? eq : p;
+  while (e > start && e[-1] == ' ') e--;
+  if (e - start >= 2 && *start == '"' && e[-1] == '"') start++, e--;
+  *name = (span){start, (size_t)(e - start)};
+  return p;
+}
+
+/* The attribute's flags = {a, b = ...}: each one the spec's mlir_flags name (MLIR asks
+** only whether a flag is there, whatever its value), as a feature (into it->features)
+** or a math mode (into *flags). */
+static int attr_flags(mlir_call_state *m, gpu_item *it, const target_desc *t, const char *dict, unsigned *flags) {
+  span f;
+  while ((dict = dict_entry(dict, &f))) {
+    size_t en;
+    strbuf name = {0};
+    sb_addn(&name, f.s, f.n);
+    const char *e = f.n ? pair_value(t->mlir_flags, sb_str(&name), &en) : NULL;
+    sb_free(&name);
+    if (!e)
+      return set_error(m->g, GPUBLOB_OPTION, "%s: flag '%.*s' of the target attribute is not one gpublob knows "
+                       "for %s (known: %s)", sb_str(&it->name), (int)f.n, f.s, t->name,
+                       *t->mlir_flags ? t->mlir_flags : "none");
     if (*e == '+' || *e == '-') sb_addf(&it->features, "%s%.*s", it->features.len ? "," : "", (int)en, e);
     else *flags |= flag_option(e, en);
   }
   return GPUBLOB_OK;
 }
 
-/* The attribute's abi = "N", for a target with ABI versions: *abi, checked when resolved. */
-static int attr_abi(mlir_call_state *m, gpu_item *it, const target_desc *t, const char *text, unsigned *abi) {
+/* The attribute's abi = "N", for a target with ABI versions: *abi, checked when
+** resolved; *named whether the attribute gave it (else MLIR's default, mlir_abi). */
+static int attr_abi(mlir_call_state *m, gpu_item *it, const target_desc *t, const char *text, unsigned *abi,
+                    int *named) {
   strbuf v = {0};
   int rc = GPUBLOB_OK;
   if (!*t->abi) return GPUBLOB_OK;
-  if (!attr_param(text, "abi", &v)) sb_add(&v, t->mlir_abi);
+  *named = attr_param(text, "abi", &v);
+  if (!*named) sb_add(&v, t->mlir_abi);
   if (v.len) {
     char *end;
     unsigned long n = strtoul(sb_str(&v), &end, 10);
@@ -207,9 +228,10 @@ static int item_from_attr(mlir_call_state *m, gpu_item *it, MlirAttribute a) {
   if (!rc && attr_param(sb_str(&text), "features", &v)) sb_add(&it->features, sb_str(&v));
   sb_reset(&v);
   unsigned flags = 0, abi = 0;
+  int abi_named = 0;
   if (!rc && attr_param(sb_str(&text), "flags", &v)) rc = attr_flags(m, it, t, sb_str(&v), &flags);
   sb_reset(&v);
-  if (!rc) rc = attr_abi(m, it, t, sb_str(&text), &abi);
+  if (!rc) rc = attr_abi(m, it, t, sb_str(&text), &abi, &abi_named);
   const char *chip = !t ? "" : attr_param(sb_str(&text), "chip", &v) ? sb_str(&v)
                          : *t->mlir_chip ? t->mlir_chip : t->chip;
   size_t first = m->p.njobs;
@@ -219,7 +241,9 @@ static int item_from_attr(mlir_call_state *m, gpu_item *it, MlirAttribute a) {
                       m->o.opt ? m->o.opt : GPUBLOB_OPT_O0 + level);
   if (!rc) { /* the options' math modes and ABI version win over the attribute's */
     m->p.jobs[first]->opts.flags |= flags;
-    if (!m->o.abi) m->p.jobs[first]->opts.abi = abi;
+    if (!m->o.abi && abi_named) m->p.jobs[first]->opts.abi = abi; /* as the caller's: a module's own must agree */
+    if (!m->o.abi && abi_named) m->p.jobs[first]->abi_from = "from the target attribute";
+    if (!abi_named) m->p.jobs[first]->abi_default = abi; /* MLIR's default: a module's own stands */
   }
   if (!rc) rc = plan_add_output(&m->p, first, 1, m->o.format == GPUBLOB_FORMAT_FATBIN);
   it->output = m->p.noutputs - 1;

@@ -6,12 +6,39 @@ static int attach_mode(const mlir_call_state *m) {
 }
 
 /* A target chosen by the options gets an attribute written from the spec. */
-/* #nvvm.target<O = 3, chip = "sm_90", features = "..."> for job j's chip; its text in text. */
+/* The attribute's flags for the job's math modes: each mlir_flags name whose option the
+** job asked for ("fast", "daz"), comma-separated into b. */
+static void attr_flags_of(const job *j, const target_desc *t, strbuf *b) {
+  const char *list = t->mlir_flags, *w;
+  size_t n;
+  while ((w = next_word(&list, " ", &n))) {
+    const char *colon = memchr(w, ':', n), *e = colon ? colon + 1 : NULL;
+    size_t en = e ? n - (size_t)(e - w) : 0;
+    unsigned bit = e && *e != '+' && *e != '-' ? flag_option(e, en) : 0;
+    if (bit && (j->flags & bit) == bit) sb_addf(b, "%s%.*s", b->len ? ", " : "", (int)(colon - w), w);
+  }
+}
+
+/* #nvvm.target<O = 3, chip = "sm_90", features = "..."> for job j's chip (a target id's
+** modifiers as features: MLIR's chip is the chip alone); its text in text. */
 static MlirAttribute target_attr_for(mlir_call_state *m, const gpu_item *it, const job *j, const char *chip, strbuf *text) {
-  sb_addf(text, "#%s<O = %d, chip = \"%s\"", it->t->mlir_target, j->opt, chip);
-  if (j->opts.features) sb_addf(text, ", features = \"%s\"", j->opts.features);
+  const char *colon = strchr(chip, ':');
+  strbuf feats = {0}, flags = {0};
+  if (j->opts.features) sb_add(&feats, j->opts.features);
+  for (const char *p = colon; p; p = strchr(p + 1, ':')) {
+    const char *e = strchr(p + 1, ':');
+    size_t n = e ? (size_t)(e - p - 1) : strlen(p + 1);
+    if (n) sb_addf(&feats, "%s%c%.*s", feats.len ? "," : "", p[n], (int)(n - 1), p + 1);
+  }
+  attr_flags_of(j, it->t, &flags);
+  sb_addf(text, "#%s<O = %d, chip = \"%.*s\"", it->t->mlir_target, j->opt,
+          (int)(colon ? (size_t)(colon - chip) : strlen(chip)), chip);
+  if (feats.len) sb_addf(text, ", features = \"%s\"", sb_str(&feats));
   if (*it->t->mlir_abi) sb_addf(text, ", abi = \"%u\"", j->abi);
+  if (flags.len) sb_addf(text, ", flags = {%s}", sb_str(&flags));
   sb_add(text, ">");
+  sb_free(&feats);
+  sb_free(&flags);
   return mlirAttributeParseGet(m->ctx, mlirStringRefCreate(text->s, text->len));
 }
 

@@ -118,6 +118,11 @@ static int plan_pack(plan *p, output_plan *op) {
 static int plan_resolve(plan *p, int load) {
   int rc = GPUBLOB_OK;
   for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = resolve_options(p->jobs[p->failed]);
+  int takes_abi = 0;
+  for (size_t i = 0; !rc && i < p->njobs; i++) takes_abi |= *p->jobs[i]->t->abi != 0;
+  if (!rc && p->o.abi && !takes_abi)
+    return set_error(p->g, GPUBLOB_OPTION, "ABI version %u: no target of this call has ABI versions (the spec's "
+                     "abi_versions)", p->o.abi);
   for (size_t i = 0; !rc && i < p->njobs; i++)
     for (size_t k = 0; k < p->njobs; k++) p->jobs[i]->peers += p->jobs[k]->t == p->jobs[i]->t;
   for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = resolve_tool(p->jobs[p->failed], load);

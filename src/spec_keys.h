@@ -49,6 +49,7 @@
   X(tool, OPTIONAL, LIST, "candidate names of the blob tool")                                      \
   X(tool_argv, OPTIONAL, LIST, "argv template of the blob tool")                                   \
   X(tool_search, OPTIONAL, LIST, "directories searched for the blob tool")                         \
+  X(tool_version, OPTIONAL, LIST, "argv template that asks the blob tool its version ({tool} --version)") \
   X(provider, DEFAULT("none"), CENUM(provider_kind, PROVIDER_, "none nvjitlink"),                  \
     "in-process provider of the blob step")                                                         \
   X(provider_lib, OPTIONAL, LIST, "candidate file names of the provider's library")                \
@@ -72,6 +73,7 @@
   X(module_flags, OPTIONAL, LIST, "NAME=BEHAVIOUR:VALUE module flags")                             \
   X(abi, OPTIONAL, STRING, "default ABI version, {abi} in templates (AMD: the code object version)") \
   X(abi_versions, OPTIONAL, LIST, "the ABI versions a caller may choose")                             \
+  X(abi_tool_min, OPTIONAL, LIST, "ABI:VERSION: an ABI version, and later ones, need this major tool version") \
   X(abi_min, OPTIONAL, LIST, "GLOB:NUMBER: the lowest ABI version (and the default) for matching chips") \
   X(constants, OPTIONAL, LIST, "NAME:TYPE=VALUE constants written into the module before linking")  \
   X(constant_space, DEFAULT("0"), INTEGER(0, 65535, "address space"), "address space of the constants") \

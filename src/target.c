@@ -65,6 +65,22 @@ static void modifiers_of(const target_desc *t, const char *cpu, strbuf *b) {
   if (!b->len) sb_add(b, "none");
 }
 
+/* A target id (n bytes) a compile could have made: the chip one of the target's, each
+** modifier FEATURE+ or FEATURE- that chip takes (for a cache file's bytes). */
+static int target_id_valid(const target_desc *t, const char *id, size_t n) {
+  const char *colon = memchr(id, ':', n);
+  size_t cn = colon ? (size_t)(colon - id) : n;
+  char cpu[64];
+  if (!chip_valid(t, id, cn) || cn >= sizeof cpu) return 0;
+  snprintf(cpu, sizeof cpu, "%.*s", (int)cn, id);
+  for (const char *p = colon, *e = id + n; p; p = memchr(p + 1, ':', (size_t)(e - p - 1))) {
+    const char *end = memchr(p + 1, ':', (size_t)(e - p - 1));
+    size_t m = end ? (size_t)(end - p - 1) : (size_t)(e - p - 1);
+    if (m < 2 || (p[m] != '+' && p[m] != '-') || !modifier_allowed(t, cpu, p + 1, m - 1)) return 0;
+  }
+  return 1;
+}
+
 typedef struct modifier {
   const char *name; /* FEATURE+ or FEATURE-, n bytes with its sign */
   size_t n;
@@ -293,13 +309,10 @@ static int check_abi(job *j, unsigned abi, const char *from) {
 /* The ABI version: the caller's, else the spec's default raised to the chip's
 ** minimum.  A module's own choice is read when it is parsed (module_abi). */
 static int resolve_abi(job *j) {
-  if (!*j->t->abi) {
-    if (!j->o->abi) return GPUBLOB_OK;
-    return set_error(j->g, GPUBLOB_OPTION, "target %s has no ABI versions (abi %u)", j->t->name, j->o->abi);
-  }
-  unsigned dflt = (unsigned)strtoul(j->t->abi, NULL, 10), min = chip_abi_min(j);
+  if (!*j->t->abi) return GPUBLOB_OK; /* the call's other targets may have (plan_resolve) */
+  unsigned dflt = j->abi_default ? j->abi_default : (unsigned)strtoul(j->t->abi, NULL, 10), min = chip_abi_min(j);
   j->abi = j->o->abi ? j->o->abi : dflt > min ? dflt : min;
-  return check_abi(j, j->abi, j->o->abi ? "from the options" : "the default");
+  return check_abi(j, j->abi, j->o->abi ? j->abi_from : "the default");
 }
 
 static int check_version(gpublob *g, const gpublob_options *o) {

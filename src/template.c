@@ -21,7 +21,7 @@ static const struct {
                   {"unsafe-sqrt", GPUBLOB_FLAG_UNSAFE_SQRT}};
 
 static int condition_holds(const job *j, const char *c, size_t n) {
-  if (word_is(c, n, "ftz")) return (j->flags & GPUBLOB_FLAG_FTZ) != 0;
+  if (word_is(c, n, "ftz")) return (j->flags & (GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH)) != 0;
   if (word_is(c, n, "fast-math")) return (j->flags & GPUBLOB_FLAG_FAST_MATH) != 0;
   for (size_t i = 0; i < sizeof math_modes / sizeof *math_modes; i++)
     if (word_is(c, n, math_modes[i].name)) return (j->flags & (math_modes[i].flag | GPUBLOB_FLAG_FAST_MATH)) != 0;

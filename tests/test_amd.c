@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gpublob.h"
 #include "testlib.h"
@@ -14,6 +15,8 @@
 #define NM LLVM_BINDIR "/llvm-nm"
 
 static gpublob *g;
+
+static void chmod_x(const char *path) { chmod(path, 0755); }
 
 /* A kernel that calls ocml (sin) and ockl (the work-group size). */
 static const char ocml_kernel[] =
@@ -274,8 +277,15 @@ static void test_abi(void) {
   check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "not one of target amdgcn's: 400 500 600"),
         "amd: abi 300 is OPTION, naming the versions", "rc %d: %s", rc, gpublob_error_message(g));
   rc = compile_with((gpublob_options){.abi = 500}, "spirv", "define spir_kernel void @k() { ret void }\n", &r);
-  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "has no ABI versions"),
-        "amd: an abi for a target without ABI versions is OPTION", "rc %d: %s", rc, gpublob_error_message(g));
+  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "no target of this call has ABI versions"),
+        "amd: an abi for a call whose targets have no ABI versions is OPTION", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  const gpublob_target_choice both[] = {{"spirv", NULL, NULL}, {"amdgcn:gfx942", NULL, NULL}};
+  rc = compile_with((gpublob_options){.abi = 400, .targets = both, .ntargets = 2}, NULL,
+                    "define void @f() { ret void }\n", &r);
+  check(rc == 0 && r.count == 2, "amd: an abi with spirv and amdgcn in one call applies to amdgcn alone", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  gpublob_result_free(&r);
   rc = compile("amdgcn:gfx942", with_cov4, &r);
   char *hdr = !rc && r.count == 1 ? tool_says(READELF, "--file-header", NULL, &r.outputs[0].blob) : NULL;
   check(rc == 0 && contains(hdr, "ABI Version:                       2"),
@@ -328,38 +338,102 @@ static void test_math_modes(void) {
 }
 
 /* ---- a module's own constants, and ones gpublob cannot define ---- */
+/* A kernel calling ocml, with def (a line of IR) before it. */
+static char *with_def(const char *def) {
+  static char buf[2048];
+  snprintf(buf, sizeof buf,
+           "target triple = \"amdgcn-amd-amdhsa\"\n%s\n"
+           "declare float @__ocml_sin_f32(float)\n"
+           "define amdgpu_kernel void @k(ptr addrspace(1) %%p) {\n"
+           "  %%x = load float, ptr addrspace(1) %%p\n"
+           "  %%y = call float @__ocml_sin_f32(float %%x)\n"
+           "  store float %%y, ptr addrspace(1) %%p\n"
+           "  ret void\n"
+           "}\n",
+           def);
+  return buf;
+}
+
+static void expect_link(const char *def, const char *says, const char *what) {
+  gpublob_result r = {0};
+  char label[200];
+  int rc = compile("amdgcn:gfx942", with_def(def), &r);
+  snprintf(label, sizeof label, "amd: a module that %s is LINK, naming the constant", what);
+  check(rc == GPUBLOB_LINK && contains(gpublob_error_message(g), says), label, "rc %d: %s", rc,
+        gpublob_error_message(g));
+  check(r.count == 0, label, "%zu outputs", r.count);
+  gpublob_result_free(&r);
+}
+
 static void test_module_constants(void) {
-  static const char own[] =
-      "target triple = \"amdgcn-amd-amdhsa\"\n"
-      "@__oclc_ISA_version = linkonce_odr protected addrspace(4) constant i32 9000, align 4\n"
-      "declare float @__ocml_sin_f32(float)\n"
-      "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
-      "  %x = load float, ptr addrspace(1) %p\n"
-      "  %y = call float @__ocml_sin_f32(float %x)\n"
-      "  store float %y, ptr addrspace(1) %p\n"
-      "  ret void\n"
-      "}\n";
-  char *ir = ir_at_o0((gpublob_options){0}, "amdgcn:gfx942", own);
-  check(constant_is(ir, "__oclc_ISA_version", "i32 9000"), "amd: a module's own __oclc_ISA_version stands", "%.300s",
+  const char *isa9000 = "@__oclc_ISA_version = linkonce_odr protected addrspace(4) constant i32 9000, align 4";
+  char *ir = ir_at_o0((gpublob_options){0}, "amdgcn:gfx900", with_def(isa9000));
+  check(constant_is(ir, "__oclc_ISA_version", "i32 9000"), "amd: a module's own __oclc_ISA_version of its chip stands",
+        "%.300s", shown(ir));
+  free(ir);
+  ir = ir_at_o0((gpublob_options){0}, "amdgcn:gfx942",
+                with_def("@__oclc_daz_opt = linkonce_odr protected addrspace(4) constant i8 1, align 1"));
+  check(constant_is(ir, "__oclc_daz_opt", "i8 1"), "amd: a module's own math mode (__oclc_daz_opt = 1) stands", "%.300s",
         shown(ir));
   free(ir);
-  static const char wrong[] =
+  expect_link(isa9000, "@__oclc_ISA_version, but not as 9402", "defines another chip's __oclc_ISA_version");
+  expect_link("@__oclc_wavefrontsize64 = linkonce_odr addrspace(4) constant i8 0",
+              "@__oclc_wavefrontsize64, but not as 1", "defines another wave size");
+  expect_link("@__oclc_ISA_version = external addrspace(4) constant i64", "@__oclc_ISA_version",
+              "declares a constant with another type");
+  expect_link("@__oclc_ABI_version = external addrspace(1) global i32", "@__oclc_ABI_version",
+              "declares a constant in another address space");
+  expect_link("@__oclc_ISA_version = internal addrspace(4) constant i32 9402", "internal linkage",
+              "defines a constant with internal linkage");
+  expect_link("define i32 @__oclc_ISA_version() { ret i32 1 }", "function @__oclc_ISA_version",
+              "has a function of a constant's name");
+  expect_link("@__oclc_ISA_version = ifunc i32 (), ptr @resolve\ndefine ptr @resolve() { ret ptr null }",
+              "ifunc @__oclc_ISA_version", "has an ifunc of a constant's name");
+}
+
+/* ---- the module's code object version flag ---- */
+static void test_module_abi_flag(void) {
+  static const char not_int[] =
       "target triple = \"amdgcn-amd-amdhsa\"\n"
-      "@__oclc_ISA_version = external addrspace(4) constant i64\n"
-      "declare float @__ocml_sin_f32(float)\n"
-      "define amdgpu_kernel void @k(ptr addrspace(1) %p) {\n"
-      "  %v = load i64, ptr addrspace(4) @__oclc_ISA_version\n"
-      "  %x = uitofp i64 %v to float\n"
-      "  %y = call float @__ocml_sin_f32(float %x)\n"
-      "  store float %y, ptr addrspace(1) %p\n"
-      "  ret void\n"
-      "}\n";
+      "define amdgpu_kernel void @k() { ret void }\n"
+      "!llvm.module.flags = !{!0}\n"
+      "!0 = !{i32 1, !\"amdhsa_code_object_version\", !\"500\"}\n";
   gpublob_result r = {0};
-  int rc = compile("amdgcn:gfx942", wrong, &r);
-  check(rc == GPUBLOB_LINK && contains(gpublob_error_message(g), "@__oclc_ISA_version"),
-        "amd: a module declaring a constant with another type is LINK, naming it", "rc %d: %s", rc,
+  int rc = compile_with((gpublob_options){.abi = 400}, "amdgcn:gfx90a", not_int, &r);
+  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "not an integer"),
+        "amd: a module's amdhsa_code_object_version that is no integer is OPTION (LLVM would pick v6)", "rc %d: %s", rc,
         gpublob_error_message(g));
-  check(r.count == 0, "amd: a module declaring a constant with another type: no output", "%zu", r.count);
+  gpublob_result_free(&r);
+  static const char negative[] =
+      "target triple = \"amdgcn-amd-amdhsa\"\n"
+      "define amdgpu_kernel void @k() { ret void }\n"
+      "!llvm.module.flags = !{!0}\n"
+      "!0 = !{i32 1, !\"amdhsa_code_object_version\", i32 -400}\n";
+  rc = compile("amdgcn:gfx90a", negative, &r);
+  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "out of range"),
+        "amd: a negative amdhsa_code_object_version is OPTION", "rc %d: %s", rc, gpublob_error_message(g));
+  gpublob_result_free(&r);
+}
+
+/* ---- an ld.lld too old for code object v6 says so ---- */
+static void test_old_linker(void) {
+  const char *tool = tmp_path("ld.lld-17");
+  static const char script[] =
+      "#!/bin/sh\n"
+      "case \"$1\" in --version) echo 'Debian LLD 17.0.6 (compatible with GNU linkers)'; exit 0;; esac\n"
+      "echo 'ld.lld: error: /dev/fd/3: unknown abi version: 4' >&2; exit 1\n";
+  spill(tool, script, sizeof script - 1);
+  chmod_x(tool);
+  gpublob_result r = {0};
+  int rc = compile_with((gpublob_options){.abi = 600, .tool = tool}, "amdgcn:gfx942", plain_kernel, &r);
+  check(rc == GPUBLOB_TOOL && contains(gpublob_error_message(g), "is version 17; ABI version 600 needs version 19"),
+        "amd: an ld.lld 17 failing on code object v6 is TOOL, saying it is too old", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  rc = compile_with((gpublob_options){.abi = 500, .tool = tool}, "amdgcn:gfx942", plain_kernel, &r);
+  check(rc == GPUBLOB_TOOL && lacks(gpublob_error_message(g), "needs version"),
+        "amd: the same failure on code object v5 blames nothing on the version", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  gpublob_result_free(&r);
 }
 
 /* ---- one call, every chip: nothing fails for want of an oclc file ---- */
@@ -502,6 +576,11 @@ static void test_mlir(void) {
                 ".wavefront_size: 32");
   test_mlir_one("[#rocdl.target<chip = \"gfx11-generic\">]", "a generic target", ", gfx11-generic, generic_v1",
                 ".wavefront_size: 32");
+  test_mlir_one("[#rocdl.target<chip = \"gfx942\", flags = {daz = false, \"unsafe_math\" = [1, 2]}>]",
+                "a flag with a value counts, as MLIR's hasFlag counts it", ", gfx942", ".wavefront_size: 64");
+  test_mlir_one("[#rocdl.target<chip = \"gfx942\", flags = {}>]", "no flags", ", gfx942", ".wavefront_size: 64");
+  test_mlir_bad("[#rocdl.target<chip = \"gfx942\", flags = {\"daz, wave64\" = 1}>]", GPUBLOB_OPTION,
+                "flag 'daz, wave64'");
   test_mlir_bad("[#rocdl.target<chip = \"gfx942\", flags = {no_wave64}>]", GPUBLOB_FEATURES, "contradicts chip");
   test_mlir_bad("[#rocdl.target<chip = \"gfx942\", flags = {turbo}>]", GPUBLOB_OPTION, "flag 'turbo'");
   test_mlir_bad("[#rocdl.target<chip = \"gfx11-generic\", abi = \"500\">]", GPUBLOB_OPTION, "needs ABI version 600");
@@ -517,6 +596,41 @@ static void test_mlir(void) {
   free(hdr);
   free(b.data);
   free(text);
+  rc = mlir_compile("[#rocdl.target<chip = \"gfx942\">]", "amdgcn:gfx90a:xnack+", GPUBLOB_ATTACH_BINARY, "bin = \"", &b,
+                    &text);
+  check(rc == 0 && contains(text, "chip = \"gfx90a\", features = \"+xnack\""),
+        "amd: mlir -t amdgcn:gfx90a:xnack+: the object's attribute has the chip, and the id's modifier as a feature",
+        "rc %d: %.400s", rc, shown(text));
+  free(b.data);
+  free(text);
+}
+
+/* ---- the cache: target ids and an MLIR attribute's ABI version hit ---- */
+static int cached_twice(const char *target, const char *text, int kind) {
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = target, .cache_dir = tmp_path("cache")};
+  gpublob_input in = {.kind = kind, .data = text, .size = strlen(text), .name = "k"};
+  gpublob_result r = {0};
+  gpublob_stats s = {0};
+  int rc = gpublob_compile(g, &o, &in, &r);
+  gpublob_result_free(&r);
+  rc = rc ? rc : gpublob_compile(g, &o, &in, &r);
+  gpublob_stats_get(g, &s, sizeof s);
+  gpublob_result_free(&r);
+  return !rc && s.cache_hits == 1;
+}
+
+static void test_cache(void) {
+  check(cached_twice("amdgcn:gfx942:sramecc-:xnack+", ocml_kernel, GPUBLOB_INPUT_LLVM),
+        "amd: cache: a target id's second call hits", "%s", gpublob_error_message(g));
+  if (!gpublob_mlir_enabled()) return;
+  char src[2048];
+  snprintf(src, sizeof src, "%s%s%s", mlir_head, "[#rocdl.target<chip = \"gfx942\">]", mlir_body);
+  check(cached_twice(NULL, src, GPUBLOB_INPUT_MLIR), "amd: cache: an MLIR attribute without abi (v6) hits", "%s",
+        gpublob_error_message(g));
+  snprintf(src, sizeof src, "%s%s%s", mlir_head, "[#rocdl.target<chip = \"gfx942\", abi = \"400\", flags = {daz}>]",
+           mlir_body);
+  check(cached_twice(NULL, src, GPUBLOB_INPUT_MLIR), "amd: cache: an MLIR attribute with abi 400 and daz hits", "%s",
+        gpublob_error_message(g));
 }
 
 int main(void) {
@@ -534,9 +648,12 @@ int main(void) {
   test_abi();
   test_math_modes();
   test_module_constants();
+  test_module_abi_flag();
+  test_old_linker();
   test_many_chips();
   test_cli();
   test_mlir();
+  test_cache();
   gpublob_close(g);
   return report();
 }

@@ -443,6 +443,15 @@ int main(void) {
          "11: 'module_flags': {abi} needs key 'abi'");
   expect("specgen: mlir_flags with an unknown option", with("mlir_flags = fast:turbo\n"),
          "11: 'mlir_flags': 'fast:turbo' is not FLAG:+feature");
+  expect("specgen: a constant of type i3 (not i8)", with("constants = c_a:i3=1\n"),
+         "11: 'constants': 'c_a:i3=1' is not NAME:TYPE=VALUE");
+  expect("specgen: a constant that must agree", with("constants = c_a:i8=={if:daz:1:0}\n"), NULL);
+  expect("specgen: a constant given twice", with("constants = c_a:i8=1 c_a:i32=2\n"),
+         "11: 'constants': 'c_a' is given twice");
+  expect("specgen: an mlir flag given twice", with("mlir_flags = fast:fast-math fast:daz\n"),
+         "11: 'mlir_flags': flag 'fast' is given twice");
+  expect("specgen: a module flag of a placeholder that is no number", with("module_flags = cov=error:{chipid}\n"),
+         "11: 'module_flags': value '{chipid}' is not a plain number");
   expect("specgen: mlir_flags well formed", with("mlir_flags = fast:fast-math wave64:+wavefrontsize64\n"), NULL);
   expect("specgen: mlir_abi not among abi_versions", with("abi = 500\nabi_versions = 500\nmlir_abi = 600\n"),
          "13: 'mlir_abi': '600' is not one of 'abi_versions'");
