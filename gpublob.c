@@ -56,6 +56,7 @@
 #include "src/tool.c"
 #include "src/proc.c"
 #include "src/magic.c"
+#include "src/pack_bundle.c"
 #include "src/pack.c"
 #include "src/provider_run.c"
 #include "src/job.c"
