@@ -608,14 +608,14 @@ static void check_pack(target *t) {
   int n = 0, provider = t->val[K_pack_provider] && strcmp(t->val[K_pack_provider], "none");
   for (const int *k = pack_keys; *k >= 0; k++) n += has_value(t, *k);
   if (!n && !provider) return;
+  if (has_value(t, K_pack_provider_argv) && !provider)
+    die(t->key_line[K_pack_provider_argv], "'pack_provider_argv' needs a 'pack_provider'");
   int program = has_value(t, K_pack_tool) || has_value(t, K_pack_argv) || has_value(t, K_pack_image);
   if (program || !provider) need_keys(t, pack_program_keys, "packing with a program");
   if (!has_value(t, K_suffix_pack)) die(t->line, "target '%s': packing needs key 'suffix_pack'", t->name);
   if (provider && !has_value(t, K_pack_target))
     die(t->key_line[K_pack_provider], "target '%s': pack_provider %s needs key 'pack_target' (each entry's id)",
         t->name, t->val[K_pack_provider]);
-  if (has_value(t, K_pack_provider_argv) && !provider)
-    die(t->key_line[K_pack_provider_argv], "'pack_provider_argv' needs a 'pack_provider'");
   if (has_value(t, K_pack_asm_image) && strcmp(t->val[K_emit], "asm"))
     die(t->key_line[K_pack_asm_image], "'pack_asm_image' needs emit = asm");
   if (has_value(t, K_pack_asm_image) && provider)
