@@ -7,14 +7,15 @@
 #     -f fatbin, in-process (the default) against -f fatbin --tool-mode program
 #                                             (clang-offload-bundler)
 #   the pack step alone: clang-offload-bundler over the same hsacos, as clang runs it
-#     (hyperfine), and the bytes of both ways compared.
+#     (hyperfine), and the bytes of both ways compared; the in-process writer in a
+#     loop (bench/pack_writer.c).
 # Run from the repo root: sh bench/pack.sh.  PAIRS (default 30) and WARMUP (default 5)
 # set the turns; RUNS (default 40) hyperfine's runs.
 set -eu
 cd "$(dirname "$0")/.."
 pairs=${PAIRS:-30} warmup=${WARMUP:-5} runs=${RUNS:-40}
 bundler=/usr/lib/llvm-22/bin/clang-offload-bundler
-for t in python3 hyperfine "$bundler"; do
+for t in python3 hyperfine cc llvm-config-22 "$bundler"; do
   command -v "$t" >/dev/null || { echo "bench: $t not found" >&2; exit 1; }
 done
 [ -x build/gpublob-compiler ] || { echo "bench: build/gpublob-compiler missing (ninja)" >&2; exit 1; }
@@ -63,3 +64,9 @@ done
 echo
 echo "(in-process appears twice, once per pair: the bin pair's figure in its column, the"
 echo "program pair's own in-process median in the difference program - in-process.)"
+echo
+echo "the in-process writer alone (bench/pack_writer.c, 20,000 bundles of 4080-byte blobs):"
+# shellcheck disable=SC2046
+cc -std=c11 -O2 -I. -Ibuild $(llvm-config-22 --cflags) bench/pack_writer.c -lxxhash -o "$tmp/pack_writer"
+"$tmp/pack_writer" 2
+"$tmp/pack_writer" 4
