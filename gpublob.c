@@ -58,6 +58,7 @@
 #include "src/proc.c"
 #include "src/tool_version.c"
 #include "src/magic.c"
+#include "src/pack_bundle.c"
 #include "src/pack.c"
 #include "src/provider_run.c"
 #include "src/job.c"

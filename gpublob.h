@@ -94,7 +94,8 @@ enum gpublob_format {
   GPUBLOB_FORMAT_LLVM = 3,   /* bitcode after linking and optimisation (.bc) */
   GPUBLOB_FORMAT_PACK = 4,   /* every chip of a target in one blob, by the spec's pack
                                 step (nvptx: CUDA's fatbin, a cubin per chip plus the
-                                PTX of the newest); FORMAT for a target without one */
+                                PTX of the newest; amdgcn: a clang offload bundle, an
+                                hsaco per chip); FORMAT for a target without one */
   GPUBLOB_FORMAT_FATBIN = GPUBLOB_FORMAT_PACK, /* its name before 1.0 */
   GPUBLOB_FORMAT_LL = 5      /* LLVM IR text after linking and optimisation (.ll); LLVM IR
                                 input only (a #gpu.object holds bitcode, not text) */

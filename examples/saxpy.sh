@@ -34,6 +34,13 @@ run amdgcn:gfx90a,gfx908,gfx1030 examples/saxpy_amdgcn.ll "$out/{stem}.{chip}{su
     $readelf -h "$out/saxpy_amdgcn.$c.hsaco" | sed -n 's/.*Flags:.*0x[0-9a-f]*, \(gfx[0-9a-z]*\).*/\1/p'
   done
 
+echo "== amdgcn fatbin: a clang offload bundle (an empty host entry, an hsaco for gfx90a and gfx1030)"
+run amdgcn:gfx90a,gfx1030 examples/saxpy_amdgcn.ll "$out/saxpy.hipfb" -f fatbin &&
+  { head -c 24 "$out/saxpy.hipfb"; echo; } | sed 's/^/   magic: /' &&
+  if [ -x /usr/lib/llvm-22/bin/clang-offload-bundler ]; then
+    /usr/lib/llvm-22/bin/clang-offload-bundler -list -type=o -input="$out/saxpy.hipfb" | sed 's/^/   entry: /'
+  fi
+
 if build/gpublob --tool-dir /nonexistent --list-targets | grep -q 'one job: .*ptxas (program)'; then
   echo "== nvptx fatbin: a cubin for sm_80 and sm_90, and sm_90's PTX, in one blob"
   run nvptx:sm_80,sm_90 examples/saxpy_nvptx.ll "$out/saxpy.fatbin" -f fatbin &&

@@ -78,10 +78,12 @@ enum {
 };
 
 /* Keys that come together, each list ending in -1: what an exec tool needs, what a
-   provider needs, and the pack step's (pack_asm_image optional). */
+   provider needs, the pack step's keys, and what a pack program needs. */
 static const int exec_keys[] = {K_tool, K_tool_argv, K_tool_search, -1};
 static const int provider_keys[] = {K_provider_lib, K_provider_search, -1};
-static const int pack_keys[] = {K_pack_tool, K_pack_argv, K_pack_image, K_pack_asm_image, K_suffix_pack, -1};
+static const int pack_keys[] = {K_pack_tool, K_pack_argv, K_pack_image, K_pack_asm_image, K_pack_target,
+                                K_pack_provider_argv, K_suffix_pack, -1};
+static const int pack_program_keys[] = {K_pack_tool, K_pack_argv, K_pack_image, -1};
 
 /* LLVM's calling conventions of GPU entry points (llvm/IR/CallingConv.h, stable values). */
 static const struct { const char *name; int value; } calling_conventions[] = {
@@ -105,7 +107,7 @@ static const char *const ph_job[] = {"chip", "chipid", "targetid", "chipversion"
 static const char *const ph_mlir_lower[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", "lowerchip",
                                             NULL};
 static const char *const ph_pack_argv[] = {"tool", "chip", "chipid", "targetid", "chipversion", "abi", "out",
-                                           "opt", "images", NULL};
+                                           "opt", "images", "targets", NULL};
 static const char *const ph_pack_image[] = {"chip", "chipid", "targetid", "chipversion", "abi", "in", "opt",
                                             NULL};
 
@@ -556,7 +558,7 @@ static void check_module_flags(const target *t) {
   }
 }
 
-/* Magic bytes: an even number of hex digits, at most 16 bytes. */
+/* Magic bytes: an even number of hex digits, at most 32 bytes (an offload bundle's is 24). */
 static void check_hex(const target *t, int k) {
   const char *v = t->val[k];
   if (!v) return;
@@ -564,8 +566,8 @@ static void check_hex(const target *t, int k) {
   for (size_t i = 0; i < n; i++)
     if (!isxdigit((unsigned char)v[i]))
       die(t->key_line[k], "'%s': '%s' is not hex digits", keys[k].name, v);
-  if (!n || n % 2 || n > 32)
-    die(t->key_line[k], "'%s': '%s' is not 1 to 16 whole bytes of hex", keys[k].name, v);
+  if (!n || n % 2 || n > 64)
+    die(t->key_line[k], "'%s': '%s' is not 1 to 32 whole bytes of hex", keys[k].name, v);
 }
 
 /* An in-process provider stands in for an exec tool, and needs its library. */
@@ -607,29 +609,58 @@ static void check_entry_cc(target *t) {
   t->val[K_entry_cc] = out;
 }
 
-/* The pack keys come together, and the assembly image needs assembly. */
-static void check_pack(target *t) {
-  int n = 0;
-  for (const int *k = pack_keys; *k >= 0; k++) n += t->val[*k] && *t->val[*k];
-  if (!n) return;
-  for (const int *k = pack_keys; *k >= 0; k++)
-    if (*k != K_pack_asm_image && (!t->val[*k] || !*t->val[*k]))
-      die(t->line, "target '%s': packing needs key '%s'", t->name, keys[*k].name);
-  if (t->val[K_pack_asm_image] && strcmp(t->val[K_emit], "asm"))
-    die(t->key_line[K_pack_asm_image], "'pack_asm_image' needs emit = asm");
-  /* gpublob replaces {images} only as a word of its own */
+/* {images} is a word of pack_argv's own: gpublob replaces it only so. */
+static void check_images_word(const target *t) {
   if (!word_in(t->val[K_pack_argv], "{images}", 8))
     die(t->key_line[K_pack_argv], "'pack_argv' has no {images} word");
-  if (strstr(t->val[K_pack_argv], "{images}")) {
-    const char *p = t->val[K_pack_argv], *w;
-    size_t wn;
-    while ((w = next_word(&p, &wn)))
-      for (size_t i = 0; wn != 8 && i + 8 <= wn; i++)
-        if (!strncmp(w + i, "{images}", 8))
-          die(t->key_line[K_pack_argv], "'pack_argv': {images} stands for words of its own; '%.*s' "
-              "would keep it as it is", (int)wn, w);
-  }
-  if (!t->val[K_tool_search] || !*t->val[K_tool_search])
+  const char *p = t->val[K_pack_argv], *w;
+  size_t wn;
+  while ((w = next_word(&p, &wn)))
+    for (size_t i = 0; wn != 8 && i + 8 <= wn; i++)
+      if (!strncmp(w + i, "{images}", 8))
+        die(t->key_line[K_pack_argv], "'pack_argv': {images} stands for words of its own; '%.*s' "
+            "would keep it as it is", (int)wn, w);
+}
+
+/* pack_target is one entry's id: one word, no comma ({targets} joins the ids with
+   commas), and naming its chip, so that no two entries of a pack have one id. */
+static void check_pack_target(const target *t) {
+  const char *v = t->val[K_pack_target];
+  if (strpbrk(v, " \t,"))
+    die(t->key_line[K_pack_target], "'pack_target': an entry's id is one word without a comma: '%s'", v);
+  if (!strstr(v, "{chip}") && !strstr(v, "{chipid}") && !strstr(v, "{targetid}"))
+    die(t->key_line[K_pack_target], "'pack_target': '%s' names no chip ({chip}, {chipid} or {targetid}), so every "
+        "entry of a pack would have the same id", v);
+}
+
+static int has_value(const target *t, int k) { return t->val[k] && *t->val[k]; }
+
+/* The pack step: a program (pack_tool, pack_argv, pack_image together), an
+   in-process pack provider, or both; a suffix; the assembly image needs assembly
+   and the program; {targets} needs pack_target. */
+static void check_pack(target *t) {
+  int n = 0, provider = t->val[K_pack_provider] && strcmp(t->val[K_pack_provider], "none");
+  for (const int *k = pack_keys; *k >= 0; k++) n += has_value(t, *k);
+  if (!n && !provider) return;
+  if (has_value(t, K_pack_provider_argv) && !provider)
+    die(t->key_line[K_pack_provider_argv], "'pack_provider_argv' needs a 'pack_provider'");
+  int program = has_value(t, K_pack_tool) || has_value(t, K_pack_argv) || has_value(t, K_pack_image);
+  if (program || !provider) need_keys(t, pack_program_keys, "packing with a program");
+  if (!has_value(t, K_suffix_pack)) die(t->line, "target '%s': packing needs key 'suffix_pack'", t->name);
+  if (provider && !has_value(t, K_pack_target))
+    die(t->key_line[K_pack_provider], "target '%s': pack_provider %s needs key 'pack_target' (each entry's id)",
+        t->name, t->val[K_pack_provider]);
+  if (has_value(t, K_pack_asm_image) && strcmp(t->val[K_emit], "asm"))
+    die(t->key_line[K_pack_asm_image], "'pack_asm_image' needs emit = asm");
+  if (has_value(t, K_pack_asm_image) && provider)
+    die(t->key_line[K_pack_asm_image], "'pack_asm_image': pack_provider %s packs the chips' blobs only",
+        t->val[K_pack_provider]);
+  if (has_value(t, K_pack_target)) check_pack_target(t);
+  if (!program) return;
+  check_images_word(t);
+  if (strstr(t->val[K_pack_argv], "{targets}") && !has_value(t, K_pack_target))
+    die(t->key_line[K_pack_argv], "'pack_argv': {targets} needs key 'pack_target'");
+  if (!has_value(t, K_tool_search))
     die(t->line, "target '%s': the pack tool is searched in 'tool_search', which is empty", t->name);
 }
 
@@ -803,7 +834,7 @@ static void check_templates(const target *t) {
   static const struct { int key; const char *const *allowed; } templ[] = {
       {K_tool_argv, ph_tool_argv}, {K_libs, ph_job},           {K_mlir_lower, ph_mlir_lower}, {K_constants, ph_job}, {K_tool_version, ph_tool_version},
       {K_provider_argv, ph_job},   {K_pack_argv, ph_pack_argv}, {K_pack_image, ph_pack_image},
-      {K_pack_asm_image, ph_pack_image}};
+      {K_pack_asm_image, ph_pack_image}, {K_pack_target, ph_job},  {K_pack_provider_argv, ph_job}};
   for (size_t i = 0; i < sizeof templ / sizeof *templ; i++)
     if (t->val[templ[i].key]) check_template(t, templ[i].key, templ[i].allowed);
 }

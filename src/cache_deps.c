@@ -112,8 +112,13 @@ static void hash_libs(cache *c, XXH3_state_t *st, job *j) {
   }
 }
 
-/* What a job's output depends on beyond the call's input and options. */
-static void hash_job(cache *c, XXH3_state_t *st, job *j, const char *pack_tool) {
+/* How a job's pack is made, as a manifest records it: no pack, the pack program, or
+** the spec's in-process pack provider. */
+enum pack_way { PACK_NONE, PACK_PROGRAM, PACK_INPROCESS };
+
+/* What a job's output depends on beyond the call's input and options: with a pack,
+** the pack program's bytes (at pack_tool), or the in-process provider's name. */
+static void hash_job(cache *c, XXH3_state_t *st, job *j, int pack, const char *pack_tool) {
   hash_str(st, j->t->name);
   hash_str(st, j->chip);
   hash_str(st, sb_str(&j->features));
@@ -124,7 +129,8 @@ static void hash_job(cache *c, XXH3_state_t *st, job *j, const char *pack_tool) 
   if (*j->provider_path) hash_file(c, st, j->provider_path);
   else if (needs_blob_tool(j)) hash_file(c, st, j->tool);
   hash_libs(c, st, j);
-  if (pack_tool) hash_file(c, st, pack_tool);
+  if (pack == PACK_PROGRAM) hash_file(c, st, pack_tool);
+  else if (pack == PACK_INPROCESS) hash_str(st, j->t->pack_provider_name);
 }
 
 /* The hash of a call's input and options: the manifest's key.  Isolation, the tool

@@ -177,10 +177,12 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
     j.abi_default = abi_default > 1000000 ? 1000001 : (unsigned)abi_default;
     strbuf pack = {0};
     rc = resolve_options(&j);
-    if (!rc && packed) rc = find_pack_tool(&j, &pack);
+    if (!rc && packed == PACK_PROGRAM) rc = find_pack_tool(&j, &pack);
+    if (!rc && packed == PACK_INPROCESS && j.t->pack_provider == PACK_PROVIDER_none) rc = -1;
+    if (packed > PACK_INPROCESS) rc = -1;
     j.keep_asm = (int)keep_asm;
     if (!rc) rc = resolve_tool(&j, 0);
-    if (!rc) hash_job(c, &st, &j, packed ? sb_str(&pack) : NULL);
+    if (!rc) hash_job(c, &st, &j, (int)packed, sb_str(&pack));
     sb_free(&pack);
     job_end(&j);
   }

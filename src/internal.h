@@ -121,6 +121,15 @@ struct provider {
   char error[512];                /* why it did not load; "" when loaded */
 };
 
+/* An in-process pack step (src/pack.c's registry): the members' blobs in, one pack
+** out; ids[i] is member i's entry id (the spec's pack_target), opts the spec's
+** pack_provider_argv; errors go to members[0]'s handle. */
+typedef struct pack_provider_ops {
+  const char *name; /* the spec's pack_provider = NAME */
+  int (*run)(job *const *members, size_t n, char *const *ids, char *const *opts, size_t nopts,
+             gpublob_blob *out);
+} pack_provider_ops;
+
 enum job_state { JOB_PENDING, JOB_DONE, JOB_FAILED, JOB_CANCELLED };
 enum { PH_LOAD, PH_LINK, PH_OPT, PH_EMIT, PH_TOOL, NPHASES };
 

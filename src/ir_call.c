@@ -1,6 +1,12 @@
 /* src/ir_call.c: An LLVM IR call: from the plan through the pool to its outputs and the cache. */
 
 /* ---- the outputs: a job's blob, or a pack of several ---- */
+/* What made an output: the job's blob tool, or the pack's provider or program. */
+static const char *output_tool(const output_plan *op, const job *j) {
+  if (!op->pack) return j->tool_name;
+  return op->pack_prov ? op->pack_prov->name : base_name(sb_str(&op->pack_tool));
+}
+
 static int make_output(plan *p, output_plan *op, gpublob_result *out) {
   job *j = p->jobs[op->first];
   gpublob_blob b = {0};
@@ -8,7 +14,8 @@ static int make_output(plan *p, output_plan *op, gpublob_result *out) {
   for (size_t i = op->first; i < op->first + op->count; i++)
     sb_addf(&chips, "%s%s", i > op->first ? "," : "", p->jobs[i]->chip);
   double t = now_ms();
-  int rc = op->pack ? pack_run(p->jobs + op->first, op->count, sb_str(&op->pack_tool), &b) : GPUBLOB_OK;
+  int rc = op->pack ? pack_run(p->jobs + op->first, op->count, sb_str(&op->pack_tool), op->pack_prov, &b)
+                     : GPUBLOB_OK;
   p->g->stats.tool_ms += now_ms() - t;
   if (rc) {
     take_error(p->g, &j->sink);
@@ -18,8 +25,7 @@ static int make_output(plan *p, output_plan *op, gpublob_result *out) {
       b = j->out;
       memset(&j->out, 0, sizeof j->out);
     }
-    if (chips.oom || result_add(out, j->t->name, sb_str(&chips),
-                                op->pack ? base_name(sb_str(&op->pack_tool)) : j->tool_name, &b))
+    if (chips.oom || result_add(out, j->t->name, sb_str(&chips), output_tool(op, j), &b))
       rc = set_error(p->g, GPUBLOB_NOMEM, "out of memory");
   }
   gpublob_blob_free(&b);
@@ -35,12 +41,23 @@ static int plan_outputs(plan *p, gpublob_result *out) {
 }
 
 /* ---- LLVM IR: a call, from the plan through the pool to its outputs ---- */
-/* Job i's pack tool when a pack takes its blob, else NULL. */
-static const char *job_pack_tool(const plan *p, size_t i) {
+/* The pack that takes job i's blob, or NULL. */
+static const output_plan *job_pack(const plan *p, size_t i) {
   for (size_t k = 0; k < p->noutputs; k++)
     if (i >= p->outputs[k].first && i < p->outputs[k].first + p->outputs[k].count)
-      return p->outputs[k].pack ? sb_str(&p->outputs[k].pack_tool) : NULL;
+      return p->outputs[k].pack ? &p->outputs[k] : NULL;
   return NULL;
+}
+
+/* How job i's pack is made (PACK_NONE without one), for the cache. */
+static int job_pack_way(const plan *p, size_t i) {
+  const output_plan *op = job_pack(p, i);
+  return !op ? PACK_NONE : op->pack_prov ? PACK_INPROCESS : PACK_PROGRAM;
+}
+
+static const char *job_pack_tool(const plan *p, size_t i) {
+  const output_plan *op = job_pack(p, i);
+  return op ? sb_str(&op->pack_tool) : "";
 }
 
 /* k1: k0 and what each resolved job depends on, digested before any compile work. */
@@ -48,13 +65,13 @@ static void plan_entry_key(cache *c, const key128 *k0, plan *p) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
   hash_bytes(&st, k0->b, sizeof k0->b);
-  for (size_t i = 0; i < p->njobs; i++) hash_job(c, &st, p->jobs[i], job_pack_tool(p, i));
+  for (size_t i = 0; i < p->njobs; i++) hash_job(c, &st, p->jobs[i], job_pack_way(p, i), job_pack_tool(p, i));
   p->entry_key = hash_key(&st);
 }
 
 static void cache_store_plan(cache *c, const key128 *k0, plan *p, const gpublob_result *res) {
   int *packed = calloc(p->njobs ? p->njobs : 1, sizeof *packed);
-  for (size_t i = 0; packed && i < p->njobs; i++) packed[i] = job_pack_tool(p, i) != NULL;
+  for (size_t i = 0; packed && i < p->njobs; i++) packed[i] = job_pack_way(p, i);
   if (packed) cache_store(c, k0, &p->entry_key, p->jobs, p->njobs, packed, res);
   free(packed);
 }

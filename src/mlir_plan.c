@@ -311,9 +311,7 @@ static job *item_job(mlir_call_state *m, const gpu_item *it) { return m->p.jobs[
 ** planned, when it was not resolved). */
 static const char *item_chip(mlir_call_state *m, const gpu_item *it) {
   const output_plan *op = &m->p.outputs[it->output];
-  for (size_t i = op->first; i < op->first + op->count; i++)
-    if (m->p.jobs[i]->keep_asm) return m->p.jobs[i]->chip;
-  const job *j = item_job(m, it);
+  const job *j = op->newest ? op->newest : item_job(m, it);
   return *j->chip ? j->chip : j->want;
 }
 

@@ -1,6 +1,19 @@
-/* src/pack.c: Packs: every chip's blob, and the newest chip's assembly, in one (fatbinary). */
+/* src/pack.c: Packs: every chip's blob, and the newest chip's assembly, in one blob, by
+** the spec's pack program (fatbinary, clang-offload-bundler) or its in-process pack
+** provider (offload_bundle, src/pack_bundle.c).  A new pack provider is a part with its
+** ops, and a line in pack_provider_registry. */
 
-/* ---- packs: every chip's blob, and the newest chip's assembly, in one (fatbinary) ---- */
+/* ---- the pack providers gpublob has ---- */
+static const pack_provider_ops *const pack_provider_registry[] = {&offload_bundle_ops};
+
+/* The target's pack provider, or NULL when the spec names none. */
+static const pack_provider_ops *pack_provider_of(const target_desc *t) {
+  for (size_t i = 0; i < sizeof pack_provider_registry / sizeof *pack_provider_registry; i++)
+    if (!strcmp(pack_provider_registry[i]->name, t->pack_provider_name)) return pack_provider_registry[i];
+  return NULL;
+}
+
+/* ---- packs: every chip's blob, and the newest chip's assembly, in one ---- */
 typedef struct packing {
   job *const *members;
   size_t n;
@@ -56,14 +69,15 @@ static int pack_tool_run(job *first, char **argv, const workdir *w, gpublob_blob
   return rc;
 }
 
-/* One blob for the members of a pack, made by the spec's pack tool. */
-static int pack_run(job *const *members, size_t n, const char *tool, gpublob_blob *out) {
+/* The pack program over the members' images, written to files; {targets} is targets. */
+static int pack_program(job *const *members, size_t n, const char *tool, const char *targets,
+                        gpublob_blob *out) {
   job *first = members[0];
   packing k = {.members = members, .n = n};
   int rc = make_dir(first, &k.w);
   if (rc) return rc;
   sb_addf(&k.w.out, "%s/out%s", sb_str(&k.w.dir), first->t->suffix_pack);
-  const char *vars[] = {"tool", tool, "out", sb_str(&k.w.out), NULL};
+  const char *vars[] = {"tool", tool, "out", sb_str(&k.w.out), "targets", targets, NULL};
   argvec args = {0};
   char **argv = template_argv(&args, first, first->t->pack_argv, vars, pack_images, &k);
   rc = k.rc;
@@ -71,5 +85,46 @@ static int pack_run(job *const *members, size_t n, const char *tool, gpublob_blo
   if (!rc) rc = pack_tool_run(first, argv, &k.w, out);
   workdir_remove(&k.w);
   argv_free(&args);
+  return rc;
+}
+
+/* The pack provider over the members' blobs, with the spec's pack_provider_argv. */
+static int pack_in_process(job *const *members, size_t n, const pack_provider_ops *prov, char *const *ids,
+                           gpublob_blob *out) {
+  job *first = members[0];
+  argvec opts = {0};
+  char **o = template_argv(&opts, first, first->t->pack_provider_argv, NULL, NULL, NULL);
+  int rc = o ? prov->run(members, n, ids, o, opts.argc, out) : set_error(first->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc) rc = check_magic(first, out, first->t->pack_magic, prov->name, GPUBLOB_TOOL);
+  if (rc) gpublob_blob_free(out);
+  else out->suffix = first->t->suffix_pack;
+  argv_free(&opts);
+  return rc;
+}
+
+/* Each member's entry id (the spec's pack_target, one word each) into ids, and
+** joined by commas into targets ({targets}); none when the spec has no pack_target. */
+static int pack_ids(job *const *members, size_t n, argvec *ids, strbuf *targets) {
+  for (size_t i = 0; i < n && *members[0]->t->pack_target; i++)
+    argv_add(ids, members[i], members[i]->t->pack_target, NULL, NULL, NULL);
+  if (!argv_finish(ids)) return set_error(members[0]->g, GPUBLOB_NOMEM, "out of memory");
+  if (ids->argc && ids->argc != n)
+    return set_error(members[0]->g, GPUBLOB_OPTION, "pack_target '%s' gives no single id per chip",
+                     members[0]->t->pack_target);
+  for (size_t i = 0; i < ids->argc; i++) sb_addf(targets, "%s%s", i ? "," : "", ids->argv[i]);
+  return targets->oom ? set_error(members[0]->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+}
+
+/* One blob for the members of a pack: by the pack provider when the plan chose it,
+** else by the pack program found at tool. */
+static int pack_run(job *const *members, size_t n, const char *tool, const pack_provider_ops *prov,
+                    gpublob_blob *out) {
+  argvec ids = {0};
+  strbuf targets = {0};
+  int rc = pack_ids(members, n, &ids, &targets);
+  if (!rc) rc = prov ? pack_in_process(members, n, prov, ids.argv, out)
+                     : pack_program(members, n, tool, sb_str(&targets), out);
+  argv_free(&ids);
+  sb_free(&targets);
   return rc;
 }

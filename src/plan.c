@@ -5,7 +5,9 @@
 typedef struct output_plan { /* one output of the call */
   size_t first, count; /* its jobs: one, or a pack's members */
   int pack;
-  strbuf pack_tool; /* the pack tool, found before any compile work */
+  strbuf pack_tool; /* the pack program, found before any compile work ("" in-process) */
+  const pack_provider_ops *pack_prov; /* the in-process pack step, or NULL */
+  const job *newest;  /* a pack's newest chip (the latest in the spec's chips), once resolved */
 } output_plan;
 
 typedef struct plan {
@@ -99,7 +101,20 @@ static size_t chip_rank(const job *j) {
   return i < 0 ? 0 : (size_t)i;
 }
 
-/* A pack's tool is found, and its newest chip keeps its assembly. */
+static const pack_provider_ops *pack_provider_of(const target_desc *t); /* src/pack.c */
+
+/* The pack's step: the spec's in-process pack provider, unless --tool-mode program
+** asks for the program, which is then found before any compile work. */
+static int resolve_pack(job *j, output_plan *op) {
+  op->pack_prov = j->o->tool_mode != GPUBLOB_TOOL_PROGRAM ? pack_provider_of(j->t) : NULL;
+  if (op->pack_prov) return GPUBLOB_OK;
+  if (!*j->t->pack_tool)
+    return set_error(j->g, GPUBLOB_NOTOOL, "target %s has no pack program (pack_tool) for --tool-mode "
+                     "program: its packs are made in-process (%s)", j->t->name, j->t->pack_provider_name);
+  return find_pack_tool(j, &op->pack_tool);
+}
+
+/* A pack holds one target and each chip once; its newest chip keeps its assembly. */
 static int plan_pack(plan *p, output_plan *op) {
   job *newest = p->jobs[op->first];
   for (size_t i = op->first; i < op->first + op->count; i++) {
@@ -107,10 +122,15 @@ static int plan_pack(plan *p, output_plan *op) {
     if (j->t != newest->t)
       return set_error(p->g, GPUBLOB_OPTION, "a pack holds one target, not %s and %s", newest->t->name,
                        j->t->name);
+    for (size_t k = op->first; k < i; k++)
+      if (!strcmp(p->jobs[k]->chip, j->chip))
+        return set_error(p->g, GPUBLOB_OPTION, "a pack holds each chip once, and %s:%s is in it twice",
+                         j->t->name, j->chip);
     if (chip_rank(j) > chip_rank(newest)) newest = j;
   }
   newest->keep_asm = *newest->t->pack_asm_image != 0;
-  return find_pack_tool(newest, &op->pack_tool);
+  op->newest = newest;
+  return resolve_pack(newest, op);
 }
 
 /* Every job's options are checked and every tool found before any work: the

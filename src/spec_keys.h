@@ -61,6 +61,10 @@
   X(pack_argv, OPTIONAL, LIST, "argv template of the pack tool; {images} stands for the images")   \
   X(pack_image, OPTIONAL, LIST, "the words for each chip's blob (template, {in} its file)")        \
   X(pack_asm_image, OPTIONAL, LIST, "the words for the newest chip's assembly (template)")         \
+  X(pack_target, OPTIONAL, STRING, "the id of each chip's entry in a pack (template); {targets} joins them") \
+  X(pack_provider, DEFAULT("none"), CENUM(pack_provider_kind, PACK_PROVIDER_, "none offload_bundle"), \
+    "in-process pack step that stands in for the pack tool")                                        \
+  X(pack_provider_argv, OPTIONAL, LIST, "the pack provider's options (template)")                  \
   X(suffix_pack, OPTIONAL, STRING, "file suffix of a pack")                                        \
   X(attribute, REQUIRED, STRING, "MLIR attribute name of the blob")                                \
   X(suffix_asm, REQUIRED, STRING, "file suffix of assembly")                                       \
@@ -95,6 +99,7 @@ enum emit_kind { EMIT_asm, EMIT_obj };
 enum tool_kind { TOOL_exec, TOOL_none };
 enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
 enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink };
+enum pack_provider_kind { PACK_PROVIDER_none, PACK_PROVIDER_offload_bundle };
 
 /* The number of keys, for #if: the generated table checks it was written for this list. */
 #define GPUBLOB_SPEC_ONE_KEY(key, presence, type, doc) +1

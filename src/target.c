@@ -261,9 +261,9 @@ static int resolve_levels(job *j) {
   j->format = j->o->format ? j->o->format : GPUBLOB_FORMAT_BIN;
   if (j->format < GPUBLOB_FORMAT_BIN || j->format > GPUBLOB_FORMAT_LL)
     return set_error(j->g, GPUBLOB_FORMAT, "unknown output format %d", j->o->format);
-  if (j->format == GPUBLOB_FORMAT_FATBIN && !*j->t->pack_tool)
+  if (j->format == GPUBLOB_FORMAT_FATBIN && !*j->t->pack_tool && j->t->pack_provider == PACK_PROVIDER_none)
     return set_error(j->g, GPUBLOB_FORMAT,
-                     "target %s has no fatbin: the spec gives it no pack step (pack_tool)",
+                     "target %s has no fatbin: the spec gives it no pack step (pack_tool, pack_provider)",
                      j->t->name);
   if (j->format == GPUBLOB_FORMAT_FATBIN) j->format = GPUBLOB_FORMAT_BIN; /* a pack's member */
   int opt = j->o->opt ? j->o->opt : GPUBLOB_OPT_O3;

@@ -71,10 +71,8 @@ static void argv_add(argvec *a, const job *j, const char *tmpl, const char **var
   }
 }
 
-/* A template as an argv, NULL-ended, its strings in a->text; NULL when out of memory. */
-static char **template_argv(argvec *a, const job *j, const char *tmpl, const char **vars,
-                            word_adder images, void *arg) {
-  argv_add(a, j, tmpl, vars, images, arg);
+/* The words added so far as an argv, NULL-ended; NULL when out of memory. */
+static char **argv_finish(argvec *a) {
   a->argv = a->text.oom ? NULL : calloc(a->argc + 1, sizeof *a->argv);
   char *p = a->text.s;
   for (size_t i = 0; a->argv && i < a->argc; i++) {
@@ -82,6 +80,13 @@ static char **template_argv(argvec *a, const job *j, const char *tmpl, const cha
     p += strlen(p) + 1;
   }
   return a->argv;
+}
+
+/* A template as an argv, NULL-ended, its strings in a->text; NULL when out of memory. */
+static char **template_argv(argvec *a, const job *j, const char *tmpl, const char **vars,
+                            word_adder images, void *arg) {
+  argv_add(a, j, tmpl, vars, images, arg);
+  return argv_finish(a);
 }
 
 static void argv_free(argvec *a) {

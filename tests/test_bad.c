@@ -534,6 +534,10 @@ static const struct {
                           "[ -n \"$TMPDIR\" ] && mkdir -p \"$TMPDIR/made-by-tool\" && echo x > \"$TMPDIR/made-by-tool/f\"\n"
                           "exec " LLVM_BINDIR "/ld.lld \"$@\"\n"},
     {"slow", "#!/bin/sh\necho $$ >> @S/slow-pids\nsleep 30 &\necho $! >> @S/slow-pids\necho $! >> @PIDS\nwait\n"},
+    /* pack programs, linked as clang-offload-bundler by make_lib_dirs: it names its output -output=FILE */
+    {"bundler-exit1", "#!/bin/sh\necho $$ >> ${GPUBLOB_TEST_PIDS:-@PIDS}\necho 'fake bundler: refused' >&2\nexit 1\n"},
+    {"bundler-garbage", "#!/bin/sh\necho $$ >> ${GPUBLOB_TEST_PIDS:-@PIDS}\n"
+                        "for a in \"$@\"; do case $a in -output=*) echo 'not a bundle' > \"${a#-output=}\" ;; esac; done\n"},
 };
 
 static const bad_case cases[] = {
@@ -806,9 +810,11 @@ static const bad_case cases[] = {
     {"features: amdgcn -fp64, bin", "-t amdgcn --features -fp64 " AM, .exit = E(FEATURES)},
 
     /* ---- formats ---- */
-    {"format: fatbin for amdgcn", "-t amdgcn -f fatbin " AM, .exit = E(FORMAT)},
     {"format: fatbin for spirv", "-t spirv -f fatbin " SP, .exit = E(FORMAT)},
-    {"format: fatbin for two amdgcn chips", "-t amdgcn:gfx90a,gfx1030 -f fatbin " AM, .exit = E(FORMAT)},
+    {"option: a pack holds a chip once (amdgcn)", "-t amdgcn:gfx90a,gfx1030,gfx90a -f fatbin " AM, .exit = E(OPTION),
+     .msg = "gfx90a is in it twice"},
+    {"option: a pack holds a chip once (nvptx)", "-t nvptx:sm_80,sm_80 -f fatbin " NV, .exit = E(OPTION),
+     .needs_ptxas = 1},
 
     /* ---- blob tools not found: NOTOOL ---- */
     {"notool: ptxas on no search path", "--no-default-search -t nvptx " NV, .exit = E(NOTOOL)},
@@ -822,8 +828,16 @@ static const bad_case cases[] = {
      .exit = E(NOTOOL)},
     {"notool: fatbinary missing (only ptxas on the path)",
      "--no-default-search --tool-dir @S/ptxas-only -t nvptx:sm_80,sm_90 -f fatbin " NV, .exit = E(NOTOOL)},
+    {"notool: clang-offload-bundler missing (--tool-mode program, only ld.lld on the path)",
+     "--tool-mode program --no-default-search --tool-dir @S/lld-only -t amdgcn:gfx90a,gfx1030 -f fatbin " AM,
+     .exit = E(NOTOOL), .msg = "clang-offload-bundler"},
 
     /* ---- blob tools failing: TOOL ---- */
+#define PACKT(dir) "--tool-mode program --tool-dir @S/" dir " -t amdgcn:gfx90a,gfx1030 -f fatbin " AM
+    {"tool: clang-offload-bundler exits 1 (--tool-mode program)", PACKT("bundler-exit1"), .exit = E(TOOL),
+     .msg = "fake bundler: refused"},
+    {"tool: clang-offload-bundler writes no bundle (--tool-mode program)", PACKT("bundler-garbage"), .exit = E(TOOL),
+     .msg = "5f5f434c414e475f"},
 #define AT(tool) "--tool @S/tools/" tool " -t amdgcn " AM
 #define NT(tool) "--tool @S/tools/" tool " --tool-mode program -t nvptx " NV
     {"tool: exits 1", AT("exit1"), .exit = E(TOOL), .msg = "fake tool: refused"},
@@ -1321,9 +1335,10 @@ static void write_tools(void) {
 }
 
 static void make_lib_dirs(void) {
-  const char *dirs[] = {"bad-ocml", "empty-ocml", "bad-libdevice", "ptxas-only", "only-ocml"};
+  const char *dirs[] = {"bad-ocml", "empty-ocml", "bad-libdevice", "ptxas-only", "lld-only", "bundler-exit1",
+                        "bundler-garbage", "only-ocml"};
   char path[4400], target[4400];
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < 8; i++) {
     snprintf(path, sizeof path, "%s/%s", scratch(), dirs[i]);
     mkdir(path, 0755);
   }
@@ -1346,6 +1361,13 @@ static void make_lib_dirs(void) {
   spill(path, "", 0);
   snprintf(path, sizeof path, "%s/bad-libdevice/libdevice.10.bc", scratch());
   spill(path, "BC\xc0\xde garbage, not libdevice", 28);
+  snprintf(path, sizeof path, "%s/lld-only/ld.lld", scratch());
+  if (symlink(LLVM_BINDIR "/ld.lld", path)) {}
+  for (int i = 5; i < 7; i++) { /* a pack program of that name, as the spec's pack_tool names it */
+    snprintf(target, sizeof target, "%s/%s", tools_dir, dirs[i]);
+    snprintf(path, sizeof path, "%s/%s/clang-offload-bundler", scratch(), dirs[i]);
+    if (symlink(target, path)) {}
+  }
   gpublob *g;
   char ptxas[4096];
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx"};

@@ -419,6 +419,53 @@ static void test_fatbin(void) {
   gpublob_blob_free(&b);
 }
 
+/* ---- rocdl fatbin objects: a clang offload bundle of an hsaco per chip ---- */
+/* The bundle's entry for chip, unbundled by clang-offload-bundler: for that chip, with
+** the kernel sym. */
+static void check_bundle_entry(const char *bundle, const char *chip, const char *sym, const char *label) {
+  char id[128], name[64], syms[256] = "";
+  snprintf(id, sizeof id, "hipv4-amdgcn-amd-amdhsa--%s", chip);
+  snprintf(name, sizeof name, "mlir-unbundled-%s.hsaco", chip);
+  const char *path = tmp_path(name);
+  int rc = unbundle(bundle, id, path);
+  size_t n = 0;
+  unsigned char *d = rc ? NULL : slurp(path, &n);
+  if (d) kernel_symbols(d, n, name, syms, sizeof syms);
+  char for_chip[256], has_sym[256];
+  snprintf(for_chip, sizeof for_chip, "%s: unbundles to an hsaco for %s", label, chip);
+  snprintf(has_sym, sizeof has_sym, "%s: its %s hsaco has kernel %s", label, chip, sym);
+  check(d && amdgpu_chip_is(path, chip), for_chip, "exit %d", rc);
+  check(d && contains(syms, sym), has_sym, "[%s]", syms);
+  free(d);
+}
+
+static void test_rocdl_bundle(void) {
+  gpublob_target_choice list[] = {{"amdgcn:gfx90a,gfx942", NULL, NULL}};
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = list, .ntargets = 1,
+                       .format = GPUBLOB_FORMAT_PACK};
+  gpublob_blob b = {0};
+  objects os = {0};
+  int rc = compile_mlir("tests/mlir/multi_target.mlir", &o, &b);
+  int parsed = !rc && read_objects(b.data, b.size, &os), ok = parsed && os.n == 1;
+#define ROC "mlir: -f fatbin for #rocdl.target gives one offload bundle object (format fatbin)"
+  check(rc == 0, ROC ": compiles", "rc %d", rc);
+  check_if(parsed, os.n == 1, ROC ": one object for two chips", "%d objects", os.n);
+  check_if(ok, os.o[0].format == FORMAT_FATBIN, ROC ": format fatbin, not bin", "format %u", os.o[0].format);
+  check_if(ok, contains(os.o[0].target, "#rocdl.target") && contains(os.o[0].target, "\"gfx942\""),
+           ROC ": its #rocdl.target names the newest chip", "%s", os.o[0].target);
+  check_if(ok, os.o[0].size > 24 && !memcmp(os.o[0].data, "__CLANG_OFFLOAD_BUNDLE__", 24),
+           ROC ": the bundle's magic", "%zu bytes", os.o[0].size);
+  if (ok) {
+    const char *path = tmp_path("mlir.hipfb");
+    spill(path, os.o[0].data, os.o[0].size);
+    check_bundle_entry(path, "gfx90a", "axpy", ROC);
+    check_bundle_entry(path, "gfx942", "axpy", ROC);
+  }
+#undef ROC
+  objects_free(&os);
+  gpublob_blob_free(&b);
+}
+
 /* ---- legacy attach, bytecode out and in ---- */
 static void test_legacy_and_bytecode(void) {
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn",
@@ -931,6 +978,7 @@ int main(void) {
   test_choices_and_formats();
   test_pool();
   test_fatbin();
+  test_rocdl_bundle();
   test_legacy_and_bytecode();
   test_errors();
   test_untouched();

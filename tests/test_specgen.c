@@ -514,6 +514,37 @@ int main(void) {
               "suffix_asm = .s\nsuffix_bin = .b\npack_tool = p\npack_argv = {tool} --images={images}\n"
               "pack_image = {in}\nsuffix_pack = .f\n"),
          "25: 'pack_argv' has no {images} word");
+  /* the pack step: a program, an in-process provider, the ids of its entries */
+  expect("specgen: a pack provider alone is a pack step",
+         with("pack_provider = offload_bundle\npack_target = x-{chip}\nsuffix_pack = .p\n"), NULL);
+  expect("specgen: an unknown pack provider", with("pack_provider = zip\n"), "11: 'pack_provider': unknown value 'zip'");
+  expect("specgen: a pack provider without pack_target", with("pack_provider = offload_bundle\nsuffix_pack = .p\n"),
+         "11: target 't': pack_provider offload_bundle needs key 'pack_target' (each entry's id)");
+  expect("specgen: a pack provider without suffix_pack", with("pack_provider = offload_bundle\npack_target = x-{chip}\n"),
+         "1: target 't': packing needs key 'suffix_pack'");
+  expect("specgen: pack_target naming no chip",
+         with("pack_provider = offload_bundle\npack_target = x\nsuffix_pack = .p\n"),
+         "12: 'pack_target': 'x' names no chip ({chip} or {chipid})");
+  expect("specgen: pack_target holding a comma",
+         with("pack_provider = offload_bundle\npack_target = a,{chip}\nsuffix_pack = .p\n"),
+         "12: 'pack_target': an entry's id is one word without a comma: 'a,{chip}'");
+  expect("specgen: pack_target with a placeholder it does not expand",
+         with("pack_provider = offload_bundle\npack_target = a-{chip}-{in}\nsuffix_pack = .p\n"),
+         "12: 'pack_target': unknown placeholder '{in}' (this key has: chip chipid opt)");
+  expect("specgen: pack_provider_argv without a provider", with("pack_provider_argv = -x\n"),
+         "11: 'pack_provider_argv' needs a 'pack_provider'");
+  expect("specgen: a pack program without pack_image", with("pack_tool = p\npack_argv = {tool} {images}\nsuffix_pack = .p\n"),
+         "1: target 't': packing with a program needs key 'pack_image'");
+  expect("specgen: {targets} without pack_target",
+         with("tool_search = /x\npack_tool = p\npack_argv = {tool} -t={targets} {images}\npack_image = {in}\n"
+              "suffix_pack = .p\n"),
+         "13: 'pack_argv': {targets} needs key 'pack_target'");
+  expect("specgen: {targets} with pack_target",
+         with("tool_search = /x\npack_tool = p\npack_argv = {tool} -t={targets} {images}\npack_image = {in}\n"
+              "pack_target = k-{chip}\nsuffix_pack = .p\n"), NULL);
+  expect("specgen: a 24-byte pack_magic", with("pack_magic = 5f5f434c414e475f4f46464c4f41445f42554e444c455f5f\n"), NULL);
+  expect("specgen: a magic of more than 32 bytes", with("bin_magic = 5f5f434c414e475f4f46464c4f41445f42554e444c455f5f5f5f434c414e475f4f46\n"),
+         "11: 'bin_magic': '5f5f");
   /* the table: escaped bytes, a long entry_cc list kept whole, the path's comment */
   char long_cc[2048] = "entry_cc =";
   for (int i = 0; i < 150; i++) strcat(long_cc, " spir_kernel");

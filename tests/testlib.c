@@ -208,3 +208,26 @@ int have_ptxas(void) {
   gpublob_close(g);
   return ok;
 }
+
+int unbundle(const char *bundle, const char *id, const char *out) {
+  char targets[512], input[4400], output[4400];
+  snprintf(targets, sizeof targets, "-targets=%s", id);
+  snprintf(input, sizeof input, "-input=%s", bundle);
+  snprintf(output, sizeof output, "-output=%s", out);
+  const char *argv[] = {LLVM_BINDIR "/clang-offload-bundler", "-unbundle", "-type=o", targets, input, output, NULL};
+  return run(argv, NULL);
+}
+
+int amdgpu_chip_is(const char *path, const char *chip) {
+  const char *argv[] = {LLVM_BINDIR "/llvm-readelf", "--file-header", path, NULL};
+  char *out = NULL, want[128];
+  int rc = run(argv, &out);
+  const char *flags = !rc && out ? strstr(out, "Flags:") : NULL;
+  const char *nl = flags ? strchr(flags, '\n') : NULL;
+  snprintf(want, sizeof want, ", %s", chip);
+  const char *at = flags ? strstr(flags, want) : NULL;
+  size_t n = strlen(want);
+  int ok = at && (!nl || at < nl) && (at[n] == ',' || at[n] == '\n' || !at[n]);
+  free(out);
+  return ok;
+}

@@ -60,4 +60,10 @@ struct gpublob_options;
 int tool_path(struct gpublob *g, const struct gpublob_options *opts, char *buf, size_t size);
 /* Whether the CUDA toolkit's ptxas is found the way gpublob finds it. */
 int have_ptxas(void);
+/* clang-offload-bundler -unbundle -type=o: the entry id of bundle into the file out;
+** its exit status (run()'s). */
+int unbundle(const char *bundle, const char *id, const char *out);
+/* The AMD GPU ELF at path is for chip: llvm-readelf --file-header's Flags line
+** names it (the EF_AMDGPU_MACH field, "Flags: 0x54c, gfx942, xnack, sramecc"). */
+int amdgpu_chip_is(const char *path, const char *chip);
 #endif
