@@ -633,6 +633,35 @@ static void test_cache(void) {
         gpublob_error_message(g));
 }
 
+/* ---- a bundle of target ids: HIP picks the entry of the device's xnack mode ---- */
+static void test_bundle_ids(void) {
+  gpublob_result r = {0};
+  int rc = compile_with((gpublob_options){.format = GPUBLOB_FORMAT_PACK}, "amdgcn:gfx90a:xnack+,gfx90a:xnack-,gfx942",
+                        plain_kernel, &r);
+  const gpublob_blob *b = !rc && r.count == 1 ? &r.outputs[0].blob : NULL;
+  char *list = NULL;
+  if (b) {
+    const char *path = tmp_path("ids.hipfb");
+    spill(path, b->data, b->size);
+    char input[4200];
+    snprintf(input, sizeof input, "-input=%s", path);
+    const char *argv[] = {LLVM_BINDIR "/clang-offload-bundler", "-list", "-type=o", input, NULL};
+    if (run(argv, &list)) {
+      free(list);
+      list = NULL;
+    }
+  }
+#define IDS "amd: -f fatbin for gfx90a:xnack+, gfx90a:xnack- and gfx942: clang-offload-bundler lists an entry per id"
+  check(rc == 0, IDS ": compiles", "rc %d: %s", rc, gpublob_error_message(g));
+  check_if(b, contains(list, "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+\n") &&
+                  contains(list, "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-\n") &&
+                  contains(list, "hipv4-amdgcn-amd-amdhsa--gfx942\n"),
+           IDS, "%s", shown(list));
+#undef IDS
+  free(list);
+  gpublob_result_free(&r);
+}
+
 int main(void) {
   if (gpublob_open(&g)) return 1;
   gpublob_options probe = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn"};
@@ -654,6 +683,7 @@ int main(void) {
   test_cli();
   test_mlir();
   test_cache();
+  test_bundle_ids();
   gpublob_close(g);
   return report();
 }

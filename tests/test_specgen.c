@@ -524,13 +524,13 @@ int main(void) {
          "1: target 't': packing needs key 'suffix_pack'");
   expect("specgen: pack_target naming no chip",
          with("pack_provider = offload_bundle\npack_target = x\nsuffix_pack = .p\n"),
-         "12: 'pack_target': 'x' names no chip ({chip} or {chipid})");
+         "12: 'pack_target': 'x' names no chip ({chip}, {chipid} or {targetid})");
   expect("specgen: pack_target holding a comma",
          with("pack_provider = offload_bundle\npack_target = a,{chip}\nsuffix_pack = .p\n"),
          "12: 'pack_target': an entry's id is one word without a comma: 'a,{chip}'");
   expect("specgen: pack_target with a placeholder it does not expand",
          with("pack_provider = offload_bundle\npack_target = a-{chip}-{in}\nsuffix_pack = .p\n"),
-         "12: 'pack_target': unknown placeholder '{in}' (this key has: chip chipid opt)");
+         "12: 'pack_target': unknown placeholder '{in}' (this key has: chip chipid targetid chipversion abi opt)");
   expect("specgen: pack_provider_argv without a provider", with("pack_provider_argv = -x\n"),
          "11: 'pack_provider_argv' needs a 'pack_provider'");
   expect("specgen: a pack program without pack_image", with("pack_tool = p\npack_argv = {tool} {images}\nsuffix_pack = .p\n"),
