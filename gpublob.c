@@ -51,6 +51,7 @@
 #include "src/pins.c"
 #include "src/target_machine.c"
 #include "src/devlib.c"
+#include "src/libm_names.c"
 #include "src/optimise.c"
 #include "src/emit.c"
 #include "src/tool.c"
