@@ -285,15 +285,18 @@ static int libm_rename(job *j, devlib *libs, int n) {
 
 /* ---- after optimisation: what still resolves nowhere ---- */
 
-/* A call the optimiser made (or that a target without device libraries kept) of an
-** intrinsic the backend cannot select would end the process in LLVM: TARGET. */
-static int check_unselectable(job *j) {
+/* A call of an intrinsic the backend cannot select would end the process in LLVM:
+** TARGET.  Before optimisation (after the renaming), one a target without device
+** libraries keeps (spirv's llvm.ldexp); after, one the optimiser made (llvm.exp2 of
+** an integer becomes llvm.ldexp). */
+static int check_unselectable(job *j, int optimised) {
   if (!runs_backend(j)) return GPUBLOB_OK;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
     if (LLVMIsDeclaration(f) && libm_unselectable_call(j, f))
-      return set_error(j->g, GPUBLOB_TARGET, "%s: calls %s after optimisation, which target %s's backend cannot "
-                       "select (the spec's libm_intrinsics), and no device-library function stands in for it",
-                       j->name, LLVMGetValueName2(f, &(size_t){0}), j->t->name);
+      return set_error(j->g, GPUBLOB_TARGET, "%s: %s %s, which target %s's backend cannot select (the spec's "
+                       "libm_intrinsics), and no device-library function of its type stands in for it%s", j->name,
+                       optimised ? "the optimiser made a call of" : "calls", LLVMGetValueName2(f, &(size_t){0}),
+                       j->t->name, optimised ? "; compile with -O0, or write the math otherwise" : "");
   return GPUBLOB_OK;
 }
 
@@ -356,6 +359,6 @@ static int check_undefined(job *j) {
 
 /* After optimisation, before the backend: what still resolves nowhere. */
 static int check_unresolved(job *j) {
-  int rc = check_unselectable(j);
+  int rc = check_unselectable(j, 1);
   return rc ? rc : check_undefined(j);
 }

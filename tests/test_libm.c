@@ -392,6 +392,39 @@ static const char sincos_f32[] = /* sincosf is __nv_sincosf(float, ptr, ptr), no
     "  %s = extractvalue { float, float } %r, 0\n"
     "  store float %s, ptr addrspace(1) %p\n  ret void\n}\n";
 
+static const char ldexp_spirv[] = /* the SPIR-V backend cannot legalize ldexp, and spirv has no device library */
+    "define spir_kernel void @k(ptr addrspace(1) %p, i32 %n) {\n"
+    "  %v = load float, ptr addrspace(1) %p\n"
+    "  %e = call float @llvm.ldexp.f32.i32(float %v, i32 %n)\n"
+    "  store float %e, ptr addrspace(1) %p\n  ret void\n}\n";
+
+static const char exp2_int_spirv[] = /* the optimiser makes exp2 of an integer llvm.ldexp */
+    "define spir_kernel void @k(ptr addrspace(1) %p, i32 %n) {\n"
+    "  %f = sitofp i32 %n to float\n"
+    "  %e = call float @llvm.exp2.f32(float %f)\n"
+    "  store float %e, ptr addrspace(1) %p\n  ret void\n}\n";
+
+static void spirv_intrinsics(void) {
+  const char *ll = tmp_path("ldexp.ll"), *out = tmp_path("ldexp.spv");
+  spill(ll, ldexp_spirv, sizeof ldexp_spirv - 1);
+  const char *args[] = {"-t", "spirv", ll, "-o", out, NULL};
+  const char *words[] = {"llvm.ldexp.f32.i32", "cannot select", NULL};
+  fails("spirv: llvm.ldexp is TARGET before LLVM (it would end the process)", args, out, GPUBLOB_TARGET, words);
+  ll = tmp_path("exp2.ll");
+  out = tmp_path("exp2.spv");
+  spill(ll, exp2_int_spirv, sizeof exp2_int_spirv - 1);
+  const char *opt_args[] = {"-t", "spirv", ll, "-o", out, NULL};
+  const char *opt_words[] = {"the optimiser made a call of llvm.ldexp", "-O0", NULL};
+  fails("spirv: llvm.exp2 of an integer, which the optimiser makes llvm.ldexp, is TARGET saying so", opt_args, out,
+        GPUBLOB_TARGET, opt_words);
+  char *log = NULL;
+  const char *o0[] = {"-O0", "-t", "spirv", ll, "-o", out, NULL};
+  int rc = cli(o0, &log);
+  check(rc == 0 && exists(out), "spirv: the same at -O0 (llvm.exp2 kept) gives a SPIR-V module", "exit %d: %s", rc,
+        log);
+  free(log);
+}
+
 static void intrinsics(void) {
   if (!libdevice) {
     skip("intrinsics on nvptx", "CUDA toolkit (libdevice) not found");
@@ -467,6 +500,7 @@ int main(void) {
   hip_errors();
   opencl_libm();
   intrinsics();
+  spirv_intrinsics();
   check(leftovers(scratch(), "gpublob-") == 0, "libm: no temporary left in TMPDIR (gpublob-*)", "%d left",
         leftovers(scratch(), "gpublob-"));
   return report();
