@@ -2,7 +2,7 @@
 ** them without the vendor's headers (HIP and OpenCL -nogpulib, CUDA -nocudalib), and the
 ** math intrinsics a backend cannot select (llvm.exp.f32 on nvptx), called as the device
 ** library's functions (__nv_sinf, __ocml_pow_f64) before device libraries are linked;
-** and, after optimisation, what still resolves nowhere, refused by name.
+** and, before the backend runs, what still resolves nowhere, refused by name.
 **
 ** Why: an undefined sinf otherwise reaches the blob tool, whose error (ld.lld's
 ** "undefined symbol", ptxas's "Unresolved extern function") does not say what to call
@@ -10,7 +10,7 @@
 ** ("Cannot select").  The rules are the spec's data: libm_float and libm_double make the
 ** library's name from the C function's double name ({name}: sin, for sinf and sin),
 ** libm_intrinsics lists the intrinsics the backend cannot select, undefined_ok the
-** symbols a blob may leave to its tool or driver.  A rule applies only where a device
+** functions a bin blob may leave to its tool or driver.  A rule applies only where a device
 ** library of the spec's libs defines the name it makes, with the very function type of
 ** the declaration (sinf's float (float) is __nv_sinf's); a function the module defines
 ** itself (its own sinf) is a definition, never renamed, and one a library defines under
@@ -218,12 +218,16 @@ static void libm_redirect_calls(const job *j, LLVMValueRef f, LLVMValueRef g) {
 }
 
 /* Intrinsic f, which the backend cannot select, has no device-library function of its
-** type: TARGET, saying what it lacks, before LLVM would end the process. */
-static int libm_intrinsic_error(job *j, LLVMValueRef f, const strbuf *cname, LLVMValueRef d, const strbuf *dev) {
+** type: TARGET, saying what it lacks, before LLVM would end the process.  cname: its
+** name as C's would be (NULL for a type C has none of), named: it is one of C's. */
+static int libm_intrinsic_error(job *j, LLVMValueRef f, const strbuf *cname, int named, LLVMValueRef d,
+                                const strbuf *dev) {
   strbuf why = {0};
   if (!cname) {
     sb_add(&why, "and no C math function is of its type (device libraries have float and double ones): "
            "compute it in float or double");
+  } else if (!named) {
+    sb_addf(&why, "and %s is none of C's math functions, for which device libraries stand in", sb_str(cname));
   } else if (!dev->len) {
     sb_addf(&why, "and the spec names no device-library function for C's %s", sb_str(cname));
   } else if (!d) {
@@ -254,12 +258,13 @@ static int libm_rename_intrinsic(job *j, devlib *libs, int n, LLVMValueRef f) {
   LLVMValueRef d = NULL, g = NULL;
   size_t base = 0;
   int is_float = 0, rc = GPUBLOB_OK;
-  int named = intrinsic_c_name(f, &cname) && libm_c_function(sb_str(&cname), cname.len, &base, &is_float);
+  int typed = intrinsic_c_name(f, &cname);
+  int named = typed && libm_c_function(sb_str(&cname), cname.len, &base, &is_float);
   if (cname.oom) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   if (!rc && named) rc = libm_resolve(j, libs, n, sb_str(&cname), base, is_float, &dev, &d);
   if (!rc && d && same_signature(f, d)) g = libm_declare(j, f, sb_str(&dev));
   if (g) libm_redirect_calls(j, f, g);
-  else if (!rc && runs_backend(j)) rc = libm_intrinsic_error(j, f, named ? &cname : NULL, d, &dev);
+  else if (!rc && runs_backend(j)) rc = libm_intrinsic_error(j, f, typed ? &cname : NULL, named, d, &dev);
   sb_free(&cname);
   sb_free(&dev);
   return rc;
@@ -283,7 +288,7 @@ static int libm_rename(job *j, devlib *libs, int n) {
   return rc;
 }
 
-/* ---- after optimisation: what still resolves nowhere ---- */
+/* ---- before the backend: what still resolves nowhere ---- */
 
 /* A call of an intrinsic the backend cannot select would end the process in LLVM:
 ** TARGET.  Before optimisation (after the renaming), one a target without device
@@ -327,7 +332,8 @@ static void add_libm_hint(const job *j, const char *name, size_t n, strbuf *hint
 ** for C's math functions into hints; their count. */
 static int undefined_functions(const job *j, strbuf *names, strbuf *hints) {
   int count = 0, i = 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) count += left_undefined(j, f);
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
+    count += left_undefined(j, f);
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
     if (!left_undefined(j, f)) continue;
     size_t n;
