@@ -110,6 +110,7 @@ static const char *const ph_pack_argv[] = {"tool", "chip", "chipid", "targetid",
                                            "opt", "images", "targets", NULL};
 static const char *const ph_pack_image[] = {"chip", "chipid", "targetid", "chipversion", "abi", "in", "opt",
                                             NULL};
+static const char *const ph_libm[] = {"name", "chip", "chipid", "targetid", "chipversion", "abi", "opt", NULL};
 
 /* LLVM 22's targets: LLVM_ALL_TARGETS and LLVM_ALL_EXPERIMENTAL_TARGETS of
    llvm/CMakeLists.txt; llvm-config-22 --targets-built on Debian's LLVM 22 lists
@@ -834,9 +835,31 @@ static void check_templates(const target *t) {
   static const struct { int key; const char *const *allowed; } templ[] = {
       {K_tool_argv, ph_tool_argv}, {K_libs, ph_job},           {K_mlir_lower, ph_mlir_lower}, {K_constants, ph_job}, {K_tool_version, ph_tool_version},
       {K_provider_argv, ph_job},   {K_pack_argv, ph_pack_argv}, {K_pack_image, ph_pack_image},
-      {K_pack_asm_image, ph_pack_image}, {K_pack_target, ph_job},  {K_pack_provider_argv, ph_job}};
+      {K_pack_asm_image, ph_pack_image}, {K_pack_target, ph_job},  {K_pack_provider_argv, ph_job},
+      {K_libm_float, ph_libm},   {K_libm_double, ph_libm}};
   for (size_t i = 0; i < sizeof templ / sizeof *templ; i++)
     if (t->val[templ[i].key]) check_template(t, templ[i].key, templ[i].allowed);
+}
+
+/* libm_float and libm_double make one function name from {name}; a libm_intrinsics
+   word is a glob, perhaps with the one condition !afn after it. */
+static void check_libm(const target *t) {
+  static const int names[] = {K_libm_float, K_libm_double};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    const char *v = t->val[names[i]];
+    if (v && *v && (!strstr(v, "{name}") || strpbrk(v, " \t")))
+      die(t->key_line[names[i]], "'%s': '%s' is not one function name made from {name} (the C function's "
+          "double name: __nv_{name}f)", keys[names[i]].name, v);
+  }
+  const char *p = t->val[K_libm_intrinsics], *w;
+  size_t n;
+  while (p && (w = next_word(&p, &n))) {
+    const char *bang = memchr(w, '!', n);
+    size_t glob = bang ? (size_t)(bang - w) : n;
+    if ((bang && (n - glob != 4 || strncmp(bang, "!afn", 4))) || !glob || glob > GLOB_MAX_LEN)
+      die(t->key_line[K_libm_intrinsics], "'libm_intrinsics': '%.*s' is not a glob of intrinsic names (after "
+          "llvm., at most %d bytes), perhaps followed by !afn", (int)n, w, GLOB_MAX_LEN);
+  }
 }
 
 static void check_target(target *t) {
@@ -860,6 +883,7 @@ static void check_target(target *t) {
   check_abi(t);
   if (t->val[K_constants]) check_constants(t);
   if (t->val[K_mlir_flags]) check_mlir_flags(t);
+  check_libm(t);
   check_templates(t);
 }
 

@@ -183,9 +183,13 @@ static void unmap_libs(devlib *libs, int n) {
   }
 }
 
+/* src/libm_names.c: C math names (sinf) renamed to the libraries' functions first. */
+static int libm_wanted(job *j);
+static int libm_rename(job *j, devlib *libs, int n);
+
 /* Passes over the libraries until none adds anything: ocml may need ockl, and so on. */
 static int link_device_libs(job *j) {
-  if (!*j->t->libs || !module_has_undefined(j->llvm->mod)) return GPUBLOB_OK;
+  if (!*j->t->libs || (!module_has_undefined(j->llvm->mod) && !libm_wanted(j))) return GPUBLOB_OK;
   enum { MAX_LIBS = 32 };
   devlib *libs = calloc(MAX_LIBS, sizeof *libs);
   if (!libs) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
@@ -198,6 +202,7 @@ static int link_device_libs(job *j) {
   }
   if (!rc) rc = write_constants(j); /* after public_definitions: internal once linked */
   for (int i = 0; !rc && i < n; i++) rc = map_lib(j, &libs[i]);
+  if (!rc) rc = libm_rename(j, libs, n);
   unsigned links = 0, before = 1;
   for (int pass = 0; !rc && links != before && pass < n + 1; pass++) {
     before = links;

@@ -74,9 +74,11 @@ static int job_llvm(job *j) {
   if (!rc) rc = module_abi(j);
   if (!rc) add_module_flags(j);
   if (!rc) rc = link_device_libs(j);
+  if (!rc) rc = check_unselectable(j, 0);
   if (!rc) keep_entries(j);
   if (!rc) rc = optimise(j);
   if (!rc) rc = diag_failed(j, "optimisation");
+  if (!rc) rc = check_unresolved(j);
   if (!rc) rc = emit_output(j);
   if (!rc) rc = diag_failed(j, "code generation");
   return rc;

@@ -82,6 +82,13 @@
   X(constants, OPTIONAL, LIST, "NAME:TYPE=VALUE constants written into the module before linking")  \
   X(constant_space, DEFAULT("0"), INTEGER(0, 65535, "address space"), "address space of the constants") \
   X(intrinsics, OPTIONAL, LIST, "intrinsic namespaces the backend selects, e.g. nvvm")             \
+  X(libm_float, OPTIONAL, STRING, "device-library function for a float C math function (template: "   \
+    "{name} is the C function's double name, sin for sinf)")                                       \
+  X(libm_double, OPTIONAL, STRING, "device-library function for a double C math function (template)") \
+  X(libm_intrinsics, OPTIONAL, LIST, "glob patterns of llvm.* math intrinsics the backend cannot "  \
+    "select (PATTERN!afn: unless the call has afn), called as their C function's libm_ name")      \
+  X(undefined_ok, OPTIONAL, LIST, "glob patterns of functions a bin blob may leave undefined (the "  \
+    "tool or driver provides them; * for any)")                                                     \
   X(entry_cc, OPTIONAL, LIST, "calling conventions of entry points; bin keeps only them")          \
   X(mlir_target, OPTIONAL, STRING, "MLIR target attribute that selects the target, e.g. nvvm.target") \
   X(mlir_chip, OPTIONAL, STRING, "chip the MLIR attribute means when it names none")               \

@@ -74,14 +74,14 @@ static const char debug_broken[] = /* verification fails, and the module carries
     "define ptx_kernel void @k(i32 %a) {\n  %x = add i32 %y, 1\n  %y = add i32 %a, 1\n  ret void\n}\n"
     "!llvm.module.flags = !{!0}\n!0 = !{i32 2, !\"Debug Info Version\", i32 3}\n";
 
-static const char exp_nvptx[] = /* llvm.exp.f32 has no NVPTX lowering: "Cannot select" */
+static const char sin_half_nvptx[] = /* llvm.sin.f16 has no NVPTX lowering and no C function (libm) */
     NVT
     "define ptx_kernel void @k(ptr addrspace(1) %p) {\n"
-    "  %v = load float, ptr addrspace(1) %p\n"
-    "  %e = call float @llvm.exp.f32(float %v)\n"
-    "  store float %e, ptr addrspace(1) %p\n"
+    "  %v = load half, ptr addrspace(1) %p\n"
+    "  %e = call half @llvm.sin.f16(half %v)\n"
+    "  store half %e, ptr addrspace(1) %p\n"
     "  ret void\n}\n"
-    "declare float @llvm.exp.f32(float)\n";
+    "declare half @llvm.sin.f16(half)\n";
 
 static const char dash_symbol[] = /* a public PTX symbol may not hold '-' */
     NVT
@@ -873,8 +873,8 @@ static const bad_case cases[] = {
     {"tool: ptxas stand-in sleeps forever (--tool-timeout 2)", "--tool-timeout 2 " NT("forever"), .exit = E(TOOL),
      .limit = 12, .tools_dead = 1},
     {"tool: ptxas stand-in never reads stdin", NT("noread"), .exit = E(TOOL)},
-    {"tool: unresolved device call (ld.lld --no-undefined)", "-t amdgcn @IN", .text = undefined_call_amdgcn,
-     .exit = E(TOOL), .msg = "no_such_device_function"},
+    {"link: unresolved device call (before ld.lld --no-undefined)", "-t amdgcn @IN", .text = undefined_call_amdgcn,
+     .exit = E(LINK), .msg = "'no_such_device_function'"},
 
     /* ---- device libraries ---- */
     {"nolib: ROCm device libraries on no search path",
@@ -936,9 +936,16 @@ static const bad_case cases[] = {
   {"abort: " what, args, .text = input, .exit = E(BACKEND)},                                      \
   {"abort: " what ", --isolate", "--isolate " args, .text = input, .exit = E(BACKEND)},           \
   {"abort: " what ", --no-isolate", "--no-isolate " args, .text = input, .exit = E(BACKEND)}
-    ABORT3("llvm.exp.f32 in an nvptx kernel (Cannot select)", "-t nvptx -f asm @IN", exp_nvptx),
-    {"abort: llvm.exp.f32 in an nvptx kernel, bin", "-t nvptx @IN", .text = exp_nvptx, .exit = E(BACKEND),
-     .msg = "Cannot select", .needs_ptxas = 1},
+    /* an intrinsic the backend cannot select, with no device-library function (src/libm_names.c):
+       refused before LLVM, isolated or not (NOLIB where libdevice is missing) */
+    {"target: llvm.sin.f16 in an nvptx kernel", "-t nvptx -f asm @IN", .text = sin_half_nvptx, .exit = E(TARGET),
+     .alt = E(NOLIB), .msg = "llvm.sin.f16"},
+    {"target: llvm.sin.f16 in an nvptx kernel, --isolate", "--isolate -t nvptx -f asm @IN", .text = sin_half_nvptx,
+     .exit = E(TARGET), .alt = E(NOLIB)},
+    {"target: llvm.sin.f16 in an nvptx kernel, --no-isolate", "--no-isolate -t nvptx -f asm @IN",
+     .text = sin_half_nvptx, .exit = E(TARGET), .alt = E(NOLIB)},
+    {"target: llvm.sin.f16 in an nvptx kernel, bin", "-t nvptx @IN", .text = sin_half_nvptx, .exit = E(TARGET),
+     .msg = "cannot select", .needs_ptxas = 1},
     /* a name PTX cannot hold: refused before the backend (VERIFY), or the backend's error */
     {"abort: a public function with a dash in its name on nvptx", "-t nvptx -f asm @IN", .text = dash_symbol,
      .exit = E(VERIFY), .alt = E(BACKEND), .msg = "my-helper"},
@@ -995,12 +1002,12 @@ static const bad_case cases[] = {
      .text = MLIR_GPU_KERNEL(""), .exit = E(OPTION)},
     {"mlir: binary attach for spirv (no MLIR attribute)", MT("-t spirv"), .text = MLIR_GPU_KERNEL(""),
      .exit = E(OPTION)},
-    {"mlir: undefined function (ld.lld --no-undefined)", MT(""),
+    {"mlir: undefined function (LINK, before ld.lld --no-undefined)", MT(""),
      .text = MLIR_LLVM_KERNEL("[#rocdl.target<chip = \"gfx90a\">]",
                               "    llvm.func @missing()\n"
                               "    llvm.func @b() attributes {gpu.kernel, rocdl.kernel} {\n"
                               "      llvm.call @missing() : () -> ()\n      llvm.return\n    }\n"),
-     .exit = E(TOOL), .msg = "missing"},
+     .exit = E(LINK), .msg = "'missing'"},
     {"mlir: nvvm op in a gpu.module for rocdl", MT(""),
      .text = MLIR_LLVM_KERNEL("[#rocdl.target<chip = \"gfx90a\">]",
                               "    llvm.func @b(%p: !llvm.ptr<1>) attributes {gpu.kernel, rocdl.kernel} {\n"

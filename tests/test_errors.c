@@ -168,8 +168,8 @@ static void test_tools(void) {
   expect("error: a blob tool exiting non-zero is TOOL, with its stderr", &o, ir, n, GPUBLOB_TOOL,
          "exited with status 3:\nfailing-tool: refused -shared --no-undefined");
   free(ir);
-  expect("error: an unresolved device call fails ld.lld --no-undefined (TOOL)", opts("amdgcn", NULL),
-         unresolved_call, strlen(unresolved_call), GPUBLOB_TOOL, "no_such_device_function");
+  expect("error: an unresolved device call is LINK, by name, before ld.lld --no-undefined", opts("amdgcn", NULL),
+         unresolved_call, strlen(unresolved_call), GPUBLOB_LINK, "undefined function 'no_such_device_function'");
 }
 
 /* ptxas starts before the backend runs; a failure after that stops it and cleans up. */
@@ -226,7 +226,7 @@ static void test_cli(void) {
              (const char *[]){"-t", "amdgcn", "--tool", "/bin/false", "examples/saxpy_amdgcn.ll", NULL},
              NULL, GPUBLOB_TOOL);
   expect_cli("cli: unresolved call exits non-zero, no output", (const char *[]){"-t", "amdgcn", "IN", NULL},
-             unresolved_call, GPUBLOB_TOOL);
+             unresolved_call, GPUBLOB_LINK);
   char *log = NULL;
   const char *argv[] = {"build/gpublob", "--bogus", NULL};
   int rc = run(argv, &log);

@@ -1,7 +1,7 @@
 /* test_host: a host program that links libgpublob.a and keeps going.
 **
 ** In one process and one handle, with GPUBLOB_FLAG_ISOLATE: an input that aborts
-** LLVM in-process (llvm.exp.f32 in an nvptx kernel: "Cannot select") is BACKEND,
+** LLVM in-process (wgmma in an nvptx kernel for sm_90: "Cannot select") is BACKEND,
 ** with LLVM's reason in the message, and this process lives on; then a good saxpy
 ** gives a valid cubin.  A zeroed gpublob_options (version 0) means every default,
 ** and so does GPUBLOB_OPTIONS_INIT where gpublob.h has it.
@@ -28,14 +28,13 @@
 #define NV "examples/saxpy_nvptx.ll"
 #define SP "examples/saxpy_spirv.ll"
 
-static const char exp_nvptx[] = /* llvm.exp.f32 has no NVPTX lowering: LLVM aborts the process */
+static const char wgmma_sm90[] = /* wgmma needs sm_90a: on sm_90 LLVM aborts the process ("Cannot select") */
     "target triple = \"nvptx64-nvidia-cuda\"\n"
     "define ptx_kernel void @k(ptr addrspace(1) %p) {\n"
-    "  %v = load float, ptr addrspace(1) %p\n"
-    "  %e = call float @llvm.exp.f32(float %v)\n"
-    "  store float %e, ptr addrspace(1) %p\n"
+    "  call void @llvm.nvvm.wgmma.fence.sync.aligned()\n"
+    "  store i32 1, ptr addrspace(1) %p\n"
     "  ret void\n}\n"
-    "declare float @llvm.exp.f32(float)\n";
+    "declare void @llvm.nvvm.wgmma.fence.sync.aligned()\n";
 
 static int ptxas;
 static FILE *results; /* the isolated sequence's outcomes, to the parent */
@@ -109,7 +108,7 @@ static void isolated_abort_then_good(gpublob *g) {
                        .format = ptxas ? GPUBLOB_FORMAT_BIN : GPUBLOB_FORMAT_ASM, .flags = GPUBLOB_FLAG_ISOLATE};
   for (int round = 1; round <= 2; round++) {
     gpublob_blob b = {(unsigned char *)"x", 1, NULL};
-    int rc = gpublob_module_compile(g, &o, exp_nvptx, sizeof exp_nvptx - 1, "abort.ll", &b);
+    int rc = gpublob_module_compile(g, &o, wgmma_sm90, sizeof wgmma_sm90 - 1, "abort.ll", &b);
     const char *msg = gpublob_error_message(g);
     char name[200];
     snprintf(name, sizeof name,

@@ -398,6 +398,20 @@ int main(void) {
   expect("specgen: bad module flag behaviour", with("module_flags = x=sometimes:1\n"),
          "11: 'module_flags': unknown behaviour 'sometimes'");
   expect("specgen: malformed line", with("just words\n"), "11: expected 'key = value'");
+  /* libm: a template makes one name from {name}; an intrinsic glob may end in !afn */
+  expect("specgen: libm_float without {name}", with("libm_float = __nv_sinf\n"),
+         "11: 'libm_float': '__nv_sinf' is not one function name made from {name}");
+  expect("specgen: libm_double of two words", with("libm_double = __x_{name} y\n"),
+         "11: 'libm_double': '__x_{name} y' is not one function name made from {name}");
+  expect("specgen: libm_float with an unknown placeholder", with("libm_float = __x_{name}_{arch}\n"),
+         "11: 'libm_float': unknown placeholder '{arch}' (this key has: name chip chipid opt)");
+  expect("specgen: libm_intrinsics with another condition", with("libm_intrinsics = sin.* cos.*!nnan\n"),
+         "11: 'libm_intrinsics': 'cos.*!nnan' is not a glob of intrinsic names");
+  expect("specgen: libm_intrinsics with only a condition", with("libm_intrinsics = !afn\n"),
+         "11: 'libm_intrinsics': '!afn' is not a glob of intrinsic names");
+  expect("specgen: libm keys as the spec writes them",
+         with("libm_float = __nv_{name}f\nlibm_double = __nv_{name}\nlibm_intrinsics = sin.*!afn exp.*\n"
+              "undefined_ok = vprintf *\n"), NULL);
 
   /* numbers as C reads them: no leading zero, sign or other character */
   expect("specgen: provider_min with a leading zero", with("provider_min = 010\n"),
