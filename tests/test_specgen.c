@@ -404,7 +404,7 @@ int main(void) {
   expect("specgen: libm_double of two words", with("libm_double = __x_{name} y\n"),
          "11: 'libm_double': '__x_{name} y' is not one function name made from {name}");
   expect("specgen: libm_float with an unknown placeholder", with("libm_float = __x_{name}_{arch}\n"),
-         "11: 'libm_float': unknown placeholder '{arch}' (this key has: name chip chipid opt)");
+         "11: 'libm_float': unknown placeholder '{arch}' (this key has: name chip chipid targetid chipversion abi opt)");
   expect("specgen: libm_intrinsics with another condition", with("libm_intrinsics = sin.* cos.*!nnan\n"),
          "11: 'libm_intrinsics': 'cos.*!nnan' is not a glob of intrinsic names");
   expect("specgen: libm_intrinsics with only a condition", with("libm_intrinsics = !afn\n"),
