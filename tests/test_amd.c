@@ -662,6 +662,54 @@ static void test_bundle_ids(void) {
   gpublob_result_free(&r);
 }
 
+/* ---- HIP from clang-22 for the new chips and a target id: pinned, v6, ocml by plain names ---- */
+static void test_hip_chip(const char *arch) {
+  char label[300], offload[96], target[96], want[128];
+  const char *ll = tmp_path("libm.ll"), *hsaco = tmp_path("libm.hsaco");
+  snprintf(offload, sizeof offload, "--offload-arch=%s", arch);
+  snprintf(target, sizeof target, "amdgcn:%s", arch);
+  const char *cc[] = {LLVM_BINDIR "/clang", "-x", "hip", "--cuda-device-only", offload, "-nogpuinc", "-nogpulib", "-O2",
+                      "-S", "-emit-llvm", "-Itests/clang", "tests/clang/libm.hip", "-o", ll, NULL};
+  char *log = NULL;
+  int rc = run(cc, &log);
+  snprintf(label, sizeof label, "amd: HIP tests/clang/libm.hip by clang-22 %s", offload);
+  check(rc == 0, label, "clang: %s", shown(log));
+  free(log);
+  const char *gb[] = {"build/gpublob", "--no-cache", "-t", target, ll, "-o", hsaco, NULL};
+  rc = rc ? rc : run(gb, &log);
+  size_t n = 0;
+  unsigned char *data = rc ? NULL : slurp(hsaco, &n);
+  gpublob_blob b = {data, n, ""};
+  snprintf(label, sizeof label, "amd: HIP libm.hip for %s: gpublob compiles clang's IR", arch);
+  check(rc == 0 && data, label, "rc %d: %s", rc, shown(log));
+  char *nm = data ? tool_says(NM, "--undefined-only", NULL, &b) : NULL;
+  char *notes = data ? tool_says(READELF, "--notes", NULL, &b) : NULL;
+  char *hdr = data ? tool_says(READELF, "--file-header", NULL, &b) : NULL;
+  snprintf(label, sizeof label, "amd: HIP libm.hip for %s: no undefined symbol", arch);
+  check_if(data, nm && !contains(nm, " U "), label, "%s", shown(nm));
+  snprintf(want, sizeof want, "amdgcn-amd-amdhsa--%s", arch);
+  snprintf(label, sizeof label, "amd: HIP libm.hip for %s: the code object's target id", arch);
+  check_if(data, contains(notes, want), label, "want %s", want);
+  snprintf(label, sizeof label, "amd: HIP libm.hip for %s: clang's code object v6 (its module flag) stands", arch);
+  check_if(data, contains(hdr, "ABI Version:                       4"), label, "%s", shown(hdr));
+  free(nm);
+  free(notes);
+  free(hdr);
+  free(data);
+  free(log);
+}
+
+static void test_hip(void) {
+  if (!exists(LLVM_BINDIR "/clang")) {
+    skip("amd: HIP from clang-22", "clang-22 not found");
+    return;
+  }
+  test_hip_chip("gfx942");
+  test_hip_chip("gfx1201");
+  test_hip_chip("gfx90a:xnack+");
+  test_hip_chip("gfx942:sramecc-:xnack+");
+}
+
 int main(void) {
   if (gpublob_open(&g)) return 1;
   gpublob_options probe = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn"};
@@ -684,6 +732,7 @@ int main(void) {
   test_mlir();
   test_cache();
   test_bundle_ids();
+  test_hip();
   gpublob_close(g);
   return report();
 }
