@@ -189,7 +189,9 @@ static int libm_rename(job *j, devlib *libs, int n);
 
 /* Passes over the libraries until none adds anything: ocml may need ockl, and so on. */
 static int link_device_libs(job *j) {
-  if (!*j->t->libs || (!module_has_undefined(j->llvm->mod) && !libm_wanted(j))) return GPUBLOB_OK;
+  /* an intrinsic the backend cannot select needs a library only where a backend runs */
+  int ir_only = j->format == GPUBLOB_FORMAT_LLVM || j->format == GPUBLOB_FORMAT_LL;
+  if (!*j->t->libs || (!module_has_undefined(j->llvm->mod) && (ir_only || !libm_wanted(j)))) return GPUBLOB_OK;
   enum { MAX_LIBS = 32 };
   devlib *libs = calloc(MAX_LIBS, sizeof *libs);
   if (!libs) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");

@@ -61,9 +61,16 @@ static LLVMValueRef libm_lib_function(devlib *libs, int n, const char *name) {
   return NULL;
 }
 
+/* a and b have one type and calling convention, and every call of a is of that type
+** (opaque pointers let a call of another type name a function: double sinf(double)). */
 static int same_signature(LLVMValueRef a, LLVMValueRef b) {
-  return LLVMGlobalGetValueType(a) == LLVMGlobalGetValueType(b) &&
-         LLVMGetFunctionCallConv(a) == LLVMGetFunctionCallConv(b);
+  LLVMTypeRef t = LLVMGlobalGetValueType(a);
+  if (t != LLVMGlobalGetValueType(b) || LLVMGetFunctionCallConv(a) != LLVMGetFunctionCallConv(b)) return 0;
+  for (LLVMUseRef u = LLVMGetFirstUse(a); u; u = LLVMGetNextUse(u)) {
+    LLVMValueRef c = LLVMGetUser(u);
+    if (LLVMIsACallInst(c) && LLVMGetCalledValue(c) == a && LLVMGetCalledFunctionType(c) != t) return 0;
+  }
+  return 1;
 }
 
 /* How the spec's libm_intrinsics names intrinsic f (its name after "llvm."). */
@@ -161,8 +168,10 @@ static void libm_why_not(job *j, LLVMValueRef f, LLVMValueRef d, const char *dev
   char *lib = LLVMPrintTypeToString(LLVMGlobalGetValueType(d));
   sb_addf(text, "%s is %s, and target %s's %s is %s", LLVMGetValueName2(f, &(size_t){0}), has, j->t->name, dev,
           lib);
-  if (!strcmp(has, lib))
+  if (!strcmp(has, lib) && LLVMGetFunctionCallConv(d) != LLVMGetFunctionCallConv(f))
     sb_addf(text, " with calling convention %u, not %u", LLVMGetFunctionCallConv(d), LLVMGetFunctionCallConv(f));
+  else if (!strcmp(has, lib))
+    sb_add(text, ", as it is, but a call of it is of another type");
   LLVMDisposeMessage(has);
   LLVMDisposeMessage(lib);
 }

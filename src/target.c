@@ -189,6 +189,25 @@ static int check_feature(job *j, const char *w, size_t n) {
   return check_feature_version(j, w, n);
 }
 
+/* A feature that is a modifier of some chip (xnack) set on a chip that does not take
+** it: LLVM would ignore it and write a warning to stderr. */
+static int check_modifier_feature(job *j, const char *w, size_t n) {
+  const char *list = j->t->chip_modifiers, *u;
+  size_t m;
+  int some = 0;
+  while (!some && (u = next_word(&list, " ", &m))) {
+    const char *colon = memchr(u, ':', m);
+    some = colon && m - (size_t)(colon + 1 - u) == n - 1 && !memcmp(colon + 1, w + 1, n - 1);
+  }
+  if (!some || modifier_allowed(j->t, j->cpu, w + 1, n - 1)) return GPUBLOB_OK;
+  strbuf takes = {0};
+  modifiers_of(j->t, j->cpu, &takes);
+  set_error(j->g, GPUBLOB_FEATURES, "feature '%.*s': chip %s has no %.*s (it takes: %s)", (int)n, w, j->cpu,
+            (int)(n - 1), w + 1, sb_str(&takes));
+  sb_free(&takes);
+  return GPUBLOB_FEATURES;
+}
+
 static void add_features(strbuf *b, const char *list) {
   const char *w;
   size_t n;
@@ -239,6 +258,50 @@ static int check_implied(job *j) {
   return GPUBLOB_OK;
 }
 
+/* The sign features end with for name (n bytes): '+', '-', or 0 when they do not name it. */
+static char last_sign(const char *features, const char *name, size_t n) {
+  const char *w;
+  size_t m;
+  char sign = 0;
+  while ((w = next_word(&features, ",", &m)))
+    if (m == n + 1 && (w[0] == '+' || w[0] == '-') && !memcmp(w + 1, name, n)) sign = w[0];
+  return sign;
+}
+
+/* The target id the code object will name: the chip and, for each modifier the chip
+** takes, the sign the features end with (the id's own, or --features +xnack), in
+** LLVM's order.  So a pack's entry and an output's name say what the code is. */
+static int resolve_target_id(job *j) {
+  enum { MAX_IDS = 8 };
+  modifier mods[MAX_IDS];
+  char signed_names[MAX_IDS][48];
+  size_t nm = 0;
+  const char *list = j->t->chip_modifiers, *w;
+  size_t n;
+  while (nm < MAX_IDS && (w = next_word(&list, " ", &n))) {
+    const char *colon = memchr(w, ':', n), *f = colon ? colon + 1 : NULL;
+    size_t fn = f ? n - (size_t)(f - w) : 0;
+    if (!f || !fn || fn + 2 > sizeof signed_names[0] || !glob_match(w, (size_t)(colon - w), j->cpu)) continue;
+    char sign = last_sign(sb_str(&j->features), f, fn);
+    int dup = 0;
+    for (size_t i = 0; i < nm && !dup; i++) dup = mods[i].n == fn + 1 && !memcmp(mods[i].name, f, fn);
+    if (!sign || dup) continue;
+    snprintf(signed_names[nm], sizeof signed_names[nm], "%.*s%c", (int)fn, f, sign);
+    mods[nm] = (modifier){signed_names[nm], fn + 1};
+    nm++;
+  }
+  qsort(mods, nm, sizeof *mods, modifier_order);
+  strbuf id = {0};
+  sb_add(&id, j->cpu);
+  for (size_t i = 0; i < nm; i++) sb_addf(&id, ":%.*s", (int)mods[i].n, mods[i].name);
+  int rc = id.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
+           : id.len >= sizeof j->chip ? set_error(j->g, GPUBLOB_CHIP, "target id '%s' is too long", sb_str(&id))
+                                      : GPUBLOB_OK;
+  if (!rc) memcpy(j->chip, id.s, id.len + 1);
+  sb_free(&id);
+  return rc;
+}
+
 static int resolve_features(job *j) {
   add_features(&j->features, j->t->features);
   if (j->o->features) add_features(&j->features, j->o->features);
@@ -246,6 +309,8 @@ static int resolve_features(job *j) {
   size_t n;
   int rc = GPUBLOB_OK;
   while (!rc && (w = next_word(&list, ",", &n))) rc = check_feature(j, w, n);
+  list = sb_str(&j->features);
+  while (!rc && (w = next_word(&list, ",", &n))) rc = check_modifier_feature(j, w, n);
   if (rc) return rc;
   add_chip_features(j);
   add_id_features(j, &j->condfeat);
@@ -254,7 +319,7 @@ static int resolve_features(job *j) {
   add_id_features(j, &j->features);
   add_features(&j->condfeat, sb_str(&j->features));
   if (j->features.oom || j->condfeat.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  return GPUBLOB_OK;
+  return resolve_target_id(j);
 }
 
 static int resolve_levels(job *j) {

@@ -21,8 +21,8 @@
 # end its children here ("starting new threads after multi-threaded fork"),
 # which is a finding, not noise; TSan watches the helper's children as any
 # process (a race in one is reported).
-# LeakSanitizer suppressions, when tests/lsan.supp exists, name only LLVM and
-# MLIR frames.  Forked children leave with _exit and are not leak-checked; the
+# LeakSanitizer suppressions, when tests/lsan.supp exists, and ThreadSanitizer's,
+# tests/tsan.supp, name only LLVM and MLIR frames, each with why it is no bug.  Forked children leave with _exit and are not leak-checked; the
 # helper is killed (SIGKILL) by its host.
 cd "$(dirname "$0")/.." || exit 2
 san=${1:-}
@@ -55,7 +55,9 @@ supp=""
 ASAN_OPTIONS="$common:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1:strict_init_order=1"
 UBSAN_OPTIONS="$common:print_stacktrace=1"
 LSAN_OPTIONS="exitcode=99$supp"
-TSAN_OPTIONS="$common:second_deadlock_stack=1:report_signal_unsafe=1"
+tsupp=""
+[ -f tests/tsan.supp ] && tsupp=":suppressions=$(pwd)/tests/tsan.supp:print_suppressions=0"
+TSAN_OPTIONS="$common:second_deadlock_stack=1:report_signal_unsafe=1$tsupp"
 export ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS
 # The build is what it claims: the runtime answers help=1 (an old build/config.ninja
 # without asan_cflags/tsan_cflags would build the suite without a sanitizer).
