@@ -27,15 +27,15 @@ echo "== amdgcn (ocml's __ocml_exp_f32 linked in)"
 run amdgcn examples/saxpy_amdgcn.ll "$out/saxpy.hsaco" &&
   $readelf -h --notes "$out/saxpy.hsaco" | grep -E 'Machine|Flags|amdhsa.target|\.symbol:'
 
-echo "== amdgcn, three chips at once on the job pool (one hsaco each)"
-run amdgcn:gfx90a,gfx908,gfx1030 examples/saxpy_amdgcn.ll "$out/{stem}.{chip}{suffix}" &&
-  for c in gfx90a gfx908 gfx1030; do
+echo "== amdgcn, four chips at once on the job pool (one hsaco each: MI200, MI300, RDNA 3, RDNA 4)"
+run amdgcn:gfx90a,gfx942,gfx1100,gfx1201 examples/saxpy_amdgcn.ll "$out/{stem}.{chip}{suffix}" &&
+  for c in gfx90a gfx942 gfx1100 gfx1201; do
     printf '   saxpy_amdgcn.%s.hsaco: ELF flags name ' "$c"
     $readelf -h "$out/saxpy_amdgcn.$c.hsaco" | sed -n 's/.*Flags:.*0x[0-9a-f]*, \(gfx[0-9a-z]*\).*/\1/p'
   done
 
-echo "== amdgcn fatbin: a clang offload bundle (an empty host entry, an hsaco for gfx90a and gfx1030)"
-run amdgcn:gfx90a,gfx1030 examples/saxpy_amdgcn.ll "$out/saxpy.hipfb" -f fatbin &&
+echo "== amdgcn fatbin: a clang offload bundle (an empty host entry, an hsaco for gfx90a:xnack+ and gfx942)"
+run amdgcn:gfx90a:xnack+,gfx942 examples/saxpy_amdgcn.ll "$out/saxpy.hipfb" -f fatbin &&
   { head -c 24 "$out/saxpy.hipfb"; echo; } | sed 's/^/   magic: /' &&
   if [ -x /usr/lib/llvm-22/bin/clang-offload-bundler ]; then
     /usr/lib/llvm-22/bin/clang-offload-bundler -list -type=o -input="$out/saxpy.hipfb" | sed 's/^/   entry: /'
