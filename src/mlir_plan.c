@@ -69,6 +69,13 @@ static const target_desc *target_of_attr(const char *text, size_t n) {
   return NULL;
 }
 
+/* p at a string's opening quote: its closing quote (escapes skipped), or the NUL
+** that ends the text. */
+static const char *string_end(const char *p) {
+  for (p++; *p && *p != '"'; p++) p += *p == '\\' && p[1];
+  return p;
+}
+
 /* The value of KEY in "#ns.name<KEY = VALUE, ...>": a string (unquoted, escapes
 ** kept) or a bare word; brackets and strings nest.  0 when absent. */
 static int attr_param(const char *text, const char *key, strbuf *out) {
@@ -77,8 +84,7 @@ static int attr_param(const char *text, const char *key, strbuf *out) {
   int depth = 0;
   for (p = p ? p + 1 : text + strlen(text); *p; p++) {
     if (*p == '"') {
-      for (p++; *p && *p != '"'; p++) p += *p == '\\' && p[1];
-      if (!*p) break;
+      if (!*(p = string_end(p))) break;
     } else if (strchr("<[{(", *p)) {
       depth++;
     } else if (strchr(">]})", *p)) {
@@ -89,12 +95,11 @@ static int attr_param(const char *text, const char *key, strbuf *out) {
       while (*v == ' ' || *v == '=') v++;
       const char *e = v;
       if (*v == '"') {
-        for (e = ++v; *e && *e != '"'; e++) e += *e == '\\' && e[1];
+        e = string_end(v++);
       } else if (*v == '{') { /* a dictionary: its entries, without the braces */
         int d = 0;
         for (e = v; *e && (d += (*e == '{') - (*e == '}')); e++)
-          if (*e == '"')
-            for (e++; *e && *e != '"'; e++) e += *e == '\\' && e[1];
+          if (*e == '"' && !*(e = string_end(e))) break;
         v++;
       } else {
         while (*e && !strchr(",> ", *e)) e++;
@@ -111,22 +116,6 @@ static int item_error(mlir_call_state *m, gpu_item *it, int code, const char *fm
   return code;
 }
 
-/* A math mode's flag by the name the spec's mlir_flags use for it. */
-static unsigned flag_option(const char *e, size_t n) {
-  static const struct {
-    const char *name;
-    unsigned flag;
-  } opts[] = {{"ftz", GPUBLOB_FLAG_FTZ},
-              {"daz", GPUBLOB_FLAG_DAZ},
-              {"fast-math", GPUBLOB_FLAG_FAST_MATH},
-              {"finite-only", GPUBLOB_FLAG_FINITE_ONLY},
-              {"unsafe-math", GPUBLOB_FLAG_UNSAFE_MATH},
-              {"unsafe-sqrt", GPUBLOB_FLAG_UNSAFE_SQRT}};
-  for (size_t i = 0; i < sizeof opts / sizeof *opts; i++)
-    if (word_is(e, n, opts[i].name)) return opts[i].flag;
-  return 0;
-}
-
 /* The next entry of a dictionary's text, up to a comma outside strings and brackets:
 ** its name (before any '=', without blanks or quotes) in *name; NULL at the end. */
 static const char *dict_entry(const char *p, span *name) {
@@ -136,8 +125,7 @@ static const char *dict_entry(const char *p, span *name) {
   int depth = 0;
   for (; *p && (depth > 0 || *p != ','); p++) {
     if (*p == '"') {
-      for (p++; *p && *p != '"'; p++) p += *p == '\\' && p[1];
-      if (!*p) break;
+      if (!*(p = string_end(p))) break;
     } else if (strchr("[{(<", *p)) {
       depth++;
     } else if (strchr("]})>", *p)) {
@@ -169,7 +157,7 @@ static int attr_flags(mlir_call_state *m, gpu_item *it, const target_desc *t, co
                        "for %s (known: %s)", sb_str(&it->name), (int)f.n, f.s, t->name,
                        *t->mlir_flags ? t->mlir_flags : "none");
     if (*e == '+' || *e == '-') sb_addf(&it->features, "%s%.*s", it->features.len ? "," : "", (int)en, e);
-    else *flags |= flag_option(e, en);
+    else *flags |= math_mode_flag(e, en);
   }
   return GPUBLOB_OK;
 }

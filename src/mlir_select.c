@@ -14,7 +14,7 @@ static void attr_flags_of(const job *j, const target_desc *t, strbuf *b) {
   while ((w = next_word(&list, " ", &n))) {
     const char *colon = memchr(w, ':', n), *e = colon ? colon + 1 : NULL;
     size_t en = e ? n - (size_t)(e - w) : 0;
-    unsigned bit = e && *e != '+' && *e != '-' ? flag_option(e, en) : 0;
+    unsigned bit = e && *e != '+' && *e != '-' ? math_mode_flag(e, en) : 0;
     if (bit && (j->flags & bit) == bit) sb_addf(b, "%s%.*s", b->len ? ", " : "", (int)(colon - w), w);
   }
 }
@@ -25,11 +25,7 @@ static MlirAttribute target_attr_for(mlir_call_state *m, const gpu_item *it, con
   const char *colon = strchr(chip, ':');
   strbuf feats = {0}, flags = {0};
   if (j->opts.features) sb_add(&feats, j->opts.features);
-  for (const char *p = colon; p; p = strchr(p + 1, ':')) {
-    const char *e = strchr(p + 1, ':');
-    size_t n = e ? (size_t)(e - p - 1) : strlen(p + 1);
-    if (n) sb_addf(&feats, "%s%c%.*s", feats.len ? "," : "", p[n], (int)(n - 1), p + 1);
-  }
+  add_id_features(chip, &feats);
   attr_flags_of(j, it->t, &flags);
   sb_addf(text, "#%s<O = %d, chip = \"%.*s\"", it->t->mlir_target, j->opt,
           (int)(colon ? (size_t)(colon - chip) : strlen(chip)), chip);

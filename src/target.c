@@ -101,6 +101,22 @@ static int modifier_error(job *j, const char *id, const char *why, const modifie
   return GPUBLOB_CHIP;
 }
 
+/* j->chip: j->cpu and its modifiers in LLVM's order (by name), as the code object
+** names it; what names the id in a message. */
+static int store_target_id(job *j, modifier *mods, size_t nm, const char *what) {
+  qsort(mods, nm, sizeof *mods, modifier_order);
+  strbuf id = {0};
+  sb_add(&id, j->cpu);
+  for (size_t i = 0; i < nm; i++) sb_addf(&id, ":%.*s", (int)mods[i].n, mods[i].name);
+  int rc = id.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
+           : id.len >= sizeof j->chip ? set_error(j->g, GPUBLOB_CHIP, "target id '%s' is too long",
+                                                  what ? what : sb_str(&id))
+                                      : GPUBLOB_OK;
+  if (!rc) memcpy(j->chip, id.s, id.len + 1);
+  sb_free(&id);
+  return rc;
+}
+
 /* A target id, CHIP[:FEATURE+|-]...: the chip in j->cpu, and in j->chip the id with
 ** its modifiers in LLVM's order (by name), as the code object names it. */
 static int parse_target_id(job *j, const char *id) {
@@ -125,16 +141,7 @@ static int parse_target_id(job *j, const char *id) {
     if (nm == MAX_MODIFIERS) return modifier_error(j, id, "has too many modifiers at", &m);
     mods[nm++] = m;
   }
-  qsort(mods, nm, sizeof *mods, modifier_order);
-  strbuf canon = {0};
-  sb_add(&canon, j->cpu);
-  for (size_t i = 0; i < nm; i++) sb_addf(&canon, ":%.*s", (int)mods[i].n, mods[i].name);
-  int rc = canon.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
-           : canon.len >= sizeof j->chip ? set_error(j->g, GPUBLOB_CHIP, "target id '%s' is too long", id)
-                                         : GPUBLOB_OK;
-  if (!rc) memcpy(j->chip, canon.s, canon.len + 1);
-  sb_free(&canon);
-  return rc;
+  return store_target_id(j, mods, nm, id);
 }
 
 static int resolve_target(job *j) {
@@ -228,9 +235,9 @@ static void add_chip_features(job *j) {
   }
 }
 
-/* The target id's modifiers as features (":xnack+" is +xnack), after the list in b. */
-static void add_id_features(const job *j, strbuf *b) {
-  for (const char *p = strchr(j->chip, ':'); p; p = strchr(p + 1, ':')) {
+/* A target id's modifiers as features (":xnack+" is +xnack), after the list in b. */
+static void add_id_features(const char *id, strbuf *b) {
+  for (const char *p = strchr(id, ':'); p; p = strchr(p + 1, ':')) {
     const char *e = strchr(p + 1, ':');
     size_t n = e ? (size_t)(e - p - 1) : strlen(p + 1);
     sb_addf(b, "%s%c%.*s", b->len ? "," : "", p[n], (int)(n - 1), p + 1);
@@ -290,16 +297,7 @@ static int resolve_target_id(job *j) {
     mods[nm] = (modifier){signed_names[nm], fn + 1};
     nm++;
   }
-  qsort(mods, nm, sizeof *mods, modifier_order);
-  strbuf id = {0};
-  sb_add(&id, j->cpu);
-  for (size_t i = 0; i < nm; i++) sb_addf(&id, ":%.*s", (int)mods[i].n, mods[i].name);
-  int rc = id.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
-           : id.len >= sizeof j->chip ? set_error(j->g, GPUBLOB_CHIP, "target id '%s' is too long", sb_str(&id))
-                                      : GPUBLOB_OK;
-  if (!rc) memcpy(j->chip, id.s, id.len + 1);
-  sb_free(&id);
-  return rc;
+  return store_target_id(j, mods, nm, NULL);
 }
 
 static int resolve_features(job *j) {
@@ -313,10 +311,10 @@ static int resolve_features(job *j) {
   while (!rc && (w = next_word(&list, ",", &n))) rc = check_modifier_feature(j, w, n);
   if (rc) return rc;
   add_chip_features(j);
-  add_id_features(j, &j->condfeat);
+  add_id_features(j->chip, &j->condfeat);
   rc = check_implied(j);
   if (rc) return rc;
-  add_id_features(j, &j->features);
+  add_id_features(j->chip, &j->features);
   add_features(&j->condfeat, sb_str(&j->features));
   if (j->features.oom || j->condfeat.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   return resolve_target_id(j);

@@ -11,20 +11,26 @@ static int feature_on(const char *features, const char *name, size_t n) {
   return on;
 }
 
-/* A math mode's condition: its flag, or fast math, which implies each. */
-static const struct {
-  const char *name;
-  unsigned flag;
-} math_modes[] = {{"daz", GPUBLOB_FLAG_DAZ},
-                  {"finite-only", GPUBLOB_FLAG_FINITE_ONLY},
-                  {"unsafe-math", GPUBLOB_FLAG_UNSAFE_MATH},
-                  {"unsafe-sqrt", GPUBLOB_FLAG_UNSAFE_SQRT}};
+/* A math mode's flag by its name in the spec's templates and mlir_flags; 0 for none. */
+static unsigned math_mode_flag(const char *name, size_t n) {
+  static const struct {
+    const char *name;
+    unsigned flag;
+  } modes[] = {{"ftz", GPUBLOB_FLAG_FTZ},
+               {"daz", GPUBLOB_FLAG_DAZ},
+               {"fast-math", GPUBLOB_FLAG_FAST_MATH},
+               {"finite-only", GPUBLOB_FLAG_FINITE_ONLY},
+               {"unsafe-math", GPUBLOB_FLAG_UNSAFE_MATH},
+               {"unsafe-sqrt", GPUBLOB_FLAG_UNSAFE_SQRT}};
+  for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
+    if (word_is(name, n, modes[i].name)) return modes[i].flag;
+  return 0;
+}
 
+/* A math mode holds with its flag, or with fast math, which implies each. */
 static int condition_holds(const job *j, const char *c, size_t n) {
-  if (word_is(c, n, "ftz")) return (j->flags & (GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH)) != 0;
-  if (word_is(c, n, "fast-math")) return (j->flags & GPUBLOB_FLAG_FAST_MATH) != 0;
-  for (size_t i = 0; i < sizeof math_modes / sizeof *math_modes; i++)
-    if (word_is(c, n, math_modes[i].name)) return (j->flags & (math_modes[i].flag | GPUBLOB_FLAG_FAST_MATH)) != 0;
+  unsigned mode = math_mode_flag(c, n);
+  if (mode) return (j->flags & (mode | GPUBLOB_FLAG_FAST_MATH)) != 0;
   if (word_is(c, n, "O0")) return j->opt == 0;
   int on = feature_on(sb_str(&j->condfeat), c + 1, n - 1);
   return c[0] == '+' ? on : !on;
