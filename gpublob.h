@@ -129,6 +129,9 @@ enum gpublob_opt {
 #define GPUBLOB_FLAG_FINITE_ONLY 0x40       /* no NaN or infinity in or out ({if:finite-only:..}) */
 #define GPUBLOB_FLAG_UNSAFE_MATH 0x80       /* results may lose accuracy ({if:unsafe-math:..}) */
 #define GPUBLOB_FLAG_UNSAFE_SQRT 0x100      /* sqrt(float) need not round correctly ({if:unsafe-sqrt:..}) */
+/* MLIR: each #gpu.object's properties get the blob tool's info log ("log"), as
+** upstream's collect-compiler-diagnostics flag of #nvvm.target asks. */
+#define GPUBLOB_FLAG_TOOL_LOG 0x200
 
 /* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
 enum gpublob_attach {
@@ -154,9 +157,10 @@ typedef struct gpublob_target_choice {
 
 /* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline.
 ** 3: jobs, cache_dir, cache_max, tool_mode.  4: tool_timeout, max_input.  5: abi.
+** 6: link, nlink, tool_options, toolkit, dump_dir, section.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
-#define GPUBLOB_OPTIONS_VERSION 5
+#define GPUBLOB_OPTIONS_VERSION 6
 
 /* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version. */
 #define GPUBLOB_OPTIONS_INIT {.version = GPUBLOB_OPTIONS_VERSION}
@@ -194,6 +198,17 @@ typedef struct gpublob_options {
                             400, 500, 600: code object v4, v5, v6); a module's own
                             amdhsa_code_object_version must agree; 0: the module's, else
                             the spec's default for the chip (OPTION for a target without) */
+  /* version 6 (the options of MLIR's gpu-module-to-binary: l, opts, toolkit, section): */
+  const char *const *link; /* bitcode files linked into every module before the device */
+  size_t nlink;            /*   libraries (-l, and a target attribute's link = [...]) */
+  const char *tool_options; /* words for the blob tool (ptxas), as a shell splits them;
+                               with the in-process provider, those it has an option for */
+  const char *toolkit;   /* a toolkit's root (CUDA_HOME, ROCM_PATH): searched first for
+                            the blob tool, the provider and the device libraries */
+  const char *dump_dir;  /* each job's intermediates are written here: the IR as read,
+                            linked and optimised, the ISA, the tool's command and log */
+  const char *section;   /* MLIR: the ELF section each #gpu.object's blob goes in
+                            (its properties' "section", for gpu-to-llvm's embedding) */
 } gpublob_options;
 
 /* A blob handed back to the caller; free it with gpublob_blob_free. */
@@ -331,6 +346,39 @@ GPUBLOB_API void gpublob_blob_free(gpublob_blob *b);
 ** MISUSE (as gpublob_compile's), IO, NOMEM. */
 GPUBLOB_API int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
                                      gpublob_result *out);
+
+/* ---- kernel metadata: what each kernel of a blob needs, as the blob records it ---- */
+/* One kernel of an output, read from the blob itself (the AMDGPU metadata note of
+** a code object; the .nv.info sections of a cubin), never from another compile.  A
+** figure the blob does not record is -1.  New fields go at the end:
+** gpublob_kernel_get fills as many bytes as the caller's size. */
+typedef struct gpublob_kernel_info {
+  const char *name;         /* the kernel's symbol */
+  const char *chip;         /* the chip of the code it is in (a pack holds several) */
+  long long registers;      /* per thread: NVIDIA's registers, AMD's VGPRs (.vgpr_count) */
+  long long sgprs, agprs;   /* AMD: .sgpr_count, .agpr_count; -1 elsewhere */
+  long long spills;         /* spilled registers (AMD: VGPRs + SGPRs); -1 when not recorded */
+  long long vgpr_spills, sgpr_spills;
+  long long shared_bytes;   /* static shared memory (AMD: the group segment) */
+  long long local_bytes;    /* local memory, the stack (AMD: the private segment) a thread */
+  long long max_threads;    /* threads a block (work-group) may have */
+  long long params_bytes;   /* the parameters (AMD: the kernarg segment) */
+  long long wave_size;      /* threads a warp (wavefront) */
+  long long reqd_threads[3]; /* the required block size (REQNTID, .reqd_workgroup_size);
+                                0 when none is required */
+} gpublob_kernel_info;
+
+/* How many kernels output i of r holds, into *count: OK; FORMAT for an output
+** whose blob records none (PTX, bitcode, SPIR-V, MLIR's whole module: its kernels are in
+** each #gpu.object's kernel table); TOOL for a blob its reader finds malformed;
+** MISUSE for a NULL g, r or count, or i out of range.  A pack's count is its
+** members' kernels together, each with its chip.  On failure *count is 0. */
+GPUBLOB_API int gpublob_kernel_count(gpublob *g, const gpublob_result *r, size_t i, size_t *count);
+/* Kernel k of output i into out, size bytes of it (sizeof *out): codes as
+** gpublob_kernel_count's, and MISUSE for k out of range.  The strings are owned by
+** the handle, never NULL, valid until its next call.  On failure *out is zeroed. */
+GPUBLOB_API int gpublob_kernel_get(gpublob *g, const gpublob_result *r, size_t i, size_t k,
+                                   gpublob_kernel_info *out, size_t size);
 
 /* ---- what the last call did ---- */
 /* Warnings of the last call (a cache directory that cannot be written, a provider

@@ -13,7 +13,8 @@ enum { MAX_JOBS = 4096 }; /* in one call */
 static size_t options_size(unsigned version) {
   static const size_t ends[] = {offsetof(gpublob_options, targets), offsetof(gpublob_options, targets),
                                 offsetof(gpublob_options, jobs), offsetof(gpublob_options, tool_timeout),
-                                offsetof(gpublob_options, abi), sizeof(gpublob_options)};
+                                offsetof(gpublob_options, abi), offsetof(gpublob_options, link),
+                                sizeof(gpublob_options)};
   return version < sizeof ends / sizeof *ends ? ends[version] : sizeof(gpublob_options);
 }
 

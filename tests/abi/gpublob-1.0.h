@@ -1,0 +1,446 @@
+/* gpublob.h: turn GPU kernel modules (LLVM IR, MLIR) into the blobs a GPU driver loads.
+**
+** This header is the reference: each call says the codes it returns, what it owns
+** and what the caller frees.  README.md is the tour.
+**
+** Conventions, for every call:
+**   - A call returns GPUBLOB_OK (0) or one of the stable codes of GPUBLOB_ERRORS.
+**     A call on a handle keeps its code and message (gpublob_error_code,
+**     gpublob_error_message) until the handle's next call; the message names the
+**     cause (file:line:col where there is one) and is owned by the handle.
+**   - A NULL handle is MISUSE, with no message to read.  A NULL out-pointer, or
+**     an out-struct size smaller than the struct's first version, is MISUSE.
+**   - On failure every out-parameter is zeroed: nothing to free, nothing written
+**     to disk, and a caller's MLIR module unchanged.
+**   - Options: NULL or a zeroed struct means every default (GPUBLOB_OPTIONS_INIT).
+**   - Out-structs (gpublob_stats, gpublob_target_info, gpublob_tool_info) are
+**     filled as far as the size the caller passes (sizeof, at the caller's build):
+**     a later gpublob grows them at the end without breaking older callers.
+**
+** Thread safety: a gpublob handle is used by one thread at a time; distinct
+** handles may be used from distinct threads at once.  Every job runs in its own
+** LLVMContext; a call may run its jobs on a pool of threads of its own.  LLVM's
+** targets are initialised once, by the first gpublob_open (pthread_once), so open
+** a handle before starting threads that only share gpublob's read-only target
+** table.
+**
+** Build: ./configure && ninja (then ninja install: pkg-config gpublob, or CMake's
+** find_package(gpublob)); vendored: README.md, "Using gpublob".
+*/
+#ifndef GPUBLOB_H
+#define GPUBLOB_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* GPUBLOB_API marks every public function: exported from a shared build, and the
+** one place to change for a platform that needs more (define it before this). */
+#ifndef GPUBLOB_API
+#if defined(_WIN32)
+#define GPUBLOB_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define GPUBLOB_API __attribute__((visibility("default")))
+#else
+#define GPUBLOB_API
+#endif
+#endif
+
+#define GPUBLOB_VERSION_MAJOR 1
+#define GPUBLOB_VERSION_MINOR 0
+#define GPUBLOB_VERSION_PATCH 0
+#define GPUBLOB_VERSION_STRING "1.0.0"
+#define GPUBLOB_VERSION_NUMBER \
+  (GPUBLOB_VERSION_MAJOR * 10000 + GPUBLOB_VERSION_MINOR * 100 + GPUBLOB_VERSION_PATCH)
+
+/* Error codes: X(NAME, value, description).  OK is 0; the values are stable. */
+#define GPUBLOB_ERRORS(X)                                                     \
+  X(OK, 0, "not an error")                                                    \
+  X(MISUSE, 1, "bad argument")                                                \
+  X(NOMEM, 2, "out of memory")                                                \
+  X(IO, 3, "cannot read or write a file")                                     \
+  X(PARSE, 4, "malformed IR text (LLVM IR or MLIR)")                           \
+  X(BITCODE, 5, "malformed bitcode (LLVM or MLIR)")                             \
+  X(VERIFY, 6, "the module failed verification")                              \
+  X(TARGET, 7, "unknown target")                                              \
+  X(CHIP, 8, "invalid chip for the target")                                   \
+  X(FEATURES, 9, "invalid target features")                                   \
+  X(FORMAT, 10, "unknown output format")                                      \
+  X(NOLIB, 11, "device library not found")                                    \
+  X(LINK, 12, "device library link failed")                                   \
+  X(BACKEND, 13, "LLVM backend failed")                                       \
+  X(NOTOOL, 14, "blob tool not found")                                        \
+  X(TOOL, 15, "blob tool failed")                                             \
+  X(OPTION, 16, "invalid option")                                             \
+  X(NOMLIR, 17, "this gpublob was built without MLIR")                        \
+  X(NOGPU, 18, "no gpu.module in the MLIR module")                            \
+  X(LOWER, 19, "MLIR lowering or translation to LLVM IR failed")              \
+  X(NOTCACHED, 20, "not in the cache")                                        \
+  X(INTERRUPTED, 21, "interrupted by a signal")
+
+enum gpublob_code {
+#define GPUBLOB_ERROR_ENUM(name, value, text) GPUBLOB_##name = value,
+  GPUBLOB_ERRORS(GPUBLOB_ERROR_ENUM)
+#undef GPUBLOB_ERROR_ENUM
+};
+
+/* What a compile returns.  Zero is the default: bin. */
+enum gpublob_format {
+  GPUBLOB_FORMAT_DEFAULT = 0,
+  GPUBLOB_FORMAT_BIN = 1,    /* the driver's blob: cubin, hsaco, SPIR-V */
+  GPUBLOB_FORMAT_ASM = 2,    /* the backend's assembly: PTX, AMDGCN, SPIR-V text */
+  GPUBLOB_FORMAT_LLVM = 3,   /* bitcode after linking and optimisation (.bc) */
+  GPUBLOB_FORMAT_PACK = 4,   /* every chip of a target in one blob, by the spec's pack
+                                step (nvptx: CUDA's fatbin, a cubin per chip plus the
+                                PTX of the newest; amdgcn: a clang offload bundle, an
+                                hsaco per chip); FORMAT for a target without one */
+  GPUBLOB_FORMAT_FATBIN = GPUBLOB_FORMAT_PACK, /* its name before 1.0 */
+  GPUBLOB_FORMAT_LL = 5      /* LLVM IR text after linking and optimisation (.ll); LLVM IR
+                                input only (a #gpu.object holds bitcode, not text) */
+};
+
+/* Optimisation level.  Zero is the default: O3. */
+enum gpublob_opt {
+  GPUBLOB_OPT_DEFAULT = 0,
+  GPUBLOB_OPT_O0 = 1,
+  GPUBLOB_OPT_O1 = 2,
+  GPUBLOB_OPT_O2 = 3,
+  GPUBLOB_OPT_O3 = 4
+};
+
+/* Flags: choose device-library variants and module flags in the spec. */
+#define GPUBLOB_FLAG_FTZ 0x1       /* flush denormals to zero ({if:ftz:..}) */
+#define GPUBLOB_FLAG_FAST_MATH 0x2 /* unsafe, finite-only math ({if:fast-math:..}) */
+#define GPUBLOB_FLAG_NO_DEFAULT_SEARCH 0x4 /* search only tool_dirs and lib_dirs (hermetic) */
+#define GPUBLOB_FLAG_MLIR_BYTECODE 0x8     /* MLIR output as bytecode (.mlirbc), not text */
+/* A function clang pinned to another chip ("target-cpu", or a "target-features"
+** entry the job's chip contradicts) is CHIP; with RETARGET every function's pins
+** become the job's chip and features before optimisation (one warning per call). */
+#define GPUBLOB_FLAG_RETARGET 0x10
+/* Each job's LLVM work (parse to emission) runs in a child process: an LLVM fatal
+** error, a crash or a signal there is BACKEND with LLVM's reason, and the host
+** goes on.  The output is byte for byte the in-process one.  See "Isolation". */
+#define GPUBLOB_FLAG_ISOLATE 0x20
+/* Math modes, for the spec's templates and control constants ({if:daz:..} and so
+** on); FAST_MATH implies each of them, and FTZ is DAZ's other name. */
+#define GPUBLOB_FLAG_DAZ GPUBLOB_FLAG_FTZ   /* denormals are zero ({if:daz:..}) */
+#define GPUBLOB_FLAG_FINITE_ONLY 0x40       /* no NaN or infinity in or out ({if:finite-only:..}) */
+#define GPUBLOB_FLAG_UNSAFE_MATH 0x80       /* results may lose accuracy ({if:unsafe-math:..}) */
+#define GPUBLOB_FLAG_UNSAFE_SQRT 0x100      /* sqrt(float) need not round correctly ({if:unsafe-sqrt:..}) */
+
+/* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
+enum gpublob_attach {
+  GPUBLOB_ATTACH_DEFAULT = 0,
+  GPUBLOB_ATTACH_BINARY = 1, /* replace it by gpu.binary @name [#gpu.object<...>, ...] */
+  GPUBLOB_ATTACH_LEGACY = 2  /* keep it; the blob is a string attribute (nvvm.cubin, ...) */
+};
+
+/* Which program or library turns the backend's output into the blob.  Zero: auto. */
+enum gpublob_tool_mode {
+  GPUBLOB_TOOL_AUTO = 0,      /* the spec's in-process provider (nvjitlink) when the call
+                                 has enough jobs for it and its library loads, else the
+                                 program (ptxas) */
+  GPUBLOB_TOOL_PROGRAM = 1,   /* always the program, as a subprocess */
+  GPUBLOB_TOOL_INPROCESS = 2  /* always the provider; NOTOOL when its library is missing */
+};
+
+/* One (target, chips, features) to compile for.  target may name chips after a
+** colon, several separated by commas: "nvptx:sm_80,sm_90"; so may chip. */
+typedef struct gpublob_target_choice {
+  const char *target, *chip, *features;
+} gpublob_target_choice;
+
+/* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline.
+** 3: jobs, cache_dir, cache_max, tool_mode.  4: tool_timeout, max_input.  5: abi.
+** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
+** a later field reads as zero when the version says it is not there. */
+#define GPUBLOB_OPTIONS_VERSION 5
+
+/* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version. */
+#define GPUBLOB_OPTIONS_INIT {.version = GPUBLOB_OPTIONS_VERSION}
+
+/* Compile options.  A zeroed struct (or NULL) means every default. */
+typedef struct gpublob_options {
+  unsigned version;     /* GPUBLOB_OPTIONS_VERSION; 0 reads only version 1's fields */
+  const char *target;   /* "nvptx" or "nvptx:sm_80"; NULL: the first spec target */
+  const char *chip;     /* overrides a chip in target; NULL: the target default */
+  const char *features; /* LLVM features, e.g. "+ptx80"; NULL: the spec default */
+  int format;           /* enum gpublob_format */
+  int opt;              /* enum gpublob_opt */
+  unsigned flags;       /* GPUBLOB_FLAG_* */
+  const char *tool;     /* exact path of the blob tool; NULL: search */
+  const char *tool_dirs; /* colon list of extra directories for the blob tool */
+  const char *lib_dirs;  /* colon list of extra directories for device libraries */
+  /* version 2: */
+  const gpublob_target_choice *targets; /* MLIR: replaces the modules' own target */
+  size_t ntargets;                      /*   attributes; LLVM IR takes at most one */
+  int attach;           /* MLIR: enum gpublob_attach */
+  const char *pipeline; /* MLIR lowering passes for a gpu.module (a gpu.module-anchored
+                           list or "builtin.module(...)"); NULL: the spec's mlir_lower
+                           where a body is not lowered yet; "none": never lower */
+  /* version 3: */
+  unsigned jobs;         /* compile threads; 0: one per core this process may use */
+  const char *cache_dir; /* the content-addressed cache; NULL: no cache */
+  unsigned long long cache_max; /* bytes the cache may hold; 0: 1 GiB */
+  int tool_mode;         /* enum gpublob_tool_mode */
+  /* version 4: */
+  unsigned tool_timeout; /* seconds a blob or pack tool may run before it is killed
+                            (with its process group): TOOL; 0: 300 */
+  unsigned long long max_input; /* bytes of input accepted; more is IO; 0: 1 GiB */
+  /* version 5: */
+  unsigned abi;          /* the target's ABI version, one of the spec's abi_versions (amdgcn:
+                            400, 500, 600: code object v4, v5, v6); a module's own
+                            amdhsa_code_object_version must agree; 0: the module's, else
+                            the spec's default for the chip (OPTION for a target without) */
+} gpublob_options;
+
+/* A blob handed back to the caller; free it with gpublob_blob_free. */
+typedef struct gpublob_blob {
+  unsigned char *data;
+  size_t size;
+  const char *suffix; /* ".cubin", ".ptx", ".bc", ... (static storage) */
+} gpublob_blob;
+
+/* One output of a call: a blob per (target, chip), or per target for FATBIN.
+** Every string is owned by the result and never NULL. */
+typedef struct gpublob_output {
+  gpublob_blob blob;
+  const char *target; /* the spec target's name; "" for MLIR's whole module */
+  const char *chip;   /* its chip; FATBIN: the chips, comma-separated; "" for MLIR */
+  const char *tool;   /* what made the blob: "ptxas", "nvjitlink", "fatbinary", "" */
+} gpublob_output;
+
+/* Every output of a call, in a fixed order: the target list's order, and each
+** target's chips in the order given.  Free it with gpublob_result_free. */
+typedef struct gpublob_result {
+  gpublob_output *outputs;
+  size_t count;
+} gpublob_result;
+
+
+/* What the last call did.  Times are milliseconds; the phase times add up over
+** jobs (threads run them at once), wall is the call itself.  New fields go at the
+** end: gpublob_stats_get fills as many bytes as the caller's size. */
+typedef struct gpublob_stats {
+  size_t jobs, threads;        /* jobs planned; threads that ran them */
+  size_t cache_hits, cache_misses, cache_writes;
+  double wall_ms;
+  double load_ms;     /* LLVM IR parse and verify, or MLIR parse, lowering, translation */
+  double link_ms;     /* device libraries */
+  double optimise_ms; /* LLVM's middle end */
+  double emit_ms;     /* LLVM's code generator */
+  double tool_ms;     /* the blob tool (waiting for the program, or in-process) and packs */
+  double cache_ms;    /* digests, lookups and stores */
+} gpublob_stats;
+
+/* A target as the spec describes it (static storage, never NULL; grows at the end). */
+typedef struct gpublob_target_info {
+  const char *name, *triple, *chip, *features, *attribute;
+  const char *suffix_asm, *suffix_bin;
+  const char *tool_kind; /* "exec" or "none" */
+  const char *chips;     /* blank-separated list of valid chips */
+  const char *mlir_target; /* "nvvm.target", or "" when MLIR has no attribute for it */
+  const char *libs;      /* the device libraries' file-name templates, blank-separated; "" */
+} gpublob_target_info;
+
+/* Which blob tool a compile would use, and where (grows at the end).  The strings
+** are owned by the handle, never NULL, and valid until its next call. */
+typedef struct gpublob_tool_info {
+  const char *kind;     /* "in-process", "program" or "none" */
+  const char *name;     /* "nvjitlink", "ptxas", ... ("" for none) */
+  const char *path;     /* the library or program; "" for none */
+  const char *fallback; /* in-process: the program used when the library fails; "" if none */
+} gpublob_tool_info;
+
+typedef struct gpublob gpublob;
+
+/* What a compile reads: data and size in memory (data non-NULL, even for 0 bytes),
+** or path (a file; "-" is standard input): one of them, never both.  kind AUTO (zero) takes it as MLIR or LLVM IR by its
+** content: bitcode or MLIR bytecode by their magic, text by its first token (so a
+** misnamed file gets the right parser's message), and by name or path (.mlir,
+** .mlirbc) only when the text could be either.  name labels diagnostics (NULL: the path,
+** or "<memory>"). */
+enum gpublob_input_kind {
+  GPUBLOB_INPUT_AUTO = 0,
+  GPUBLOB_INPUT_LLVM = 1, /* LLVM IR text or bitcode */
+  GPUBLOB_INPUT_MLIR = 2  /* MLIR text or bytecode with gpu.module ops */
+};
+typedef struct gpublob_input {
+  int kind; /* enum gpublob_input_kind */
+  const void *data;
+  size_t size;
+  const char *path;
+  const char *name;
+} gpublob_input;
+
+/* What AUTO takes these bytes for: GPUBLOB_INPUT_LLVM or GPUBLOB_INPUT_MLIR (name
+** may be NULL).  A tool that reads the input itself asks this before the call. */
+GPUBLOB_API int gpublob_input_detect(const void *data, size_t size, const char *name);
+
+/* ---- handles ---- */
+/* A new handle in *out: OK, NOMEM (then *out is NULL), MISUSE for a NULL out.
+** The first one initialises LLVM's targets.  gpublob_close frees it and its
+** strings, stops its isolation helper, and accepts NULL. */
+GPUBLOB_API int gpublob_open(gpublob **out);
+GPUBLOB_API void gpublob_close(gpublob *g);
+
+/* ---- compiling ---- */
+/* The one compile call.  Compiles in for every (target, chip) the options plan, on
+** a pool of opts->jobs threads, through opts->cache_dir when given, into *out:
+**   LLVM IR: an output per (target, chip), or per target for FORMAT_PACK, in the
+**     order of the options' target list and each target's chips as given; the
+**     outputs are byte-identical whatever the thread count.
+**   MLIR: one output, the whole module with every gpu.module serialised (text, or
+**     bytecode with GPUBLOB_FLAG_MLIR_BYTECODE); its target, chip and tool are "".
+** Every string of *out is owned by it and never NULL; free it with
+** gpublob_result_free.  A failing job fails the call with its own message (the
+** first in plan order); the rest are cancelled or finish, and *out stays empty.
+** Codes: OK; MISUSE (NULL g, input or out; data and path both or neither given;
+** an unknown kind); IO (unreadable input, or larger than max_input); PARSE,
+** BITCODE, VERIFY (the input); TARGET, CHIP, FEATURES, FORMAT, OPTION (the
+** options, or a module pinned to another chip); NOLIB, LINK (device libraries);
+** BACKEND (LLVM, including a fatal error or crash in an isolated job); NOTOOL,
+** TOOL (the blob or pack tool: missing, failing, timed out, or a blob without
+** its magic); NOMLIR, NOGPU, LOWER (MLIR); INTERRUPTED; NOMEM. */
+GPUBLOB_API int gpublob_compile(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
+                                gpublob_result *out);
+/* Frees every output's blob and strings, and zeroes *r; NULL is fine. */
+GPUBLOB_API void gpublob_result_free(gpublob_result *r);
+
+/* The calls before gpublob_compile, kept as thin wrappers of it.  _compile and
+** _file_compile give exactly one blob (a call that plans several is OPTION); the
+** _all ones are gpublob_compile with kind LLVM.  The mlir ones give the whole
+** module as one blob.  Free a blob with gpublob_blob_free (NULL is fine). */
+GPUBLOB_API int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir,
+                                       size_t size, const char *name, gpublob_blob *out);
+GPUBLOB_API int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
+                                     gpublob_blob *out);
+GPUBLOB_API int gpublob_module_compile_all(gpublob *g, const gpublob_options *opts, const void *ir,
+                                           size_t size, const char *name, gpublob_result *out);
+GPUBLOB_API int gpublob_file_compile_all(gpublob *g, const gpublob_options *opts, const char *path,
+                                         gpublob_result *out);
+GPUBLOB_API void gpublob_blob_free(gpublob_blob *b);
+
+/* The cache alone: what gpublob_compile of this input with these options would
+** find in opts->cache_dir, without compiling.  It needs no LLVM: the CLI's front
+** answers cache hits with it before the compiler starts.  Codes: OK (a hit; *out
+** as gpublob_compile would give it), NOTCACHED (a miss, or a cache that cannot be
+** used; the lookup may make the cache's directory), OPTION (no cache_dir),
+** MISUSE (as gpublob_compile's), IO, NOMEM. */
+GPUBLOB_API int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
+                                     gpublob_result *out);
+
+/* ---- what the last call did ---- */
+/* Warnings of the last call (a cache directory that cannot be written, a provider
+** library that would not load, LLVM's warnings), one per line; "" when none.
+** Owned by the handle, valid until its next call. */
+GPUBLOB_API const char *gpublob_warnings(const gpublob *g);
+/* The last call's figures into out, size bytes of it (sizeof *out): OK, MISUSE. */
+GPUBLOB_API int gpublob_stats_get(const gpublob *g, gpublob_stats *out, size_t size);
+
+/* The last call's code, and its message (owned by the handle, never NULL; for a
+** NULL handle, MISUSE's text).  gpublob_error_string: a code's fixed text. */
+GPUBLOB_API int gpublob_error_code(const gpublob *g);
+GPUBLOB_API const char *gpublob_error_message(const gpublob *g);
+GPUBLOB_API const char *gpublob_error_string(int code);
+
+/* ---- targets and tools ---- */
+/* The spec's targets, 0 to count-1: OK, or MISUSE for an index out of range. */
+GPUBLOB_API int gpublob_target_count(void);
+GPUBLOB_API int gpublob_target_get(int index, gpublob_target_info *out, size_t size);
+
+/* Which blob tool a bin (or, with FORMAT_PACK, a pack) compile of njobs jobs for
+** opts->target would use, and where, found as a compile finds it: OK (kind "none"
+** for a target that needs none); NOTOOL when it is missing, with the places tried
+** in the message; TARGET, FORMAT, OPTION for bad options; MISUSE.  On failure
+** *out is zeroed. */
+GPUBLOB_API int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
+                                      gpublob_tool_info *out, size_t size);
+
+/* Where the device libraries of opts->target and its one chip (NAME or NAME:CHIP;
+** a chip list is CHIP) are, found as a compile finds them: OK with *paths a
+** newline-separated list of the files (owned by the handle, valid until its next
+** call; "" for a target without any); NOLIB, naming the first missing file and
+** the places tried (*paths then lists those found); TARGET, CHIP, FEATURES,
+** FORMAT, OPTION for bad options; MISUSE. */
+GPUBLOB_API int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **paths);
+
+/* "1.0.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
+GPUBLOB_API const char *gpublob_version(void);
+
+/* Isolation (GPUBLOB_FLAG_ISOLATE).  A handle's first isolated call forks a helper
+** process from the calling thread, before that call starts any thread of its own;
+** the helper, single-threaded, forks one child per job (ahead of time, for the jobs
+** a call announces), and each child does its job's LLVM work (parse, verify, link,
+** optimise, emit) and sends the backend's output back through a socket.  An LLVM
+** fatal error or a crash there is BACKEND, with LLVM's reason or the signal and
+** what LLVM printed; the output is byte for byte the in-process one.  What stays
+** in the host: MLIR's parsing, lowering and translation, the blob tool and the
+** in-process provider, packs, the cache.  Isolated jobs have no timeout of their
+** own.
+** Guarantees and their limits:
+**   - fork copies only the calling thread: in a host whose other threads may be
+**     inside LLVM (or hold one of its locks) at that moment, the helper could
+**     deadlock.  Such a host calls gpublob_helper_start on the handle early, before
+**     it starts those threads.  The MLIR pass (gpublob_mlir_pass_create) with ISOLATE
+**     forks on the thread MLIR runs it on: use it so only with MLIR's
+**     multithreading off.
+**   - The helper ends by itself when the host dies (its socket closes), and with
+**     gpublob_close.  In a process forked from the host, gpublob_close leaves the
+**     parent's helper alone, and an isolated call there starts a helper of its own.
+**   - A host that ignores SIGCHLD (SIG_IGN) loses its children's exit statuses:
+**     blob tools fail (TOOL, "lost the exit status"), and a helper is forked again
+**     on each call.
+** Cost, measured on a 2-core VM (README.md, "Benchmarks"): 1.7 to 2.6 ms a job
+** (2.6 ms, 11%, on a 24 ms saxpy cubin; 2.0 ms a job over 32 jobs).  OK, or TOOL when no
+** process can be made. */
+GPUBLOB_API int gpublob_helper_start(gpublob *g);
+
+/* For a host's signal handler (SIGINT, SIGTERM): kills every blob tool, pack tool
+** and isolation helper of this process, with their process groups, and removes
+** their private temporary directories (32 levels deep; up to 1024 processes and
+** 256 directories at once are tracked).  Async-signal-safe; it keeps errno.  Calls
+** still running on other threads then fail, and may start new tools: call it on
+** the way out.  The CLI calls it before it exits on a signal. */
+GPUBLOB_API void gpublob_process_cleanup(void);
+
+/* ---- MLIR ---- */
+/* An MLIR module (text or bytecode) whose gpu.module ops hold llvm-dialect bodies
+** (or gpu-dialect ones, which are lowered first) is compiled, each gpu.module for
+** each of its targets (the options' list, else its own #nvvm.target<...> and the
+** like, else the first spec target), and the whole module comes back, as text or
+** (GPUBLOB_FLAG_MLIR_BYTECODE) bytecode.  All gpu.modules or none are changed.
+** Parse and verification diagnostics are in the message, as file:line:col.  In a
+** build without MLIR the compile calls give NOMLIR for MLIR input, and
+** gpublob_mlir_enabled returns 0 (1 with MLIR). */
+GPUBLOB_API int gpublob_mlir_enabled(void);
+GPUBLOB_API int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data,
+                                     size_t size, const char *name, gpublob_blob *out);
+GPUBLOB_API int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
+                                          gpublob_blob *out);
+
+/* With the MLIR C API: include mlir-c/IR.h (and mlir-c/Pass.h) before this header.
+** The caller's context needs the dialects of its module registered (for instance
+** by mlirRegisterAllDialects); gpublob registers the LLVM IR translations. */
+#ifdef MLIR_C_IR_H
+/* Serialises every gpu.module under module in place, or changes nothing on error
+** (codes as gpublob_compile's; MISUSE for a null module).  Diagnostics are
+** captured into the handle's message, not printed. */
+GPUBLOB_API int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperation module);
+#endif
+#ifdef MLIR_C_PASS_H
+/* An MLIR pass on builtin.module ("gpublob-serialize") that does what
+** gpublob_mlir_serialize does; a failure is an error diagnostic at the module and
+** fails the pass.  opts is copied.  The caller owns the pass until it adds it to
+** a pass manager, which then owns it.  A null pass when MLIR is not built in or
+** memory runs out.  gpublob_pass_create is its name before 1.0. */
+GPUBLOB_API MlirPass gpublob_mlir_pass_create(const gpublob_options *opts);
+GPUBLOB_API MlirPass gpublob_pass_create(const gpublob_options *opts);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUBLOB_H */
