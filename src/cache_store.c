@@ -22,7 +22,7 @@ static void manifest_put(strbuf *b, job *const *jobs, size_t n, const int *packe
   for (size_t i = 0; i < n; i++) {
     const job *j = jobs[i];
     put_str(b, j->t->name);
-    put_str(b, j->chip);
+    put_str(b, *j->planned ? j->planned : j->chip);
     put_str(b, j->opts.features);
     put_u64(b, (uint64_t)j->opts.opt);
     put_u64(b, (uint64_t)j->opts.format);

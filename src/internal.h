@@ -141,6 +141,8 @@ typedef struct job {
   char target[64], want[64]; /* as planned: the target's name, one chip or "" */
   char chip[64];             /* as resolved: the chip and its modifiers, a target id (gfx90a:xnack+) */
   char cpu[64];              /* the chip alone: what LLVM gets, {chip} in templates */
+  char planned[64];          /* chip as the options resolved it, before the module's pins named
+                                an open modifier (adopt_pinned_modifiers): the cache's manifest */
   unsigned abi;              /* the ABI version in effect ({abi}); 0 for a target without */
   const char *abi_from;      /* where opts.abi came from, for messages: "from the options" */
   unsigned abi_default;      /* the default in place of the spec's (an MLIR attribute's, mlir_abi); 0: none */

@@ -42,6 +42,9 @@ static int take_result(job *j, const strbuf *rec) {
   const char *msg = get_str(&r), *warnings = get_str(&r);
   get_blob(&r, &j->out);
   get_blob(&r, &j->asm_out);
+  const char *chip = get_str(&r);
+  if (chip && strlen(chip) < sizeof j->chip && !strncmp(chip, j->cpu, strlen(j->cpu)))
+    memcpy(j->chip, chip, strlen(chip) + 1);
   for (int i = 0; i < NPHASES && (size_t)(r.end - r.p) >= sizeof(double); i++, r.p += sizeof(double))
     memcpy(&j->ms[i], r.p, sizeof(double));
   if (r.bad) return set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated job's result was cut short", j->name);

@@ -62,5 +62,6 @@ static void put_result(strbuf *b, int rc, const job *j) {
   put_str(b, sb_str(&j->g->warn));
   put_blob(b, &j->out);
   put_blob(b, &j->asm_out);
+  put_str(b, j->chip); /* pins may have named the id's open modifiers (adopt_pinned_modifiers) */
   for (int i = 0; i < NPHASES; i++) sb_addn(b, (const char *)&j->ms[i], sizeof j->ms[i]);
 }

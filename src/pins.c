@@ -78,9 +78,58 @@ static int retarget(job *j) {
   return GPUBLOB_OK;
 }
 
+/* The sign the definitions pin modifier name (n bytes) to ("+xnack" in their
+** "target-features"): '+', '-', or 0 when none pins it; two that disagree are CHIP. */
+static int pinned_sign(job *j, const char *name, size_t n, char *sign) {
+  LLVMValueRef first = NULL;
+  *sign = 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
+    unsigned len;
+    const char *feats = LLVMIsDeclaration(f) ? NULL : fn_attr(f, "target-features", &len);
+    strbuf list = {0};
+    if (feats) sb_addn(&list, feats, len);
+    char s = feats ? last_sign(sb_str(&list), name, n) : 0;
+    sb_free(&list);
+    if (s && *sign && s != *sign)
+      return set_error(j->g, GPUBLOB_CHIP, "%s: functions @%s and @%s are pinned to opposite %.*s settings "
+                       "(%c%.*s, %c%.*s), which one code object cannot hold; compile the source for one "
+                       "target id", j->name, LLVMGetValueName2(first, &(size_t){0}),
+                       LLVMGetValueName2(f, &(size_t){0}), (int)n, name, *sign, (int)n, name, s, (int)n, name);
+    if (s && !*sign) {
+      *sign = s;
+      first = f;
+    }
+  }
+  return GPUBLOB_OK;
+}
+
+/* A target id's modifier the job leaves open (gfx90a, not gfx90a:xnack+) that the
+** definitions pin (HIP's --offload-arch=gfx90a:xnack+ writes "+xnack" on each): LLVM
+** obeys the pins, so the code object names that setting, and so does the job's id
+** (its output's chip, its pack entry).  A setting the job chose is checked as any
+** pin is (check_pin: the opposite sign is CHIP). */
+static int adopt_pinned_modifiers(job *j) {
+  const char *list = j->t->chip_modifiers, *w;
+  size_t n;
+  int adopted = 0, rc = GPUBLOB_OK;
+  while (!rc && (w = next_word(&list, " ", &n))) {
+    const char *colon = memchr(w, ':', n), *name = colon ? colon + 1 : NULL;
+    size_t nn = name ? n - (size_t)(name - w) : 0;
+    if (!nn || !glob_match(w, (size_t)(colon - w), j->cpu) || last_sign(sb_str(&j->features), name, nn)) continue;
+    char sign;
+    rc = pinned_sign(j, name, nn, &sign);
+    if (rc || !sign) continue;
+    sb_addf(&j->features, "%s%c%.*s", j->features.len ? "," : "", sign, (int)nn, name);
+    sb_addf(&j->condfeat, "%s%c%.*s", j->condfeat.len ? "," : "", sign, (int)nn, name);
+    adopted = 1;
+  }
+  if (!rc && (j->features.oom || j->condfeat.oom)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  return rc || !adopted ? rc : resolve_target_id(j);
+}
+
 static int check_pins(job *j) {
   if (j->flags & GPUBLOB_FLAG_RETARGET) return retarget(j);
-  int rc = GPUBLOB_OK;
+  int rc = adopt_pinned_modifiers(j);
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f && !rc; f = LLVMGetNextFunction(f))
     if (!LLVMIsDeclaration(f)) rc = check_pin(j, f);
   return rc;

@@ -391,5 +391,6 @@ static int resolve_options(job *j) {
   if (!rc) rc = resolve_features(j);
   if (!rc) rc = resolve_levels(j);
   if (!rc) rc = resolve_abi(j);
+  if (!rc) memcpy(j->planned, j->chip, sizeof j->planned);
   return rc;
 }

@@ -722,6 +722,78 @@ static void test_hip_chip(const char *arch) {
   free(log);
 }
 
+/* ---- a target id clang pinned on the functions, read into the job's id ---- */
+static const char pinned_kernel[] =
+    "target triple = \"amdgcn-amd-amdhsa\"\n"
+    "define amdgpu_kernel void @k(ptr addrspace(1) %%p) #0 {\n"
+    "  store float 1.0, ptr addrspace(1) %%p\n"
+    "  ret void\n"
+    "}\n"
+    "define void @helper(ptr addrspace(1) %%p) #1 {\n"
+    "  store float 2.0, ptr addrspace(1) %%p\n"
+    "  ret void\n"
+    "}\n"
+    "attributes #0 = { \"target-cpu\"=\"gfx90a\" \"target-features\"=\"+xnack,+wavefrontsize64\" }\n"
+    "attributes #1 = { \"target-cpu\"=\"gfx90a\" \"target-features\"=\"%cxnack\" }\n";
+
+static void test_pinned_id_of(unsigned flags, const char *how) {
+  char text[1024], label[200];
+  snprintf(text, sizeof text, pinned_kernel, '+');
+  gpublob_result r = {0};
+  int rc = compile_with((gpublob_options){.flags = flags}, "amdgcn:gfx90a", text, &r);
+  snprintf(label, sizeof label, "amd: functions pinned +xnack, -t amdgcn:gfx90a%s: the output's chip is gfx90a:xnack+", how);
+  check(rc == 0 && r.count == 1 && same_str(r.outputs[0].chip, "gfx90a:xnack+"), label, "rc %d: %s", rc,
+        rc ? gpublob_error_message(g) : r.count ? r.outputs[0].chip : "no output");
+  char *notes = rc || r.count != 1 ? NULL : tool_says(READELF, "--notes", NULL, &r.outputs[0].blob);
+  snprintf(label, sizeof label, "amd: functions pinned +xnack%s: the code object says gfx90a:xnack+ too", how);
+  check_if(notes, contains(notes, "amdgcn-amd-amdhsa--gfx90a:xnack+"), label, "%s", shown(notes));
+  free(notes);
+  gpublob_result_free(&r);
+}
+
+static void test_pinned_ids(void) {
+  test_pinned_id_of(0, "");
+  test_pinned_id_of(GPUBLOB_FLAG_ISOLATE, ", isolated");
+  char text[1024];
+  snprintf(text, sizeof text, pinned_kernel, '+');
+  gpublob_result r = {0};
+  const gpublob_target_choice pack[] = {{"amdgcn:gfx90a", NULL, NULL}};
+  int rc = compile_with((gpublob_options){.format = GPUBLOB_FORMAT_PACK, .targets = pack, .ntargets = 1}, NULL,
+                        text, &r);
+  char *list = NULL;
+  if (!rc && r.count == 1) {
+    const char *path = tmp_path("pinned.hipfb");
+    spill(path, r.outputs[0].blob.data, r.outputs[0].blob.size);
+    char input[4200];
+    snprintf(input, sizeof input, "-input=%s", path);
+    const char *argv[] = {LLVM_BINDIR "/clang-offload-bundler", "-list", "-type=o", input, NULL};
+    run(argv, &list);
+  }
+  check(rc == 0 && contains(list, "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+\n"),
+        "amd: -f fatbin of functions pinned +xnack for gfx90a: the bundle's entry is gfx90a:xnack+", "rc %d: %s", rc,
+        rc ? gpublob_error_message(g) : shown(list));
+  free(list);
+  gpublob_result_free(&r);
+  check(cached_twice("amdgcn:gfx90a", text, GPUBLOB_INPUT_LLVM), "amd: cache: functions pinned +xnack, the second "
+        "call hits", "%s", gpublob_error_message(g));
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a", .cache_dir = tmp_path("cache")};
+  gpublob_input in = {.kind = GPUBLOB_INPUT_LLVM, .data = text, .size = strlen(text), .name = "k"};
+  rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == 0 && r.count == 1 && same_str(r.outputs[0].chip, "gfx90a:xnack+"),
+        "amd: cache: a hit of functions pinned +xnack names gfx90a:xnack+", "rc %d: %s", rc,
+        rc ? gpublob_error_message(g) : r.count ? r.outputs[0].chip : "no output");
+  gpublob_result_free(&r);
+  rc = compile("amdgcn:gfx90a:xnack-", text, &r);
+  check(rc == GPUBLOB_CHIP && contains(gpublob_error_message(g), "+xnack"),
+        "amd: functions pinned +xnack, -t amdgcn:gfx90a:xnack-: CHIP", "rc %d: %s", rc, gpublob_error_message(g));
+  gpublob_result_free(&r);
+  snprintf(text, sizeof text, pinned_kernel, '-');
+  rc = compile("amdgcn:gfx90a", text, &r);
+  check(rc == GPUBLOB_CHIP && contains(gpublob_error_message(g), "opposite xnack settings"),
+        "amd: functions pinned +xnack and -xnack: CHIP, naming both", "rc %d: %s", rc, gpublob_error_message(g));
+  gpublob_result_free(&r);
+}
+
 static void test_hip(void) {
   if (!exists(LLVM_BINDIR "/clang")) {
     skip("amd: HIP from clang-22", "clang-22 not found");
@@ -755,6 +827,7 @@ int main(void) {
   test_mlir();
   test_cache();
   test_bundle_ids();
+  test_pinned_ids();
   test_hip();
   gpublob_close(g);
   return report();
