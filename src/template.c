@@ -27,6 +27,71 @@ static unsigned math_mode_flag(const char *name, size_t n) {
   return 0;
 }
 
+/* ---- math modes: each one the caller sets is one the target's spec reads ---- */
+/* Does any template of target t test condition name ({if:NAME:...})?  Every STRING
+** and LIST key of the spec is looked at: a key added later is covered too. */
+static int spec_tests_condition(const target_desc *t, const char *name) {
+  strbuf pat = {0};
+  sb_addf(&pat, "{if:%s:", name);
+  const char *c = sb_str(&pat);
+#define MODE_TESTED_IN(key, presence, type, doc) MODE_TESTED_IN_##type(key)
+#define MODE_TESTED_IN_STRING(key) || strstr(t->key, c)
+#define MODE_TESTED_IN_LIST(key) || strstr(t->key, c)
+#define MODE_TESTED_IN_ENUM(values) MODE_NOT_TESTED
+#define MODE_TESTED_IN_CENUM(tag, prefix, values) MODE_NOT_TESTED
+#define MODE_TESTED_IN_INTEGER(min, max, unit) MODE_NOT_TESTED
+#define MODE_NOT_TESTED(key)
+  int tested = !pat.oom && (0 GPUBLOB_SPEC_KEYS(MODE_TESTED_IN));
+#undef MODE_TESTED_IN
+#undef MODE_TESTED_IN_STRING
+#undef MODE_TESTED_IN_LIST
+#undef MODE_TESTED_IN_ENUM
+#undef MODE_TESTED_IN_CENUM
+#undef MODE_TESTED_IN_INTEGER
+#undef MODE_NOT_TESTED
+  sb_free(&pat);
+  return tested;
+}
+
+static const struct math_mode {
+  unsigned flag;
+  const char *names[2]; /* as the spec's conditions name it */
+  const char *option;   /* the CLI's and the API's names, for messages */
+} math_modes[] = {
+    {GPUBLOB_FLAG_FTZ, {"ftz", "daz"}, "--ftz/--daz (GPUBLOB_FLAG_FTZ)"},
+    {GPUBLOB_FLAG_FINITE_ONLY, {"finite-only", NULL}, "--finite-only (GPUBLOB_FLAG_FINITE_ONLY)"},
+    {GPUBLOB_FLAG_UNSAFE_MATH, {"unsafe-math", NULL}, "--unsafe-math (GPUBLOB_FLAG_UNSAFE_MATH)"},
+    {GPUBLOB_FLAG_UNSAFE_SQRT, {"unsafe-sqrt", NULL}, "--unsafe-sqrt (GPUBLOB_FLAG_UNSAFE_SQRT)"},
+};
+enum { NMATH_MODES = sizeof math_modes / sizeof *math_modes };
+
+static int mode_tested(const target_desc *t, const struct math_mode *m) {
+  return spec_tests_condition(t, m->names[0]) || (m->names[1] && spec_tests_condition(t, m->names[1]));
+}
+
+/* A math mode the caller sets that the target's spec never reads would change
+** nothing but the cache key: OPTION, naming it and what the target does read.
+** Fast math stands for all of them: it is refused only where none is read. */
+static int check_math_modes(job *j) {
+  strbuf reads = {0};
+  int fast_read = spec_tests_condition(j->t, "fast-math"), rc = GPUBLOB_OK;
+  for (int i = 0; i < NMATH_MODES; i++)
+    if (mode_tested(j->t, &math_modes[i])) {
+      sb_addf(&reads, "%s%s", reads.len ? ", " : "", math_modes[i].names[0]);
+      fast_read = 1;
+    }
+  for (int i = 0; !rc && i < NMATH_MODES; i++)
+    if ((j->flags & math_modes[i].flag) && !mode_tested(j->t, &math_modes[i]))
+      rc = set_error(j->g, GPUBLOB_OPTION, "math mode %s has no effect on target %s: its spec reads %s; "
+                     "leave it out for %s", math_modes[i].option, j->t->name,
+                     reads.len ? sb_str(&reads) : "no math mode", j->t->name);
+  if (!rc && (j->flags & GPUBLOB_FLAG_FAST_MATH) && !fast_read)
+    rc = set_error(j->g, GPUBLOB_OPTION, "math mode --fast-math (GPUBLOB_FLAG_FAST_MATH) has no effect on target "
+                   "%s: its spec reads no math mode; leave it out for %s", j->t->name, j->t->name);
+  sb_free(&reads);
+  return rc;
+}
+
 /* A math mode holds with its flag, or with fast math, which implies each. */
 static int condition_holds(const job *j, const char *c, size_t n) {
   unsigned mode = math_mode_flag(c, n);

@@ -141,6 +141,38 @@ static void test_options(void) {
   o = *opts("nvptx", NULL);
   o.version = 99;
   expect("error: a newer options version is OPTION", &o, ir, n, GPUBLOB_OPTION, "version 99");
+  /* Math modes: each one set is one the target's spec reads, or OPTION naming it. */
+  o = *opts("nvptx", NULL);
+  o.format = GPUBLOB_FORMAT_ASM;
+  o.flags = GPUBLOB_FLAG_UNSAFE_SQRT;
+  expect("error: --unsafe-sqrt on nvptx (its spec reads ftz alone) is OPTION", &o, ir, n, GPUBLOB_OPTION,
+         "math mode --unsafe-sqrt (GPUBLOB_FLAG_UNSAFE_SQRT) has no effect on target nvptx: its spec reads ftz");
+  o.flags = GPUBLOB_FLAG_FINITE_ONLY;
+  expect("error: --finite-only on nvptx is OPTION", &o, ir, n, GPUBLOB_OPTION, "--finite-only");
+  o.flags = GPUBLOB_FLAG_UNSAFE_MATH;
+  expect("error: --unsafe-math on nvptx is OPTION", &o, ir, n, GPUBLOB_OPTION, "--unsafe-math");
+  gpublob_blob b = {0};
+  o.flags = GPUBLOB_FLAG_FAST_MATH | GPUBLOB_FLAG_FTZ;
+  int rc = gpublob_module_compile(g, &o, ir, n, "saxpy.ll", &b);
+  check(rc == 0, "math modes: --fast-math and --ftz on nvptx compile (ftz is read)", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  gpublob_blob_free(&b);
+  free(ir);
+  ir = (char *)slurp("examples/saxpy_spirv.ll", &n);
+  o = *opts("spirv", NULL);
+  o.flags = GPUBLOB_FLAG_FTZ;
+  expect("error: --ftz on spirv (its spec reads no math mode) is OPTION", &o, ir, n, GPUBLOB_OPTION,
+         "--ftz/--daz (GPUBLOB_FLAG_FTZ) has no effect on target spirv: its spec reads no math mode");
+  o.flags = GPUBLOB_FLAG_FAST_MATH;
+  expect("error: --fast-math on spirv is OPTION", &o, ir, n, GPUBLOB_OPTION, "--fast-math");
+  free(ir);
+  ir = (char *)slurp("examples/saxpy_amdgcn.ll", &n);
+  o = *opts("amdgcn", NULL);
+  o.flags = GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FINITE_ONLY | GPUBLOB_FLAG_UNSAFE_MATH | GPUBLOB_FLAG_UNSAFE_SQRT;
+  rc = gpublob_module_compile(g, &o, ir, n, "saxpy.ll", &b);
+  check(rc == 0, "math modes: all four on amdgcn compile (its constants read each)", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  gpublob_blob_free(&b);
   free(ir);
 }
 
