@@ -53,6 +53,7 @@
 #include "src/constants.c"
 #include "src/devlib.c"
 #include "src/libm_names.c"
+#include "src/type_check.c"
 #include "src/optimise.c"
 #include "src/emit.c"
 #include "src/tool.c"

@@ -862,6 +862,17 @@ static void check_libm(const target *t) {
   }
 }
 
+/* unsupported_types names LLVM's floating-point types (the core's type_kind_name). */
+static void check_unsupported_types(const target *t) {
+  static const char *const kinds[] = {"half", "bfloat", "float", "double", "fp128", "x86_fp80", "ppc_fp128", NULL};
+  const char *p = t->val[K_unsupported_types], *w;
+  size_t n;
+  while (p && (w = next_word(&p, &n)))
+    if (!in_list(kinds, w, n))
+      die(t->key_line[K_unsupported_types], "'unsupported_types': '%.*s' is not one of half bfloat float double "
+          "fp128 x86_fp80 ppc_fp128", (int)n, w);
+}
+
 static void check_target(target *t) {
   check_keys(t);
   check_llvm_target(t);
@@ -884,6 +895,7 @@ static void check_target(target *t) {
   if (t->val[K_constants]) check_constants(t);
   if (t->val[K_mlir_flags]) check_mlir_flags(t);
   check_libm(t);
+  check_unsupported_types(t);
   check_templates(t);
 }
 

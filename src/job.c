@@ -79,6 +79,7 @@ static int job_llvm(job *j) {
   if (!rc) rc = optimise(j);
   if (!rc) rc = diag_failed(j, "optimisation");
   if (!rc) rc = check_unresolved(j);
+  if (!rc) rc = check_unsupported_types(j);
   if (!rc) rc = emit_output(j);
   if (!rc) rc = diag_failed(j, "code generation");
   return rc;

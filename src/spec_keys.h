@@ -89,6 +89,8 @@
     "select (PATTERN!afn: unless the call has afn), called as their C function's libm_ name")      \
   X(undefined_ok, OPTIONAL, LIST, "glob patterns of functions a bin blob may leave undefined (the "  \
     "tool or driver provides them; * for any)")                                                     \
+  X(unsupported_types, OPTIONAL, LIST, "LLVM types the backend cannot lower (half bfloat float double "  \
+    "fp128 x86_fp80 ppc_fp128): a module that still holds one before the backend is TARGET")      \
   X(entry_cc, OPTIONAL, LIST, "calling conventions of entry points; bin keeps only them")          \
   X(mlir_target, OPTIONAL, STRING, "MLIR target attribute that selects the target, e.g. nvvm.target") \
   X(mlir_chip, OPTIONAL, STRING, "chip the MLIR attribute means when it names none")               \

@@ -158,6 +158,22 @@ static const char r600_on_nvptx[] =
     "  %t = call i32 @llvm.r600.read.tidig.x()\n  store i32 %t, ptr addrspace(1) %p\n  ret void\n}\n"
     "declare i32 @llvm.r600.read.tidig.x()\n";
 
+static const char bfloat_spirv[] = /* LLVM 22's SPIR-V backend aborts on bfloat (SPV_KHR_bfloat16) */
+    "target triple = \"spirv64-unknown-unknown\"\n"
+    "define spir_kernel void @k(ptr addrspace(1) %p) {\n"
+    "  %v = load bfloat, ptr addrspace(1) %p\n  %w = fadd bfloat %v, %v\n"
+    "  store bfloat %w, ptr addrspace(1) %p\n  ret void\n}\n";
+static const char fp128_sqrt_spirv[] = /* and on fp128 math ("unable to legalize G_FSQRT") */
+    "target triple = \"spirv64-unknown-unknown\"\n"
+    "declare fp128 @llvm.sqrt.f128(fp128)\n"
+    "define spir_kernel void @k(ptr addrspace(1) %p) {\n"
+    "  %v = load fp128, ptr addrspace(1) %p\n  %w = call fp128 @llvm.sqrt.f128(fp128 %v)\n"
+    "  store fp128 %w, ptr addrspace(1) %p\n  ret void\n}\n";
+static const char fp128_add_spirv[] = /* and writes an OpTypeFloat 128 spirv-val refuses for the rest */
+    "target triple = \"spirv64-unknown-unknown\"\n"
+    "define spir_kernel void @k(ptr addrspace(1) %p) {\n"
+    "  %v = load fp128, ptr addrspace(1) %p\n  %w = fadd fp128 %v, %v\n"
+    "  store fp128 %w, ptr addrspace(1) %p\n  ret void\n}\n";
 static const char ptx_kernel_bare[] =
     "define ptx_kernel void @k(ptr addrspace(1) %p) {\n  store i32 1, ptr addrspace(1) %p\n  ret void\n}\n";
 static const char amdgpu_kernel_bare[] =
@@ -753,6 +769,18 @@ static const bad_case cases[] = {
     {"target: x86 intrinsic (rdtsc) on nvptx, --no-isolate", "--no-isolate -t nvptx -f asm @IN",
      .text = rdtsc_nvptx, .exit = E(TARGET)},
     {"target: x86 intrinsic (rdtsc) on amdgcn", "-t amdgcn -f asm @IN", .text = rdtsc_amdgcn, .exit = E(TARGET)},
+    {"target: bfloat on spirv, --no-isolate", "--no-isolate -t spirv @IN", .text = bfloat_spirv, .exit = E(TARGET),
+     .msg = "function @k uses type bfloat, which target spirv cannot lower"},
+    {"target: bfloat on spirv, --isolate", "--isolate -t spirv @IN", .text = bfloat_spirv, .exit = E(TARGET),
+     .msg = "uses type bfloat"},
+    {"target: bfloat on spirv -f asm -O0", "-t spirv -f asm -O0 @IN", .text = bfloat_spirv, .exit = E(TARGET),
+     .msg = "uses type bfloat"},
+    {"target: fp128 sqrt on spirv, --no-isolate", "--no-isolate -t spirv @IN", .text = fp128_sqrt_spirv,
+     .exit = E(TARGET), .msg = "uses type fp128"},
+    {"target: fp128 sqrt on spirv, --isolate", "--isolate -t spirv @IN", .text = fp128_sqrt_spirv, .exit = E(TARGET),
+     .msg = "uses type fp128"},
+    {"target: fp128 fadd on spirv (an invalid blob otherwise)", "-t spirv @IN", .text = fp128_add_spirv,
+     .exit = E(TARGET), .msg = "uses type fp128"},
     {"target: amdgcn bitcode given to -t nvptx", "-t nvptx -f asm @IN", .sfx = ".bc", .gen = gen_bc_amdgcn,
      .exit = E(TARGET)},
     {"target: unknown target", "-t nope " NV, .exit = E(TARGET), .msg = "nope"},

@@ -466,6 +466,9 @@ int main(void) {
          "11: 'mlir_flags': flag 'fast' is given twice");
   expect("specgen: a module flag of a placeholder that is no number", with("module_flags = cov=error:{chipid}\n"),
          "11: 'module_flags': value '{chipid}' is not a plain number");
+  expect("specgen: unsupported_types of a type LLVM has no kind for", with("unsupported_types = bfloat16\n"),
+         "11: 'unsupported_types': 'bfloat16' is not one of half bfloat");
+  expect("specgen: unsupported_types well formed", with("unsupported_types = bfloat fp128\n"), NULL);
   expect("specgen: mlir_flags well formed", with("mlir_flags = fast:fast-math wave64:+wavefrontsize64\n"), NULL);
   expect("specgen: mlir_abi not among abi_versions", with("abi = 500\nabi_versions = 500\nmlir_abi = 600\n"),
          "13: 'mlir_abi': '600' is not one of 'abi_versions'");
