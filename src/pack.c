@@ -48,7 +48,8 @@ static void pack_images(void *arg, argvec *a) {
 }
 
 /* Runs the pack tool over the written images; its output becomes *out. */
-static int pack_tool_run(job *first, char **argv, const workdir *w, gpublob_blob *out) {
+static int pack_tool_run(job *const *members, size_t n, char **argv, const workdir *w, gpublob_blob *out) {
+  job *first = members[0];
   proc p;
   strbuf output = {0};
   int rc = tool_spawn(first, &p, argv, PROC_NONE, sb_str(&w->dir));
@@ -58,7 +59,7 @@ static int pack_tool_run(job *first, char **argv, const workdir *w, gpublob_blob
   gpublob_blob saved = first->out;
   first->out = (gpublob_blob){0};
   if (!rc) rc = read_tool_output(first, sb_str(&w->out));
-  if (!rc) rc = check_magic(first, &first->out, first->t->pack_magic, base_name(argv[0]), GPUBLOB_TOOL);
+  if (!rc) rc = check_pack_magic(members, n, &first->out, base_name(argv[0]));
   if (!rc) {
     *out = first->out;
     out->suffix = first->t->suffix_pack;
@@ -82,7 +83,7 @@ static int pack_program(job *const *members, size_t n, const char *tool, const c
   char **argv = template_argv(&args, first, first->t->pack_argv, vars, pack_images, &k);
   rc = k.rc;
   if (!rc && (!argv || k.w.out.oom)) rc = set_error(first->g, GPUBLOB_NOMEM, "out of memory");
-  if (!rc) rc = pack_tool_run(first, argv, &k.w, out);
+  if (!rc) rc = pack_tool_run(members, n, argv, &k.w, out);
   workdir_remove(&k.w);
   argv_free(&args);
   return rc;
@@ -95,7 +96,7 @@ static int pack_in_process(job *const *members, size_t n, const pack_provider_op
   argvec opts = {0};
   char **o = template_argv(&opts, first, first->t->pack_provider_argv, NULL, NULL, NULL);
   int rc = o ? prov->run(members, n, ids, o, opts.argc, out) : set_error(first->g, GPUBLOB_NOMEM, "out of memory");
-  if (!rc) rc = check_magic(first, out, first->t->pack_magic, prov->name, GPUBLOB_TOOL);
+  if (!rc) rc = check_pack_magic(members, n, out, prov->name);
   if (rc) gpublob_blob_free(out);
   else out->suffix = first->t->suffix_pack;
   argv_free(&opts);

@@ -306,6 +306,9 @@ static void test_tool_failures(void) {
                                  "#!/bin/sh\nfor a in \"$@\"; do case $a in -output=*) echo garbage > \"${a#-output=}\" ;; esac; done\n");
   expect_failure("pack: a clang-offload-bundler that writes no bundle is TOOL, naming the magic", garbage,
                  GPUBLOB_TOOL_PROGRAM, GPUBLOB_TOOL, "5f5f434c414e475f4f46464c4f41445f42554e444c455f5f");
+  expect_failure("pack: a garbage bundle's error names the pack and its members", garbage, GPUBLOB_TOOL_PROGRAM,
+                 GPUBLOB_TOOL, "clang-offload-bundler for amdgcn:gfx90a,gfx942 gave 8 bytes that do not start as a "
+                 ".hipfb pack of 2 members does");
   /* in-process needs no program: the same directories pack */
   gpublob_options o = pack_options("amdgcn:gfx90a,gfx942", GPUBLOB_FORMAT_PACK, GPUBLOB_TOOL_AUTO);
   o.tool_dirs = fails;
