@@ -341,7 +341,9 @@ static void add_text(char *out, size_t size, const char *s, size_t n) {
   snprintf(out + len, size - len, "%.*s", (int)n, s);
 }
 
-/* A pattern's {stem} {target} {chip} {suffix}; a pack's chips are joined by '+'. */
+/* A pattern's {stem} {target} {chip} {suffix}; a pack's chips are joined by '+', and a
+** target id's colons become '-' (gfx90a:xnack+ names saxpy.amdgcn.gfx90a-xnack+.hsaco):
+** make, Windows and many shells read a colon in a file name specially. */
 static void fill_pattern(const char *pat, const char *stem, size_t stemn, const gpublob_output *o,
                          char *out, size_t size) {
   out[0] = 0;
@@ -354,7 +356,7 @@ static void fill_pattern(const char *pat, const char *stem, size_t stemn, const 
     else if (n == 6 && !strncmp(pat, "{chip}", 6)) {
       size_t at = strlen(out);
       add_text(out, size, o->chip, strlen(o->chip));
-      for (char *p = out + at; *p; p++) *p = *p == ',' ? '+' : *p;
+      for (char *p = out + at; *p; p++) *p = *p == ',' ? '+' : *p == ':' ? '-' : *p;
     } else add_text(out, size, pat, n);
     pat += n;
   }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "gpublob.h"
@@ -477,9 +478,31 @@ static void test_cli(void) {
   const char *a3[] = {"build/gpublob", "--no-cache", "-t", "amdgcn:gfx90a:xnack+", in, "-o", tmp_path("{chip}.hsaco"),
                       NULL};
   rc = run(a3, &o);
-  check(rc == 0 && exists(tmp_path("gfx90a:xnack+.hsaco")), "amd: cli -t amdgcn:gfx90a:xnack+ names the output by the id",
-        "rc %d: %s", rc, shown(o));
+  check(rc == 0 && exists(tmp_path("gfx90a-xnack+.hsaco")) && !exists(tmp_path("gfx90a:xnack+.hsaco")),
+        "amd: cli -t amdgcn:gfx90a:xnack+ names the output by the id, its colon a dash", "rc %d: %s", rc, shown(o));
   free(o);
+  /* beside the input, and from the front's cache hit: the same safe names */
+  char cache[4200], input[4200], dir[4200]; /* tmp_path's ring is reused below */
+  snprintf(cache, sizeof cache, "%s", tmp_path("cli-cache"));
+  snprintf(input, sizeof input, "%s", in);
+  snprintf(dir, sizeof dir, "%s", tmp_path("ids/"));
+  const char *a4[] = {"build/gpublob", "--cache-dir", cache, "-t", "amdgcn:gfx90a:xnack+,gfx942:sramecc-:xnack+",
+                      input, "-o", dir, NULL};
+  for (int pass = 0; pass < 2; pass++) {
+    rc = run(a4, &o);
+    char label[200];
+    snprintf(label, sizeof label, "amd: cli, two target ids into DIR/ (%s): no colon in the names",
+             pass ? "the front's cache hit" : "compiled");
+    check(rc == 0 && exists(tmp_path("ids/cli.amdgcn.gfx90a-xnack+.hsaco")) &&
+              exists(tmp_path("ids/cli.amdgcn.gfx942-sramecc--xnack+.hsaco")) &&
+              leftovers(tmp_path("ids"), ":") == 0,
+          label, "rc %d: %s", rc, shown(o));
+    free(o);
+    if (!pass) {
+      unlink(tmp_path("ids/cli.amdgcn.gfx90a-xnack+.hsaco"));
+      unlink(tmp_path("ids/cli.amdgcn.gfx942-sramecc--xnack+.hsaco"));
+    }
+  }
 }
 
 
