@@ -1,6 +1,6 @@
 /* test_configure: running ./configure again with the same arguments leaves ninja
-** nothing to do.  configure writes build/config.ninja and build/specgen; each is
-** replaced only when its bytes change, so their times stay and nothing that
+** nothing to do.  configure replaces build/config.ninja only when its bytes change,
+** and asks a generator of its own (build/specgen is ninja's), so nothing that
 ** depends on them (the target table, every object and link) is rebuilt.
 **
 ** In a copy of the files configure and the generator read (never this tree's
