@@ -39,6 +39,11 @@
 #include "src/cache_deps.c"
 #include "src/cache_lookup.c"
 #include "src/input.c"
+#include "src/msgpack.c"
+#include "src/kernels.c"
+#include "src/meta_amdgpu.c"
+#include "src/meta_nvinfo.c"
+#include "src/meta_pack.c"
 
 /* The compiler: LLVM from here on. */
 #include "src/report.c"
