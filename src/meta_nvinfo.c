@@ -9,10 +9,11 @@
 **   MAX_THREADS 0x05, REQNTID 0x10: x, y, z; PARAM_CBANK 0x0a: symbol, then offset
 **   (low 16 bits) and size (high 16) of the parameters; CBANK_PARAM_SIZE 0x19 (HVAL).
 ** The registers are also the high byte of .text.<kernel>'s sh_info; static shared
-** memory is the size of .nv.shared.<kernel> (NOBITS), less the 1 KB that ptxas lays
-** before a kernel's own on chips with reserved shared memory (the cubin then has a
-** .nv.shared.reserved.0 section: sm_90 and sm_100 do, sm_75 and sm_80 do not).  A
-** cubin records no spills: -1. */
+** memory is the size of .nv.shared.<kernel> (NOBITS), less the shared memory the
+** chip reserves, which ptxas and nvJitLink lay before a kernel's own where the cubin
+** refers to it: a symbol .nv.reservedSmem.* (sm_90, sm_100; not sm_75, sm_80), whose
+** size .nv.reservedSmem.cap's value gives (sm_100: 1024), else 1 KB (sm_90's, which
+** ptxas -v confirms).  A cubin records no spills: -1. */
 
 /* ---- .nv.info: a cubin's kernels ---- */
 enum {
@@ -112,13 +113,30 @@ static long nv_section_of(const elfview *e, const char *prefix, const char *kern
   return i;
 }
 
+/* The shared memory the chip reserves before a kernel's own (see above); 0 if none. */
+static uint64_t nv_reserved(const elfview *e) {
+  uint64_t reserved = 0;
+  for (size_t i = 0; i < e->shnum; i++) {
+    elfsec s = elf_sec(e, i);
+    const unsigned char *b = s.type == SHT_SYMTAB_ ? elf_bytes(e, &s) : NULL;
+    for (uint64_t k = 0; b && k < s.size / ELF_SYM; k++) {
+      size_t len;
+      const char *nm = elf_str(e, s.link, le_n(b + k * ELF_SYM, 4), &len);
+      if (!nm || len < 17 || memcmp(nm, ".nv.reservedSmem.", 17)) continue;
+      if (len == 20 && !memcmp(nm + 17, "cap", 3)) return le_n(b + k * ELF_SYM + 8, 8);
+      reserved = NV_RESERVED_SHARED;
+    }
+  }
+  return reserved;
+}
+
 /* The shared memory and the registers of .text of kernel k. */
-static void nv_sections(const elfview *e, gpublob_kernel_info *k, int reserved) {
+static void nv_sections(const elfview *e, gpublob_kernel_info *k, uint64_t reserved) {
   long i = nv_section_of(e, ".nv.shared.", k->name);
   elfsec s;
   if (i < 0) k->shared_bytes = 0; /* no section: none */
   else if ((s = elf_sec(e, (size_t)i)).type == SHT_NOBITS_)
-    k->shared_bytes = (long long)(reserved && s.size >= NV_RESERVED_SHARED ? s.size - NV_RESERVED_SHARED : s.size);
+    k->shared_bytes = (long long)(s.size >= reserved ? s.size - reserved : s.size);
   if (k->registers < 0 && (i = nv_section_of(e, ".text.", k->name)) >= 0)
     k->registers = (long long)(elf_sec(e, (size_t)i).info >> 24);
 }
@@ -127,7 +145,7 @@ static int read_nv_info(gpublob *g, const unsigned char *p, size_t n, const char
   elfview e;
   if (elf_open(g, &e, p, n, "cubin")) return g->code;
   size_t first = t->n;
-  int reserved = elf_find(&e, ".nv.shared.reserved.0", 21) >= 0;
+  uint64_t reserved = nv_reserved(&e);
   for (size_t i = 0; i < e.shnum; i++) {
     elfsec s = elf_sec(&e, i);
     size_t len;
