@@ -82,6 +82,7 @@
 #include "src/mlir_select.c"
 #include "src/mlir_lower.c"
 #include "src/mlir_translate.c"
+#include "src/mlir_kernels.c"
 #include "src/mlir_attach.c"
 #include "src/mlir_serialize.c"
 #include "src/mlir_io.c"
