@@ -372,6 +372,126 @@ static void pack_case(const char *ll, const char *target, const char *const *chi
   gpublob_result_free(&pack);
 }
 
+/* ---- MLIR: each #gpu.object's kernel table ---- */
+/* The "metadata = {...}" of kernel's #gpu.kernel_metadata in text, copied; NULL if none. */
+static char *table_entry(const char *text, const char *kernel) {
+  char marker[300];
+  snprintf(marker, sizeof marker, "#gpu.kernel_metadata<\"%s\", ", kernel);
+  const char *at = text ? strstr(text, marker) : NULL, *md = at ? strstr(at, "metadata = {") : NULL;
+  const char *end = md ? strchr(md, '}') : NULL;
+  return end ? strndup(md, (size_t)(end - md + 1)) : NULL;
+}
+
+/* The integer of "key = N : i64" in an entry; -1 if absent. */
+static long long entry_int(const char *entry, const char *key) {
+  char marker[128];
+  snprintf(marker, sizeof marker, "%s = ", key);
+  const char *at = entry;
+  while ((at = strstr(at, marker)) && at > entry && at[-1] != ' ' && at[-1] != '{') at++;
+  return at ? strtoll(at + strlen(marker), NULL, 10) : -1;
+}
+
+/* mlir-opt lowers and attaches; gpublob and mlir-opt --gpu-module-to-binary serialise. */
+static int mlir_lowered(const char *in, const char *attach, const char *lower, const char *out) {
+  char pipeline[512];
+  snprintf(pipeline, sizeof pipeline, "--pass-pipeline=builtin.module(%s,gpu.module(%s))", attach, lower);
+  const char *argv[] = {LLVM_BINDIR "/mlir-opt", in, pipeline, "-o", out, NULL};
+  char *log = NULL;
+  int rc = run(argv, &log);
+  check(rc == 0, "mlir: mlir-opt lowers and attaches", "%s", shown(log));
+  free(log);
+  return rc;
+}
+
+static void mlir_case(void) {
+  if (!gpublob_mlir_enabled()) {
+    skip("mlir: kernel tables", "built without MLIR");
+    return;
+  }
+  static const struct { const char *attach, *lower, *key, *kind; } tg[] = {
+      {"nvvm-attach-target{chip=sm_90 O=3}", "convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts",
+       "num_regs", "nvvm"},
+      {"rocdl-attach-target{chip=gfx90a O=3}",
+       "convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a},reconcile-unrealized-casts", "vgpr_count", "rocdl"}};
+  static const struct { const char *in, *kernels[3]; } ins[] = {
+      {"examples/saxpy.mlir", {"saxpy"}}, {"tests/mlir/two_kernels.mlir", {"scale", "rowsum"}},
+      {"tests/mlir/two_modules.mlir", {"fill", "reverse"}}};
+  /* upstream's ROCDL wants a ROCm-shaped folder: llvm/bin/ld.lld and amdgcn/bitcode */
+  char rocm[4200], up_opt[4400];
+  snprintf(rocm, sizeof rocm, "%s/rocm", scratch());
+  char bin[4300], bc[4300];
+  snprintf(bin, sizeof bin, "%s/llvm/bin", rocm);
+  snprintf(bc, sizeof bc, "%s/amdgcn", rocm);
+  const char *mk[] = {"mkdir", "-p", bin, bc, NULL};
+  char *mlog = NULL;
+  run(mk, &mlog);
+  free(mlog);
+  strcat(bin, "/ld.lld");
+  strcat(bc, "/bitcode");
+  int rocm_ok = !symlink(LLVM_BINDIR "/ld.lld", bin) && !symlink("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode", bc);
+  snprintf(up_opt, sizeof up_opt, "--gpu-module-to-binary=format=fatbin toolkit=%s", rocm);
+  for (size_t t = 0; t < 2; t++)
+    for (size_t i = 0; i < 3; i++) {
+      char lowered[4200], ours[4200], theirs[4200], label[400];
+      snprintf(lowered, sizeof lowered, "%s/%s_%zu_lowered.mlir", scratch(), tg[t].kind, i);
+      snprintf(ours, sizeof ours, "%s/%s_%zu_ours.mlir", scratch(), tg[t].kind, i);
+      snprintf(theirs, sizeof theirs, "%s/%s_%zu_theirs.mlir", scratch(), tg[t].kind, i);
+      if (!strcmp(tg[t].kind, "nvvm") && !*ptxas) {
+        skip("mlir: nvvm kernel tables", "no ptxas");
+        continue;
+      }
+      if (mlir_lowered(ins[i].in, tg[t].attach, tg[t].lower, lowered)) continue;
+      gpublob_options o = GPUBLOB_OPTIONS_INIT;
+      gpublob_input in = {GPUBLOB_INPUT_MLIR, NULL, 0, lowered, NULL};
+      gpublob_result r = {0};
+      int rc = gpublob_compile(g, &o, &in, &r);
+      snprintf(label, sizeof label, "mlir %s %s: compiles", tg[t].kind, ins[i].in);
+      if (!checked(rc == 0, label, "%s", gpublob_error_message(g))) continue;
+      spill(ours, r.outputs[0].blob.data, r.outputs[0].blob.size);
+      char *text = strndup((const char *)r.outputs[0].blob.data, r.outputs[0].blob.size);
+      size_t n = 9;
+      snprintf(label, sizeof label, "mlir %s %s: the whole module is FORMAT for gpublob_kernel_count", tg[t].kind,
+               ins[i].in);
+      check(gpublob_kernel_count(g, &r, 0, &n) == GPUBLOB_FORMAT && n == 0, label, NULL);
+      gpublob_result_free(&r);
+      const char *parse[] = {LLVM_BINDIR "/mlir-opt", ours, "-o", "/dev/null", NULL};
+      char *log = NULL;
+      rc = run(parse, &log);
+      snprintf(label, sizeof label, "mlir %s %s: mlir-opt-22 parses every #gpu.object with its kernel table",
+               tg[t].kind, ins[i].in);
+      check(rc == 0 && contains(text, "kernels = <[#gpu.kernel_metadata<"), label, "%s", shown(log));
+      free(log);
+      /* upstream's ROCDL writes a kernel table for format=fatbin: the same figures */
+      char *up = NULL;
+      if (!strcmp(tg[t].kind, "rocdl") && rocm_ok) {
+        const char *argv[] = {LLVM_BINDIR "/mlir-opt", lowered, up_opt, "-o", theirs, NULL};
+        char *ulog = NULL;
+        if (!run(argv, &ulog)) up = (char *)slurp(theirs, NULL);
+        free(ulog);
+        snprintf(label, sizeof label, "mlir rocdl %s: mlir-opt --gpu-module-to-binary=format=fatbin", ins[i].in);
+        check(up != NULL, label, NULL);
+      }
+      for (const char *const *k = ins[i].kernels; *k; k++) {
+        char *e = table_entry(text, *k), *u = up ? table_entry(up, *k) : NULL;
+        snprintf(label, sizeof label, "mlir %s %s: %s's entry, with !llvm.func and %s", tg[t].kind, ins[i].in, *k,
+                 tg[t].key);
+        check(e && contains(text, "!llvm.func<") && entry_int(e, tg[t].key) > 0, label, "%s", shown(e));
+        static const char *const keys[] = {"vgpr_count", "sgpr_count", "agpr_count", "vgpr_spill_count",
+                                           "sgpr_spill_count", "wavefront_size", "max_flat_workgroup_size",
+                                           "group_segment_fixed_size", "private_segment_fixed_size", NULL};
+        for (const char *const *key = keys; u && e && *key; key++) {
+          snprintf(label, sizeof label, "mlir rocdl %s %s: %s as upstream's kernel table", ins[i].in, *k, *key);
+          check(entry_int(e, *key) == entry_int(u, *key), label, "ours %lld, upstream %lld", entry_int(e, *key),
+                entry_int(u, *key));
+        }
+        free(e);
+        free(u);
+      }
+      free(up);
+      free(text);
+    }
+}
+
 /* ---- the cache, and the front on a hit ---- */
 static void cache_case(const char *ll) {
   char dir[4200], a[4200], b[4200], outp[4200];
@@ -605,6 +725,7 @@ int main(void) {
   static const char *const nv_pack[] = {"sm_75", "sm_90", NULL}, *const amd_pack[] = {"gfx90a", "gfx942", "gfx1100", NULL};
   if (*reduce_nv) pack_case(reduce_nv, "nvptx:sm_75,sm_90", nv_pack, "reduce_sum");
   if (*spill_amd) pack_case(spill_amd, "amdgcn:gfx90a,gfx942,gfx1100", amd_pack, "spill_mix");
+  mlir_case();
   if (*reduce_nv) cache_case(reduce_nv);
   if (*reduce_nv) format_and_misuse(reduce_nv);
   if (*reduce_nv && *reduce_amd) hostile(reduce_nv, reduce_amd);
