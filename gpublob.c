@@ -39,6 +39,11 @@
 #include "src/cache_deps.c"
 #include "src/cache_lookup.c"
 #include "src/input.c"
+#include "src/msgpack.c"
+#include "src/kernels.c"
+#include "src/meta_amdgpu.c"
+#include "src/meta_nvinfo.c"
+#include "src/meta_pack.c"
 
 /* The compiler: LLVM from here on. */
 #include "src/report.c"
@@ -78,6 +83,7 @@
 #include "src/mlir_select.c"
 #include "src/mlir_lower.c"
 #include "src/mlir_translate.c"
+#include "src/mlir_kernels.c"
 #include "src/mlir_attach.c"
 #include "src/mlir_serialize.c"
 #include "src/mlir_io.c"

@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,9 @@ static const char usage[] =
     "      --list-targets               name, triple, default chip, formats, attribute,\n"
     "                                   valid chips, and the blob tool a compile would use\n"
     "      --time                       print the call's jobs, threads, cache and phases\n"
+    "      --metadata FILE              write each output's kernels (registers, shared and\n"
+    "                                   stack bytes, ...) as JSON, read from its blob\n"
+    "      --verbose                    a line per kernel on stderr, as ptxas -v prints\n"
     "      --version\n"
     "  -h, --help\n";
 
@@ -113,6 +117,8 @@ typedef struct cli {
   char tool_dirs[8192], lib_dirs[8192], cache_dir[4096];
   const char *input, *output;
   int list_targets, no_cache, time;
+  const char *metadata; /* --metadata FILE */
+  int verbose;          /* --verbose */
 } cli;
 
 static int fail(const char *fmt, const char *arg) {
@@ -158,7 +164,7 @@ static int takes_value(const char *a) {
   static const char *const with[] = {"-t", "--target", "--features", "-f", "--format", "-o", "--tool",
                                      "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
                                      "--jobs", "--cache-dir", "--cache-size", "--tool-mode",
-                                     "--tool-timeout", "--max-input", "--abi", NULL};
+                                     "--tool-timeout", "--max-input", "--abi", "--metadata", NULL};
   for (int i = 0; with[i]; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
@@ -188,6 +194,8 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     if (c->opts.attach < 0) return fail("unknown attach mode '%s' (use legacy or binary)", v);
   } else if (!strcmp(a, "--pipeline")) {
     c->opts.pipeline = v;
+  } else if (!strcmp(a, "--metadata")) {
+    c->metadata = v;
   } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
     char *end;
     long n = strtol(v, &end, 10);
@@ -256,6 +264,8 @@ static int parse_flag(cli *c, const char *a) {
     c->no_cache = 1;
   } else if (!strcmp(a, "--time")) {
     c->time = 1;
+  } else if (!strcmp(a, "--verbose")) {
+    c->verbose = 1;
   } else if (a[0] == '-' && a[1]) {
     return fail("unknown option '%s' (see --help)", a);
   } else if (c->input) {
@@ -577,6 +587,149 @@ static int write_outputs(const cli *c, const gpublob_result *r, int mlir) {
   return rc;
 }
 
+/* ---- kernels: --metadata FILE (JSON) and --verbose, read from the blobs ---- */
+typedef struct text {
+  char *s;
+  size_t len, cap;
+  int oom;
+} text;
+
+static void text_addf(text *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (t->oom || n < 0) return;
+  if (t->len + (size_t)n + 1 > t->cap) {
+    size_t cap = (t->len + (size_t)n + 1) * 2;
+    char *s = realloc(t->s, cap);
+    if (!s) {
+      t->oom = 1;
+      return;
+    }
+    t->s = s;
+    t->cap = cap;
+  }
+  va_start(ap, fmt);
+  vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+  va_end(ap);
+  t->len += (size_t)n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_str(text *t, const char *s) {
+  text_addf(t, "\"");
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') text_addf(t, "\\%c", ch);
+    else if (ch < 0x20) text_addf(t, "\\u%04x", ch);
+    else text_addf(t, "%c", ch);
+  }
+  text_addf(t, "\"");
+}
+
+/* A figure, null when the blob does not record it. */
+static void json_num(text *t, const char *key, long long v) {
+  if (v < 0) text_addf(t, ", \"%s\": null", key);
+  else text_addf(t, ", \"%s\": %lld", key, v);
+}
+
+static void json_kernel(text *t, const gpublob_kernel_info *k) {
+  text_addf(t, "{\"name\": ");
+  json_str(t, k->name);
+  text_addf(t, ", \"chip\": ");
+  json_str(t, k->chip);
+  json_num(t, "registers", k->registers);
+  json_num(t, "spills", k->spills);
+  json_num(t, "shared_bytes", k->shared_bytes);
+  json_num(t, "local_bytes", k->local_bytes);
+  json_num(t, "max_threads", k->max_threads);
+  json_num(t, "params_bytes", k->params_bytes);
+  const struct { const char *key; long long v; } extra[] = {
+      {"sgprs", k->sgprs}, {"agprs", k->agprs}, {"vgpr_spills", k->vgpr_spills},
+      {"sgpr_spills", k->sgpr_spills}, {"wave_size", k->wave_size}};
+  for (size_t i = 0; i < sizeof extra / sizeof *extra; i++)
+    if (extra[i].v >= 0) json_num(t, extra[i].key, extra[i].v);
+  if (k->reqd_threads[0])
+    text_addf(t, ", \"reqd_threads\": [%lld, %lld, %lld]", k->reqd_threads[0], k->reqd_threads[1], k->reqd_threads[2]);
+  text_addf(t, "}");
+}
+
+/* One ptxas -v-like line: the figures the blob records. */
+static void verbose_kernel(const gpublob_output *o, const gpublob_kernel_info *k) {
+  char line[1024];
+  int n = snprintf(line, sizeof line, "gpublob: %s (%s %s):", k->name, o->target, k->chip);
+  const struct { long long v; const char *fmt; } part[] = {
+      {k->registers, " %lld registers,"}, {k->sgprs, " %lld sgprs,"}, {k->agprs, " %lld agprs,"},
+      {k->spills, " %lld spills,"}, {k->shared_bytes, " %lld bytes shared,"}, {k->local_bytes, " %lld bytes stack,"},
+      {k->params_bytes, " %lld bytes params,"}, {k->max_threads, " max %lld threads,"},
+      {k->wave_size, " wave %lld,"}};
+  for (size_t i = 0; i < sizeof part / sizeof *part; i++)
+    if (part[i].v >= 0 && n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, part[i].fmt, part[i].v);
+  if (k->reqd_threads[0] && n > 0 && (size_t)n < sizeof line)
+    n += snprintf(line + n, sizeof line - (size_t)n, " required %lldx%lldx%lld threads,", k->reqd_threads[0],
+                  k->reqd_threads[1], k->reqd_threads[2]);
+  if (n > 0 && (size_t)n < sizeof line && line[n - 1] == ',') line[n - 1] = 0;
+  fprintf(stderr, "%s\n", line);
+}
+
+/* The kernels of every output: --verbose lines, and --metadata's JSON into *json.
+** An output that records none (assembly, bitcode, MLIR's module) has "kernels": null;
+** a blob its reader refuses fails (its code), before any output is written. */
+static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json) {
+  text_addf(json, "{\"outputs\": [");
+  for (size_t i = 0; i < r->count; i++) {
+    const gpublob_output *o = &r->outputs[i];
+    size_t n = 0;
+    int rc = gpublob_kernel_count(g, r, i, &n);
+    if (rc && rc != GPUBLOB_FORMAT) {
+      fprintf(stderr, "gpublob: error: kernel metadata of %s %s: %s\n", o->target, o->chip, gpublob_error_message(g));
+      return 10 + rc;
+    }
+    text_addf(json, "%s\n  {\"target\": ", i ? "," : "");
+    json_str(json, o->target);
+    text_addf(json, ", \"chip\": ");
+    json_str(json, o->chip);
+    text_addf(json, rc ? ", \"kernels\": null}" : ", \"kernels\": [");
+    for (size_t k = 0; !rc && k < n; k++) {
+      gpublob_kernel_info info;
+      if ((rc = gpublob_kernel_get(g, r, i, k, &info, sizeof info))) {
+        fprintf(stderr, "gpublob: error: kernel metadata: %s\n", gpublob_error_message(g));
+        return 10 + rc;
+      }
+      text_addf(json, "%s\n    ", k ? "," : "");
+      json_kernel(json, &info);
+      if (c->verbose) verbose_kernel(o, &info);
+    }
+    if (!rc) text_addf(json, "%s]}", n ? "\n  " : "");
+  }
+  text_addf(json, "\n]}\n");
+  return json->oom ? fail("%s", "out of memory") : 0;
+}
+
+/* --metadata's file, written as the outputs are: a temporary renamed into place. */
+static int write_metadata(const cli *c, const text *json) {
+  const gpublob_blob b = {(unsigned char *)json->s, json->len, ".json"};
+  char *tmp = NULL;
+  int rc = write_one(c->metadata, &b, &tmp);
+  if (!rc && tmp) rc = rename(tmp, c->metadata);
+  else if (!rc && is_special(c->metadata)) rc = write_special(c->metadata, &b);
+  if (rc) fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", c->metadata, strerror(errno));
+  if (rc && tmp) unlink(tmp);
+  free(tmp);
+  return rc ? 10 + GPUBLOB_IO : 0;
+}
+
+/* The outputs, with their kernels when asked: read first, so a refused blob leaves nothing written. */
+static int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir) {
+  text json = {0};
+  int rc = c->metadata || c->verbose ? read_kernels(g, c, r, &json) : 0;
+  if (!rc) rc = write_outputs(c, r, mlir);
+  if (!rc && c->metadata) rc = write_metadata(c, &json);
+  free(json.s);
+  return rc;
+}
+
 /* ---- signals: no output and no temporary file is left, and the exit is below 128 ---- */
 static void say(const char *a, const char *b) {
   if (write(2, a, strlen(a)) < 0 || write(2, b, strlen(b)) < 0 || write(2, "\n", 1) < 0) {}
@@ -818,7 +971,7 @@ int main(int argc, char **argv) {
   }
   gpublob_result r = {0};
   int mlir = 0;
-  if (!(rc = compile_input(g, &c, &r, &mlir))) rc = write_outputs(&c, &r, mlir);
+  if (!(rc = compile_input(g, &c, &r, &mlir))) rc = write_results(g, &c, &r, mlir);
   /* Everything is written: skip LLVM's static destructors, and the wait for the
   ** isolation helper, which ends when this process closes its socket. */
   fflush(NULL);
@@ -870,7 +1023,9 @@ int main(int argc, char **argv) {
   if (rc == 1) return 0; /* --help, --version: printed */
   if (rc || c.list_targets || lookup(&c, &r, &mlir)) return run_compiler(argv);
   catch_signals();
-  rc = write_outputs(&c, &r, mlir);
+  gpublob *g = NULL;
+  rc = gpublob_open(&g) ? fail("%s", "out of memory") : write_results(g, &c, &r, mlir);
+  gpublob_close(g);
   gpublob_result_free(&r);
   return rc;
 }

@@ -22,6 +22,11 @@
 #include "cache_deps.c"
 #include "cache_lookup.c"
 #include "input.c"
+#include "msgpack.c"
+#include "kernels.c"
+#include "meta_amdgpu.c"
+#include "meta_nvinfo.c"
+#include "meta_pack.c"
 
 /* The front's engine: no LLVM to initialise, no isolation helper to stop. */
 static void engine_open(void) {}
