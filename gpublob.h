@@ -349,20 +349,27 @@ GPUBLOB_API int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, co
 
 /* ---- kernel metadata: what each kernel of a blob needs, as the blob records it ---- */
 /* One kernel of an output, read from the blob itself (the AMDGPU metadata note of
-** a code object; the .nv.info sections of a cubin), never from another compile.  A
-** figure the blob does not record is -1.  New fields go at the end:
-** gpublob_kernel_get fills as many bytes as the caller's size. */
+** a code object; the .nv.info sections of a cubin), never from another compile: the
+** spec's metadata key names the reader of a target's bin blobs, pack_metadata that
+** of its packs.  A figure the blob does not record is -1.  New fields go at the end:
+** gpublob_kernel_get fills as many bytes as the caller's size.
+** NVIDIA: registers, static shared bytes and the stack frame are ptxas -v's (the
+** shared memory sm_90 and later reserve before a kernel's own is not counted);
+** params_bytes the parameter bank's size; max_threads the .maxntid (else the
+** .reqntid's product), -1 without either; a cubin records no spills, so spills
+** are -1, and sgprs, agprs, the VGPR/SGPR spills and wave_size are -1.
+** AMD: the note's figures, as llvm-readelf --notes prints them. */
 typedef struct gpublob_kernel_info {
   const char *name;         /* the kernel's symbol */
   const char *chip;         /* the chip of the code it is in (a pack holds several) */
   long long registers;      /* per thread: NVIDIA's registers, AMD's VGPRs (.vgpr_count) */
   long long sgprs, agprs;   /* AMD: .sgpr_count, .agpr_count; -1 elsewhere */
   long long spills;         /* spilled registers (AMD: VGPRs + SGPRs); -1 when not recorded */
-  long long vgpr_spills, sgpr_spills;
+  long long vgpr_spills, sgpr_spills; /* AMD: .vgpr_spill_count, .sgpr_spill_count */
   long long shared_bytes;   /* static shared memory (AMD: the group segment) */
   long long local_bytes;    /* local memory, the stack (AMD: the private segment) a thread */
   long long max_threads;    /* threads a block (work-group) may have */
-  long long params_bytes;   /* the parameters (AMD: the kernarg segment) */
+  long long params_bytes;   /* the parameters (AMD: the kernarg segment, hidden ones too) */
   long long wave_size;      /* threads a warp (wavefront) */
   long long reqd_threads[3]; /* the required block size (REQNTID, .reqd_workgroup_size);
                                 0 when none is required */
@@ -370,13 +377,21 @@ typedef struct gpublob_kernel_info {
 
 /* How many kernels output i of r holds, into *count: OK; FORMAT for an output
 ** whose blob records none (PTX, bitcode, SPIR-V, MLIR's whole module: its kernels are in
-** each #gpu.object's kernel table); TOOL for a blob its reader finds malformed;
-** MISUSE for a NULL g, r or count, or i out of range.  A pack's count is its
-** members' kernels together, each with its chip.  On failure *count is 0. */
+** each #gpu.object's kernel table); TOOL for a blob its reader finds malformed (cut
+** short, an offset or size outside it, a compressed fatbin entry or bundle), the
+** message naming what; MISUSE for a NULL g, r or count, or i out of range.  A
+** pack's count is its members' kernels together, in member order, each with its
+** chip.  On failure *count is 0.
+** The blob is read when asked, not by gpublob_compile (a compile that does not
+** ask pays nothing), and works the same on a cache hit and in the LLVM-free
+** front; the handle keeps what it read of the last output asked about (by its
+** address, size and a hash of its bytes), so counting and then getting each
+** kernel reads it once. */
 GPUBLOB_API int gpublob_kernel_count(gpublob *g, const gpublob_result *r, size_t i, size_t *count);
 /* Kernel k of output i into out, size bytes of it (sizeof *out): codes as
-** gpublob_kernel_count's, and MISUSE for k out of range.  The strings are owned by
-** the handle, never NULL, valid until its next call.  On failure *out is zeroed. */
+** gpublob_kernel_count's, and MISUSE for k out of range or a size below the
+** struct's first version.  The strings are owned by the handle, never NULL,
+** valid until its next call.  On failure *out is zeroed. */
 GPUBLOB_API int gpublob_kernel_get(gpublob *g, const gpublob_result *r, size_t i, size_t k,
                                    gpublob_kernel_info *out, size_t size);
 
@@ -462,7 +477,12 @@ GPUBLOB_API void gpublob_process_cleanup(void);
 ** (GPUBLOB_FLAG_MLIR_BYTECODE) bytecode.  All gpu.modules or none are changed.
 ** Parse and verification diagnostics are in the message, as file:line:col.  In a
 ** build without MLIR the compile calls give NOMLIR for MLIR input, and
-** gpublob_mlir_enabled returns 0 (1 with MLIR). */
+** gpublob_mlir_enabled returns 0 (1 with MLIR).  Each #gpu.object of a bin blob
+** carries kernels = #gpu.kernel_table<[...]>: a #gpu.kernel_metadata per kernel its
+** blob records, with its llvm.func's type and the figures of gpublob_kernel_info under
+** upstream ROCDL's keys (vgpr_count, sgpr_count, group_segment_fixed_size, ...;
+** nvptx: num_regs, shared_size_bytes, local_size_bytes, max_threads_per_block,
+** param_size_bytes, reqntid); a pack's object has none. */
 GPUBLOB_API int gpublob_mlir_enabled(void);
 GPUBLOB_API int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data,
                                      size_t size, const char *name, gpublob_blob *out);

@@ -710,13 +710,19 @@ static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text 
 /* --metadata's file, written as the outputs are: a temporary renamed into place. */
 static int write_metadata(const cli *c, const text *json) {
   const gpublob_blob b = {(unsigned char *)json->s, json->len, ".json"};
-  char *tmp = NULL;
-  int rc = write_one(c->metadata, &b, &tmp);
-  if (!rc && tmp) rc = rename(tmp, c->metadata);
+  char *tmp[1] = {NULL};
+  pending_tmps = tmp; /* the signal handler's to remove until renamed */
+  pending_count = 1;
+  int rc = write_one(c->metadata, &b, &tmp[0]);
+  if (!rc && tmp[0]) rc = rename(tmp[0], c->metadata);
   else if (!rc && is_special(c->metadata)) rc = write_special(c->metadata, &b);
   if (rc) fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", c->metadata, strerror(errno));
-  if (rc && tmp) unlink(tmp);
-  free(tmp);
+  char *done = tmp[0];
+  tmp[0] = NULL;
+  pending_tmps = NULL;
+  pending_count = 0;
+  if (rc && done) unlink(done);
+  free(done);
   return rc ? 10 + GPUBLOB_IO : 0;
 }
 

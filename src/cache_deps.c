@@ -140,7 +140,7 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
                        const char *name) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
-  hash_str(&st, "gpublob cache 3"); /* 3: a manifest's jobs carry their ABI version */
+  hash_str(&st, "gpublob cache 4"); /* 3: a manifest's jobs carry their ABI version; 4: #gpu.objects their kernel tables */
   hash_str(&st, GPUBLOB_VERSION_STRING);
   hash_str(&st, LLVM_VERSION_STRING);
   hash_u64(&st, GPUBLOB_MLIR);

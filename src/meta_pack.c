@@ -93,6 +93,8 @@ static int read_fatbin_kernels(gpublob *g, const target_desc *t, const unsigned 
 static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) {
   const target_desc *t = o->target ? target_named(o->target, strlen(o->target)) : NULL;
   const char *suffix = o->blob.suffix ? o->blob.suffix : "";
+  if (!t && o->target && *o->target)
+    return set_error(g, GPUBLOB_FORMAT, "the output's target '%.64s' is none of the spec's", o->target);
   if (!t) return set_error(g, GPUBLOB_FORMAT, "the output holds no kernel metadata (MLIR's whole module: its "
                            "kernels are in each #gpu.object's kernel table)");
   const unsigned char *p = o->blob.data ? o->blob.data : (const unsigned char *)"";

@@ -515,6 +515,19 @@ static void cache_case(const char *ll) {
   int prc = run(py, &pylog);
   if (prc == 127 || contains(pylog, "No such file")) skip("cli: the JSON parses (python3's json)", "no python3");
   else check(prc == 0, "cli: the JSON parses (python3's json)", "%s", shown(pylog));
+  /* assembly and MLIR's module record none: listed, with "kernels": null */
+  char asm_json[4200], asm_out[4200];
+  snprintf(asm_json, sizeof asm_json, "%s/asm.json", scratch());
+  snprintf(asm_out, sizeof asm_out, "%s/cli.ptx", scratch());
+  const char *as[] = {CLI, "--no-cache", "-t", "nvptx:sm_90", "-f", "asm", "--retarget", ll, "-o", asm_out,
+                      "--metadata", asm_json, NULL};
+  char *alog = NULL;
+  int arc = run(as, &alog);
+  char *aj = (char *)slurp(asm_json, NULL);
+  check(arc == 0 && contains(aj, "\"target\": \"nvptx\", \"chip\": \"sm_90\", \"kernels\": null"),
+        "cli: -f asm's --metadata lists the output with \"kernels\": null", "%d: %s\n%s", arc, shown(alog), shown(aj));
+  free(alog);
+  free(aj);
   check(leftovers(scratch(), ".tmp-") == 0, "cli: no temporary left", NULL);
   free(ja);
   free(jb);
