@@ -95,7 +95,19 @@ static void argv_free(argvec *a) {
   memset(a, 0, sizeof *a);
 }
 
+/* The caller's words for the blob tool (the options' tool_options, split as a shell
+** splits them, an MLIR attribute's after them) added to a; -1 for an unterminated quote. */
+static int argv_add_tool_options(argvec *a, const job *j) {
+  size_t n = 0;
+  int rc = shell_words(j->o->tool_options, &a->text, &n);
+  a->argc += n;
+  return rc;
+}
+
+/* The spec's tool_argv, then the caller's tool options. */
 static char **build_argv(job *j, const char *tool, const workdir *w, argvec *a) {
   const char *vars[] = {"tool", tool, "in", sb_str(&w->in), "out", sb_str(&w->out), NULL};
-  return template_argv(a, j, j->t->tool_argv, vars, NULL, NULL);
+  argv_add(a, j, j->t->tool_argv, vars, NULL, NULL);
+  argv_add_tool_options(a, j); /* checked when the tool was chosen */
+  return argv_finish(a);
 }
