@@ -43,8 +43,10 @@ static int link_one_file(job *j, const char *path) {
 }
 
 static int link_files(job *j) {
+  if (j->o->nlink && !j->o->link)
+    return set_error(j->g, GPUBLOB_MISUSE, "nlink is %zu but link is NULL", j->o->nlink);
   int rc = GPUBLOB_OK;
-  for (size_t i = 0; !rc && j->o->link && i < j->o->nlink; i++)
+  for (size_t i = 0; !rc && i < j->o->nlink; i++)
     rc = j->o->link[i] ? link_one_file(j, j->o->link[i])
                        : set_error(j->g, GPUBLOB_MISUSE, "link[%zu] is NULL (nlink is %zu)", i, j->o->nlink);
   return rc;

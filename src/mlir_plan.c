@@ -231,7 +231,8 @@ static int attr_flags(mlir_call_state *m, gpu_item *it, const target_desc *t, co
 static int attr_link(mlir_call_state *m, gpu_item *it, const char *text, size_t *count) {
   strbuf v = {0};
   *count = 0;
-  for (size_t i = 0; m->o.link && i < m->o.nlink; i++) {
+  if (m->o.nlink && !m->o.link) return set_error(m->g, GPUBLOB_MISUSE, "nlink is %zu but link is NULL", m->o.nlink);
+  for (size_t i = 0; i < m->o.nlink; i++) {
     if (!m->o.link[i]) return set_error(m->g, GPUBLOB_MISUSE, "link[%zu] is NULL (nlink is %zu)", i, m->o.nlink);
     sb_addn(&it->link_paths, m->o.link[i], strlen(m->o.link[i]) + 1);
     ++*count;

@@ -106,8 +106,11 @@ static int argv_add_tool_options(argvec *a, const job *j) {
 
 /* The spec's tool_argv, then the caller's tool options. */
 static char **build_argv(job *j, const char *tool, const workdir *w, argvec *a) {
-  const char *vars[] = {"tool", tool, "in", sb_str(&w->in), "out", sb_str(&w->out), NULL};
+  strbuf stem = {0}; /* {outstem}: {out} without the blob's suffix, for a tool that adds it */
+  sb_addn(&stem, sb_str(&w->out), w->out.len - strlen(j->t->suffix_bin));
+  const char *vars[] = {"tool", tool, "in", sb_str(&w->in), "out", sb_str(&w->out), "outstem", sb_str(&stem), NULL};
   argv_add(a, j, j->t->tool_argv, vars, NULL, NULL);
+  sb_free(&stem);
   argv_add_tool_options(a, j); /* checked when the tool was chosen */
   return argv_finish(a);
 }
