@@ -1,8 +1,16 @@
 /* src/link_files.c: The caller's bitcode files (options' link, -l, a target attribute's
 ** link = [...]), linked whole into the module after it is verified and before the
 ** device libraries, as MLIR's gpu-module-to-binary links its libraries.  A file that
-** cannot be read is IO, one that is not LLVM IR is BITCODE, each naming the file;
-** the module's triple and data layout are the file's once linked. */
+** cannot be read is IO, one that is not LLVM IR is BITCODE, one for another
+** architecture is TARGET, each naming the file; the module's triple and data layout
+** are the file's once linked. */
+
+/* A file's triple names the job's architecture (triple_arch), or none: another
+** target's code would not be the job's to compile. */
+static int link_arch_ok(const char *file, const char *job) {
+  size_t n = triple_arch(job);
+  return !*file || (triple_arch(file) == n && !strncmp(file, job, n));
+}
 
 /* One file, parsed in the job's context and linked into its module. */
 static int link_one_file(job *j, const char *path) {
@@ -28,6 +36,9 @@ static int link_one_file(job *j, const char *path) {
   if (failed) {
     rc = set_error(j->g, GPUBLOB_BITCODE, "the link file %s is neither LLVM bitcode nor LLVM IR", path);
     add_detail(j->g, err ? err : sb_str(&j->diag));
+  } else if (!link_arch_ok(LLVMGetTarget(lib), j->triple)) {
+    rc = set_error(j->g, GPUBLOB_TARGET, "the link file %s is for %s, not %s", path, LLVMGetTarget(lib), j->triple);
+    LLVMDisposeModule(lib);
   } else {
     LLVMSetTarget(lib, j->triple);
     LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(j->llvm->mod));

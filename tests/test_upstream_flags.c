@@ -153,6 +153,11 @@ static void test_link_option(void) {
   rc = compile_ir(&o, caller_ll("nvptx64-nvidia-cuda", "ptx_kernel"), &b);
   check(rc == GPUBLOB_BITCODE && contains(gpublob_error_message(g), "junk.bc"),
         "l: malformed bitcode is BITCODE naming the file", "rc %d: %s", rc, gpublob_error_message(g));
+  const char *amd[] = {helper_bc("amdgcn-amd-amdhsa", "amd.bc", "3.0")};
+  o.link = amd;
+  rc = compile_ir(&o, caller_ll("nvptx64-nvidia-cuda", "ptx_kernel"), &b);
+  check(rc == GPUBLOB_TARGET && contains(gpublob_error_message(g), "amd.bc is for amdgcn-amd-amdhsa"),
+        "l: a link file for another architecture is TARGET naming it", "rc %d: %s", rc, gpublob_error_message(g));
   o.link = NULL;
   o.nlink = 2;
   rc = compile_ir(&o, caller_ll("nvptx64-nvidia-cuda", "ptx_kernel"), &b);
@@ -316,20 +321,32 @@ static void refused(const char *name, const char *targets, const char *cc, int c
   free(out);
 }
 
+/* with (an attribute with a link file) defines helper in the -O0 assembly: it holds
+** defined and lacks undefined; without (the same, no file) holds undefined. */
+static void link_shows(const char *what, const char *with, const char *without, const char *cc,
+                       const char *defined, const char *undefined) {
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .format = GPUBLOB_FORMAT_ASM, .opt = GPUBLOB_OPT_O0};
+  char name[200];
+  int rc;
+  char *out = compile_mlir_text(&o, kernel_mlir(with, cc), &rc);
+  snprintf(name, sizeof name, "%s defines helper in the assembly", what);
+  check(rc == 0 && contains(out, defined) && lacks(out, undefined), name, "rc %d: %s", rc,
+        rc ? gpublob_error_message(g) : "");
+  free(out);
+  out = compile_mlir_text(&o, kernel_mlir(without, cc), &rc);
+  snprintf(name, sizeof name, "%s: without it, helper is only declared in the assembly", what);
+  check(rc == 0 && contains(out, undefined), name, "rc %d", rc);
+  free(out);
+}
+
 static void test_nvvm(const char *helper) {
   char t[1024];
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .format = GPUBLOB_FORMAT_ASM};
   int rc;
   /* link: the helper is defined in the PTX (a .func of its own at -O0), not .extern */
   snprintf(t, sizeof t, "[#nvvm.target<O = 0, chip = \"sm_80\", link = [\"%s\"]>]", helper);
-  char *out = compile_mlir_text(&o, kernel_mlir(t, ""), &rc);
-  check(rc == 0 && contains(out, ".func") && lacks(out, ".extern .func"),
-        "nvvm: link = [file] defines helper in the PTX", "rc %d: %s", rc, rc ? gpublob_error_message(g) : "");
-  free(out);
-  out = compile_mlir_text(&o, kernel_mlir("[#nvvm.target<O = 0, chip = \"sm_80\">]", ""), &rc);
-  check(rc == 0 && contains(out, ".extern .func"), "nvvm: without link, helper stays .extern in the PTX", "rc %d",
-        rc);
-  free(out);
+  link_shows("nvvm: link = [file]", t, "[#nvvm.target<O = 0, chip = \"sm_80\">]", "", ".func", ".extern .func");
+  char *out;
   refused("nvvm: a missing link file is IO naming it", "[#nvvm.target<link = [\"/no/such/file.bc\"]>]", "",
           GPUBLOB_IO, "/no/such/file.bc");
   /* what MLIR's own verifier of the attribute refuses (PARSE, its message) */
@@ -588,16 +605,8 @@ static void test_xevm(void) {
   const char *helper = helper_bc("spirv64-unknown-unknown", "helper_spv.bc", "3.0");
   char attr[600];
   snprintf(attr, sizeof attr, "[#xevm.target<linkFiles = [\"%s\"]>]", helper);
-  gpublob_options asmo = {.version = GPUBLOB_OPTIONS_VERSION, .format = GPUBLOB_FORMAT_ASM, .opt = GPUBLOB_OPT_O0};
-  char *s = compile_mlir_text(&asmo, kernel_mlir(attr, "spir_kernelcc"), &rc);
-  check(rc == 0 && contains(s, "\\22helper\\22 Export") && lacks(s, "\\22helper\\22 Import"),
-        "xevm: linkFiles = [file] defines helper in the SPIR-V", "rc %d: %s", rc,
-        rc ? gpublob_error_message(g) : "");
-  free(s);
-  s = compile_mlir_text(&asmo, kernel_mlir("[#xevm.target]", "spir_kernelcc"), &rc);
-  check(rc == 0 && contains(s, "\\22helper\\22 Import"), "xevm: without linkFiles, helper is an import", "rc %d",
-        rc);
-  free(s);
+  link_shows("xevm: linkFiles = [file]", attr, "[#xevm.target]", "spir_kernelcc", "\\22helper\\22 Export",
+             "\\22helper\\22 Import");
   refused("xevm: a flag is OPTION naming it", "[#xevm.target<flags = {\"cmd-options\"}>]", "spir_kernelcc",
           GPUBLOB_OPTION, "cmd-options");
   refused("xevm: O = 4 is OPTION naming it", "[#xevm.target<O = 4>]", "spir_kernelcc", GPUBLOB_OPTION, "O = 4");
