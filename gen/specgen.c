@@ -104,7 +104,7 @@ static const char *const flag_effects[] = {"tool-options", "tool-log", NULL};
 /* The placeholders each template key expands (gpublob.c passes {tool}, {in},
    {out} where it has them; any other name would be kept as it is written). */
 static const char *const ph_tool_argv[] = {"tool", "chip", "chipid", "targetid", "chipversion", "abi", "in",
-                                           "out", "outstem", "opt", NULL};
+                                           "out", "outstem", "tooloptions", "opt", NULL};
 static const char *const ph_tool_version[] = {"tool", NULL};
 static const char *const ph_job[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", NULL};
 static const char *const ph_mlir_lower[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", "lowerchip",

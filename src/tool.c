@@ -104,13 +104,22 @@ static int argv_add_tool_options(argvec *a, const job *j) {
   return rc;
 }
 
-/* The spec's tool_argv, then the caller's tool options. */
+/* The spec's tool_argv, then the caller's tool options: as words of their own, or,
+** where the template has {tooloptions}, joined by blanks into that one word (ocloc's
+** -options takes them so). */
 static char **build_argv(job *j, const char *tool, const workdir *w, argvec *a) {
-  strbuf stem = {0}; /* {outstem}: {out} without the blob's suffix, for a tool that adds it */
+  strbuf stem = {0}, joined = {0}; /* {outstem}: {out} without the blob's suffix, for a tool that adds it */
   sb_addn(&stem, sb_str(&w->out), w->out.len - strlen(j->t->suffix_bin));
-  const char *vars[] = {"tool", tool, "in", sb_str(&w->in), "out", sb_str(&w->out), "outstem", sb_str(&stem), NULL};
+  int one_word = strstr(j->t->tool_argv, "{tooloptions}") != NULL;
+  size_t n = 0;
+  if (one_word && !shell_words(j->o->tool_options, &joined, &n)) /* checked when the tool was chosen */
+    for (size_t i = 0; i + 1 < joined.len; i++)
+      if (!joined.s[i]) joined.s[i] = ' ';
+  const char *vars[] = {"tool", tool, "in", sb_str(&w->in), "out", sb_str(&w->out), "outstem", sb_str(&stem),
+                        "tooloptions", sb_str(&joined), NULL};
   argv_add(a, j, j->t->tool_argv, vars, NULL, NULL);
+  if (!one_word) argv_add_tool_options(a, j);
   sb_free(&stem);
-  argv_add_tool_options(a, j); /* checked when the tool was chosen */
+  sb_free(&joined);
   return argv_finish(a);
 }

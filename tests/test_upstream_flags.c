@@ -579,22 +579,29 @@ static void test_xevm(void) {
   snprintf(fake, sizeof fake, "%s/ocloc", dir);
   mkdir(root, 0700);
   mkdir(dir, 0700);
-  char script[1024];
+  char script[4096];
   snprintf(script, sizeof script,
            "#!/bin/sh\n# ocloc compile -file IN -spirv_input -device CHIP -output OUT -output_no_suffix\n"
            "[ \"$1\" = compile ] || exit 9\nwhile [ $# -gt 0 ]; do case \"$1\" in\n"
-           "  -file) in=$2; shift;; -device) dev=$2; shift;; -output) out=$2; shift;; esac; shift; done\n"
+           "  -file) in=$2; shift;; -device) dev=$2; shift;; -output) out=$2; shift;;\n"
+           "  -options) printf '[%%s]' \"$2\" > '%s/ocloc-options'; shift;; esac; shift; done\n"
            "cp \"$in\" '%s/ocloc-input.spv' || exit 8\n"
-           "printf '\\177ELF-fake-ocloc-for-%%s' \"$dev\" > \"$out.bin\"\n", root);
+           "printf '\\177ELF-fake-ocloc-for-%%s' \"$dev\" > \"$out.bin\"\n", root, root);
   spill(fake, script, strlen(script));
   chmod(fake, 0755);
   bin.toolkit = root;
+  bin.tool_options = "-g  '-cl-opt-disable'";
   rc = gpublob_mlir_compile(g, &bin, text, strlen(text), "x.mlir", &b);
   check(rc == 0 && contains((const char *)b.data, "bin = \"\\7FELF-fake-ocloc-for-pvc\""),
         "xevm: -f bin: ocloc's output (for -device pvc) is the #gpu.object", "rc %d: %s", rc,
         rc ? gpublob_error_message(g) : (const char *)b.data);
   gpublob_blob_free(&b);
   char input[700];
+  snprintf(input, sizeof input, "%s/ocloc-options", root);
+  unsigned char *given = slurp(input, &(size_t){0});
+  check(same_str((const char *)given, "[-g -cl-opt-disable]"), "xevm: the tool options reach ocloc as one -options word",
+        "%s", shown((const char *)given));
+  free(given);
   snprintf(input, sizeof input, "%s/ocloc-input.spv", root);
   const char *val2[] = {SPIRV_VAL, input, NULL};
   out = NULL;
