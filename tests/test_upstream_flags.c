@@ -40,7 +40,11 @@ static const char *helper_bc(const char *triple, const char *name, const char *f
   int rc = run(argv, &out);
   check(rc == 0, "setup: llvm-as-22 writes the link file", "%s", shown(out));
   free(out);
-  return bc;
+  static char paths[16][512]; /* tmp_path's ring is reused: the path is kept here */
+  static int next;
+  char *kept = paths[next++ % 16];
+  snprintf(kept, sizeof paths[0], "%s", bc);
+  return kept;
 }
 
 /* A kernel calling helper, in LLVM IR for a target. */
@@ -134,6 +138,12 @@ static void test_link_option(void) {
   check_if(rc == 0, strchr("Tt", nm_kind(&b, "helper")[0]) && *nm_kind(&b, "helper"),
            "l: the link file's helper is defined in the linked module (llvm-nm)", "'%s'", nm_kind(&b, "helper"));
   gpublob_blob_free(&b);
+  o.flags = GPUBLOB_FLAG_ISOLATE; /* the job's LLVM work in a child: the files go with it */
+  rc = compile_ir(&o, caller_ll("nvptx64-nvidia-cuda", "ptx_kernel"), &b);
+  check_if(rc == 0, strchr("Tt", nm_kind(&b, "helper")[0]) && *nm_kind(&b, "helper"),
+           "l: isolated, the link file's helper is defined too", "'%s'", nm_kind(&b, "helper"));
+  gpublob_blob_free(&b);
+  o.flags = 0;
   if (cuda) { /* bin: ptxas needs helper defined */
     o.format = GPUBLOB_FORMAT_BIN;
     rc = compile_ir(&o, caller_ll("nvptx64-nvidia-cuda", "ptx_kernel"), &b);
@@ -223,6 +233,17 @@ static void test_opts(void) {
           name, "rc %d: %s", rc, gpublob_error_message(g));
     gpublob_blob_free(&b);
   }
+  /* auto: an option nvJitLink lacks keeps the call on ptxas, however many jobs it has */
+  gpublob_options a = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx", .tool_options = "--no-such"};
+  gpublob_tool_info t;
+  int in_process = !gpublob_tool_info_get(g, &a, 16, &t, sizeof t) && same_str(t.kind, "in-process");
+  a.tool_options = "-v --maxrregcount=40";
+  int mapped = !gpublob_tool_info_get(g, &a, 16, &t, sizeof t) && same_str(t.kind, "in-process");
+  a.tool_options = "-v --no-such";
+  rc = gpublob_tool_info_get(g, &a, 16, &t, sizeof t);
+  check(!in_process && (!mapped || (rc == 0 && same_str(t.kind, "program"))),
+        "opts: auto runs ptxas for options nvJitLink lacks, nvJitLink for those it has", "rc %d, %s", rc,
+        rc ? gpublob_error_message(g) : t.kind);
   o.tool_options = "-maxrregcount='32";
   rc = compile_ir(&o, heavy_ll(), &b);
   check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "quote"), "opts: an unclosed quote is OPTION",
@@ -252,6 +273,23 @@ static void test_toolkit(void) {
           rc ? gpublob_error_message(g) : t.path);
   } else {
     skip("toolkit: DIR/bin/ptxas", "ptxas (CUDA toolkit) not found");
+  }
+  /* DIR/lib64 holds the provider's library */
+  gpublob_options inproc = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx", .tool_mode = GPUBLOB_TOOL_INPROCESS};
+  if (!gpublob_tool_info_get(g, &inproc, 1, &t, sizeof t)) {
+    snprintf(real, sizeof real, "%s", t.path);
+    const char *base = strrchr(real, '/');
+    snprintf(dir, sizeof dir, "%s/lib64", root);
+    mkdir(dir, 0700);
+    snprintf(link, sizeof link, "%s%s", dir, base ? base : "/lib");
+    check(symlink(real, link) == 0, "toolkit: setup (lib64)", NULL);
+    inproc.flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
+    inproc.toolkit = root;
+    rc = gpublob_tool_info_get(g, &inproc, 1, &t, sizeof t);
+    check(rc == 0 && same_str(t.path, link), "toolkit: DIR/lib64 holds nvJitLink", "rc %d: %s", rc,
+          rc ? gpublob_error_message(g) : t.path);
+  } else {
+    skip("toolkit: DIR/lib64 holds nvJitLink", "libnvJitLink not found");
   }
   const char *libs = NULL;
   gpublob_options amd = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a",
