@@ -125,7 +125,10 @@ static int tool_found(job *j, search *s, int found, strbuf *path, const char *wh
   if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
   else if (rc) set_error(j->g, rc, "%s%s not found for target %s; tried:%s%s", what, label, j->t->name,
                          tried_list(s), hint);
-  else *path = sb_move(&s->found);
+  else {
+    sb_free(path); /* a held buffer the caller reset (tool_info_fill's) is not lost */
+    *path = sb_move(&s->found);
+  }
   search_end(s);
   return rc;
 }
