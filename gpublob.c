@@ -57,6 +57,7 @@
 #include "src/target_machine.c"
 #include "src/constants.c"
 #include "src/devlib.c"
+#include "src/link_files.c"
 #include "src/libm_names.c"
 #include "src/type_check.c"
 #include "src/optimise.c"

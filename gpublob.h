@@ -129,8 +129,9 @@ enum gpublob_opt {
 #define GPUBLOB_FLAG_FINITE_ONLY 0x40       /* no NaN or infinity in or out ({if:finite-only:..}) */
 #define GPUBLOB_FLAG_UNSAFE_MATH 0x80       /* results may lose accuracy ({if:unsafe-math:..}) */
 #define GPUBLOB_FLAG_UNSAFE_SQRT 0x100      /* sqrt(float) need not round correctly ({if:unsafe-sqrt:..}) */
-/* MLIR: each #gpu.object's properties get the blob tool's info log ("log"), as
-** upstream's collect-compiler-diagnostics flag of #nvvm.target asks. */
+/* MLIR: each #gpu.object's properties get the blob tool's info log (ISACompilerLog:
+** what ptxas, or nvJitLink's info log, printed), as upstream's
+** collect-compiler-diagnostics flag of #nvvm.target asks. */
 #define GPUBLOB_FLAG_TOOL_LOG 0x200
 
 /* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
@@ -200,9 +201,15 @@ typedef struct gpublob_options {
                             the spec's default for the chip (OPTION for a target without) */
   /* version 6 (the options of MLIR's gpu-module-to-binary: l, opts, toolkit, section): */
   const char *const *link; /* bitcode files linked into every module before the device */
-  size_t nlink;            /*   libraries (-l, and a target attribute's link = [...]) */
+  size_t nlink;            /*   libraries (-l, and a target attribute's link = [...]); the
+                              caller's strings, read during the call (the MLIR pass copies
+                              them); a file unread is IO, not LLVM IR BITCODE, for another
+                              architecture TARGET; nlink without link is MISUSE */
   const char *tool_options; /* words for the blob tool (ptxas), as a shell splits them;
-                               with the in-process provider, those it has an option for */
+                               with the in-process provider, those it has an option for
+                               (the spec's provider_options): with tool_mode in-process
+                               another is OPTION, with auto the program runs; an
+                               unclosed quote is OPTION */
   const char *toolkit;   /* a toolkit's root (CUDA_HOME, ROCM_PATH): searched first for
                             the blob tool, the provider and the device libraries */
   const char *dump_dir;  /* each job's intermediates are written here: the IR as read,

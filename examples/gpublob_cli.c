@@ -78,7 +78,12 @@ static const char usage[] =
     "                                   the in-process one (offload_bundle) unless program\n"
     "      --tool-timeout SECONDS       kill a blob or pack tool running longer (default 300)\n"
     "      --lib-dir DIR                search DIR first for device libraries (repeatable)\n"
-    "      --no-default-search          search only --tool-dir and --lib-dir\n"
+    "      --no-default-search          search only --tool-dir and --lib-dir (and --toolkit)\n"
+    "      --toolkit DIR                a toolkit's root (CUDA, ROCm), searched first: DIR/bin\n"
+    "                                   for the tool, DIR/lib64 for nvJitLink, DIR/nvvm/libdevice\n"
+    "  -l FILE                          link bitcode FILE before the device libraries (repeatable)\n"
+    "      --opts STR                   options for the blob tool (ptxas), split as a shell\n"
+    "                                   would; in-process, those nvJitLink has too\n"
     "Cache:\n"
     "      --cache-dir DIR              the cache (default $GPUBLOB_CACHE_DIR, else\n"
     "                                   $XDG_CACHE_HOME/gpublob or ~/.cache/gpublob)\n"
@@ -90,6 +95,9 @@ static const char usage[] =
     "      --pipeline STR               lowering passes for each gpu.module, instead of\n"
     "                                   the spec's; none: never lower\n"
     "      --emit-bytecode              write MLIR bytecode (.mlirbc)\n"
+    "      --section NAME               each #gpu.object's ELF section (properties' section)\n"
+    "      --tool-log                   the blob tool's log in each #gpu.object's properties\n"
+    "                                   (ISACompilerLog), as collect-compiler-diagnostics\n"
     "Information:\n"
     "      --list-targets               name, triple, default chip, formats, attribute,\n"
     "                                   valid chips, and the blob tool a compile would use\n"
@@ -101,6 +109,7 @@ static const char usage[] =
     "  -h, --help\n";
 
 #define MAX_TARGETS 64
+#define MAX_LINKS 256
 
 /* The CLI would isolate by default if that cost under 3% of the single saxpy
 ** compile; bench/run.sh measures 11% (2.6 ms of 24), so --isolate asks for it.
@@ -115,6 +124,7 @@ typedef struct cli {
   gpublob_options opts;
   gpublob_target_choice choices[MAX_TARGETS];
   char tool_dirs[8192], lib_dirs[8192], cache_dir[4096];
+  const char *links[MAX_LINKS];
   const char *input, *output;
   int list_targets, no_cache, time;
   const char *metadata; /* --metadata FILE */
@@ -164,7 +174,8 @@ static int takes_value(const char *a) {
   static const char *const with[] = {"-t", "--target", "--features", "-f", "--format", "-o", "--tool",
                                      "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
                                      "--jobs", "--cache-dir", "--cache-size", "--tool-mode",
-                                     "--tool-timeout", "--max-input", "--abi", "--metadata", NULL};
+                                     "--tool-timeout", "--max-input", "--abi", "--metadata", "-l",
+                                     "--opts", "--toolkit", "--section", NULL};
   for (int i = 0; with[i]; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
@@ -196,6 +207,16 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     c->opts.pipeline = v;
   } else if (!strcmp(a, "--metadata")) {
     c->metadata = v;
+  } else if (!strcmp(a, "-l")) {
+    if (c->opts.nlink == MAX_LINKS) return fail("%s", "too many -l");
+    c->links[c->opts.nlink++] = v;
+    c->opts.link = c->links;
+  } else if (!strcmp(a, "--opts")) {
+    c->opts.tool_options = v;
+  } else if (!strcmp(a, "--toolkit")) {
+    c->opts.toolkit = v;
+  } else if (!strcmp(a, "--section")) {
+    c->opts.section = v;
   } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
     char *end;
     long n = strtol(v, &end, 10);
@@ -240,6 +261,8 @@ static int parse_flag(cli *c, const char *a) {
     return parse_valued(c, "-j", a + 2);
   } else if (!strcmp(a, "--emit-bytecode")) {
     c->opts.flags |= GPUBLOB_FLAG_MLIR_BYTECODE;
+  } else if (!strcmp(a, "--tool-log")) {
+    c->opts.flags |= GPUBLOB_FLAG_TOOL_LOG;
   } else if (!strcmp(a, "--no-default-search")) {
     c->opts.flags |= GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
   } else if (!strcmp(a, "--retarget")) {

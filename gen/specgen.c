@@ -97,11 +97,14 @@ static const char *const conditions[] = {"ftz", "fast-math", "O0", "daz", "finit
 /* What a flag of an MLIR target attribute may set besides a feature (mlir_flags). */
 static const char *const flag_options[] = {"ftz", "fast-math", "daz", "finite-only", "unsafe-math",
                                            "unsafe-sqrt", NULL};
+/* What else an mlir_flags FLAG may do (src/mlir_plan.c): add its strings to the blob
+** tool's options, or keep the tool's log in the object's properties. */
+static const char *const flag_effects[] = {"tool-options", "tool-log", NULL};
 
 /* The placeholders each template key expands (gpublob.c passes {tool}, {in},
    {out} where it has them; any other name would be kept as it is written). */
 static const char *const ph_tool_argv[] = {"tool", "chip", "chipid", "targetid", "chipversion", "abi", "in",
-                                           "out", "opt", NULL};
+                                           "out", "outstem", "tooloptions", "opt", NULL};
 static const char *const ph_tool_version[] = {"tool", NULL};
 static const char *const ph_job[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", NULL};
 static const char *const ph_mlir_lower[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", "lowerchip",
@@ -830,9 +833,10 @@ static void check_mlir_flags(const target *t) {
     const char *colon = memchr(w, ':', n), *e = colon ? colon + 1 : NULL;
     size_t en = e ? n - (size_t)(e - w) : 0;
     if (!colon || colon == w || !en ||
-        !((en > 1 && (*e == '+' || *e == '-')) || in_list(flag_options, e, en)))
-      die(t->key_line[K_mlir_flags], "'mlir_flags': '%.*s' is not FLAG:+feature, FLAG:-feature or FLAG:OPTION "
-          "(OPTION one of %s)", (int)n, w, list_text(flag_options));
+        !((en > 1 && (*e == '+' || *e == '-')) || in_list(flag_options, e, en) || in_list(flag_effects, e, en)))
+      die(t->key_line[K_mlir_flags], "'mlir_flags': '%.*s' is not FLAG:+feature, FLAG:-feature, FLAG:OPTION "
+          "(OPTION one of %s) or FLAG:EFFECT (EFFECT tool-options or tool-log)", (int)n, w,
+          list_text(flag_options));
     const char *q = t->val[K_mlir_flags], *u;
     size_t m;
     while ((u = next_word(&q, &m)) && u != w)

@@ -129,6 +129,9 @@ static void hash_job(cache *c, XXH3_state_t *st, job *j, int pack, const char *p
   if (*j->provider_path) hash_file(c, st, j->provider_path);
   else if (needs_blob_tool(j)) hash_file(c, st, j->tool);
   hash_libs(c, st, j);
+  hash_str(st, j->o->tool_options); /* the options' and the attribute's words */
+  hash_u64(st, j->o->link ? j->o->nlink : 0);
+  for (size_t i = 0; j->o->link && i < j->o->nlink; i++) hash_file(c, st, j->o->link[i] ? j->o->link[i] : "");
   if (pack == PACK_PROGRAM) hash_file(c, st, pack_tool);
   else if (pack == PACK_INPROCESS) hash_str(st, j->t->pack_provider_name);
 }
@@ -140,7 +143,9 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
                        const char *name) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
-  hash_str(&st, "gpublob cache 4"); /* 3: a manifest's jobs carry their ABI version; 4: #gpu.objects their kernel tables */
+  /* 3: a manifest's jobs carry their ABI version; 4: #gpu.objects their kernel tables, and a
+  ** manifest's jobs their tool options and link files */
+  hash_str(&st, "gpublob cache 4");
   hash_str(&st, GPUBLOB_VERSION_STRING);
   hash_str(&st, LLVM_VERSION_STRING);
   hash_u64(&st, GPUBLOB_MLIR);
@@ -149,12 +154,14 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
   hash_str(&st, name);
   hash_bytes(&st, data, size);
   const char *const strs[] = {o->target, o->chip, o->features, o->tool, o->tool_dirs, o->lib_dirs,
-                              o->pipeline};
+                              o->pipeline, o->tool_options, o->toolkit, o->section};
   for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) hash_str(&st, strs[i]);
   hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | (o->flags & ~OUTPUT_NEUTRAL_FLAGS));
   hash_u64(&st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
   hash_u64(&st, o->abi);
   hash_u64(&st, o->ntargets);
+  hash_u64(&st, o->link ? o->nlink : 0); /* the files' bytes are in each job's key (hash_job) */
+  for (size_t i = 0; o->link && i < o->nlink; i++) hash_str(&st, o->link[i]);
   for (size_t i = 0; o->targets && i < o->ntargets; i++) {
     hash_str(&st, o->targets[i].target);
     hash_str(&st, o->targets[i].chip);

@@ -165,7 +165,14 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
     jo.ntargets = 0;
     uint64_t peers = get_u64(r), packed = get_u64(r), keep_asm = get_u64(r);
     uint64_t in_process = get_u64(r);
-    if (r->bad || !target) {
+    jo.tool_options = get_str(r);
+    uint64_t nlink = get_u64(r);
+    const char **link = !r->bad && nlink && nlink <= 65536 ? calloc((size_t)nlink, sizeof *link) : NULL;
+    for (uint64_t k = 0; link && k < nlink; k++) link[k] = get_str(r);
+    jo.link = link;
+    jo.nlink = link ? (size_t)nlink : 0;
+    if (r->bad || !target || (nlink && !link)) {
+      free(link);
       rc = -1;
       break;
     }
@@ -185,6 +192,7 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
     if (!rc) hash_job(c, &st, &j, (int)packed, sb_str(&pack));
     sb_free(&pack);
     job_end(&j);
+    free(link);
   }
   sb_free(&sink.msg);
   sb_free(&sink.warn);

@@ -33,6 +33,9 @@ static void manifest_put(strbuf *b, job *const *jobs, size_t n, const int *packe
     put_u64(b, (uint64_t)packed[i]);
     put_u64(b, (uint64_t)j->keep_asm);
     put_u64(b, (uint64_t)(*j->provider_path != 0)); /* in-process, or the program */
+    put_str(b, j->opts.tool_options); /* with an MLIR attribute's, which the call's options lack */
+    put_u64(b, j->opts.link ? j->opts.nlink : 0);
+    for (size_t k = 0; j->opts.link && k < j->opts.nlink; k++) put_str(b, j->opts.link[k]);
   }
 }
 

@@ -188,6 +188,7 @@ typedef struct job {
   const char *provider_path; /* the provider's library when it is the one to use: malloc'd, or "" */
   const provider *prov;     /* loaded: the in-process provider in use */
   toolrun run;
+  strbuf tool_log;  /* with GPUBLOB_FLAG_TOOL_LOG: the blob tool's output (its info log) */
   int state;
   double ms[NPHASES];
 } job;

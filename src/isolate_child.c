@@ -48,6 +48,15 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   o.abi = (unsigned)get_u64(&r);
   unsigned abi_default = (unsigned)get_u64(&r);
   int keep_asm = (int)get_u64(&r);
+  const char *toolkit = get_str(&r);
+  o.toolkit = toolkit && *toolkit ? toolkit : NULL;
+  uint64_t nlink = get_u64(&r);
+  if (r.bad || nlink > 65536) return -1;
+  const char **link = nlink ? calloc((size_t)nlink, sizeof *link) : NULL; /* the child's, until it exits */
+  if (nlink && !link) return -1;
+  for (uint64_t i = 0; i < nlink; i++) link[i] = get_str(&r);
+  o.link = link;
+  o.nlink = (size_t)nlink;
   const char *cwd = get_str(&r);
   if (r.bad || !target || !chip || !cwd || child_environment(c, &r) || chdir(cwd)) return -1;
   c->size = (size_t)get_u64(&r);

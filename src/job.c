@@ -12,6 +12,7 @@ static int run_blob_tool(job *j) {
   if (j->prov) return provider_run(j);
   int rc = j->run.p.pid ? GPUBLOB_OK : tool_start(j);
   if (!rc) rc = tool_finish(j);
+  if (!rc && (j->flags & GPUBLOB_FLAG_TOOL_LOG)) sb_addn(&j->tool_log, sb_str(&j->run.output), j->run.output.len);
   if (rc == GPUBLOB_TOOL) tool_version_hint(j);
   return rc;
 }
@@ -73,6 +74,7 @@ static int job_llvm(job *j) {
   if (!rc) rc = check_module(j);
   if (!rc) rc = module_abi(j);
   if (!rc) add_module_flags(j);
+  if (!rc) rc = link_files(j);
   if (!rc) rc = link_device_libs(j);
   if (!rc) rc = check_unselectable(j, 0);
   if (!rc) keep_entries(j);

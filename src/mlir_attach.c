@@ -35,19 +35,41 @@ static void replace_by_binary(mlir_call_state *m, MlirOperation gm, MlirAttribut
   mlirOperationDestroy(gm);
 }
 
+/* An object's properties, as upstream's gpu-module-to-binary writes them: the blob
+** tool's log of its jobs (ISACompilerLog, with GPUBLOB_FLAG_TOOL_LOG, as the
+** collect-compiler-diagnostics flag asks) and the options' ELF section ("section",
+** where gpu-to-llvm's embedding puts the blob); null when it has neither. */
+static MlirAttribute object_properties(mlir_call_state *m, const gpu_item *it, strbuf *log) {
+  const output_plan *op = &m->p.outputs[it->output];
+  sb_reset(log);
+  for (size_t k = op->first; k < op->first + op->count; k++) sb_add(log, sb_str(&m->p.jobs[k]->tool_log));
+  MlirNamedAttribute props[2];
+  intptr_t n = 0;
+  if (log->len)
+    props[n++] = mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("ISACompilerLog")),
+                                       mlirStringAttrGet(m->ctx, mlirStringRefCreate(log->s, log->len)));
+  if (m->o.section && *m->o.section)
+    props[n++] = mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("section")),
+                                       mlirStringAttrGet(m->ctx, cref(m->o.section)));
+  return n ? mlirDictionaryAttrGet(m->ctx, n, props) : (MlirAttribute){NULL};
+}
+
 static int attach_binary(mlir_call_state *m) {
   MlirAttribute *objects = malloc((m->nitems ? m->nitems : 1) * sizeof *objects);
   if (!objects) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
   int format = m->o.format ? m->o.format : GPUBLOB_FORMAT_BIN;
+  strbuf log = {0};
   for (size_t g = 0; g < m->ngpu_modules; g++) {
     intptr_t n = 0;
     for (size_t i = 0; i < m->nitems; i++)
       if (mlirOperationEqual(m->items[i].gm, m->gpu_modules[g]))
         objects[n++] = mlirGPUObjectAttrGetWithKernels(m->ctx, m->items[i].attr, object_format(format),
-                                                       blob_ref(&m->items[i]), (MlirAttribute){NULL},
+                                                       blob_ref(&m->items[i]), object_properties(m, &m->items[i], &log),
                                                        kernel_table(m, &m->items[i], format));
     replace_by_binary(m, m->gpu_modules[g], objects, n);
   }
   free(objects);
-  return GPUBLOB_OK;
+  int oom = log.oom;
+  sb_free(&log);
+  return oom ? set_error(m->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }

@@ -17,11 +17,13 @@ static int is_lowered(const gpu_item *it) {
   return state[1] == NULL;
 }
 
-/* Another item of the same gpu.module and pipeline may have lowered it already. */
+/* Another item of the same gpu.module, pipeline and kernel attributes may have lowered
+** it already. */
 static int reuse_lowered(mlir_call_state *m, gpu_item *it) {
   for (gpu_item *p = m->items; p < it; p++)
     if (p->lowered.ptr && mlirOperationEqual(p->gm, it->gm) &&
-        !strcmp(sb_str(&p->pipeline), sb_str(&it->pipeline))) {
+        !strcmp(sb_str(&p->pipeline), sb_str(&it->pipeline)) &&
+        !strcmp(p->t->mlir_kernel_attrs, it->t->mlir_kernel_attrs)) {
       it->lowered = p->lowered;
       return 1;
     }
@@ -61,6 +63,36 @@ static int run_lowering(mlir_call_state *m, gpu_item *it, MlirModule wrap) {
   return rc;
 }
 
+/* The spec's mlir_kernel_attrs on each kernel of a lowered copy that lacks them (as
+** upstream's XeVM serialiser gives a kernel its sub-group size). */
+typedef struct kernel_attrs {
+  mlir_call_state *m;
+  gpu_item *it;
+  int rc;
+} kernel_attrs;
+
+static MlirWalkResult add_kernel_attrs(MlirOperation op, void *arg) {
+  kernel_attrs *k = arg;
+  if (!op_is(op, "llvm.func") || mlirAttributeIsNull(mlirOperationGetAttributeByName(op, cref("gpu.kernel"))))
+    return MlirWalkResultAdvance;
+  const char *list = k->it->t->mlir_kernel_attrs, *w;
+  size_t n;
+  while (!k->rc && (w = next_word(&list, " ", &n))) {
+    const char *eq = memchr(w, '=', n);
+    strbuf name = {0};
+    sb_addn(&name, w, eq ? (size_t)(eq - w) : n);
+    MlirAttribute v = eq ? mlirAttributeParseGet(k->m->ctx, mlirStringRefCreate(eq + 1, n - (size_t)(eq + 1 - w)))
+                         : mlirUnitAttrGet(k->m->ctx);
+    if (mlirAttributeIsNull(v))
+      k->rc = item_error(k->m, k->it, GPUBLOB_LOWER, "%s: the spec's mlir_kernel_attrs %s is no MLIR attribute",
+                         sb_str(&name));
+    else if (mlirAttributeIsNull(mlirOperationGetAttributeByName(op, cref(sb_str(&name)))))
+      mlirOperationSetAttributeByName(op, cref(sb_str(&name)), v);
+    sb_free(&name);
+  }
+  return k->rc ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
 /* Every item works on a copy, alone in a builtin.module (the lowering passes look
 ** at the parent, and translation may edit what it translates), lowered if need be. */
 static int lower_item(mlir_call_state *m, gpu_item *it) {
@@ -68,6 +100,11 @@ static int lower_item(mlir_call_state *m, gpu_item *it) {
   MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(it->gm));
   mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), mlirOperationClone(it->gm));
   int rc = it->pipeline.len && !is_lowered(it) ? run_lowering(m, it, wrap) : GPUBLOB_OK;
+  kernel_attrs k = {m, it, GPUBLOB_OK};
+  if (!rc && *it->t->mlir_kernel_attrs) {
+    mlirOperationWalk(mlirModuleGetOperation(wrap), add_kernel_attrs, &k, MlirWalkPreOrder);
+    rc = k.rc;
+  }
   if (rc) {
     mlirModuleDestroy(wrap);
     return rc;

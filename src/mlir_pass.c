@@ -28,7 +28,14 @@ static pass_state *pass_state_new(const gpublob_options *opts) {
   }
   size_t n = o->ntargets * sizeof(gpublob_target_choice) + strsize(o->target) + strsize(o->chip) +
              strsize(o->features) + strsize(o->tool) + strsize(o->tool_dirs) +
-             strsize(o->lib_dirs) + strsize(o->pipeline);
+             strsize(o->lib_dirs) + strsize(o->pipeline) + strsize(o->tool_options) + strsize(o->toolkit) +
+             strsize(o->section);
+  if (o->nlink && !o->link) {
+    free(s);
+    return NULL;
+  }
+  n += o->nlink * sizeof(char *);
+  for (size_t i = 0; i < o->nlink; i++) n += strsize(o->link[i]);
   for (size_t i = 0; o->targets && i < o->ntargets; i++)
     n += strsize(o->targets[i].target) + strsize(o->targets[i].chip) + strsize(o->targets[i].features);
   char *p = s->store = malloc(n ? n : 1);
@@ -36,6 +43,8 @@ static pass_state *pass_state_new(const gpublob_options *opts) {
     free(s);
     return NULL;
   }
+  const char **link = (const char **)p; /* pointers first: their alignment */
+  p += o->nlink * sizeof *link;
   gpublob_target_choice *list = (gpublob_target_choice *)p;
   p += o->ntargets * sizeof *list;
   for (size_t i = 0; o->targets && i < o->ntargets; i++)
@@ -50,6 +59,11 @@ static pass_state *pass_state_new(const gpublob_options *opts) {
   o->tool_dirs = copy_into(&p, o->tool_dirs);
   o->lib_dirs = copy_into(&p, o->lib_dirs);
   o->pipeline = copy_into(&p, o->pipeline);
+  o->tool_options = copy_into(&p, o->tool_options);
+  o->toolkit = copy_into(&p, o->toolkit);
+  o->section = copy_into(&p, o->section);
+  for (size_t i = 0; i < o->nlink; i++) link[i] = copy_into(&p, o->link[i]);
+  o->link = o->nlink ? link : NULL;
   return s;
 }
 

@@ -7,6 +7,9 @@ typedef struct gpu_item { /* one gpu.module for one target: one output, a chip o
   const target_desc *t;
   size_t output;       /* its output in the plan, and so its jobs */
   strbuf features, pipeline, name;
+  strbuf tool_options;   /* the options' tool_options, then the attribute's, quoted */
+  strbuf link_paths;     /* the options' link files, then the attribute's, each NUL-ended */
+  const char **link;     /* into link_paths: its jobs' options' link */
   MlirOperation lowered; /* a lowered copy (in a builtin.module), or null */
   int owns_lowered;
   gpublob_blob blob;
@@ -96,6 +99,11 @@ static int attr_param(const char *text, const char *key, strbuf *out) {
       const char *e = v;
       if (*v == '"') {
         e = string_end(v++);
+      } else if (*v == '[') { /* an array, with its brackets */
+        int d = 0;
+        for (e = v; *e && (d += (*e == '[') - (*e == ']')); e++)
+          if (*e == '"' && !*(e = string_end(e))) break;
+        if (*e) e++;
       } else if (*v == '{') { /* a dictionary: its entries, without the braces */
         int d = 0;
         for (e = v; *e && (d += (*e == '{') - (*e == '}')); e++)
@@ -117,8 +125,9 @@ static int item_error(mlir_call_state *m, gpu_item *it, int code, const char *fm
 }
 
 /* The next entry of a dictionary's text, up to a comma outside strings and brackets:
-** its name (before any '=', without blanks or quotes) in *name; NULL at the end. */
-static const char *dict_entry(const char *p, span *name) {
+** its name (before any '=', without blanks or quotes) in *name, its value (after the
+** '=', or empty) in *value; NULL at the end. */
+static const char *dict_entry(const char *p, span *name, span *value) {
   while (*p == ' ' || *p == ',') p++;
   if (!*p) return NULL;
   const char *start = p, *eq = NULL;
@@ -134,19 +143,71 @@ static const char *dict_entry(const char *p, span *name) {
       eq = p;
     }
   }
-  const char *e = eq ? eq : p;
+  const char *e = eq ? eq : p, *v = eq ? eq + 1 : p;
   while (e > start && e[-1] == ' ') e--;
   if (e - start >= 2 && *start == '"' && e[-1] == '"') start++, e--;
   *name = (span){start, (size_t)(e - start)};
+  while (*v == ' ') v++;
+  *value = (span){v, (size_t)(p - v)};
   return p;
+}
+
+/* text (n bytes), MLIR's ["a", "b"]: each string into words, NUL-ended; *count of
+** them.  OPTION (what names the key) when it is no array of strings. */
+static int string_array(mlir_call_state *m, gpu_item *it, const char *what, const char *text, size_t n,
+                        strbuf *words, size_t *count) {
+  MlirAttribute a = mlirAttributeParseGet(m->ctx, mlirStringRefCreate(text, n));
+  int ok = !mlirAttributeIsNull(a) && mlirAttributeIsAArray(a);
+  *count = 0;
+  for (intptr_t i = 0; ok && i < mlirArrayAttrGetNumElements(a); i++) {
+    MlirAttribute e = mlirArrayAttrGetElement(a, i);
+    if (!(ok = mlirAttributeIsAString(e))) break;
+    span v = sref(mlirStringAttrGetValue(e));
+    sb_addn(words, v.s, v.n);
+    sb_addn(words, "", 1);
+    ++*count;
+  }
+  if (words->oom) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  if (ok) return GPUBLOB_OK;
+  set_error(m->g, GPUBLOB_OPTION, "%s: %s = %.*s in the target attribute is not an array of strings",
+            sb_str(&it->name), what, (int)n, text);
+  return GPUBLOB_OPTION;
+}
+
+/* A word for the blob tool, quoted for shell_words, after the item's others. */
+static void add_quoted_word(strbuf *b, const char *w) {
+  sb_add(b, b->len ? " '" : "'");
+  for (; *w; w++) sb_add(b, *w == '\'' ? "'\\''" : (char[2]){*w, 0});
+  sb_add(b, "'");
+}
+
+/* The attribute's tool options (a flag whose effect is tool-options): its strings. */
+static int attr_tool_options(mlir_call_state *m, gpu_item *it, span name, span value) {
+  strbuf words = {0}, key = {0};
+  size_t count = 0;
+  sb_addn(&key, name.s, name.n);
+  int rc = value.n ? string_array(m, it, sb_str(&key), value.s, value.n, &words, &count)
+                   : item_error(m, it, GPUBLOB_OPTION, "%s: flag %s of the target attribute needs an array "
+                                "of strings", sb_str(&key));
+  const char *w = sb_str(&words);
+  for (size_t i = 0; !rc && i < count; i++, w += strlen(w) + 1) add_quoted_word(&it->tool_options, w);
+  sb_free(&words);
+  sb_free(&key);
+  return rc;
+}
+
+/* What a FLAG:EFFECT of the spec's mlir_flags sets, besides a feature or the tool's
+** options: a math mode, or tool-log (the blob tool's log kept); 0 for none. */
+static unsigned flag_effect(const char *name, size_t n) {
+  return word_is(name, n, "tool-log") ? GPUBLOB_FLAG_TOOL_LOG : math_mode_flag(name, n);
 }
 
 /* The attribute's flags = {a, b = ...}: each one the spec's mlir_flags name (MLIR asks
 ** only whether a flag is there, whatever its value), as a feature (into it->features)
 ** or a math mode (into *flags). */
 static int attr_flags(mlir_call_state *m, gpu_item *it, const target_desc *t, const char *dict, unsigned *flags) {
-  span f;
-  while ((dict = dict_entry(dict, &f))) {
+  span f, value;
+  while ((dict = dict_entry(dict, &f, &value))) {
     size_t en;
     strbuf name = {0};
     sb_addn(&name, f.s, f.n);
@@ -157,8 +218,36 @@ static int attr_flags(mlir_call_state *m, gpu_item *it, const target_desc *t, co
                        "for %s (known: %s)", sb_str(&it->name), (int)f.n, f.s, t->name,
                        *t->mlir_flags ? t->mlir_flags : "none");
     if (*e == '+' || *e == '-') sb_addf(&it->features, "%s%.*s", it->features.len ? "," : "", (int)en, e);
-    else *flags |= math_mode_flag(e, en);
+    else if (word_is(e, en, "tool-options")) {
+      int rc = attr_tool_options(m, it, f, value);
+      if (rc) return rc;
+    } else *flags |= flag_effect(e, en);
   }
+  return GPUBLOB_OK;
+}
+
+/* The options' link files, then the attribute's link = [...] (linkFiles on some
+** dialects' attributes): the item's jobs link them all. */
+static int attr_link(mlir_call_state *m, gpu_item *it, const char *text, size_t *count) {
+  strbuf v = {0};
+  *count = 0;
+  if (m->o.nlink && !m->o.link) return set_error(m->g, GPUBLOB_MISUSE, "nlink is %zu but link is NULL", m->o.nlink);
+  for (size_t i = 0; i < m->o.nlink; i++) {
+    if (!m->o.link[i]) return set_error(m->g, GPUBLOB_MISUSE, "link[%zu] is NULL (nlink is %zu)", i, m->o.nlink);
+    sb_addn(&it->link_paths, m->o.link[i], strlen(m->o.link[i]) + 1);
+    ++*count;
+  }
+  int rc = GPUBLOB_OK;
+  const char *key = attr_param(text, "link", &v) ? "link" : attr_param(text, "linkFiles", &v) ? "linkFiles" : NULL;
+  size_t more = 0;
+  if (key) rc = string_array(m, it, key, sb_str(&v), v.len, &it->link_paths, &more);
+  *count += more;
+  sb_free(&v);
+  if (rc || !*count) return rc;
+  it->link = calloc(*count, sizeof *it->link);
+  if (!it->link || it->link_paths.oom) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  const char *p = it->link_paths.s;
+  for (size_t i = 0; i < *count; i++, p += strlen(p) + 1) it->link[i] = p;
   return GPUBLOB_OK;
 }
 
@@ -200,10 +289,9 @@ static int item_from_attr(mlir_call_state *m, gpu_item *it, MlirAttribute a) {
   mlirAttributePrint(a, append_ref, &text);
   const target_desc *t = target_of_attr(sb_str(&text), text.len);
   int rc = t ? GPUBLOB_OK : unknown_attr(m, it, &text);
-  if (!rc && attr_param(sb_str(&text), "link", &v))
-    rc = item_error(m, it, GPUBLOB_OPTION, "%s: libraries to link (link = %s) are not supported",
-                    sb_str(&v));
-  sb_reset(&v);
+  size_t nlink = 0;
+  if (m->o.tool_options) sb_add(&it->tool_options, m->o.tool_options);
+  if (!rc) rc = attr_link(m, it, sb_str(&text), &nlink);
   if (!rc && attr_param(sb_str(&text), "triple", &v) && strcmp(sb_str(&v), t->triple))
     rc = item_error(m, it, GPUBLOB_TARGET, "%s: triple %s differs from the spec's", sb_str(&v));
   sb_reset(&v);
@@ -229,6 +317,9 @@ static int item_from_attr(mlir_call_state *m, gpu_item *it, MlirAttribute a) {
                       m->o.opt ? m->o.opt : GPUBLOB_OPT_O0 + level);
   if (!rc) { /* the options' math modes and ABI version win over the attribute's */
     m->p.jobs[first]->opts.flags |= flags;
+    m->p.jobs[first]->opts.link = it->link;
+    m->p.jobs[first]->opts.nlink = nlink;
+    m->p.jobs[first]->opts.tool_options = it->tool_options.len ? sb_str(&it->tool_options) : NULL;
     if (!m->o.abi && abi_named) m->p.jobs[first]->opts.abi = abi; /* as the caller's: a module's own must agree */
     if (!m->o.abi && abi_named) m->p.jobs[first]->abi_from = "from the target attribute";
     if (!abi_named) m->p.jobs[first]->abi_default = abi; /* MLIR's default: a module's own stands */

@@ -6,16 +6,17 @@ static int attach_mode(const mlir_call_state *m) {
 }
 
 /* A target chosen by the options gets an attribute written from the spec. */
-/* The attribute's flags for the job's math modes: each mlir_flags name whose option the
-** job asked for ("fast", "daz"), comma-separated into b. */
+/* The attribute's flags for the job's math modes and tool log: each mlir_flags name whose
+** option the job asked for ("fast", "daz", "collect-compiler-diagnostics"), quoted,
+** comma-separated into b. */
 static void attr_flags_of(const job *j, const target_desc *t, strbuf *b) {
   const char *list = t->mlir_flags, *w;
   size_t n;
   while ((w = next_word(&list, " ", &n))) {
     const char *colon = memchr(w, ':', n), *e = colon ? colon + 1 : NULL;
     size_t en = e ? n - (size_t)(e - w) : 0;
-    unsigned bit = e && *e != '+' && *e != '-' ? math_mode_flag(e, en) : 0;
-    if (bit && (j->flags & bit) == bit) sb_addf(b, "%s%.*s", b->len ? ", " : "", (int)(colon - w), w);
+    unsigned bit = e && *e != '+' && *e != '-' ? flag_effect(e, en) : 0;
+    if (bit && (j->flags & bit) == bit) sb_addf(b, "%s\"%.*s\"", b->len ? ", " : "", (int)(colon - w), w);
   }
 }
 

@@ -8,6 +8,9 @@ static void mlir_call_state_end(mlir_call_state *m) {
     sb_free(&it->features);
     sb_free(&it->pipeline);
     sb_free(&it->name);
+    sb_free(&it->tool_options);
+    sb_free(&it->link_paths);
+    free(it->link);
     gpublob_blob_free(&it->blob);
   }
   free(m->items);

@@ -5,11 +5,12 @@
 
 /* ---- nvJitLink: its entry points (nvJitLink.h, CUDA 12 and 13) ---- */
 enum { NVJL_CREATE, NVJL_DESTROY, NVJL_ADD, NVJL_COMPLETE, NVJL_CUBIN_SIZE, NVJL_CUBIN,
-       NVJL_ERRLOG_SIZE, NVJL_ERRLOG, NVJL_NSYMS };
+       NVJL_ERRLOG_SIZE, NVJL_ERRLOG, NVJL_INFOLOG_SIZE, NVJL_INFOLOG, NVJL_NSYMS };
 static const char *const nvjitlink_symbols[NVJL_NSYMS + 1] = {
     "nvJitLinkCreate",       "nvJitLinkDestroy",           "nvJitLinkAddData",
     "nvJitLinkComplete",     "nvJitLinkGetLinkedCubinSize", "nvJitLinkGetLinkedCubin",
-    "nvJitLinkGetErrorLogSize", "nvJitLinkGetErrorLog",    NULL};
+    "nvJitLinkGetErrorLogSize", "nvJitLinkGetErrorLog",    "nvJitLinkGetInfoLogSize",
+    "nvJitLinkGetInfoLog",   NULL};
 typedef int (*nvjl_create_fn)(void **, uint32_t, const char **);
 typedef int (*nvjl_destroy_fn)(void **);
 typedef int (*nvjl_add_fn)(void *, int, const void *, size_t, const char *);
@@ -49,6 +50,18 @@ static int nvjl_cubin(job *j, const provider *p, void *h) {
   return GPUBLOB_OK;
 }
 
+/* With GPUBLOB_FLAG_TOOL_LOG, nvJitLink's info log (what ptxas -v prints) is the job's. */
+static void nvjl_info_log(job *j, const provider *p, void *h) {
+  size_t n = 0;
+  if (!(j->flags & GPUBLOB_FLAG_TOOL_LOG) || ((nvjl_size_fn)p->fn[NVJL_INFOLOG_SIZE])(h, &n) || n < 2) return;
+  char *log = malloc(n + 1);
+  if (log && !((nvjl_get_fn)p->fn[NVJL_INFOLOG])(h, log)) {
+    log[n] = 0;
+    sb_add(&j->tool_log, log);
+  }
+  free(log);
+}
+
 /* The backend's PTX (NUL-terminated by take_buffer) in, the cubin out. */
 static int nvjitlink_run(job *j, const provider *p, const char **opts, uint32_t n) {
   void *h = NULL;
@@ -58,6 +71,7 @@ static int nvjitlink_run(job *j, const provider *p, const char **opts, uint32_t 
     rc = nvjl_failed(j, p, h, "AddData", r);
   if (!rc && (r = ((nvjl_handle_fn)p->fn[NVJL_COMPLETE])(h))) rc = nvjl_failed(j, p, h, "Complete", r);
   if (!rc) rc = nvjl_cubin(j, p, h);
+  if (!rc) nvjl_info_log(j, p, h);
   if (h) ((nvjl_destroy_fn)p->fn[NVJL_DESTROY])(&h);
   return rc;
 }

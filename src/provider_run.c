@@ -5,7 +5,14 @@
 ** loaded provider with provider_argv's words as its options. */
 static int provider_run(job *j) {
   argvec args = {0};
-  const char **opts = (const char **)template_argv(&args, j, j->t->provider_argv, NULL, NULL, NULL);
+  strbuf words = {0};
+  size_t count = 0;
+  argv_add(&args, j, j->t->provider_argv, NULL, NULL, NULL);
+  shell_words(j->o->tool_options, &words, &count); /* each one mapped (resolve_tool checked) */
+  const char *w = sb_str(&words);
+  for (size_t i = 0; i < count; i++, w += strlen(w) + 1) args.argc += (size_t)provider_option(j, w, &args.text);
+  sb_free(&words);
+  const char **opts = (const char **)argv_finish(&args);
   int rc = GPUBLOB_NOMEM;
   if (!opts) set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   else rc = j->prov->ops->run(j, j->prov, opts, (uint32_t)args.argc);

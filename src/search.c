@@ -57,16 +57,41 @@ static int try_root(search *s, const char *root, size_t n, const char *name, int
   return found;
 }
 
-/* extra: a colon list from the options; roots: the spec's blank-separated list. */
+/* A spec root "{toolkit}/sub" is the options' toolkit and sub; 0 for another root. */
+static const char toolkit_mark[] = "{toolkit}";
+
+static int is_toolkit_root(const char *w, size_t n) {
+  return n >= sizeof toolkit_mark - 1 && !memcmp(w, toolkit_mark, sizeof toolkit_mark - 1);
+}
+
+/* The spec's {toolkit} roots, in the options' toolkit. */
+static int try_toolkit(const job *j, search *s, const char *roots, const char *name, int exec) {
+  const char *w;
+  size_t n;
+  int found = 0;
+  while (!found && j->o->toolkit && *j->o->toolkit && (w = next_word(&roots, " ", &n))) {
+    if (!is_toolkit_root(w, n)) continue;
+    strbuf dir = {0};
+    sb_addf(&dir, "%s%.*s", j->o->toolkit, (int)(n - (sizeof toolkit_mark - 1)), w + sizeof toolkit_mark - 1);
+    if (dir.oom) s->oom = 1;
+    else found = try_path(s, sb_str(&dir), dir.len, name, exec);
+    sb_free(&dir);
+  }
+  return found;
+}
+
+/* extra: a colon list from the options; roots: the spec's blank-separated list, whose
+** {toolkit} roots come first (they are the options' too), after extra. */
 static int search_file(const job *j, search *s, const char *extra, const char *roots,
                        const char *name, int exec) {
   const char *w;
   size_t n;
   while (extra && (w = next_word(&extra, ":", &n)))
     if (try_path(s, w, n, name, exec)) return 1;
+  if (try_toolkit(j, s, roots, name, exec)) return 1;
   if (j->o->flags & GPUBLOB_FLAG_NO_DEFAULT_SEARCH) return 0;
   while ((w = next_word(&roots, " ", &n)))
-    if (try_root(s, w, n, name, exec)) return 1;
+    if (!is_toolkit_root(w, n) && try_root(s, w, n, name, exec)) return 1;
   return 0;
 }
 
@@ -100,7 +125,10 @@ static int tool_found(job *j, search *s, int found, strbuf *path, const char *wh
   if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
   else if (rc) set_error(j->g, rc, "%s%s not found for target %s; tried:%s%s", what, label, j->t->name,
                          tried_list(s), hint);
-  else *path = sb_move(&s->found);
+  else {
+    sb_free(path); /* a held buffer the caller reset (tool_info_fill's) is not lost */
+    *path = sb_move(&s->found);
+  }
   search_end(s);
   return rc;
 }

@@ -55,6 +55,8 @@
   X(provider_lib, OPTIONAL, LIST, "candidate file names of the provider's library")                \
   X(provider_search, OPTIONAL, LIST, "directories searched for the provider's library")            \
   X(provider_argv, OPTIONAL, LIST, "the provider's options (template)")                            \
+  X(provider_options, OPTIONAL, LIST, "TOOL:PROVIDER: a blob tool option the caller may give and "   \
+    "the provider's for it (a TOOL ending in * matches the words it starts; PROVIDER's * is the rest)") \
   X(provider_min, DEFAULT("1"), INTEGER(1, 4096, "jobs"),                                          \
     "jobs for the target a call needs before the provider is used")                                 \
   X(pack_tool, OPTIONAL, LIST, "candidate names of the tool that packs chips into one blob")       \
@@ -102,8 +104,12 @@
   X(mlir_dialects, OPTIONAL, LIST, "dialects a lowered gpu.module body may hold")                  \
   X(mlir_lower_chip, OPTIONAL, LIST, "CHIP:CHIP: the chip MLIR's lowering is told, {lowerchip}, where not the chip") \
   X(mlir_abi, OPTIONAL, STRING, "ABI version the MLIR attribute means when it names none (its abi)") \
-  X(mlir_flags, OPTIONAL, LIST, "FLAG:EFFECT: the target attribute's flags, as a feature or an option") \
+  X(mlir_flags, OPTIONAL, LIST, "FLAG:EFFECT: the target attribute's flags, as a feature, an option, "   \
+    "tool-options (its strings are the blob tool's) or tool-log (the tool's log in the object)")        \
+  X(mlir_kernel_attrs, OPTIONAL, LIST, "NAME=VALUE: what each kernel (an llvm.func with gpu.kernel) gets "  \
+    "once lowered, where it has no NAME (VALUE MLIR's text, e.g. 16:i32)")                              \
   X(llvm_target, REQUIRED, STRING, "LLVM backend to initialise and link, e.g. NVPTX")              \
+  X(llvm_chip, OPTIONAL, LIST, "GLOB:CPU: the CPU LLVM's backend gets for matching chips, where not the chip") \
   X(asm_parser, DEFAULT("no"), ENUM("yes no"), "yes: the backend has an assembly parser (inline asm needs it)") \
   /* the end of the list: every key's line above ends in a backslash */
 

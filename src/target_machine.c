@@ -8,6 +8,19 @@ static LLVMCodeGenOptLevel codegen_level(int opt) {
   return levels[opt];
 }
 
+/* The CPU LLVM gets: the spec's llvm_chip for the job's chip (a glob), else the chip. */
+static const char *llvm_cpu(const job *j, strbuf *b) {
+  const char *list = j->t->llvm_chip, *w;
+  size_t n;
+  while ((w = next_word(&list, " ", &n))) {
+    const char *colon = memchr(w, ':', n);
+    if (!colon || !glob_match(w, (size_t)(colon - w), j->cpu)) continue;
+    sb_addn(b, colon + 1, n - (size_t)(colon + 1 - w));
+    return sb_str(b);
+  }
+  return j->cpu;
+}
+
 static int make_target_machine(job *j) {
   LLVMTargetRef target;
   char *err = NULL;
@@ -17,8 +30,10 @@ static int make_target_machine(job *j) {
     return GPUBLOB_TARGET;
   }
   double t = now_ms(); /* the code generator's set-up: counted with emission */
-  j->llvm->tm = LLVMCreateTargetMachine(target, j->triple, j->cpu, sb_str(&j->features),
+  strbuf cpu = {0};
+  j->llvm->tm = LLVMCreateTargetMachine(target, j->triple, llvm_cpu(j, &cpu), sb_str(&j->features),
                                   codegen_level(j->opt), LLVMRelocDefault, LLVMCodeModelDefault);
+  sb_free(&cpu);
   j->ms[PH_EMIT] += now_ms() - t;
   if (!j->llvm->tm)
     return set_error(j->g, GPUBLOB_TARGET, "cannot create a target machine for %s", j->triple);

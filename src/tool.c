@@ -95,7 +95,31 @@ static void argv_free(argvec *a) {
   memset(a, 0, sizeof *a);
 }
 
+/* The caller's words for the blob tool (the options' tool_options, split as a shell
+** splits them, an MLIR attribute's after them) added to a; -1 for an unterminated quote. */
+static int argv_add_tool_options(argvec *a, const job *j) {
+  size_t n = 0;
+  int rc = shell_words(j->o->tool_options, &a->text, &n);
+  a->argc += n;
+  return rc;
+}
+
+/* The spec's tool_argv, then the caller's tool options: as words of their own, or,
+** where the template has {tooloptions}, joined by blanks into that one word (ocloc's
+** -options takes them so). */
 static char **build_argv(job *j, const char *tool, const workdir *w, argvec *a) {
-  const char *vars[] = {"tool", tool, "in", sb_str(&w->in), "out", sb_str(&w->out), NULL};
-  return template_argv(a, j, j->t->tool_argv, vars, NULL, NULL);
+  strbuf stem = {0}, joined = {0}; /* {outstem}: {out} without the blob's suffix, for a tool that adds it */
+  sb_addn(&stem, sb_str(&w->out), w->out.len - strlen(j->t->suffix_bin));
+  int one_word = strstr(j->t->tool_argv, "{tooloptions}") != NULL;
+  size_t n = 0;
+  if (one_word && !shell_words(j->o->tool_options, &joined, &n)) /* checked when the tool was chosen */
+    for (size_t i = 0; i + 1 < joined.len; i++)
+      if (!joined.s[i]) joined.s[i] = ' ';
+  const char *vars[] = {"tool", tool, "in", sb_str(&w->in), "out", sb_str(&w->out), "outstem", sb_str(&stem),
+                        "tooloptions", sb_str(&joined), NULL};
+  argv_add(a, j, j->t->tool_argv, vars, NULL, NULL);
+  if (!one_word) argv_add_tool_options(a, j);
+  sb_free(&stem);
+  sb_free(&joined);
+  return argv_finish(a);
 }

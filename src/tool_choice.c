@@ -6,6 +6,47 @@ static int needs_blob_tool(const job *j) {
   return j->format == GPUBLOB_FORMAT_BIN && j->t->tool_kind == TOOL_exec;
 }
 
+/* The provider's option for the caller's blob tool option w (the spec's
+** provider_options), added to out (with its NUL) when there is one: 1, else 0. */
+static int provider_option(const job *j, const char *w, strbuf *out) {
+  const char *list = j->t->provider_options, *p;
+  size_t n;
+  while ((p = next_word(&list, " ", &n))) {
+    const char *colon = memchr(p, ':', n), *star;
+    if (!colon) continue;
+    size_t pn = (size_t)(colon - p), rn = n - pn - 1, wn = strlen(w);
+    int glob = pn && p[pn - 1] == '*';
+    size_t fixed = glob ? pn - 1 : pn;
+    if (glob ? wn < fixed || strncmp(w, p, fixed) : wn != pn || strncmp(w, p, pn)) continue;
+    const char *r = colon + 1;
+    if (glob && (star = memchr(r, '*', rn))) {
+      sb_addn(out, r, (size_t)(star - r));
+      sb_add(out, w + fixed);
+      sb_addn(out, star + 1, rn - (size_t)(star + 1 - r));
+    } else {
+      sb_addn(out, r, rn);
+    }
+    sb_addn(out, "", 1);
+    return 1;
+  }
+  return 0;
+}
+
+/* The caller's blob tool options: OPTION for an unterminated quote; else the first the
+** provider has no option for, into *bad (a word of words), or NULL. */
+static int tool_options_split(job *j, strbuf *words, size_t *count, const char **bad) {
+  *bad = NULL;
+  if (shell_words(j->o->tool_options, words, count))
+    return set_error(j->g, GPUBLOB_OPTION, "tool options '%s': a quote is not closed", j->o->tool_options);
+  if (words->oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  strbuf mapped = {0};
+  const char *w = sb_str(words);
+  for (size_t i = 0; i < *count && !*bad; i++, w += strlen(w) + 1)
+    if (!provider_option(j, w, &mapped)) *bad = w;
+  sb_free(&mapped);
+  return GPUBLOB_OK;
+}
+
 /* Auto takes the provider for calls with at least provider_min jobs of the target:
 ** below that, the program's start overlaps the compile and costs less than
 ** loading the library. */
@@ -45,7 +86,17 @@ static int resolve_tool(job *j, int load) {
   j->tool_name = "";
   job_path_free(&j->provider_path);
   if (!needs_blob_tool(j)) return GPUBLOB_OK;
-  if (wants_provider(j)) {
+  strbuf words = {0};
+  size_t count = 0;
+  const char *bad = NULL;
+  int split = tool_options_split(j, &words, &count, &bad);
+  if (!split && bad && provider_ops_of(j->t) && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS)
+    split = set_error(j->g, GPUBLOB_OPTION, "tool option '%s' has no counterpart in the in-process %s of target "
+                      "%s (it maps: %s); use --tool-mode program", bad, j->t->provider_name, j->t->name,
+                      *j->t->provider_options ? j->t->provider_options : "none");
+  sb_free(&words);
+  if (split) return split;
+  if (wants_provider(j) && !bad) {
     int rc = choose_provider(j, load);
     if (rc != GPUBLOB_NOTOOL || j->o->tool_mode == GPUBLOB_TOOL_INPROCESS) return rc;
   }

@@ -91,6 +91,37 @@ static const char *next_word(const char **p, const char *seps, size_t *n) {
   return s;
 }
 
+/* The words of s as a POSIX shell splits them (blanks part words; '...' keeps all,
+** "..." keeps all but a backslash before " \ $ `, and a backslash elsewhere keeps the
+** next character), each ended by a NUL, into out; *count of them.  -1 for an
+** unterminated quote (out then holds the words before it). */
+static int shell_words(const char *s, strbuf *out, size_t *count) {
+  *count = 0;
+  while (s && *s) {
+    while (*s == ' ' || *s == '\t' || *s == '\n') s++;
+    if (!*s) break;
+    char q = 0;
+    for (; *s && (q || !strchr(" \t\n", *s)); s++) {
+      if (q == '\'') {
+        if (*s == '\'') q = 0;
+        else sb_addn(out, s, 1);
+      } else if (*s == '\\' && s[1] && (!q || strchr("\"\\$`", s[1]))) {
+        sb_addn(out, ++s, 1);
+      } else if (q == '"' && *s == '"') {
+        q = 0;
+      } else if (!q && (*s == '\'' || *s == '"')) {
+        q = *s;
+      } else {
+        sb_addn(out, s, 1);
+      }
+    }
+    if (q) return -1;
+    sb_addn(out, "", 1);
+    ++*count;
+  }
+  return 0;
+}
+
 static int word_is(const char *w, size_t n, const char *s) {
   return strlen(s) == n && !strncmp(w, s, n);
 }

@@ -275,6 +275,8 @@ static const struct {
     {"--metadata", 0},     {"--verbose", 0},
     {"--help", 0},       {"--daz", 0},         {"--finite-only", 0},    {"--unsafe-math", 0},
     {"--unsafe-sqrt", 0}, {"--abi", 0},
+    {"--toolkit", 0},    {"-l", 0},            {"--opts", 0},           {"--section", 1},
+    {"--tool-log", 1},
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 

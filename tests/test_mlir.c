@@ -561,8 +561,8 @@ static void test_errors(void) {
              "module {\n  func.func @f() { return }\n}\n", &o, GPUBLOB_NOGPU, "no gpu.module");
   gpublob_options own = {.version = GPUBLOB_OPTIONS_VERSION};
   fails_with("mlir: an unknown target attribute is TARGET",
-             with_targets("[#xevm.target<chip = \"pvc\">]"), &own, GPUBLOB_TARGET,
-             "unknown target attribute #xevm.target");
+             with_targets("[#spirv.target_env<#spirv.vce<v1.0, [Kernel], []>, #spirv.resource_limits<>>]"),
+             &own, GPUBLOB_TARGET, "unknown target attribute #spirv.target_env");
   fails_with("mlir: a chip missing from the spec is CHIP",
              with_targets("[#nvvm.target<chip = \"sm_99\">]"), &own, GPUBLOB_CHIP,
              "gpu.module @k (nvptx sm_99): invalid chip 'sm_99'");
