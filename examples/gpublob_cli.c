@@ -54,6 +54,12 @@ static const char usage[] =
     "  -o FILE|DIR/|PATTERN             output; - for stdout; several outputs go to DIR/\n"
     "                                   or to a PATTERN of {stem} {target} {chip} {suffix};\n"
     "                                   DIR/ and a PATTERN's directories are made if missing\n"
+    "      --emit-c FILE.h              also every output as a C array (NAME[], NAME_size)\n"
+    "                                   and a table of its kernels, NAME from the input's\n"
+    "                                   stem, target and chip (gfx90a:xnack+: gfx90a_xnack_plus)\n"
+    "      --dump-dir DIR               each job's IR (read, linked, optimised), ISA, object,\n"
+    "                                   and the blob tool's script and log, into DIR (made if\n"
+    "                                   missing); such a call compiles (no cache hit)\n"
     "Compile:\n"
     "  -O0 .. -O3                       default -O3\n"
     "      --ftz, --daz                 flush denormals to zero\n"
@@ -112,6 +118,7 @@ typedef struct cli {
   gpublob_target_choice choices[MAX_TARGETS];
   char tool_dirs[8192], lib_dirs[8192], cache_dir[4096];
   const char *input, *output;
+  const char *emit_c; /* --emit-c FILE.h */
   int list_targets, no_cache, time;
 } cli;
 
@@ -158,7 +165,7 @@ static int takes_value(const char *a) {
   static const char *const with[] = {"-t", "--target", "--features", "-f", "--format", "-o", "--tool",
                                      "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
                                      "--jobs", "--cache-dir", "--cache-size", "--tool-mode",
-                                     "--tool-timeout", "--max-input", "--abi", NULL};
+                                     "--tool-timeout", "--max-input", "--abi", "--dump-dir", "--emit-c", NULL};
   for (int i = 0; with[i]; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
@@ -175,6 +182,10 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     if ((c->opts.format = parse_format(v)) < 0) return fail("unknown format '%s' (use llvm, ll, asm, bin, pack or fatbin)", v);
   } else if (!strcmp(a, "-o")) {
     c->output = v;
+  } else if (!strcmp(a, "--dump-dir")) {
+    c->opts.dump_dir = v;
+  } else if (!strcmp(a, "--emit-c")) {
+    c->emit_c = v;
   } else if (!strcmp(a, "--tool")) {
     c->opts.tool = v;
   } else if (!strcmp(a, "--tool-dir")) {

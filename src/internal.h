@@ -166,6 +166,7 @@ typedef struct job {
   const char *provider_path; /* the provider's library when it is the one to use: malloc'd, or "" */
   const provider *prov;     /* loaded: the in-process provider in use */
   toolrun run;
+  strbuf dump;      /* the dump directory's names start so: /DIR/STEM.TARGET.CHIP. ("": no dump) */
   int state;
   double ms[NPHASES];
 } job;

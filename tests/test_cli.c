@@ -274,6 +274,7 @@ static const struct {
     {"--list-targets", 0}, {"--time", 0},      {"--version", 0},        {"-h", 0},
     {"--help", 0},       {"--daz", 0},         {"--finite-only", 0},    {"--unsafe-math", 0},
     {"--unsafe-sqrt", 0}, {"--abi", 0},
+    {"--dump-dir", 0},   {"--emit-c", 0},
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 
