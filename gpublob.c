@@ -89,6 +89,7 @@
 #include "src/call.c"
 #include "src/api.c"
 #include "src/api_compile.c"
+#include "src/kernel_stub.c" /* until h-meta's reader is merged */
 #if GPUBLOB_MLIR
 #include "src/api_mlir.c"
 #endif

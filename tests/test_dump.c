@@ -319,6 +319,113 @@ static void test_cli(void) {
   free(log);
 }
 
+/* ---- --emit-c ---- */
+/* A C program including header that writes array NAMES[i] to argv[i + 1], and prints
+** each NAMES[i]_kernel_count and its first kernel's name: built with cc -std=c99 -Wall
+** -Werror.  0 when it builds. */
+static int build_reader(const char *header, const char *const *names, size_t n, const char *exe) {
+  char src[8192], path[4200];
+  int at = snprintf(src, sizeof src,
+                    "#include \"%s\"\n#include <stdio.h>\n"
+                    "static int put(const char *path, const unsigned char *d, size_t n) {\n"
+                    "  FILE *f = fopen(path, \"wb\");\n"
+                    "  int bad = !f || fwrite(d, 1, n, f) != n;\n"
+                    "  return (f && fclose(f)) || bad;\n}\n"
+                    "int main(int argc, char **argv) {\n  int bad = argc != %zu;\n", header, n + 1);
+  for (size_t i = 0; i < n && !(at < 0 || (size_t)at >= sizeof src); i++)
+    at += snprintf(src + at, sizeof src - (size_t)at,
+                   "  if (!bad) bad |= put(argv[%zu], %s, %s_size);\n"
+                   "  printf(\"%%zu %%s\\n\", %s_kernel_count, %s_kernel_count ? %s_kernels[0].name : \"-\");\n",
+                   i + 1, names[i], names[i], names[i], names[i], names[i]);
+  snprintf(src + at, sizeof src - (size_t)at, "  return bad;\n}\n");
+  snprintf(path, sizeof path, "%s.c", exe);
+  spill(path, src, strlen(src));
+  const char *argv[] = {"cc", "-std=c99", "-Wall", "-Werror", path, "-o", exe, NULL};
+  char *out = NULL;
+  int rc = run(argv, &out);
+  if (rc) printf("  (cc: %s)\n", shown(out));
+  free(out);
+  return rc;
+}
+
+/* What the table should say for output i of r, by the library's own reader: "COUNT NAME". */
+static void kernels_expected(const gpublob_result *r, size_t i, char *line, size_t size) {
+  size_t n = 0;
+  gpublob_kernel_info ki;
+  if (gpublob_kernel_count(g, r, i, &n)) n = 0;
+  int first = n && !gpublob_kernel_get(g, r, i, 0, &ki, sizeof ki);
+  snprintf(line, size, "%zu %s\n", first ? n : 0, first ? ki.name : "-");
+}
+
+static void test_emit_c(void) {
+  const char *h = tmp_path("blobs.h"), *dir = tmp_path("emit/"), *exe = tmp_path("reader");
+  const char *argv[] = {CLI, "-t", "amdgcn:gfx90a:xnack+,gfx942", "-o", dir, "--emit-c", h, "--time",
+                        "examples/saxpy_amdgcn.ll", NULL};
+  char *log = NULL;
+  int rc = run(argv, &log);
+  check(rc == 0 && exists(h), "--emit-c: the CLI writes the header beside its outputs", "exit %d: %s", rc, shown(log));
+  free(log);
+  size_t hn = 0;
+  unsigned char *first = slurp(h, &hn);
+  const char *names[] = {"saxpy_amdgcn_amdgcn_gfx90a_xnack_plus", "saxpy_amdgcn_amdgcn_gfx942"};
+  rc = build_reader(h, names, 2, exe);
+  check(rc == 0, "--emit-c: a C program using every array builds with cc -std=c99 -Wall -Werror (target id "
+        "gfx90a:xnack+ named gfx90a_xnack_plus)", "exit %d", rc);
+  const char *blob1 = tmp_path("emit/saxpy_amdgcn.amdgcn.gfx90a:xnack+.hsaco"), *blob2 = tmp_path("emit/saxpy_amdgcn.amdgcn.gfx942.hsaco");
+  const char *got1 = tmp_path("got1"), *got2 = tmp_path("got2");
+  const char *rargv[] = {exe, got1, got2, NULL};
+  char *out = NULL;
+  rc = run(rargv, &out);
+  size_t n1, n2;
+  unsigned char *b1 = slurp(blob1, &n1), *b2 = slurp(blob2, &n2);
+  check_if(b1 && b2, rc == 0 && same_bytes(got1, b1, n1) && same_bytes(got2, b2, n2),
+           "--emit-c: each array holds the bytes of the blob file the CLI wrote", "exit %d: %s", rc, shown(out));
+  /* the table, against the library's reader of the same blobs */
+  gpublob_result r = {0};
+  gpublob_output outs[2] = {{{b1, n1, ".hsaco"}, "amdgcn", "gfx90a:xnack+", "ld.lld"},
+                            {{b2, n2, ".hsaco"}, "amdgcn", "gfx942", "ld.lld"}};
+  r.outputs = outs;
+  r.count = 2;
+  char want[512], line[256];
+  kernels_expected(&r, 0, want, sizeof want);
+  kernels_expected(&r, 1, line, sizeof line);
+  strncat(want, line, sizeof want - strlen(want) - 1);
+  check(same_str(out, want), "--emit-c: the kernel tables say what gpublob_kernel_get reads from the blobs",
+        "printed %s, the library reads %s", shown(out), want);
+  free(out);
+  free(b1);
+  free(b2);
+  /* the same call again: the front answers it from the cache, and writes the same header */
+  unlink(h);
+  rc = run(argv, &log);
+  size_t hn2 = 0;
+  unsigned char *second = slurp(h, &hn2);
+  check(rc == 0 && contains(log, "time (front)") && first && second && hn == hn2 && !memcmp(first, second, hn),
+        "--emit-c: on a cache hit the front writes the same header", "exit %d: %s", rc, shown(log));
+  free(log);
+  free(first);
+  free(second);
+  if (!gpublob_mlir_enabled()) {
+    skip("--emit-c of MLIR's output", "built without MLIR");
+    return;
+  }
+  const char *mh = tmp_path("mlir_blob.h"), *mout = tmp_path("saxpy.out.mlir"), *mexe = tmp_path("mreader");
+  const char *margv[] = {CLI, "-t", "amdgcn:gfx942", "-o", mout, "--emit-c", mh, "examples/saxpy.mlir", NULL};
+  rc = run(margv, &log);
+  free(log);
+  const char *mnames[] = {"saxpy"};
+  rc |= build_reader(mh, mnames, 1, mexe);
+  const char *mgot = tmp_path("mgot"), *mrargv[] = {mexe, mgot, NULL};
+  rc |= run(mrargv, &out);
+  size_t mn;
+  unsigned char *m = slurp(mout, &mn);
+  check_if(m != NULL, rc == 0 && same_bytes(mgot, m, mn) && same_str(out, "0 -\n"),
+           "--emit-c: MLIR's one output is the array named by the stem (saxpy), with an empty kernel table",
+           "exit %d: %s", rc, shown(out));
+  free(out);
+  free(m);
+}
+
 int main(void) {
   if (gpublob_open(&g)) return 1;
   test_targets();
@@ -328,6 +435,7 @@ int main(void) {
   test_unwritable();
   test_cache();
   test_cli();
+  test_emit_c();
   gpublob_close(g);
   return report();
 }
