@@ -50,23 +50,29 @@ static void dump_path(const job *j, const char *what, strbuf *path) {
   sb_addf(path, "%s%s", sb_str(&j->dump), what);
 }
 
-/* n bytes of data as the dump file what (mode under the umask), written whole. */
-static int dump_write(job *j, const char *what, const void *data, size_t n, mode_t mode) {
-  if (!j->dump.len) return GPUBLOB_OK;
+/* n bytes of data as the dump file prefix+what (mode under the umask), written whole;
+** an error is g's. */
+static int dump_write_at(gpublob *g, const strbuf *prefix, const char *what, const void *data, size_t n,
+                         mode_t mode) {
+  if (!prefix->len) return GPUBLOB_OK;
   static atomic_uint counter;
   strbuf path = {0}, tmp = {0};
-  dump_path(j, what, &path);
+  sb_addf(&path, "%s%s", sb_str(prefix), what);
   sb_addf(&tmp, "%s.tmp-%d-%u", sb_str(&path), (int)getpid(), atomic_fetch_add(&counter, 1));
-  int rc = path.oom || tmp.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  int rc = path.oom || tmp.oom ? set_error(g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
   if (!rc && (write_new_file(AT_FDCWD, sb_str(&tmp), mode, NULL, 0, data, n) ||
               rename(sb_str(&tmp), sb_str(&path)))) {
     int err = errno;
     unlink(sb_str(&tmp));
-    rc = set_error(j->g, GPUBLOB_IO, "cannot write the dump file %s: %s", sb_str(&path), strerror(err));
+    rc = set_error(g, GPUBLOB_IO, "cannot write the dump file %s: %s", sb_str(&path), strerror(err));
   }
   sb_free(&path);
   sb_free(&tmp);
   return rc;
+}
+
+static int dump_write(job *j, const char *what, const void *data, size_t n, mode_t mode) {
+  return dump_write_at(j->g, &j->dump, what, data, n, mode);
 }
 
 /* ---- the job's LLVM work: the module, the ISA, the object ---- */
@@ -135,10 +141,18 @@ static void sh_word(strbuf *b, const char *w) {
   sb_add(b, "'");
 }
 
-/* "exec" and the words of argv, quoted, as a line of the script. */
+/* "exec" and the words of argv, quoted, as a line of the script; "exit 1" for none
+** (a program that was not found). */
 static void sh_exec(strbuf *b, char *const *argv) {
-  sb_add(b, "exec");
+  sb_add(b, argv ? "exec" : "exit 1");
   for (size_t i = 0; argv && argv[i]; i++) sh_word(b, argv[i]);
+  sb_add(b, "\n");
+}
+
+/* "# WHAT with the options: A B C", a line of the script. */
+static void sh_options(strbuf *b, const char *what, char *const *opts) {
+  sb_addf(b, "# %s with the options:", what);
+  for (size_t i = 0; opts && opts[i]; i++) sb_addf(b, " %s", opts[i]);
   sb_add(b, "\n");
 }
 
@@ -166,17 +180,15 @@ static int dump_tool_script(job *j) {
           j->t->emit == EMIT_asm ? "ISA" : "object");
   const char *tool = j->tool;
   if (j->prov) {
-    char **o = template_argv(&popts, j, j->t->provider_argv, NULL, NULL, NULL);
-    sb_addf(&sh, "# The blob was made in-process by %s (%s) with the options:", j->t->provider_name,
-            j->provider_path);
-    for (size_t i = 0; o && o[i]; i++) sb_addf(&sh, " %s", o[i]);
+    sb_addf(&prog, "The blob was made in-process by %s (%s)", j->t->provider_name, j->provider_path);
+    sh_options(&sh, sb_str(&prog), template_argv(&popts, j, j->t->provider_argv, NULL, NULL, NULL));
+    sb_reset(&prog);
     provider_fallback(j, &prog);
     tool = sb_str(&prog);
-    sb_addf(&sh, "\n# %s\n", *tool ? "The program's equivalent command line:" : "No program to run instead was found.");
+    sb_addf(&sh, "# %s\n", *tool ? "The program's equivalent command line:" : "No program to run instead was found.");
   }
   char **argv = *tool ? dump_tool_argv(j, tool, &a) : NULL;
-  if (argv) sh_exec(&sh, argv);
-  else sb_add(&sh, "exit 1\n");
+  sh_exec(&sh, argv);
   int rc = sh.oom || (*tool && !argv) ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
                                       : dump_write(j, "4-tool.sh", sh.s, sh.len, 0777);
   argv_free(&a);

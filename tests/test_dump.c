@@ -205,6 +205,32 @@ static void test_isolate(void) {
   gpublob_result_free(&r2);
 }
 
+/* ---- packs: the pack script, from the members' dumped blobs ---- */
+static void test_pack(void) {
+  static const struct {
+    const char *name;
+    int mode;
+  } modes[] = {{"in-process (the program's equivalent)", GPUBLOB_TOOL_AUTO}, {"program", GPUBLOB_TOOL_PROGRAM}};
+  for (size_t i = 0; i < 2; i++) {
+    char sub[32], name[256];
+    snprintf(sub, sizeof sub, "pack%zu", i);
+    const char *dir = tmp_path(sub);
+    gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a:xnack+,gfx942",
+                         .format = GPUBLOB_FORMAT_PACK, .tool_mode = modes[i].mode, .dump_dir = dir};
+    gpublob_result r = {0};
+    int rc = compile_file(&o, "examples/saxpy_amdgcn.ll", GPUBLOB_INPUT_LLVM, &r);
+    const char *prefix = "saxpy_amdgcn.amdgcn.gfx90a-xnack++gfx942.";
+    char *out = NULL;
+    int ran = rc ? -1 : run_script(dumped(dir, prefix, "7-pack.sh"), &out);
+    snprintf(name, sizeof name, "pack, %s: 7-pack.sh, run from /, makes the very bundle the call gave", modes[i].name);
+    check_if(rc == 0 && r.count == 1, ran == 0 && same_bytes(dumped(dir, prefix, "7-pack.hipfb"), r.outputs[0].blob.data,
+                                                             r.outputs[0].blob.size),
+             name, "exit %d: %s", ran, shown(out));
+    free(out);
+    gpublob_result_free(&r);
+  }
+}
+
 static void test_mlir(void) {
   if (!gpublob_mlir_enabled()) {
     skip("MLIR dumps", "built without MLIR");
@@ -430,6 +456,7 @@ int main(void) {
   if (gpublob_open(&g)) return 1;
   test_targets();
   test_isolate();
+  test_pack();
   test_mlir();
   test_failing_tool();
   test_unwritable();
