@@ -40,6 +40,11 @@
 #include "src/cache_deps.c"
 #include "src/cache_lookup.c"
 #include "src/input.c"
+#include "src/msgpack.c"
+#include "src/kernels.c"
+#include "src/meta_amdgpu.c"
+#include "src/meta_nvinfo.c"
+#include "src/meta_pack.c"
 
 /* The compiler: LLVM from here on. */
 #include "src/report.c"
@@ -79,6 +84,7 @@
 #include "src/mlir_select.c"
 #include "src/mlir_lower.c"
 #include "src/mlir_translate.c"
+#include "src/mlir_kernels.c"
 #include "src/mlir_attach.c"
 #include "src/mlir_serialize.c"
 #include "src/mlir_io.c"
@@ -89,7 +95,6 @@
 #include "src/call.c"
 #include "src/api.c"
 #include "src/api_compile.c"
-#include "src/kernel_stub.c" /* until h-meta's reader is merged */
 #if GPUBLOB_MLIR
 #include "src/api_mlir.c"
 #endif

@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,9 @@ static const char usage[] =
     "      --list-targets               name, triple, default chip, formats, attribute,\n"
     "                                   valid chips, and the blob tool a compile would use\n"
     "      --time                       print the call's jobs, threads, cache and phases\n"
+    "      --metadata FILE              write each output's kernels (registers, shared and\n"
+    "                                   stack bytes, ...) as JSON, read from its blob\n"
+    "      --verbose                    a line per kernel on stderr, as ptxas -v prints\n"
     "      --version\n"
     "  -h, --help\n";
 
@@ -121,6 +125,8 @@ typedef struct cli {
   const char *input, *output;
   const char *emit_c; /* --emit-c FILE.h */
   int list_targets, no_cache, time;
+  const char *metadata; /* --metadata FILE */
+  int verbose;          /* --verbose */
 } cli;
 
 static int fail(const char *fmt, const char *arg) {
@@ -166,7 +172,8 @@ static int takes_value(const char *a) {
   static const char *const with[] = {"-t", "--target", "--features", "-f", "--format", "-o", "--tool",
                                      "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
                                      "--jobs", "--cache-dir", "--cache-size", "--tool-mode",
-                                     "--tool-timeout", "--max-input", "--abi", "--dump-dir", "--emit-c", NULL};
+                                     "--tool-timeout", "--max-input", "--abi", "--metadata", "--dump-dir",
+                                     "--emit-c", NULL};
   for (int i = 0; with[i]; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
@@ -200,6 +207,8 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     if (c->opts.attach < 0) return fail("unknown attach mode '%s' (use legacy or binary)", v);
   } else if (!strcmp(a, "--pipeline")) {
     c->opts.pipeline = v;
+  } else if (!strcmp(a, "--metadata")) {
+    c->metadata = v;
   } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
     char *end;
     long n = strtol(v, &end, 10);
@@ -268,6 +277,8 @@ static int parse_flag(cli *c, const char *a) {
     c->no_cache = 1;
   } else if (!strcmp(a, "--time")) {
     c->time = 1;
+  } else if (!strcmp(a, "--verbose")) {
+    c->verbose = 1;
   } else if (a[0] == '-' && a[1]) {
     return fail("unknown option '%s' (see --help)", a);
   } else if (c->input) {
@@ -550,6 +561,186 @@ static int write_one(const char *path, const gpublob_blob *b, char **tmp) {
   return write_temp(path, b, tmp);
 }
 
+/* The blob of file k of a call's writes: its outputs, then the --emit-c header. */
+static const gpublob_blob *written_blob(const gpublob_result *r, const gpublob_blob *header, size_t k) {
+  return k < r->count ? &r->outputs[k].blob : header;
+}
+
+/* All temporaries first, then the renames: a failure leaves no output behind.  The
+** --emit-c header is one more file of the same writes. */
+static int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header) {
+  size_t count = r->count + (c->emit_c != NULL);
+  char **paths = calloc(count + 1, sizeof *paths), **tmps = calloc(count + 1, sizeof *tmps);
+  int rc = !paths || !tmps ? fail("%s", "out of memory") : output_paths(c, r, mlir, paths);
+  if (!rc && c->emit_c && !(paths[r->count] = strdup(c->emit_c))) rc = fail("%s", "out of memory");
+  for (size_t k = 0; !rc && c->emit_c && k < r->count; k++)
+    if (!strcmp(paths[k], c->emit_c)) rc = fail("--emit-c '%s' is also an output's path", c->emit_c);
+  if (rc) rc = rc == 2 ? 10 + GPUBLOB_IO : rc;
+  if (!rc) rc = make_dirs(c, r, paths);
+  pending_count = count;
+  pending_tmps = tmps;
+  for (size_t i = 0; !rc && i < count; i++)
+    if (write_one(paths[i], written_blob(r, header, i), &tmps[i])) {
+      fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[i], strerror(errno));
+      rc = 10 + GPUBLOB_IO;
+    }
+  for (size_t k = 0; !rc && k < count; k++)
+    if (tmps[k] ? rename(tmps[k], paths[k]) : is_special(paths[k]) && write_special(paths[k], written_blob(r, header, k))) {
+      fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[k], strerror(errno));
+      rc = 10 + GPUBLOB_IO;
+    } else if (tmps[k]) {
+      char *done = tmps[k];
+      tmps[k] = NULL; /* renamed: no longer the handler's to remove */
+      free(done);
+    }
+  for (size_t k = 0; k < count; k++) {
+    if (tmps && tmps[k] && rc) unlink(tmps[k]);
+    if (!rc && strcmp(paths[k], "-"))
+      fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", paths[k], written_blob(r, header, k)->size);
+    if (paths) free(paths[k]);
+    if (tmps) free(tmps[k]);
+  }
+  pending_tmps = NULL;
+  pending_count = 0;
+  drop_made(rc != 0);
+  free(paths);
+  free(tmps);
+  return rc;
+}
+
+/* ---- kernels: --metadata FILE (JSON) and --verbose, read from the blobs ---- */
+typedef struct text {
+  char *s;
+  size_t len, cap;
+  int oom;
+} text;
+
+static void text_addf(text *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (t->oom || n < 0) return;
+  if (t->len + (size_t)n + 1 > t->cap) {
+    size_t cap = (t->len + (size_t)n + 1) * 2;
+    char *s = realloc(t->s, cap);
+    if (!s) {
+      t->oom = 1;
+      return;
+    }
+    t->s = s;
+    t->cap = cap;
+  }
+  va_start(ap, fmt);
+  vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+  va_end(ap);
+  t->len += (size_t)n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_str(text *t, const char *s) {
+  text_addf(t, "\"");
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') text_addf(t, "\\%c", ch);
+    else if (ch < 0x20) text_addf(t, "\\u%04x", ch);
+    else text_addf(t, "%c", ch);
+  }
+  text_addf(t, "\"");
+}
+
+/* A figure, null when the blob does not record it. */
+static void json_num(text *t, const char *key, long long v) {
+  if (v < 0) text_addf(t, ", \"%s\": null", key);
+  else text_addf(t, ", \"%s\": %lld", key, v);
+}
+
+static void json_kernel(text *t, const gpublob_kernel_info *k) {
+  text_addf(t, "{\"name\": ");
+  json_str(t, k->name);
+  text_addf(t, ", \"chip\": ");
+  json_str(t, k->chip);
+  json_num(t, "registers", k->registers);
+  json_num(t, "spills", k->spills);
+  json_num(t, "shared_bytes", k->shared_bytes);
+  json_num(t, "local_bytes", k->local_bytes);
+  json_num(t, "max_threads", k->max_threads);
+  json_num(t, "params_bytes", k->params_bytes);
+  const struct { const char *key; long long v; } extra[] = {
+      {"sgprs", k->sgprs}, {"agprs", k->agprs}, {"vgpr_spills", k->vgpr_spills},
+      {"sgpr_spills", k->sgpr_spills}, {"wave_size", k->wave_size}};
+  for (size_t i = 0; i < sizeof extra / sizeof *extra; i++)
+    if (extra[i].v >= 0) json_num(t, extra[i].key, extra[i].v);
+  if (k->reqd_threads[0])
+    text_addf(t, ", \"reqd_threads\": [%lld, %lld, %lld]", k->reqd_threads[0], k->reqd_threads[1], k->reqd_threads[2]);
+  text_addf(t, "}");
+}
+
+/* One ptxas -v-like line: the figures the blob records. */
+static void verbose_kernel(const gpublob_output *o, const gpublob_kernel_info *k) {
+  char line[1024];
+  int n = snprintf(line, sizeof line, "gpublob: %s (%s %s):", k->name, o->target, k->chip);
+  const struct { long long v; const char *fmt; } part[] = {
+      {k->registers, " %lld registers,"}, {k->sgprs, " %lld sgprs,"}, {k->agprs, " %lld agprs,"},
+      {k->spills, " %lld spills,"}, {k->shared_bytes, " %lld bytes shared,"}, {k->local_bytes, " %lld bytes stack,"},
+      {k->params_bytes, " %lld bytes params,"}, {k->max_threads, " max %lld threads,"},
+      {k->wave_size, " wave %lld,"}};
+  for (size_t i = 0; i < sizeof part / sizeof *part; i++)
+    if (part[i].v >= 0 && n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, part[i].fmt, part[i].v);
+  if (k->reqd_threads[0] && n > 0 && (size_t)n < sizeof line)
+    n += snprintf(line + n, sizeof line - (size_t)n, " required %lldx%lldx%lld threads,", k->reqd_threads[0],
+                  k->reqd_threads[1], k->reqd_threads[2]);
+  if (n > 0 && (size_t)n < sizeof line && line[n - 1] == ',') line[n - 1] = 0;
+  fprintf(stderr, "%s\n", line);
+}
+
+/* The kernels of every output: --verbose lines, and --metadata's JSON into *json.
+** An output that records none (assembly, bitcode, MLIR's module) has "kernels": null;
+** a blob its reader refuses fails (its code), before any output is written. */
+static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json) {
+  text_addf(json, "{\"outputs\": [");
+  for (size_t i = 0; i < r->count; i++) {
+    const gpublob_output *o = &r->outputs[i];
+    size_t n = 0;
+    int rc = gpublob_kernel_count(g, r, i, &n);
+    if (rc && rc != GPUBLOB_FORMAT) {
+      fprintf(stderr, "gpublob: error: kernel metadata of %s %s: %s\n", o->target, o->chip, gpublob_error_message(g));
+      return 10 + rc;
+    }
+    text_addf(json, "%s\n  {\"target\": ", i ? "," : "");
+    json_str(json, o->target);
+    text_addf(json, ", \"chip\": ");
+    json_str(json, o->chip);
+    text_addf(json, rc ? ", \"kernels\": null}" : ", \"kernels\": [");
+    for (size_t k = 0; !rc && k < n; k++) {
+      gpublob_kernel_info info;
+      if ((rc = gpublob_kernel_get(g, r, i, k, &info, sizeof info))) {
+        fprintf(stderr, "gpublob: error: kernel metadata: %s\n", gpublob_error_message(g));
+        return 10 + rc;
+      }
+      text_addf(json, "%s\n    ", k ? "," : "");
+      json_kernel(json, &info);
+      if (c->verbose) verbose_kernel(o, &info);
+    }
+    if (!rc) text_addf(json, "%s]}", n ? "\n  " : "");
+  }
+  text_addf(json, "\n]}\n");
+  return json->oom ? fail("%s", "out of memory") : 0;
+}
+
+/* --metadata's file, written as the outputs are: a temporary renamed into place. */
+static int write_metadata(const cli *c, const text *json) {
+  const gpublob_blob b = {(unsigned char *)json->s, json->len, ".json"};
+  char *tmp = NULL;
+  int rc = write_one(c->metadata, &b, &tmp);
+  if (!rc && tmp) rc = rename(tmp, c->metadata);
+  else if (!rc && is_special(c->metadata)) rc = write_special(c->metadata, &b);
+  if (rc) fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", c->metadata, strerror(errno));
+  if (rc && tmp) unlink(tmp);
+  free(tmp);
+  return rc ? 10 + GPUBLOB_IO : 0;
+}
+
 /* ---- --emit-c: every output as a C array, and a table of its kernels ---- */
 /* NAME: the input's stem, the target and the chip, each made a part of a C
 ** identifier (c_name_part: gfx90a:xnack+ -> gfx90a_xnack_plus), joined by '_';
@@ -570,36 +761,36 @@ static void c_name_of(const cli *c, const gpublob_output *o, char *name) {
 }
 
 /* A C string literal: quotes, backslashes and any byte outside printable ASCII as \ooo. */
-static void c_string(FILE *f, const char *s) {
-  fputc('"', f);
+static void c_string(text *t, const char *s) {
+  text_addf(t, "\"");
   for (; *s; s++)
-    if (*s == '"' || *s == '\\' || *s < 0x20 || *s > 0x7e) fprintf(f, "\\%03o", (unsigned char)*s);
-    else fputc(*s, f);
-  fputc('"', f);
+    if (*s == '"' || *s == '\\' || *s < 0x20 || *s > 0x7e) text_addf(t, "\\%03o", (unsigned char)*s);
+    else text_addf(t, "%c", *s);
+  text_addf(t, "\"");
 }
 
 /* Output i's kernels, by the public API (gpublob_kernel_get): an empty table where the
 ** blob records none (FORMAT: PTX, SPIR-V, MLIR's module) or the call fails. */
-static void c_kernels(FILE *f, gpublob *g, const gpublob_result *r, size_t i, const char *name) {
+static void c_kernels(text *f, gpublob *g, const gpublob_result *r, size_t i, const char *name) {
   size_t n = 0;
   if (gpublob_kernel_count(g, r, i, &n)) n = 0;
-  fprintf(f, "static const gpublob_emitted_kernel %s_kernels[%s] = {\n", name, n ? "" : "1");
+  text_addf(f, "static const gpublob_emitted_kernel %s_kernels[%s] = {\n", name, n ? "" : "1");
   size_t shown = 0;
   for (size_t k = 0; k < n; k++) {
     gpublob_kernel_info ki;
     if (gpublob_kernel_get(g, r, i, k, &ki, sizeof ki)) continue;
-    fputs("    {", f);
+    text_addf(f, "    {");
     c_string(f, ki.name);
-    fputs(", ", f);
+    text_addf(f, ", ");
     c_string(f, ki.chip);
-    fprintf(f, ", %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, {%lld, %lld, %lld}},\n",
+    text_addf(f, ", %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, {%lld, %lld, %lld}},\n",
             ki.registers, ki.sgprs, ki.agprs, ki.spills, ki.vgpr_spills, ki.sgpr_spills, ki.shared_bytes,
             ki.local_bytes, ki.max_threads, ki.params_bytes, ki.wave_size, ki.reqd_threads[0],
             ki.reqd_threads[1], ki.reqd_threads[2]);
     shown++;
   }
-  if (!shown) fputs("    {0}\n", f);
-  fprintf(f, "};\nstatic const size_t %s_kernel_count = %zu;\n", name, shown);
+  if (!shown) text_addf(f, "    {0}\n");
+  text_addf(f, "};\nstatic const size_t %s_kernel_count = %zu;\n", name, shown);
 }
 
 static const char c_kernel_type[] =
@@ -618,100 +809,55 @@ static const char c_kernel_type[] =
 ** then its kernels as NAME_kernels[] and NAME_kernel_count.  0, or 2 (a message said). */
 static int c_header(const cli *c, gpublob *g, const gpublob_result *r, gpublob_blob *b) {
   char (*names)[C_NAME] = calloc(r->count + 1, sizeof *names), guard[C_NAME] = "";
-  size_t len = 0;
-  char *text = NULL;
-  FILE *f = names ? open_memstream(&text, &len) : NULL;
-  if (!f) {
-    free(names);
-    return fail("%s", "out of memory");
-  }
+  text f = {0};
+  if (!names) return fail("%s", "out of memory");
   const char *stem;
   size_t n = name_stem(c->emit_c, &stem);
   c_name_part(guard, sizeof guard, stem, n);
   for (char *p = guard; *p; p++) *p = (char)toupper((unsigned char)*p);
-  fprintf(f, "/* %.*s.h: made by gpublob %s --emit-c from %s.  Each output is NAME[] and NAME_size,\n"
-          "** and its kernels NAME_kernels[] (NAME_kernel_count of them). */\n#ifndef GPUBLOB_EMIT_%s_H\n"
-          "#define GPUBLOB_EMIT_%s_H\n#include <stddef.h>\n%s", (int)n, stem, gpublob_version(), c->input,
-          guard, guard, c_kernel_type);
-  fputs("#if defined(__GNUC__)\n#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
-        "#pragma GCC diagnostic ignored \"-Wunused-const-variable\"\n"
-        "#endif\n", f);
+  text_addf(&f, "/* %.*s.h: made by gpublob %s --emit-c from %s.  Each output is NAME[] and NAME_size,\n"
+            "** and its kernels NAME_kernels[] (NAME_kernel_count of them). */\n#ifndef GPUBLOB_EMIT_%s_H\n"
+            "#define GPUBLOB_EMIT_%s_H\n#include <stddef.h>\n%s", (int)n, stem, gpublob_version(), c->input,
+            guard, guard, c_kernel_type);
+  text_addf(&f, "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
+            "#pragma GCC diagnostic ignored \"-Wunused-const-variable\"\n#endif\n");
   for (size_t i = 0; i < r->count; i++) {
     const gpublob_output *o = &r->outputs[i];
     c_name_of(c, o, names[i]);
     size_t base = strlen(names[i]);
-    for (unsigned k = 2; ; k++) {
+    for (unsigned k = 2;; k++) {
       size_t same = 0;
       while (same < i && strcmp(names[same], names[i])) same++;
       if (same == i) break;
       snprintf(names[i] + base, C_NAME - base, "_%u", k);
     }
-    fprintf(f, "\n/* %s%s%s (%s): %zu bytes, %s */\nstatic const unsigned char %s[] = {", *o->target ? o->target : "MLIR",
-            *o->chip ? " " : "", o->chip, *o->tool ? o->tool : "gpublob", o->blob.size, o->blob.suffix ? o->blob.suffix : "", names[i]);
-    for (size_t k = 0; k < o->blob.size; k++)
-      fprintf(f, "%s0x%02x,", k % 12 ? " " : "\n    ", o->blob.data[k]);
-    fprintf(f, "%s};\nstatic const size_t %s_size = %zu;\n", o->blob.size ? "\n" : "0\n", names[i], o->blob.size);
-    c_kernels(f, g, r, i, names[i]);
+    text_addf(&f, "\n/* %s%s%s (%s): %zu bytes, %s */\nstatic const unsigned char %s[] = {",
+              *o->target ? o->target : "MLIR", *o->chip ? " " : "", o->chip, *o->tool ? o->tool : "gpublob",
+              o->blob.size, o->blob.suffix ? o->blob.suffix : "", names[i]);
+    for (size_t k = 0; k < o->blob.size; k++) text_addf(&f, "%s0x%02x,", k % 12 ? " " : "\n    ", o->blob.data[k]);
+    text_addf(&f, "%s};\nstatic const size_t %s_size = %zu;\n", o->blob.size ? "\n" : "0\n", names[i], o->blob.size);
+    c_kernels(&f, g, r, i, names[i]);
   }
-  fputs("\n#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n#endif\n", f);
-  int bad = ferror(f);
-  fclose(f);
+  text_addf(&f, "\n#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n#endif\n");
   free(names);
-  if (bad) {
-    free(text);
+  if (f.oom) {
+    free(f.s);
     return fail("%s", "out of memory");
   }
-  *b = (gpublob_blob){(unsigned char *)text, len, ".h"};
+  *b = (gpublob_blob){(unsigned char *)f.s, f.len, ".h"};
   return 0;
 }
 
-/* The blob of file k of a call's writes: its outputs, then the --emit-c header. */
-static const gpublob_blob *written_blob(const gpublob_result *r, const gpublob_blob *header, size_t k) {
-  return k < r->count ? &r->outputs[k].blob : header;
-}
-
-/* All temporaries first, then the renames: a failure leaves no output behind.  The
-** --emit-c header (made with g) is one more file of the same writes. */
-static int write_outputs(const cli *c, gpublob *g, const gpublob_result *r, int mlir) {
+/* The outputs, with their kernels when asked: read first, so a refused blob leaves nothing written. */
+static int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir) {
+  text json = {0};
   gpublob_blob header = {0};
-  size_t count = r->count + (c->emit_c != NULL);
-  char **paths = calloc(count + 1, sizeof *paths), **tmps = calloc(count + 1, sizeof *tmps);
-  int rc = !paths || !tmps ? fail("%s", "out of memory") : output_paths(c, r, mlir, paths);
-  if (!rc && c->emit_c) rc = c_header(c, g, r, &header);
-  if (!rc && c->emit_c && !(paths[r->count] = strdup(c->emit_c))) rc = fail("%s", "out of memory");
-  for (size_t k = 0; !rc && c->emit_c && k < r->count; k++)
-    if (!strcmp(paths[k], c->emit_c)) rc = fail("--emit-c '%s' is also an output's path", c->emit_c);
-  if (rc) rc = rc == 2 ? 10 + GPUBLOB_IO : rc;
-  if (!rc) rc = make_dirs(c, r, paths);
-  pending_count = count;
-  pending_tmps = tmps;
-  for (size_t i = 0; !rc && i < count; i++)
-    if (write_one(paths[i], written_blob(r, &header, i), &tmps[i])) {
-      fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[i], strerror(errno));
-      rc = 10 + GPUBLOB_IO;
-    }
-  for (size_t k = 0; !rc && k < count; k++)
-    if (tmps[k] ? rename(tmps[k], paths[k]) : is_special(paths[k]) && write_special(paths[k], written_blob(r, &header, k))) {
-      fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[k], strerror(errno));
-      rc = 10 + GPUBLOB_IO;
-    } else if (tmps[k]) {
-      char *done = tmps[k];
-      tmps[k] = NULL; /* renamed: no longer the handler's to remove */
-      free(done);
-    }
-  for (size_t k = 0; k < count; k++) {
-    if (tmps && tmps[k] && rc) unlink(tmps[k]);
-    if (!rc && strcmp(paths[k], "-"))
-      fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", paths[k], written_blob(r, &header, k)->size);
-    if (paths) free(paths[k]);
-    if (tmps) free(tmps[k]);
-  }
+  int rc = c->metadata || c->verbose ? read_kernels(g, c, r, &json) : 0;
+  if (!rc && c->emit_c && (rc = c_header(c, g, r, &header))) rc = 10 + GPUBLOB_IO;
+  if (!rc) rc = write_outputs(c, r, mlir, &header);
+  if (!rc && c->metadata) rc = write_metadata(c, &json);
+  free(json.s);
   free(header.data);
-  pending_tmps = NULL;
-  pending_count = 0;
-  drop_made(rc != 0);
-  free(paths);
-  free(tmps);
   return rc;
 }
 
@@ -956,7 +1102,7 @@ int main(int argc, char **argv) {
   }
   gpublob_result r = {0};
   int mlir = 0;
-  if (!(rc = compile_input(g, &c, &r, &mlir))) rc = write_outputs(&c, g, &r, mlir);
+  if (!(rc = compile_input(g, &c, &r, &mlir))) rc = write_results(g, &c, &r, mlir);
   /* Everything is written: skip LLVM's static destructors, and the wait for the
   ** isolation helper, which ends when this process closes its socket. */
   fflush(NULL);
@@ -1008,8 +1154,8 @@ int main(int argc, char **argv) {
   if (rc == 1) return 0; /* --help, --version: printed */
   if (rc || c.list_targets || lookup(&c, &r, &mlir)) return run_compiler(argv);
   catch_signals();
-  gpublob *g = NULL; /* --emit-c's kernel tables read the blobs through a handle */
-  rc = c.emit_c && gpublob_open(&g) ? fail("%s", "out of memory") : write_outputs(&c, g, &r, mlir);
+  gpublob *g = NULL;
+  rc = gpublob_open(&g) ? fail("%s", "out of memory") : write_results(g, &c, &r, mlir);
   gpublob_close(g);
   gpublob_result_free(&r);
   return rc;

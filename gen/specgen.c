@@ -665,6 +665,16 @@ static void check_pack(target *t) {
     die(t->line, "target '%s': the pack tool is searched in 'tool_search', which is empty", t->name);
 }
 
+/* The kernel metadata readers: a pack's reader reads its members with 'metadata',
+   so it needs one, and a pack step with the suffix its outputs carry. */
+static void check_metadata(const target *t) {
+  if (!t->val[K_pack_metadata] || !strcmp(t->val[K_pack_metadata], "none")) return;
+  if (!t->val[K_metadata] || !strcmp(t->val[K_metadata], "none"))
+    die(t->key_line[K_pack_metadata], "'pack_metadata': reading a pack's members needs key 'metadata'");
+  if (!has_value(t, K_suffix_pack))
+    die(t->key_line[K_pack_metadata], "'pack_metadata' needs a pack step (key 'suffix_pack')");
+}
+
 /* llvm_target names a backend: LLVMInitialize<it>Target and its llvm-config
    component (lower case) must exist, so the case is LLVM's. */
 static void check_llvm_target(const target *t) {
@@ -874,6 +884,7 @@ static void check_target(target *t) {
   check_hex(t, K_pack_magic);
   check_provider(t);
   check_pack(t);
+  check_metadata(t);
   check_entry_cc(t);
   if (t->val[K_libs] && *t->val[K_libs] && (!t->val[K_lib_search] || !*t->val[K_lib_search]))
     die(t->key_line[K_libs], "target '%s': 'libs' needs 'lib_search'", t->name);

@@ -20,6 +20,7 @@ void gpublob_close(gpublob *g) {
   sb_free(&g->msg);
   sb_free(&g->warn);
   for (int i = 0; i < 3; i++) sb_free(&g->held[i]);
+  kt_free(&g->kernels.t);
   free(g);
 }
 
@@ -100,6 +101,52 @@ int gpublob_target_get(int index, gpublob_target_info *out, size_t size) {
                                     t->attribute,  t->suffix_asm, t->suffix_bin, t->tool_kind_name,
                                     t->chips,      t->mlir_target, t->libs};
   return copy_out(out, size, &info, sizeof info, offsetof(gpublob_target_info, libs));
+}
+
+/* ---- kernel metadata: read when asked, kept for the blob asked about last ---- */
+/* The kernels of output i of r in g->kernels: read from its blob unless they are the
+** ones read last (the same bytes at the same place, the same target and chip). */
+static int kernels_load(gpublob *g, const gpublob_result *r, size_t i) {
+  if (!r || !r->outputs || i >= r->count)
+    return set_error(g, GPUBLOB_MISUSE, r ? "output %zu of %zu" : "NULL result", i, r ? r->count : 0);
+  const gpublob_output *o = &r->outputs[i];
+  const char *label[] = {o->target ? o->target : "", o->chip ? o->chip : ""};
+  uint64_t h = XXH3_64bits(o->blob.data ? o->blob.data : (const void *)"", o->blob.data ? o->blob.size : 0);
+  for (int k = 0; k < 2; k++) h = XXH3_64bits_withSeed(label[k], strlen(label[k]) + 1, h);
+  kernel_cache *c = &g->kernels;
+  if (c->valid && c->data == o->blob.data && c->size == o->blob.size && c->hash == h) return GPUBLOB_OK;
+  kt_free(&c->t);
+  c->valid = 0;
+  ktable t = {0};
+  if (read_output_kernels(g, o, &t)) {
+    kt_free(&t);
+    return g->code;
+  }
+  *c = (kernel_cache){t, o->blob.data, o->blob.size, h, 1};
+  return GPUBLOB_OK;
+}
+
+int gpublob_kernel_count(gpublob *g, const gpublob_result *r, size_t i, size_t *count) {
+  if (count) *count = 0;
+  if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
+  if (!count) return set_error(g, GPUBLOB_MISUSE, "NULL count");
+  if (kernels_load(g, r, i)) return g->code;
+  *count = g->kernels.t.n;
+  return GPUBLOB_OK;
+}
+
+int gpublob_kernel_get(gpublob *g, const gpublob_result *r, size_t i, size_t k, gpublob_kernel_info *out,
+                       size_t size) {
+  const size_t oldest = sizeof(gpublob_kernel_info);
+  if (out && size >= oldest) memset(out, 0, size);
+  if (!g) return GPUBLOB_MISUSE;
+  call_reset(g);
+  if (!out || size < oldest) return set_error(g, GPUBLOB_MISUSE, "the kernel info is %zu bytes, not %zu", out ? size : 0, oldest);
+  if (kernels_load(g, r, i)) return g->code;
+  if (k >= g->kernels.t.n)
+    return set_error(g, GPUBLOB_MISUSE, "kernel %zu of output %zu, which has %zu", k, i, g->kernels.t.n);
+  return copy_out(out, size, &g->kernels.t.k[k], sizeof *g->kernels.t.k, oldest);
 }
 
 /* A job for questions about opts->target (its name only; the chip does not matter). */

@@ -22,6 +22,11 @@
 #include "cache_deps.c"
 #include "cache_lookup.c"
 #include "input.c"
+#include "msgpack.c"
+#include "kernels.c"
+#include "meta_amdgpu.c"
+#include "meta_nvinfo.c"
+#include "meta_pack.c"
 
 /* The front's engine: no LLVM to initialise, no isolation helper to stop. */
 static void engine_open(void) {}
@@ -29,4 +34,3 @@ static void engine_close(gpublob *g) { (void)g; }
 static void job_release_llvm(job *j) { (void)j; }
 
 #include "api.c"
-#include "kernel_stub.c" /* until h-meta's reader is merged */

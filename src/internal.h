@@ -61,12 +61,32 @@ typedef struct strbuf {
   int oom;
 } strbuf;
 
+/* Kernels read from a blob (src/kernels.c): the records, and the strings they
+** point at, each its own allocation so the records stay put as the table grows. */
+typedef struct ktable {
+  gpublob_kernel_info *k;
+  size_t n;
+  char **str;
+  size_t nstr;
+} ktable;
+
+/* The kernels of the output a handle read last (gpublob_kernel_get), kept while
+** the same blob is asked about; its bytes' hash tells a new result at an old address. */
+typedef struct kernel_cache {
+  ktable t;
+  const void *data;
+  size_t size;
+  uint64_t hash;
+  int valid;
+} kernel_cache;
+
 struct gpublob {
   int code;
   strbuf msg;
   strbuf warn;          /* the last call's warnings, one per line */
   gpublob_stats stats;  /* the last call's figures */
   strbuf held[3];       /* strings an answer hands out (tool paths, library lists), until the next call */
+  kernel_cache kernels; /* the kernels of the output read last, and their strings */
   pid_t helper;         /* the isolation helper, once started; 0 before */
   pid_t helper_owner;   /* the process that started it: a forked copy of the host leaves it be */
   int helper_ctl;       /* the socket jobs are handed to it by */

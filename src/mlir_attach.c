@@ -43,8 +43,9 @@ static int attach_binary(mlir_call_state *m) {
     intptr_t n = 0;
     for (size_t i = 0; i < m->nitems; i++)
       if (mlirOperationEqual(m->items[i].gm, m->gpu_modules[g]))
-        objects[n++] = mlirGPUObjectAttrGet(m->ctx, m->items[i].attr, object_format(format),
-                                            blob_ref(&m->items[i]), (MlirAttribute){NULL});
+        objects[n++] = mlirGPUObjectAttrGetWithKernels(m->ctx, m->items[i].attr, object_format(format),
+                                                       blob_ref(&m->items[i]), (MlirAttribute){NULL},
+                                                       kernel_table(m, &m->items[i], format));
     replace_by_binary(m, m->gpu_modules[g], objects, n);
   }
   free(objects);

@@ -13,8 +13,8 @@
 ** process or a file.  Why it exists beside the program: README, "pack (fatbin)". */
 
 /* ---- offload bundles: the entries, their layout, the bytes ---- */
-static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
-enum { BUNDLE_MAGIC_LEN = sizeof bundle_magic - 1, BUNDLE_MAX_ALIGN = 1 << 30 };
+/* bundle_magic and BUNDLE_MAGIC_LEN: src/meta_pack.c, which reads bundles. */
+enum { BUNDLE_MAX_ALIGN = 1 << 30 };
 
 typedef struct bundle_entry {
   const char *id;

@@ -66,6 +66,10 @@
     "in-process pack step that stands in for the pack tool")                                        \
   X(pack_provider_argv, OPTIONAL, LIST, "the pack provider's options (template)")                  \
   X(suffix_pack, OPTIONAL, STRING, "file suffix of a pack")                                        \
+  X(metadata, DEFAULT("none"), CENUM(metadata_kind, METADATA_, "none amdgpu_note nv_info"),         \
+    "reader of the kernels' metadata in a bin blob (gpublob_kernel_get)")                           \
+  X(pack_metadata, DEFAULT("none"), CENUM(pack_metadata_kind, PACK_METADATA_, "none offload_bundle fatbin"), \
+    "reader of a pack's members, each read by 'metadata'")                                          \
   X(attribute, REQUIRED, STRING, "MLIR attribute name of the blob")                                \
   X(suffix_asm, REQUIRED, STRING, "file suffix of assembly")                                       \
   X(suffix_bin, REQUIRED, STRING, "file suffix of the blob")                                       \
@@ -107,6 +111,8 @@ enum tool_kind { TOOL_exec, TOOL_none };
 enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
 enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink };
 enum pack_provider_kind { PACK_PROVIDER_none, PACK_PROVIDER_offload_bundle };
+enum metadata_kind { METADATA_none, METADATA_amdgpu_note, METADATA_nv_info };
+enum pack_metadata_kind { PACK_METADATA_none, PACK_METADATA_offload_bundle, PACK_METADATA_fatbin };
 
 /* The number of keys, for #if: the generated table checks it was written for this list. */
 #define GPUBLOB_SPEC_ONE_KEY(key, presence, type, doc) +1

@@ -25,28 +25,6 @@
 
 static char ptxas[4096]; /* "" when the CUDA toolkit is missing */
 
-/* clang SRC/name -> scratch/out.ll, with the frontend's flags; 0 on success. */
-static int frontend(const char *const *flags, const char *src, const char *out, const char *what) {
-  const char *argv[32];
-  int n = 0;
-  argv[n++] = CLANG;
-  for (; *flags; flags++) argv[n++] = *flags;
-  argv[n++] = "-Itests/clang";
-  argv[n++] = "-Wno-unknown-cuda-version";
-  argv[n++] = src;
-  argv[n++] = "-o";
-  argv[n++] = out;
-  argv[n] = NULL;
-  char *log = NULL;
-  int rc = run(argv, &log);
-  char name[256];
-  snprintf(name, sizeof name, "clang: %s", what);
-  check(rc == 0, name, "clang exited %d: %s", rc, log);
-  snprintf(name, sizeof name, "clang: %s: writes the IR", what);
-  check(exists(out), name, "no %s: %s", out, log);
-  free(log);
-  return rc == 0 && exists(out) ? 0 : -1;
-}
 
 /* build/gpublob --no-cache ARGS; its exit status, its stderr and stdout in *log. */
 static int gpublob_cli(const char *const *args, char **log) {
@@ -123,7 +101,7 @@ static void cuda_kernel(const char *src, const char *stem, const char *kernel, i
                          "-O2", "-g", "-S", "-emit-llvm", NULL};
   char what[128];
   snprintf(what, sizeof what, "CUDA %s (sm_90%s) to LLVM IR", src, debug ? ", -g" : "");
-  if (frontend(debug ? withg : plain, src, ll, what)) return;
+  if (clang_ir(debug ? withg : plain, src, ll, what)) return;
   char *ir = (char *)slurp(ll, NULL);
   snprintf(name, sizeof name, "cuda %s: clang pins the kernel to sm_90", stem);
   check(contains(ir, "\"target-cpu\"=\"sm_90\""), name, NULL);
@@ -285,7 +263,7 @@ static void hip_kernel(const char *src, const char *stem, const char *kernel) {
                          "-O2", "-S", "-emit-llvm", NULL};
   char what[128];
   snprintf(what, sizeof what, "HIP %s (gfx90a) to LLVM IR", src);
-  if (frontend(flags, src, ll, what)) return;
+  if (clang_ir(flags, src, ll, what)) return;
   char *ir = (char *)slurp(ll, NULL);
   snprintf(name, sizeof name, "hip %s: clang pins the kernel to gfx90a", stem);
   check(contains(ir, "\"target-cpu\"=\"gfx90a\""), name, NULL);
@@ -384,7 +362,7 @@ static void opencl_kernel(void) {
   snprintf(ptx, sizeof ptx, "%s/cl_vadd.ptx", scratch());
   const char *flags[] = {"-cl-std=CL2.0", "-target", "spirv64", "-O2", "-S", "-emit-llvm", "-Xclang",
                          "-finclude-default-header", NULL};
-  if (frontend(flags, SRC "vadd.cl", ll, "OpenCL vadd.cl (spirv64) to LLVM IR")) return;
+  if (clang_ir(flags, SRC "vadd.cl", ll, "OpenCL vadd.cl (spirv64) to LLVM IR")) return;
   char *log = NULL;
   const char *args[] = {"-t", "spirv", ll, "-o", spv, NULL};
   int rc = gpublob_cli(args, &log);

@@ -272,6 +272,7 @@ static const struct {
     {"--no-default-search", 0},                {"--cache-dir", 0},      {"--cache-size", 0},
     {"--no-cache", 0},   {"--attach", 1},      {"--pipeline", 1},       {"--emit-bytecode", 1},
     {"--list-targets", 0}, {"--time", 0},      {"--version", 0},        {"-h", 0},
+    {"--metadata", 0},     {"--verbose", 0},
     {"--help", 0},       {"--daz", 0},         {"--finite-only", 0},    {"--unsafe-math", 0},
     {"--unsafe-sqrt", 0}, {"--abi", 0},
     {"--dump-dir", 0},   {"--emit-c", 0},

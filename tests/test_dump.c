@@ -347,7 +347,7 @@ static void test_cli(void) {
 
 /* ---- --emit-c ---- */
 /* A C program including header that writes array NAMES[i] to argv[i + 1], and prints
-** each NAMES[i]_kernel_count and its first kernel's name: built with cc -std=c99 -Wall
+** each NAMES[i]_kernel_count and its first kernel's name and registers: built with cc -std=c99 -Wall
 ** -Werror.  0 when it builds. */
 static int build_reader(const char *header, const char *const *names, size_t n, const char *exe) {
   char src[8192], path[4200];
@@ -361,8 +361,9 @@ static int build_reader(const char *header, const char *const *names, size_t n, 
   for (size_t i = 0; i < n && !(at < 0 || (size_t)at >= sizeof src); i++)
     at += snprintf(src + at, sizeof src - (size_t)at,
                    "  if (!bad) bad |= put(argv[%zu], %s, %s_size);\n"
-                   "  printf(\"%%zu %%s\\n\", %s_kernel_count, %s_kernel_count ? %s_kernels[0].name : \"-\");\n",
-                   i + 1, names[i], names[i], names[i], names[i], names[i]);
+                   "  printf(\"%%zu %%s %%lld\\n\", %s_kernel_count, %s_kernel_count ? %s_kernels[0].name : \"-\",\n"
+                   "         %s_kernel_count ? %s_kernels[0].registers : -1LL);\n",
+                   i + 1, names[i], names[i], names[i], names[i], names[i], names[i], names[i]);
   snprintf(src + at, sizeof src - (size_t)at, "  return bad;\n}\n");
   snprintf(path, sizeof path, "%s.c", exe);
   spill(path, src, strlen(src));
@@ -374,13 +375,14 @@ static int build_reader(const char *header, const char *const *names, size_t n, 
   return rc;
 }
 
-/* What the table should say for output i of r, by the library's own reader: "COUNT NAME". */
+/* What the table should say for output i of r, by the library's own reader: "COUNT NAME
+** REGISTERS" of its first kernel. */
 static void kernels_expected(const gpublob_result *r, size_t i, char *line, size_t size) {
   size_t n = 0;
   gpublob_kernel_info ki;
   if (gpublob_kernel_count(g, r, i, &n)) n = 0;
   int first = n && !gpublob_kernel_get(g, r, i, 0, &ki, sizeof ki);
-  snprintf(line, size, "%zu %s\n", first ? n : 0, first ? ki.name : "-");
+  snprintf(line, size, "%zu %s %lld\n", first ? n : 0, first ? ki.name : "-", first ? ki.registers : -1LL);
 }
 
 static void test_emit_c(void) {
@@ -416,7 +418,8 @@ static void test_emit_c(void) {
   kernels_expected(&r, 0, want, sizeof want);
   kernels_expected(&r, 1, line, sizeof line);
   strncat(want, line, sizeof want - strlen(want) - 1);
-  check(same_str(out, want), "--emit-c: the kernel tables say what gpublob_kernel_get reads from the blobs",
+  check(same_str(out, want) && contains(out, "1 saxpy "),
+        "--emit-c: the kernel tables say what gpublob_kernel_get reads from the blobs (saxpy, each)",
         "printed %s, the library reads %s", shown(out), want);
   free(out);
   free(b1);
@@ -445,7 +448,7 @@ static void test_emit_c(void) {
   rc |= run(mrargv, &out);
   size_t mn;
   unsigned char *m = slurp(mout, &mn);
-  check_if(m != NULL, rc == 0 && same_bytes(mgot, m, mn) && same_str(out, "0 -\n"),
+  check_if(m != NULL, rc == 0 && same_bytes(mgot, m, mn) && same_str(out, "0 - -1\n"),
            "--emit-c: MLIR's one output is the array named by the stem (saxpy), with an empty kernel table",
            "exit %d: %s", rc, shown(out));
   free(out);

@@ -29,25 +29,6 @@
 static char ptxas[4096]; /* "" when the CUDA toolkit's ptxas is missing */
 static int libdevice;    /* libdevice.10.bc is found as a compile finds it */
 
-/* clang FLAGS SRC -o OUT; 0 when it wrote OUT. */
-static int frontend(const char *const *flags, const char *src, const char *out, const char *what) {
-  const char *argv[32];
-  int n = 0;
-  argv[n++] = CLANG;
-  for (; *flags && n < 26; flags++) argv[n++] = *flags;
-  argv[n++] = "-Itests/clang";
-  argv[n++] = "-Wno-unknown-cuda-version";
-  argv[n++] = src;
-  argv[n++] = "-o";
-  argv[n++] = out;
-  argv[n] = NULL;
-  char *log = NULL, name[300];
-  int rc = run(argv, &log);
-  snprintf(name, sizeof name, "clang: %s", what);
-  check(rc == 0 && exists(out), name, "clang exited %d: %s", rc, log);
-  free(log);
-  return rc == 0 && exists(out) ? 0 : -1;
-}
 
 static const char *const cuda_flags[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc",
                                          "-nocudalib", "-O2", "-S", "-emit-llvm", NULL};
@@ -165,7 +146,7 @@ static const char *const libm_names[] = {"sinf", "expf", "pow", "sqrt", "log", "
 /* ---- CUDA: libdevice ---- */
 static void cuda_libm(void) {
   const char *ll = tmp_path("cuda_libm.ll");
-  if (frontend(cuda_flags, SRC "libm.cu", ll, "CUDA libm.cu (sm_90, -nocudalib) to LLVM IR")) return;
+  if (clang_ir(cuda_flags, SRC "libm.cu", ll, "CUDA libm.cu (sm_90, -nocudalib) to LLVM IR")) return;
   char *ir = (char *)slurp(ll, NULL);
   check(contains(ir, "declare dso_local float @sinf(float"), "cuda libm: clang leaves sinf undefined", NULL);
   check(contains(ir, "@llvm.exp.f32("), "cuda libm: clang turns __builtin_expf into llvm.exp.f32", NULL);
@@ -184,7 +165,7 @@ static void cuda_libm(void) {
 /* vprintf stays undefined in the cubin, as the spec's undefined_ok lets it. */
 static void cuda_printf(void) {
   const char *ll = tmp_path("cuda_printf.ll"), *cubin = tmp_path("cuda_printf.cubin");
-  if (frontend(cuda_flags, SRC "libm_printf.cu", ll, "CUDA libm_printf.cu to LLVM IR")) return;
+  if (clang_ir(cuda_flags, SRC "libm_printf.cu", ll, "CUDA libm_printf.cu to LLVM IR")) return;
   const char *name = "cuda printf: vprintf may stay undefined in a cubin (undefined_ok), sqrtf is libdevice's";
   if (!libdevice || !*ptxas) {
     skip(name, "CUDA toolkit (libdevice, ptxas) not found");
@@ -203,7 +184,7 @@ static void cuda_printf(void) {
 /* ---- HIP: ocml ---- */
 static void hip_libm(void) {
   const char *ll = tmp_path("hip_libm.ll"), *s = tmp_path("hip_libm.s");
-  if (frontend(hip_flags, SRC "libm.hip", ll, "HIP libm.hip (gfx90a, -nogpulib) to LLVM IR")) return;
+  if (clang_ir(hip_flags, SRC "libm.hip", ll, "HIP libm.hip (gfx90a, -nogpulib) to LLVM IR")) return;
   char *ir = (char *)slurp(ll, NULL);
   check(contains(ir, "declare hidden float @sinf(float"), "hip libm: clang leaves sinf undefined", NULL);
   check(contains(ir, "@llvm.log.f64("), "hip libm: clang turns __builtin_log into llvm.log.f64", NULL);
@@ -223,7 +204,7 @@ static void hip_libm(void) {
 /* -f ll shows the renaming: ocml's names, linked; a module's own sinf stays. */
 static void hip_own_sinf(void) {
   const char *ll = tmp_path("hip_own.ll"), *out = tmp_path("hip_own.out.ll");
-  if (frontend(hip_flags, SRC "libm_own.hip", ll, "HIP libm_own.hip to LLVM IR")) return;
+  if (clang_ir(hip_flags, SRC "libm_own.hip", ll, "HIP libm_own.hip to LLVM IR")) return;
   char label[400], *log = NULL;
   const char *name = "hip own sinf: the module's sinf is kept, expf becomes __ocml_exp_f32";
   const char *args[] = {"-t", "amdgcn", "-f", "ll", "-O0", ll, "-o", out, NULL};
@@ -295,7 +276,7 @@ static void fails(const char *name, const char *const *args, const char *out, in
 
 static void hip_errors(void) {
   const char *ll = tmp_path("hip_unknown.ll"), *out = tmp_path("hip_unknown.hsaco");
-  if (!frontend(hip_flags, SRC "libm_unknown.hip", ll, "HIP libm_unknown.hip to LLVM IR")) {
+  if (!clang_ir(hip_flags, SRC "libm_unknown.hip", ll, "HIP libm_unknown.hip to LLVM IR")) {
     const char *args[] = {"-t", "amdgcn", ll, "-o", out, NULL};
     const char *words[] = {"undefined functions", "'foof'", "'lroundf'", "__ocml_lround_f32", "undefined_ok", NULL};
     fails("hip unknown: foof and lroundf are LINK, by name, with lroundf's ocml name", args, out, GPUBLOB_LINK,
@@ -308,7 +289,7 @@ static void hip_errors(void) {
   }
   ll = tmp_path("hip_frexp.ll");
   out = tmp_path("hip_frexp.hsaco");
-  if (!frontend(hip_flags, SRC "libm_frexp.hip", ll, "HIP libm_frexp.hip to LLVM IR")) {
+  if (!clang_ir(hip_flags, SRC "libm_frexp.hip", ll, "HIP libm_frexp.hip to LLVM IR")) {
     const char *args[] = {"-t", "amdgcn", ll, "-o", out, NULL};
     const char *words[] = {"'frexpf'", "__ocml_frexp_f32", "float (float, ptr)", "ptr addrspace(5)", NULL};
     fails("hip frexpf: declared with a generic pointer is LINK, naming ocml's function and both types", args, out,
@@ -318,7 +299,7 @@ static void hip_errors(void) {
   out = tmp_path("cl_gid.hsaco");
   const char *flags[] = {"-x", "cl", "-cl-std=CL1.2", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-nogpulib",
                          "-DGET_GLOBAL_ID", "-O2", "-S", "-emit-llvm", NULL};
-  if (!frontend(flags, SRC "libm.cl", ll, "OpenCL libm.cl with get_global_id (amdgcn) to LLVM IR")) {
+  if (!clang_ir(flags, SRC "libm.cl", ll, "OpenCL libm.cl with get_global_id (amdgcn) to LLVM IR")) {
     const char *args[] = {"-t", "amdgcn", ll, "-o", out, NULL};
     const char *words[] = {"undefined function '_Z13get_global_idj'", NULL};
     fails("opencl get_global_id without the vendor's library: LINK naming _Z13get_global_idj", args, out,
@@ -331,7 +312,7 @@ static void opencl_libm(void) {
   const char *ll = tmp_path("cl_amd.ll");
   const char *amd[] = {"-x", "cl", "-cl-std=CL1.2", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-nogpulib",
                        "-O2", "-S", "-emit-llvm", NULL};
-  if (!frontend(amd, SRC "libm.cl", ll, "OpenCL libm.cl (amdgcn, -nogpulib) to LLVM IR")) {
+  if (!clang_ir(amd, SRC "libm.cl", ll, "OpenCL libm.cl (amdgcn, -nogpulib) to LLVM IR")) {
     char *ir = (char *)slurp(ll, NULL);
     check(contains(ir, "declare hidden double @pow(double"), "opencl amdgcn: clang leaves pow undefined", NULL);
     free(ir);
@@ -340,14 +321,14 @@ static void opencl_libm(void) {
   ll = tmp_path("cl_nv.ll");
   const char *nv[] = {"-x", "cl", "-cl-std=CL1.2", "-target", "nvptx64-nvidia-cuda", "-march=sm_90", "-nogpulib",
                       "-O2", "-S", "-emit-llvm", NULL};
-  if (!frontend(nv, SRC "libm.cl", ll, "OpenCL libm.cl (nvptx) to LLVM IR")) {
+  if (!clang_ir(nv, SRC "libm.cl", ll, "OpenCL libm.cl (nvptx) to LLVM IR")) {
     if (!libdevice) skip("opencl nvptx: PTX with libdevice's functions", "CUDA toolkit (libdevice) not found");
     else ptx_calls_no_libm("opencl nvptx: -f asm gives PTX that calls none of C's names", ll, tmp_path("cl_nv.ptx"),
                            libm_names);
   }
   ll = tmp_path("cl_spirv.ll");
   const char *sp[] = {"-x", "cl", "-cl-std=CL1.2", "-target", "spirv64", "-O2", "-S", "-emit-llvm", NULL};
-  if (!frontend(sp, SRC "libm.cl", ll, "OpenCL libm.cl (spirv64) to LLVM IR")) {
+  if (!clang_ir(sp, SRC "libm.cl", ll, "OpenCL libm.cl (spirv64) to LLVM IR")) {
     char label[400], *log = NULL;
     const char *spv = tmp_path("cl.spv");
     const char *name = "opencl spirv: sinf stays an import (undefined_ok = *), and spirv-val accepts the module";

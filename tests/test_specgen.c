@@ -531,6 +531,11 @@ int main(void) {
   /* the pack step: a program, an in-process provider, the ids of its entries */
   expect("specgen: a pack provider alone is a pack step",
          with("pack_provider = offload_bundle\npack_target = x-{chip}\nsuffix_pack = .p\n"), NULL);
+  expect("specgen: an unknown metadata reader", with("metadata = elf\n"), "11: 'metadata': unknown value 'elf'");
+  expect("specgen: pack_metadata without metadata", with("pack_metadata = fatbin\npack_provider = offload_bundle\npack_target = x-{chip}\nsuffix_pack = .p\n"),
+         "11: 'pack_metadata': reading a pack's members needs key 'metadata'");
+  expect("specgen: pack_metadata without a pack",
+         with("metadata = nv_info\npack_metadata = fatbin\n"), "12: 'pack_metadata' needs a pack step (key 'suffix_pack')");
   expect("specgen: an unknown pack provider", with("pack_provider = zip\n"), "11: 'pack_provider': unknown value 'zip'");
   expect("specgen: a pack provider without pack_target", with("pack_provider = offload_bundle\nsuffix_pack = .p\n"),
          "11: target 't': pack_provider offload_bundle needs key 'pack_target' (each entry's id)");

@@ -231,3 +231,38 @@ int amdgpu_chip_is(const char *path, const char *chip) {
   free(out);
   return ok;
 }
+
+int clang_ir(const char *const *flags, const char *src, const char *out, const char *what) {
+  const char *argv[32];
+  int n = 0;
+  argv[n++] = LLVM_BINDIR "/clang";
+  for (; *flags && n < 26; flags++) argv[n++] = *flags;
+  argv[n++] = "-Itests/clang";
+  argv[n++] = "-Wno-unknown-cuda-version";
+  argv[n++] = src;
+  argv[n++] = "-o";
+  argv[n++] = out;
+  argv[n] = NULL;
+  char *log = NULL, name[300];
+  int rc = run(argv, &log);
+  snprintf(name, sizeof name, "clang: %s", what);
+  check(rc == 0 && exists(out), name, "clang exited %d: %s", rc, shown(log));
+  free(log);
+  return rc == 0 && exists(out) ? 0 : -1;
+}
+
+const char *rocm_folder(void) {
+  static char root[4200];
+  char bin[4300], bc[4300];
+  snprintf(root, sizeof root, "%s", tmp_path("rocm"));
+  snprintf(bin, sizeof bin, "%s/llvm/bin", root);
+  snprintf(bc, sizeof bc, "%s/amdgcn", root);
+  const char *mk[] = {"mkdir", "-p", bin, bc, NULL};
+  if (run(mk, NULL)) return NULL;
+  strcat(bin, "/ld.lld");
+  strcat(bc, "/bitcode");
+  if ((symlink(LLVM_BINDIR "/ld.lld", bin) && errno != EEXIST) ||
+      (symlink("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode", bc) && errno != EEXIST))
+    return NULL;
+  return root;
+}

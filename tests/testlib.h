@@ -6,9 +6,23 @@
 
 #ifndef LLVM_BINDIR
 #define LLVM_BINDIR "/usr/lib/llvm-22/bin"
+/* clang-22 FLAGS -Itests/clang SRC -o OUT: a kernel of tests/clang/ made LLVM IR the
+** way a frontend makes it; one check, "clang: WHAT"; 0 when it wrote OUT. */
+int clang_ir(const char *const *flags, const char *src, const char *out, const char *what);
+/* A ROCm-shaped folder under scratch() for upstream's ROCDL serialiser (mlir-opt
+** --gpu-module-to-binary toolkit=...): llvm/bin/ld.lld and amdgcn/bitcode, links to
+** this system's; its path, or NULL when it cannot be made. */
+const char *rocm_folder(void);
 #endif
 #ifndef SPIRV_VAL
 #define SPIRV_VAL "spirv-val"
+/* clang-22 FLAGS -Itests/clang SRC -o OUT: a kernel of tests/clang/ made LLVM IR the
+** way a frontend makes it; one check, "clang: WHAT"; 0 when it wrote OUT. */
+int clang_ir(const char *const *flags, const char *src, const char *out, const char *what);
+/* A ROCm-shaped folder under scratch() for upstream's ROCDL serialiser (mlir-opt
+** --gpu-module-to-binary toolkit=...): llvm/bin/ld.lld and amdgcn/bitcode, links to
+** this system's; its path, or NULL when it cannot be made. */
+const char *rocm_folder(void);
 #endif
 
 /* check(ok, name, fmt, ...): one property.  A failure prints the test's file and
@@ -66,4 +80,11 @@ int unbundle(const char *bundle, const char *id, const char *out);
 /* The AMD GPU ELF at path is for chip: llvm-readelf --file-header's Flags line
 ** names it (the EF_AMDGPU_MACH field, "Flags: 0x54c, gfx942, xnack, sramecc"). */
 int amdgpu_chip_is(const char *path, const char *chip);
+/* clang-22 FLAGS -Itests/clang SRC -o OUT: a kernel of tests/clang/ made LLVM IR the
+** way a frontend makes it; one check, "clang: WHAT"; 0 when it wrote OUT. */
+int clang_ir(const char *const *flags, const char *src, const char *out, const char *what);
+/* A ROCm-shaped folder under scratch() for upstream's ROCDL serialiser (mlir-opt
+** --gpu-module-to-binary toolkit=...): llvm/bin/ld.lld and amdgcn/bitcode, links to
+** this system's; its path, or NULL when it cannot be made. */
+const char *rocm_folder(void);
 #endif

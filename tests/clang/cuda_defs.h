@@ -6,3 +6,4 @@
 #define threadIdx_x __nvvm_read_ptx_sreg_tid_x()
 #define blockIdx_x __nvvm_read_ptx_sreg_ctaid_x()
 #define blockDim_x __nvvm_read_ptx_sreg_ntid_x()
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))

@@ -6,3 +6,4 @@
 #define threadIdx_x __builtin_amdgcn_workitem_id_x()
 #define blockIdx_x __builtin_amdgcn_workgroup_id_x()
 #define __syncthreads() __builtin_amdgcn_s_barrier()
+#define __launch_bounds__(n) __attribute__((amdgpu_flat_work_group_size(1, n)))

@@ -1,0 +1,119 @@
+/* src/meta_amdgpu.c: The amdgpu_note metadata reader: an AMD code object's kernels,
+** from its NT_AMDGPU_METADATA note (owner "AMDGPU", type 32): a MessagePack map whose
+** "amdhsa.kernels" is an array of maps, one per kernel, keyed as LLVM's
+** AMDGPUHSAMetadataStreamer writes them (.name, .vgpr_count, .group_segment_fixed_size,
+** ...; llvm-readelf --notes prints the same map).  Unknown keys are skipped; a key
+** of the wrong type, a truncated note or a note outside the blob is TOOL. */
+
+/* ---- AMDGPU metadata: the note, its kernels ---- */
+enum { NT_AMDGPU_METADATA_ = 32 };
+
+/* Where a kernel map's integer key goes; NULL for a key not kept. */
+static long long *amd_field(gpublob_kernel_info *k, const char *s, size_t n) {
+  static const struct { const char *key; size_t off; } keys[] = {
+      {".vgpr_count", offsetof(gpublob_kernel_info, registers)},
+      {".sgpr_count", offsetof(gpublob_kernel_info, sgprs)},
+      {".agpr_count", offsetof(gpublob_kernel_info, agprs)},
+      {".vgpr_spill_count", offsetof(gpublob_kernel_info, vgpr_spills)},
+      {".sgpr_spill_count", offsetof(gpublob_kernel_info, sgpr_spills)},
+      {".group_segment_fixed_size", offsetof(gpublob_kernel_info, shared_bytes)},
+      {".private_segment_fixed_size", offsetof(gpublob_kernel_info, local_bytes)},
+      {".max_flat_workgroup_size", offsetof(gpublob_kernel_info, max_threads)},
+      {".kernarg_segment_size", offsetof(gpublob_kernel_info, params_bytes)},
+      {".wavefront_size", offsetof(gpublob_kernel_info, wave_size)},
+  };
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+    if (mp_is(s, n, keys[i].key)) return (long long *)((char *)k + keys[i].off);
+  return NULL;
+}
+
+static int amd_bad(gpublob *g, const char *what) {
+  return set_error(g, GPUBLOB_TOOL, "AMDGPU metadata note: %s", what);
+}
+
+/* .reqd_workgroup_size: an array of three integers. */
+static int amd_reqd(gpublob *g, mpcur *c, gpublob_kernel_info *k) {
+  size_t n;
+  if (mp_array(c, &n) || n != 3) return amd_bad(g, ".reqd_workgroup_size is not an array of 3");
+  for (int i = 0; i < 3; i++)
+    if (mp_int(c, &k->reqd_threads[i]) || k->reqd_threads[i] < 0)
+      return amd_bad(g, ".reqd_workgroup_size holds a value that is not a count");
+  return GPUBLOB_OK;
+}
+
+/* One kernel's map: its .name first found, then the figures kept. */
+static int amd_kernel(gpublob *g, mpcur *c, ktable *t, const char *chip) {
+  size_t pairs;
+  if (mp_map(c, &pairs)) return amd_bad(g, "an entry of amdhsa.kernels is not a map");
+  gpublob_kernel_info tmp = {0};
+  const char *name = NULL;
+  size_t name_len = 0;
+  gpublob_kernel_info *k = &tmp;
+  *k = (gpublob_kernel_info){NULL, NULL, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {0, 0, 0}};
+  for (size_t i = 0; i < pairs; i++) {
+    const char *key;
+    size_t kn;
+    long long *f;
+    if (mp_str(c, &key, &kn)) return amd_bad(g, "a kernel's key is not a string");
+    if (mp_is(key, kn, ".name")) {
+      if (mp_str(c, &name, &name_len)) return amd_bad(g, ".name is not a string");
+    } else if (mp_is(key, kn, ".reqd_workgroup_size")) {
+      if (amd_reqd(g, c, k)) return g->code;
+    } else if ((f = amd_field(k, key, kn))) {
+      if (mp_int(c, f) || *f < 0) return set_error(g, GPUBLOB_TOOL, "AMDGPU metadata note: %.*s is not a count",
+                                                   (int)(kn < 64 ? kn : 64), key);
+    } else mp_skip(c, MSGPACK_MAX_DEPTH);
+    if (c->bad) return amd_bad(g, "a kernel's map is cut short or malformed");
+  }
+  if (!name) return amd_bad(g, "a kernel without .name");
+  gpublob_kernel_info *rec = kt_add(g, t, name, name_len, chip);
+  if (!rec) return g->code;
+  tmp.name = rec->name;
+  tmp.chip = rec->chip;
+  if (tmp.vgpr_spills >= 0 && tmp.sgpr_spills >= 0) tmp.spills = tmp.vgpr_spills + tmp.sgpr_spills;
+  *rec = tmp;
+  return GPUBLOB_OK;
+}
+
+/* The note's map: amdhsa.kernels read, the rest skipped. */
+static int amd_map(gpublob *g, const unsigned char *p, size_t n, ktable *t, const char *chip) {
+  mpcur c = {p, p + n, 0};
+  size_t pairs, count;
+  if (mp_map(&c, &pairs)) return amd_bad(g, "not a MessagePack map");
+  for (size_t i = 0; i < pairs; i++) {
+    const char *key;
+    size_t kn;
+    if (mp_str(&c, &key, &kn)) return amd_bad(g, "a key of the map is not a string");
+    if (!mp_is(key, kn, "amdhsa.kernels")) {
+      mp_skip(&c, MSGPACK_MAX_DEPTH);
+      if (c.bad) return amd_bad(g, "cut short or malformed");
+      continue;
+    }
+    if (mp_array(&c, &count)) return amd_bad(g, "amdhsa.kernels is not an array");
+    for (size_t k = 0; k < count; k++)
+      if (amd_kernel(g, &c, t, chip)) return g->code;
+  }
+  return GPUBLOB_OK;
+}
+
+/* The kernels of a code object, from the first NT_AMDGPU_METADATA note of its note
+** sections; a code object without one is TOOL (LLVM writes one into each). */
+static int read_amdgpu_note(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
+  elfview e;
+  if (elf_open(g, &e, p, n, "code object")) return g->code;
+  for (size_t i = 0; i < e.shnum; i++) {
+    elfsec s = elf_sec(&e, i);
+    const unsigned char *b = s.type == SHT_NOTE_ ? elf_bytes(&e, &s) : NULL;
+    if (s.type == SHT_NOTE_ && !b) return amd_bad(g, "a note section lies outside the code object");
+    for (uint64_t off = 0; b && off <= s.size && s.size - off >= 12;) {
+      uint64_t namesz = le_n(b + off, 4), descsz = le_n(b + off + 4, 4), type = le_n(b + off + 8, 4);
+      uint64_t name_at = off + 12, desc_at = name_at + ((namesz + 3) & ~(uint64_t)3);
+      if (!in_blob(s.size, name_at, namesz) || !in_blob(s.size, desc_at, descsz))
+        return amd_bad(g, "a note runs past its section");
+      if (type == NT_AMDGPU_METADATA_ && namesz == 7 && !memcmp(b + name_at, "AMDGPU", 7))
+        return amd_map(g, b + desc_at, (size_t)descsz, t, chip);
+      off = desc_at + ((descsz + 3) & ~(uint64_t)3);
+    }
+  }
+  return amd_bad(g, "none in the code object");
+}

@@ -1,0 +1,162 @@
+/* src/meta_nvinfo.c: The nv_info metadata reader: a cubin's kernels, from its .nv.info
+** sections as ptxas and nvJitLink write them.  Each kernel has a section
+** .nv.info.<kernel>; .nv.info holds records for every function by its symbol.  A
+** section is a list of records: a format byte, an attribute byte, then for format
+** EIFMT_SVAL (4) a u16 size and that many bytes, else 2 bytes of value (EIFMT_HVAL,
+** 3; EIFMT_BVAL, 2; EIFMT_NVAL, 1).  The attributes read, as checked against ptxas -v
+** (CUDA 13.0) on tests/clang's kernels (tests/test_kernels.c):
+**   REGCOUNT 0x2f and FRAME_SIZE 0x11 (ptxas's stack frame) in .nv.info: symbol, value;
+**   MAX_THREADS 0x05, REQNTID 0x10: x, y, z; PARAM_CBANK 0x0a: symbol, then offset
+**   (low 16 bits) and size (high 16) of the parameters; CBANK_PARAM_SIZE 0x19 (HVAL).
+** The registers are also the high byte of .text.<kernel>'s sh_info; static shared
+** memory is the size of .nv.shared.<kernel> (NOBITS), less the shared memory the
+** chip reserves, which ptxas and nvJitLink lay before a kernel's own where the cubin
+** refers to it: a symbol .nv.reservedSmem.* (sm_90, sm_100; not sm_75, sm_80), whose
+** size .nv.reservedSmem.cap's value gives (sm_100: 1024), else 1 KB (sm_90's, which
+** ptxas -v confirms).  A cubin records no spills: -1. */
+
+/* ---- .nv.info: a cubin's kernels ---- */
+enum {
+  EIFMT_SVAL = 4,
+  EIATTR_MAX_THREADS = 0x05,
+  EIATTR_PARAM_CBANK = 0x0a,
+  EIATTR_REQNTID = 0x10,
+  EIATTR_FRAME_SIZE = 0x11,
+  EIATTR_CBANK_PARAM_SIZE = 0x19,
+  EIATTR_REGCOUNT = 0x2f,
+  NV_RESERVED_SHARED = 1024
+};
+
+typedef struct nvrec {
+  int fmt, attr;
+  const unsigned char *v; /* SVAL: its bytes; else the 2 bytes of value */
+  size_t n;
+} nvrec;
+
+/* The next record of a section at *off; 0 at its end, -1 when one runs past it. */
+static int nv_next(const unsigned char *b, uint64_t size, uint64_t *off, nvrec *r) {
+  if (*off >= size) return 0;
+  if (size - *off < 4) return -1;
+  const unsigned char *h = b + *off;
+  r->fmt = h[0];
+  r->attr = h[1];
+  r->v = h + 2;
+  r->n = 2;
+  if (r->fmt == EIFMT_SVAL) {
+    r->n = (size_t)le_n(h + 2, 2);
+    r->v = h + 4;
+    if (size - *off - 4 < r->n) return -1;
+  }
+  *off += r->fmt == EIFMT_SVAL ? 4 + r->n : 4;
+  return 1;
+}
+
+static int nv_bad(gpublob *g, const char *sec, size_t n, const char *what) {
+  return set_error(g, GPUBLOB_TOOL, "cubin: section %.*s: %s", (int)(n < 80 ? n : 80), sec, what);
+}
+
+/* A kernel's own section: block sizes and parameters. */
+static int nv_kernel_section(gpublob *g, const unsigned char *b, uint64_t size, const char *nm, size_t nl,
+                             gpublob_kernel_info *k) {
+  uint64_t off = 0;
+  nvrec r;
+  int more;
+  while ((more = nv_next(b, size, &off, &r)) > 0) {
+    if ((r.attr == EIATTR_MAX_THREADS || r.attr == EIATTR_REQNTID) && r.fmt == EIFMT_SVAL && r.n == 12) {
+      long long x = (long long)le_n(r.v, 4), y = (long long)le_n(r.v + 4, 4), z = (long long)le_n(r.v + 8, 4);
+      if (r.attr == EIATTR_REQNTID) k->reqd_threads[0] = x, k->reqd_threads[1] = y, k->reqd_threads[2] = z;
+      else k->max_threads = x * y * z;
+    } else if (r.attr == EIATTR_PARAM_CBANK && r.fmt == EIFMT_SVAL && r.n == 8)
+      k->params_bytes = (long long)(le_n(r.v + 4, 4) >> 16);
+    else if (r.attr == EIATTR_CBANK_PARAM_SIZE && r.fmt != EIFMT_SVAL && k->params_bytes < 0)
+      k->params_bytes = (long long)le_n(r.v, 2);
+  }
+  if (more < 0) return nv_bad(g, nm, nl, "a record runs past the section");
+  if (k->max_threads < 0 && k->reqd_threads[0])
+    k->max_threads = k->reqd_threads[0] * k->reqd_threads[1] * k->reqd_threads[2];
+  return GPUBLOB_OK;
+}
+
+/* .nv.info's records for the kernel k (by its symbol's name). */
+static int nv_global(gpublob *g, const elfview *e, ktable *t, size_t first) {
+  long i = elf_find(e, ".nv.info", 8);
+  if (i < 0) return GPUBLOB_OK;
+  elfsec s = elf_sec(e, (size_t)i);
+  const unsigned char *b = elf_bytes(e, &s);
+  if (!b) return nv_bad(g, ".nv.info", 8, "lies outside the cubin");
+  uint64_t off = 0;
+  nvrec r;
+  int more;
+  while ((more = nv_next(b, s.size, &off, &r)) > 0) {
+    if (r.fmt != EIFMT_SVAL || r.n != 8 || (r.attr != EIATTR_REGCOUNT && r.attr != EIATTR_FRAME_SIZE))
+      continue;
+    size_t len;
+    const char *sym = elf_sym_name(e, le_n(r.v, 4), &len);
+    long long v = (long long)le_n(r.v + 4, 4);
+    for (size_t j = first; sym && j < t->n; j++) {
+      gpublob_kernel_info *k = &t->k[j];
+      if (strlen(k->name) != len || memcmp(k->name, sym, len)) continue;
+      if (r.attr == EIATTR_REGCOUNT) k->registers = v;
+      else if (r.attr == EIATTR_FRAME_SIZE) k->local_bytes = v;
+    }
+  }
+  return more < 0 ? nv_bad(g, ".nv.info", 8, "a record runs past the section") : GPUBLOB_OK;
+}
+
+/* "PREFIXkernel"'s section: its index, or -1. */
+static long nv_section_of(const elfview *e, const char *prefix, const char *kernel) {
+  strbuf name = {0};
+  sb_add(&name, prefix);
+  sb_add(&name, kernel);
+  long i = name.oom ? -1 : elf_find(e, name.s, name.len);
+  sb_free(&name);
+  return i;
+}
+
+/* The shared memory the chip reserves before a kernel's own (see above); 0 if none. */
+static uint64_t nv_reserved(const elfview *e) {
+  uint64_t reserved = 0;
+  for (size_t i = 0; i < e->shnum; i++) {
+    elfsec s = elf_sec(e, i);
+    const unsigned char *b = s.type == SHT_SYMTAB_ ? elf_bytes(e, &s) : NULL;
+    for (uint64_t k = 0; b && k < s.size / ELF_SYM; k++) {
+      size_t len;
+      const char *nm = elf_str(e, s.link, le_n(b + k * ELF_SYM, 4), &len);
+      if (!nm || len < 17 || memcmp(nm, ".nv.reservedSmem.", 17)) continue;
+      if (len == 20 && !memcmp(nm + 17, "cap", 3)) return le_n(b + k * ELF_SYM + 8, 8);
+      reserved = NV_RESERVED_SHARED;
+    }
+  }
+  return reserved;
+}
+
+/* The shared memory and the registers of .text of kernel k. */
+static void nv_sections(const elfview *e, gpublob_kernel_info *k, uint64_t reserved) {
+  long i = nv_section_of(e, ".nv.shared.", k->name);
+  elfsec s;
+  if (i < 0) k->shared_bytes = 0; /* no section: none */
+  else if ((s = elf_sec(e, (size_t)i)).type == SHT_NOBITS_)
+    k->shared_bytes = (long long)(s.size >= reserved ? s.size - reserved : s.size);
+  if (k->registers < 0 && (i = nv_section_of(e, ".text.", k->name)) >= 0)
+    k->registers = (long long)(elf_sec(e, (size_t)i).info >> 24);
+}
+
+static int read_nv_info(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
+  elfview e;
+  if (elf_open(g, &e, p, n, "cubin")) return g->code;
+  size_t first = t->n;
+  uint64_t reserved = nv_reserved(&e);
+  for (size_t i = 0; i < e.shnum; i++) {
+    elfsec s = elf_sec(&e, i);
+    size_t len;
+    const char *nm = elf_sec_name(&e, &s, &len);
+    if (len <= 9 || memcmp(nm, ".nv.info.", 9)) continue;
+    const unsigned char *b = elf_bytes(&e, &s);
+    if (!b) return nv_bad(g, nm, len, "lies outside the cubin");
+    gpublob_kernel_info *k = kt_add(g, t, nm + 9, len - 9, chip);
+    if (!k || nv_kernel_section(g, b, s.size, nm, len, k)) return g->code;
+  }
+  if (nv_global(g, &e, t, first)) return g->code;
+  for (size_t j = first; j < t->n; j++) nv_sections(&e, &t->k[j], reserved);
+  return GPUBLOB_OK;
+}

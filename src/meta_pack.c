@@ -1,0 +1,108 @@
+/* src/meta_pack.c: Kernel metadata of a blob and of a pack.  A bin blob is read by its
+** target's 'metadata' reader; a pack by its 'pack_metadata' reader, which finds the
+** members and reads each with 'metadata', under the member's chip:
+**   offload_bundle: a clang offload bundle (the layout of src/pack_bundle.c); each
+**     entry with bytes is a code object, its chip the target id its id ends with
+**     (hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+: gfx90a:xnack+).  A compressed bundle
+**     (clang-offload-bundler -compress, magic CCOB) is TOOL, not guessed at.
+**   fatbin: CUDA's fatbin, as fatbinary writes it: a header (magic 0xBA55ED50, u16
+**     version, u16 header size, u64 size of the entries), then entries, each a header
+**     (u16 kind: 1 PTX, 2 ELF; u32 header size at 4; u64 payload size at 8; u32 sm at
+**     28; u64 flags at 40) and its payload.  ELF entries are cubins, their chip
+**     chip_prefix and the sm; PTX entries hold no metadata and are skipped; an entry
+**     whose flags say compressed (0x2000, 0x8000) is TOOL. */
+
+/* ---- the members of a pack, each read as a bin blob ---- */
+static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+enum { BUNDLE_MAGIC_LEN = sizeof bundle_magic - 1, PACK_MAX_MEMBERS = 4096 };
+
+/* A bin blob's kernels, by the target's reader, each with chip. */
+static int read_bin_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, const char *chip,
+                            ktable *kt) {
+  switch (t->metadata) {
+  case METADATA_amdgpu_note: return read_amdgpu_note(g, p, n, chip, kt);
+  case METADATA_nv_info: return read_nv_info(g, p, n, chip, kt);
+  case METADATA_none: break;
+  }
+  return set_error(g, GPUBLOB_FORMAT, "a %s blob records no kernel metadata gpublob reads (spec: metadata = none)",
+                   t->name);
+}
+
+/* The target id an offload entry's id ends with: what follows its kind and the four
+** parts of its triple (kind-arch-vendor-os-env-ID); the whole id when it has fewer. */
+static const char *bundle_chip(const char *id, size_t n, size_t *len) {
+  size_t i = 0;
+  for (int dashes = 0; i < n && dashes < 5; i++)
+    if (id[i] == '-') dashes++;
+  if (i >= n) i = 0;
+  *len = n - i;
+  return id + i;
+}
+
+static int read_bundle_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt) {
+  if (n >= 4 && !memcmp(p, "CCOB", 4))
+    return set_error(g, GPUBLOB_TOOL, "offload bundle: compressed (CCOB); its members are not read");
+  if (n < BUNDLE_MAGIC_LEN + 8 || memcmp(p, bundle_magic, BUNDLE_MAGIC_LEN))
+    return set_error(g, GPUBLOB_TOOL, "offload bundle: no %s magic", bundle_magic);
+  uint64_t count = le_n(p + BUNDLE_MAGIC_LEN, 8), at = BUNDLE_MAGIC_LEN + 8;
+  if (count > PACK_MAX_MEMBERS) return set_error(g, GPUBLOB_TOOL, "offload bundle: %llu entries", (unsigned long long)count);
+  for (uint64_t i = 0; i < count; i++) {
+    if (!in_blob(n, at, 24)) return set_error(g, GPUBLOB_TOOL, "offload bundle: entry %llu's header is cut short", (unsigned long long)i);
+    uint64_t off = le_n(p + at, 8), size = le_n(p + at + 8, 8), idn = le_n(p + at + 16, 8);
+    if (!in_blob(n, at + 24, idn) || idn > KT_MAX_NAME || !in_blob(n, off, size))
+      return set_error(g, GPUBLOB_TOOL, "offload bundle: entry %llu lies outside the bundle", (unsigned long long)i);
+    size_t cl;
+    const char *chip = bundle_chip((const char *)p + at + 24, (size_t)idn, &cl);
+    at += 24 + idn;
+    if (!size) continue; /* the empty host entry */
+    char buf[KT_MAX_NAME + 1];
+    memcpy(buf, chip, cl);
+    buf[cl] = 0;
+    if (read_bin_kernels(g, t, p + off, (size_t)size, buf, kt)) return g->code;
+  }
+  return GPUBLOB_OK;
+}
+
+enum { FATBIN_MAGIC = 0xBA55ED50u, FATBIN_ELF = 2, FATBIN_ENTRY_MIN = 48, FATBIN_COMPRESSED = 0x2000 | 0x8000 };
+
+static int read_fatbin_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt) {
+  if (n < 16 || le_n(p, 4) != FATBIN_MAGIC) return set_error(g, GPUBLOB_TOOL, "fatbin: no magic 0x%X", FATBIN_MAGIC);
+  uint64_t hdr = le_n(p + 6, 2), size = le_n(p + 8, 8);
+  if (hdr < 16 || !in_blob(n, hdr, size)) return set_error(g, GPUBLOB_TOOL, "fatbin: its entries lie outside its %zu bytes", n);
+  uint64_t at = hdr, end = hdr + size;
+  for (int members = 0; at < end; members++) {
+    if (members >= PACK_MAX_MEMBERS) return set_error(g, GPUBLOB_TOOL, "fatbin: more than %d entries", PACK_MAX_MEMBERS);
+    if (!in_blob((size_t)end, at, FATBIN_ENTRY_MIN)) return set_error(g, GPUBLOB_TOOL, "fatbin: an entry's header is cut short");
+    const unsigned char *e = p + at;
+    uint64_t eh = le_n(e + 4, 4), payload = le_n(e + 8, 8), sm = le_n(e + 28, 4), flags = le_n(e + 40, 8);
+    if (eh < FATBIN_ENTRY_MIN || !in_blob((size_t)end, at + eh, payload))
+      return set_error(g, GPUBLOB_TOOL, "fatbin: an entry lies outside the fatbin");
+    char chip[64];
+    snprintf(chip, sizeof chip, "%s%llu", t->chip_prefix, (unsigned long long)sm);
+    if (le_n(e, 2) == FATBIN_ELF && (flags & FATBIN_COMPRESSED))
+      return set_error(g, GPUBLOB_TOOL, "fatbin: the %s cubin is compressed (flags 0x%llx); not read", chip,
+                       (unsigned long long)flags);
+    if (le_n(e, 2) == FATBIN_ELF && read_bin_kernels(g, t, e + eh, (size_t)payload, chip, kt)) return g->code;
+    at += eh + payload;
+  }
+  return GPUBLOB_OK;
+}
+
+/* The kernels of output o: its target's reader for a bin blob or a pack; FORMAT for
+** any other output (assembly, bitcode, MLIR's module, a target without a reader). */
+static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) {
+  const target_desc *t = o->target ? target_named(o->target, strlen(o->target)) : NULL;
+  const char *suffix = o->blob.suffix ? o->blob.suffix : "";
+  if (!t) return set_error(g, GPUBLOB_FORMAT, "the output holds no kernel metadata (MLIR's whole module: its "
+                           "kernels are in each #gpu.object's kernel table)");
+  const unsigned char *p = o->blob.data ? o->blob.data : (const unsigned char *)"";
+  if (*t->suffix_pack && !strcmp(suffix, t->suffix_pack)) {
+    if (t->pack_metadata == PACK_METADATA_offload_bundle) return read_bundle_kernels(g, t, p, o->blob.size, kt);
+    if (t->pack_metadata == PACK_METADATA_fatbin) return read_fatbin_kernels(g, t, p, o->blob.size, kt);
+    return set_error(g, GPUBLOB_FORMAT, "a %s pack (%s) records no kernel metadata gpublob reads", t->name, suffix);
+  }
+  if (strcmp(suffix, t->suffix_bin))
+    return set_error(g, GPUBLOB_FORMAT, "a %s output of format %s records no kernel metadata (only the bin "
+                     "blob and the pack do)", t->name, *suffix ? suffix : "(none)");
+  return read_bin_kernels(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
+}
