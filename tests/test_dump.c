@@ -12,6 +12,7 @@
 ** arrays are compared with the blob files the CLI wrote, for target ids and for
 ** MLIR's one output, from the compiler and from the front on a cache hit. */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +230,35 @@ static void test_pack(void) {
     free(out);
     gpublob_result_free(&r);
   }
+}
+
+/* ---- the in-process provider: its options, and ptxas's equivalent ---- */
+static void test_provider(void) {
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx:sm_80",
+                       .tool_mode = GPUBLOB_TOOL_INPROCESS, .dump_dir = tmp_path("nvjitlink")};
+  gpublob_tool_info t;
+  if (!have_ptxas() || gpublob_tool_info_get(g, &o, 1, &t, sizeof t) || strcmp(t.kind, "in-process")) {
+    skip("nvJitLink's script", "no CUDA toolkit with nvJitLink and ptxas");
+    return;
+  }
+  gpublob_result r = {0};
+  int rc = compile_file(&o, "examples/saxpy_nvptx.ll", GPUBLOB_INPUT_LLVM, &r);
+  size_t n;
+  char *sh = (char *)slurp(dumped(o.dump_dir, "saxpy_nvptx.nvptx.sm_80.", "4-tool.sh"), &n);
+  check(rc == 0 && contains(sh, "# The blob was made in-process by nvjitlink") && contains(sh, "-arch=sm_80") &&
+            contains(sh, "/ptxas'"),
+        "nvJitLink: the script says the blob was made in-process, with its options, and runs ptxas instead",
+        "rc %d: %s", rc, shown(sh));
+  char *out = NULL;
+  int ran = run_script(dumped(o.dump_dir, "saxpy_nvptx.nvptx.sm_80.", "4-tool.sh"), &out);
+  unsigned char *cubin = slurp(dumped(o.dump_dir, "saxpy_nvptx.nvptx.sm_80.", "6-blob.cubin"), &n);
+  check(ran == 0 && elf_machine_of(cubin, n) == EM_CUDA,
+        "nvJitLink: ptxas's equivalent, run from the script, makes a cubin of the dumped PTX", "exit %d: %s", ran,
+        shown(out));
+  free(out);
+  free(cubin);
+  free(sh);
+  gpublob_result_free(&r);
 }
 
 static void test_mlir(void) {
@@ -460,6 +490,7 @@ int main(void) {
   test_targets();
   test_isolate();
   test_pack();
+  test_provider();
   test_mlir();
   test_failing_tool();
   test_unwritable();
