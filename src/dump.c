@@ -21,9 +21,8 @@
 ** output byte and is not in the cache's keys. */
 
 /* ---- names: the directory made, the job's prefix ---- */
-/* Plan time, on the caller's thread: the directory made if missing, and the job's
-** names' prefix /ABS/DIR/STEM[.MODULE].TARGET.CHIP. (module: MLIR's gpu.module). */
-static int dump_prepare(job *j, const char *name, const char *module, size_t modn) {
+/* The directory made if missing, and the job's names' prefix. */
+static int dump_prefix(job *j, const char *name, const char *module, size_t modn) {
   const char *dir = j->o->dump_dir;
   sb_reset(&j->dump);
   if (!dir || !*dir) return GPUBLOB_OK;
@@ -42,6 +41,24 @@ static int dump_prepare(job *j, const char *name, const char *module, size_t mod
   safe_chip_name(part, sizeof part, j->chip, strlen(j->chip));
   sb_addf(&j->dump, ".%s.%s.", j->t->name, part);
   return j->dump.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+}
+
+/* Plan time, on the caller's thread: the directory made if missing, and job i's
+** names' prefix /ABS/DIR/STEM[.MODULE].TARGET.CHIP. (module: MLIR's gpu.module); a
+** prefix an earlier job of the plan has (a chip asked for twice) gets -2, -3 after
+** the chip, so no two jobs write one file. */
+static int dump_prepare(plan *p, size_t i, const char *name, const char *module, size_t modn) {
+  job *j = p->jobs[i];
+  int rc = dump_prefix(j, name, module, modn);
+  size_t len = j->dump.len;
+  unsigned n = 2;
+  for (size_t k = 0; !rc && len && k < i; k++)
+    if (!strcmp(sb_str(&p->jobs[k]->dump), sb_str(&j->dump))) {
+      j->dump.len = len - 1; /* before the prefix's last '.' */
+      sb_addf(&j->dump, "-%u.", n++);
+      k = SIZE_MAX; /* again from the first (k++ makes it 0): the new prefix may be taken too */
+    }
+  return rc || !j->dump.oom ? rc : set_error(j->g, GPUBLOB_NOMEM, "out of memory");
 }
 
 /* The dump file what of the job, its path into path. */

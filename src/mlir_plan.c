@@ -325,7 +325,7 @@ static int check_items(mlir_call_state *m) {
   int rc = plan_resolve(&m->p, 1);
   for (size_t i = 0; !rc && i < m->p.njobs; i++) { /* the dump directory's names: STEM.MODULE.TARGET.CHIP. */
     span sym = gm_sym(item_of_job(m, i)->gm);
-    if ((rc = dump_prepare(m->p.jobs[i], m->name, sym.s, sym.n))) m->p.failed = i;
+    if ((rc = dump_prepare(&m->p, i, m->name, sym.s, sym.n))) m->p.failed = i;
   }
   for (size_t i = 0; i < m->nitems; i++) m->items[i].t = item_job(m, &m->items[i])->t;
   if (rc) {

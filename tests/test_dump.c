@@ -204,6 +204,21 @@ static void test_isolate(void) {
   free(out);
   gpublob_result_free(&r);
   gpublob_result_free(&r2);
+  /* a chip asked for twice, with other features: the second job's names get -2 */
+  const char *twice = tmp_path("twice");
+  gpublob_target_choice t2[] = {{"amdgcn:gfx942", NULL, NULL}, {"amdgcn:gfx942", NULL, "+cumode"}};
+  gpublob_options o2 = {.version = GPUBLOB_OPTIONS_VERSION, .targets = t2, .ntargets = 2, .jobs = 2, .dump_dir = twice};
+  rc = compile_file(&o2, "examples/saxpy_amdgcn.ll", GPUBLOB_INPUT_LLVM, &r);
+  out = NULL;
+  int ran = rc ? -1 : run_script(dumped(twice, "saxpy_amdgcn.amdgcn.gfx942-2.", "4-tool.sh"), &out);
+  check_if(rc == 0 && r.count == 2,
+           ran == 0 && nonempty(dumped(twice, "saxpy_amdgcn.amdgcn.gfx942.", "2-optimised.ll")) &&
+               same_bytes(dumped(twice, "saxpy_amdgcn.amdgcn.gfx942-2.", "6-blob.hsaco"), r.outputs[1].blob.data,
+                          r.outputs[1].blob.size),
+           "one chip twice in a call: the second job's dumps are CHIP-2, and its script makes its own blob",
+           "exit %d: %s", ran, shown(out));
+  free(out);
+  gpublob_result_free(&r);
 }
 
 /* ---- packs: the pack script, from the members' dumped blobs ---- */
