@@ -33,8 +33,8 @@ static inline void safe_chip_name(char *out, size_t size, const char *s, size_t 
 
 /* A C identifier's part from n bytes of s: letters, digits and '_' are kept; a '+'
 ** becomes "_plus" and a '-' that ends a word (before ':', ',' or the end: a target
-** id's feature off) "_minus"; any other character '_'.  A leading digit gets a '_'
-** first when the part starts the identifier (at).  gfx90a:xnack+ ->
+** id's feature off) "_minus"; any other character '_'.  A digit that would start
+** the identifier (out still empty) gets a '_' first.  gfx90a:xnack+ ->
 ** gfx90a_xnack_plus; gfx90a:xnack- -> gfx90a_xnack_minus; gfx9-generic ->
 ** gfx9_generic. */
 static inline void c_name_part(char *out, size_t size, const char *s, size_t n) {
