@@ -21,6 +21,7 @@
 ** cache front: the shared parts alone, without LLVM.
 */
 #include "src/internal.h"
+#include "src/names.h" /* shared with the CLI */
 
 /* Shared with the cache front. */
 #include "src/util.c"
@@ -64,6 +65,7 @@
 #include "src/emit.c"
 #include "src/tool.c"
 #include "src/proc.c"
+#include "src/dump.c"
 #include "src/tool_version.c"
 #include "src/magic.c"
 #include "src/pack_bundle.c"

@@ -213,7 +213,11 @@ typedef struct gpublob_options {
   const char *toolkit;   /* a toolkit's root (CUDA_HOME, ROCM_PATH): searched first for
                             the blob tool, the provider and the device libraries */
   const char *dump_dir;  /* each job's intermediates are written here: the IR as read,
-                            linked and optimised, the ISA, the tool's command and log */
+                            linked and optimised, the ISA, the tool's command and log
+                            (made if missing; a file that cannot be written is IO; files
+                            STEM.TARGET.CHIP.N-WHAT, README.md "Dumps").  A call with it
+                            compiles: the cache is not looked up, but is stored to (it
+                            changes no output, and is not in the cache's keys) */
   const char *section;   /* MLIR: the ELF section each #gpu.object's blob goes in
                             (its properties' "section", for gpu-to-llvm's embedding) */
 } gpublob_options;
@@ -348,8 +352,9 @@ GPUBLOB_API void gpublob_blob_free(gpublob_blob *b);
 /* The cache alone: what gpublob_compile of this input with these options would
 ** find in opts->cache_dir, without compiling.  It needs no LLVM: the CLI's front
 ** answers cache hits with it before the compiler starts.  Codes: OK (a hit; *out
-** as gpublob_compile would give it), NOTCACHED (a miss, or a cache that cannot be
-** used; the lookup may make the cache's directory), OPTION (no cache_dir),
+** as gpublob_compile would give it), NOTCACHED (a miss, a cache that cannot be
+** used, or options with a dump_dir, whose call compiles; the lookup may make the
+** cache's directory), OPTION (no cache_dir),
 ** MISUSE (as gpublob_compile's), IO, NOMEM. */
 GPUBLOB_API int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
                                      gpublob_result *out);

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #endif
 #include "gpublob.h"
+#include "src/names.h" /* the core's names: a chip as a file name or a C identifier */
 
 #include <ctype.h>
 #include <errno.h>
@@ -55,6 +56,12 @@ static const char usage[] =
     "  -o FILE|DIR/|PATTERN             output; - for stdout; several outputs go to DIR/\n"
     "                                   or to a PATTERN of {stem} {target} {chip} {suffix};\n"
     "                                   DIR/ and a PATTERN's directories are made if missing\n"
+    "      --emit-c FILE.h              also every output as a C array (NAME[], NAME_size)\n"
+    "                                   and a table of its kernels, NAME from the input's\n"
+    "                                   stem, target and chip (gfx90a:xnack+: gfx90a_xnack_plus)\n"
+    "      --dump-dir DIR               each job's IR (read, linked, optimised), ISA, object,\n"
+    "                                   and the blob tool's script and log, into DIR (made if\n"
+    "                                   missing); such a call compiles (no cache hit)\n"
     "Compile:\n"
     "  -O0 .. -O3                       default -O3\n"
     "      --ftz, --daz                 flush denormals to zero\n"
@@ -126,6 +133,7 @@ typedef struct cli {
   char tool_dirs[8192], lib_dirs[8192], cache_dir[4096];
   const char *links[MAX_LINKS];
   const char *input, *output;
+  const char *emit_c; /* --emit-c FILE.h */
   int list_targets, no_cache, time;
   const char *metadata; /* --metadata FILE */
   int verbose;          /* --verbose */
@@ -175,7 +183,7 @@ static int takes_value(const char *a) {
                                      "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
                                      "--jobs", "--cache-dir", "--cache-size", "--tool-mode",
                                      "--tool-timeout", "--max-input", "--abi", "--metadata", "-l",
-                                     "--opts", "--toolkit", "--section", NULL};
+                                     "--opts", "--toolkit", "--section", "--dump-dir", "--emit-c", NULL};
   for (int i = 0; with[i]; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
@@ -192,6 +200,10 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     if ((c->opts.format = parse_format(v)) < 0) return fail("unknown format '%s' (use llvm, ll, asm, bin, pack or fatbin)", v);
   } else if (!strcmp(a, "-o")) {
     c->output = v;
+  } else if (!strcmp(a, "--dump-dir")) {
+    c->opts.dump_dir = v;
+  } else if (!strcmp(a, "--emit-c")) {
+    c->emit_c = v;
   } else if (!strcmp(a, "--tool")) {
     c->opts.tool = v;
   } else if (!strcmp(a, "--tool-dir")) {
@@ -387,9 +399,12 @@ static void fill_pattern(const char *pat, const char *stem, size_t stemn, const 
     else if (n == 8 && !strncmp(pat, "{target}", 8)) add_text(out, size, o->target, strlen(o->target));
     else if (n == 8 && !strncmp(pat, "{suffix}", 8)) add_text(out, size, o->blob.suffix, strlen(o->blob.suffix));
     else if (n == 6 && !strncmp(pat, "{chip}", 6)) {
-      size_t at = strlen(out);
-      add_text(out, size, o->chip, strlen(o->chip));
-      for (char *p = out + at; *p; p++) *p = *p == ',' ? '+' : *p == ':' ? '-' : *p;
+      for (const char *c = o->chip; *c;) { /* each chip by the core's safe_chip_name, joined by '+' */
+        size_t cn = strcspn(c, ",");
+        safe_chip_name(out, size, c, cn);
+        c += cn;
+        if (*c && *++c) add_text(out, size, "+", 1);
+      }
     } else add_text(out, size, pat, n);
     pat += n;
   }
@@ -573,21 +588,31 @@ static int write_one(const char *path, const gpublob_blob *b, char **tmp) {
   return write_temp(path, b, tmp);
 }
 
-/* All temporaries first, then the renames: a failure leaves no output behind. */
-static int write_outputs(const cli *c, const gpublob_result *r, int mlir) {
-  char **paths = calloc(r->count + 1, sizeof *paths), **tmps = calloc(r->count + 1, sizeof *tmps);
+/* The blob of file k of a call's writes: its outputs, then the --emit-c header. */
+static const gpublob_blob *written_blob(const gpublob_result *r, const gpublob_blob *header, size_t k) {
+  return k < r->count ? &r->outputs[k].blob : header;
+}
+
+/* All temporaries first, then the renames: a failure leaves no output behind.  The
+** --emit-c header is one more file of the same writes. */
+static int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header) {
+  size_t count = r->count + (c->emit_c != NULL);
+  char **paths = calloc(count + 1, sizeof *paths), **tmps = calloc(count + 1, sizeof *tmps);
   int rc = !paths || !tmps ? fail("%s", "out of memory") : output_paths(c, r, mlir, paths);
+  if (!rc && c->emit_c && !(paths[r->count] = strdup(c->emit_c))) rc = fail("%s", "out of memory");
+  for (size_t k = 0; !rc && c->emit_c && k < r->count; k++)
+    if (!strcmp(paths[k], c->emit_c)) rc = fail("--emit-c '%s' is also an output's path", c->emit_c);
   if (rc) rc = rc == 2 ? 10 + GPUBLOB_IO : rc;
   if (!rc) rc = make_dirs(c, r, paths);
-  pending_count = r->count;
+  pending_count = count;
   pending_tmps = tmps;
-  for (size_t i = 0; !rc && i < r->count; i++)
-    if (write_one(paths[i], &r->outputs[i].blob, &tmps[i])) {
+  for (size_t i = 0; !rc && i < count; i++)
+    if (write_one(paths[i], written_blob(r, header, i), &tmps[i])) {
       fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[i], strerror(errno));
       rc = 10 + GPUBLOB_IO;
     }
-  for (size_t k = 0; !rc && k < r->count; k++)
-    if (tmps[k] ? rename(tmps[k], paths[k]) : is_special(paths[k]) && write_special(paths[k], &r->outputs[k].blob)) {
+  for (size_t k = 0; !rc && k < count; k++)
+    if (tmps[k] ? rename(tmps[k], paths[k]) : is_special(paths[k]) && write_special(paths[k], written_blob(r, header, k))) {
       fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[k], strerror(errno));
       rc = 10 + GPUBLOB_IO;
     } else if (tmps[k]) {
@@ -595,10 +620,10 @@ static int write_outputs(const cli *c, const gpublob_result *r, int mlir) {
       tmps[k] = NULL; /* renamed: no longer the handler's to remove */
       free(done);
     }
-  for (size_t k = 0; k < r->count; k++) {
+  for (size_t k = 0; k < count; k++) {
     if (tmps && tmps[k] && rc) unlink(tmps[k]);
     if (!rc && strcmp(paths[k], "-"))
-      fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", paths[k], r->outputs[k].blob.size);
+      fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", paths[k], written_blob(r, header, k)->size);
     if (paths) free(paths[k]);
     if (tmps) free(tmps[k]);
   }
@@ -749,13 +774,123 @@ static int write_metadata(const cli *c, const text *json) {
   return rc ? 10 + GPUBLOB_IO : 0;
 }
 
+/* ---- --emit-c: every output as a C array, and a table of its kernels ---- */
+/* NAME: the input's stem, the target and the chip, each made a part of a C
+** identifier (c_name_part: gfx90a:xnack+ -> gfx90a_xnack_plus), joined by '_';
+** MLIR's one output is the stem alone.  A name an earlier output has gets _2, _3. */
+enum { C_NAME = 512 };
+
+static void c_name_of(const cli *c, const gpublob_output *o, char *name) {
+  const char *stem;
+  size_t n = name_stem(strcmp(c->input, "-") ? c->input : "stdin", &stem);
+  name[0] = 0;
+  c_name_part(name, C_NAME - 16, stem, n);
+  if (!*name) name_put(name, C_NAME - 16, "blob");
+  for (const char *part[] = {o->target, o->chip, NULL}, **p = part; *p; p++)
+    if (**p) {
+      name_put(name, C_NAME - 16, "_");
+      c_name_part(name, C_NAME - 16, *p, strlen(*p));
+    }
+}
+
+/* A C string literal: quotes, backslashes and any byte outside printable ASCII as \ooo. */
+static void c_string(text *t, const char *s) {
+  text_addf(t, "\"");
+  for (; *s; s++)
+    if (*s == '"' || *s == '\\' || *s < 0x20 || *s > 0x7e) text_addf(t, "\\%03o", (unsigned char)*s);
+    else text_addf(t, "%c", *s);
+  text_addf(t, "\"");
+}
+
+/* Output i's kernels, by the public API (gpublob_kernel_get): an empty table where the
+** blob records none (FORMAT: PTX, SPIR-V, MLIR's module) or the call fails. */
+static void c_kernels(text *f, gpublob *g, const gpublob_result *r, size_t i, const char *name) {
+  size_t n = 0;
+  if (gpublob_kernel_count(g, r, i, &n)) n = 0;
+  text_addf(f, "static const gpublob_emitted_kernel %s_kernels[%s] = {\n", name, n ? "" : "1");
+  size_t shown = 0;
+  for (size_t k = 0; k < n; k++) {
+    gpublob_kernel_info ki;
+    if (gpublob_kernel_get(g, r, i, k, &ki, sizeof ki)) continue;
+    text_addf(f, "    {");
+    c_string(f, ki.name);
+    text_addf(f, ", ");
+    c_string(f, ki.chip);
+    text_addf(f, ", %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, {%lld, %lld, %lld}},\n",
+            ki.registers, ki.sgprs, ki.agprs, ki.spills, ki.vgpr_spills, ki.sgpr_spills, ki.shared_bytes,
+            ki.local_bytes, ki.max_threads, ki.params_bytes, ki.wave_size, ki.reqd_threads[0],
+            ki.reqd_threads[1], ki.reqd_threads[2]);
+    shown++;
+  }
+  if (!shown) text_addf(f, "    {0}\n");
+  text_addf(f, "};\nstatic const size_t %s_kernel_count = %zu;\n", name, shown);
+}
+
+static const char c_kernel_type[] =
+    "#ifndef GPUBLOB_EMITTED_KERNEL\n"
+    "#define GPUBLOB_EMITTED_KERNEL\n"
+    "/* A kernel of a blob, as the blob records it (gpublob_kernel_info); -1: not recorded. */\n"
+    "typedef struct gpublob_emitted_kernel {\n"
+    "  const char *name, *chip;\n"
+    "  long long registers, sgprs, agprs, spills, vgpr_spills, sgpr_spills;\n"
+    "  long long shared_bytes, local_bytes, max_threads, params_bytes, wave_size;\n"
+    "  long long reqd_threads[3];\n"
+    "} gpublob_emitted_kernel;\n"
+    "#endif\n";
+
+/* The header's text (malloc'd) into *b: each output's bytes as NAME[] and NAME_size,
+** then its kernels as NAME_kernels[] and NAME_kernel_count.  0, or 2 (a message said). */
+static int c_header(const cli *c, gpublob *g, const gpublob_result *r, gpublob_blob *b) {
+  char (*names)[C_NAME] = calloc(r->count + 1, sizeof *names), guard[C_NAME] = "";
+  text f = {0};
+  if (!names) return fail("%s", "out of memory");
+  const char *stem;
+  size_t n = name_stem(c->emit_c, &stem);
+  c_name_part(guard, sizeof guard, stem, n);
+  for (char *p = guard; *p; p++) *p = (char)toupper((unsigned char)*p);
+  text_addf(&f, "/* %.*s.h: made by gpublob %s --emit-c from %s.  Each output is NAME[] and NAME_size,\n"
+            "** and its kernels NAME_kernels[] (NAME_kernel_count of them). */\n#ifndef GPUBLOB_EMIT_%s_H\n"
+            "#define GPUBLOB_EMIT_%s_H\n#include <stddef.h>\n%s", (int)n, stem, gpublob_version(), c->input,
+            guard, guard, c_kernel_type);
+  text_addf(&f, "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
+            "#pragma GCC diagnostic ignored \"-Wunused-const-variable\"\n#endif\n");
+  for (size_t i = 0; i < r->count; i++) {
+    const gpublob_output *o = &r->outputs[i];
+    c_name_of(c, o, names[i]);
+    size_t base = strlen(names[i]);
+    for (unsigned k = 2;; k++) {
+      size_t same = 0;
+      while (same < i && strcmp(names[same], names[i])) same++;
+      if (same == i) break;
+      snprintf(names[i] + base, C_NAME - base, "_%u", k);
+    }
+    text_addf(&f, "\n/* %s%s%s (%s): %zu bytes, %s */\nstatic const unsigned char %s[] = {",
+              *o->target ? o->target : "MLIR", *o->chip ? " " : "", o->chip, *o->tool ? o->tool : "gpublob",
+              o->blob.size, o->blob.suffix ? o->blob.suffix : "", names[i]);
+    for (size_t k = 0; k < o->blob.size; k++) text_addf(&f, "%s0x%02x,", k % 12 ? " " : "\n    ", o->blob.data[k]);
+    text_addf(&f, "%s};\nstatic const size_t %s_size = %zu;\n", o->blob.size ? "\n" : "0\n", names[i], o->blob.size);
+    c_kernels(&f, g, r, i, names[i]);
+  }
+  text_addf(&f, "\n#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n#endif\n");
+  free(names);
+  if (f.oom) {
+    free(f.s);
+    return fail("%s", "out of memory");
+  }
+  *b = (gpublob_blob){(unsigned char *)f.s, f.len, ".h"};
+  return 0;
+}
+
 /* The outputs, with their kernels when asked: read first, so a refused blob leaves nothing written. */
 static int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir) {
   text json = {0};
+  gpublob_blob header = {0};
   int rc = c->metadata || c->verbose ? read_kernels(g, c, r, &json) : 0;
-  if (!rc) rc = write_outputs(c, r, mlir);
+  if (!rc && c->emit_c && (rc = c_header(c, g, r, &header))) rc = 10 + GPUBLOB_IO;
+  if (!rc) rc = write_outputs(c, r, mlir, &header);
   if (!rc && c->metadata) rc = write_metadata(c, &json);
   free(json.s);
+  free(header.data);
   return rc;
 }
 

@@ -164,14 +164,6 @@ static int query_job(job *j, gpublob *g, const gpublob_options *opts) {
   return resolve_target(j);
 }
 
-/* The program a provider falls back to into path, or "" (a missing one is no error here). */
-static void provider_fallback(job *j, strbuf *path) {
-  int code = j->g->code;
-  if (find_tool_path(j, path)) sb_reset(path);
-  j->g->code = code;
-  sb_reset(&j->g->msg);
-}
-
 /* The tool a query job resolved, its strings held by the handle. */
 static void tool_info_fill(job *j, gpublob_tool_info *info) {
   gpublob *g = j->g;

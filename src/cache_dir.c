@@ -18,8 +18,9 @@ static void cache_unwritable(cache *c, const char *what, int err) {
               strerror(err));
 }
 
-/* mkdir -p of the directory given, each one made 0700. */
-static int make_dirs(const char *path) {
+/* mkdir -p of the directory given, each one made with mode (under the umask): the
+** cache's 0700, the dump directory's 0777 (as -o DIR/ makes its directories). */
+static int make_dirs(const char *path, mode_t mode) {
   char *p = strdup(path);
   if (!p) return -1;
   int rc = 0;
@@ -27,7 +28,7 @@ static int make_dirs(const char *path) {
     if (*s && *s != '/') continue;
     char end = *s;
     *s = 0;
-    if (mkdir(p, 0700) && errno != EEXIST) rc = -1;
+    if (mkdir(p, mode) && errno != EEXIST) rc = -1;
     *s = end;
     if (!end) break;
   }
@@ -66,7 +67,7 @@ static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
   c->writable = 1;
   c->g = g;
   pthread_once(&spec_once, spec_hash);
-  if (make_dirs(c->dir)) cache_unwritable(c, c->dir, errno);
+  if (make_dirs(c->dir, 0700)) cache_unwritable(c, c->dir, errno);
   int top = open(c->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (top < 0) {
     refuse_cache(c, strerror(errno));
@@ -130,11 +131,11 @@ static int write_all_fd(int fd, const void *data, size_t n) {
   return 0;
 }
 
-/* A new file (none of that name may exist) holding head, then data; -1 with errno
-** set, and what was made left for the caller to remove. */
-static int write_new_file(int dirfd, const char *name, const void *head, size_t hn, const void *data,
-                          size_t n) {
-  int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+/* A new file (none of that name may exist) of the mode (under the umask) holding
+** head, then data; -1 with errno set, and what was made left for the caller to remove. */
+static int write_new_file(int dirfd, const char *name, mode_t mode, const void *head, size_t hn,
+                          const void *data, size_t n) {
+  int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return -1;
   int rc = write_all_fd(fd, head, hn) || write_all_fd(fd, data, n) ? -1 : 0;
   int err = errno;
@@ -161,7 +162,7 @@ static int cache_write(cache *c, const key128 *k, char kind, const strbuf *paylo
   key128 d = digest_of(sb_str(payload), payload->len);
   memcpy(h.hash, d.b, sizeof h.hash);
   memcpy(h.key, k->b, sizeof h.key);
-  int rc = write_new_file(dirfd, tmp, &h, sizeof h, sb_str(payload), payload->len);
+  int rc = write_new_file(dirfd, tmp, 0600, &h, sizeof h, sb_str(payload), payload->len);
   int err = errno;
   struct stat old; /* a file replaced counts only by what it grew */
   long long was = fstatat(dirfd, name, &old, AT_SYMLINK_NOFOLLOW) || !S_ISREG(old.st_mode) ? 0 : (long long)old.st_size;

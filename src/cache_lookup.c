@@ -201,9 +201,11 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
   return 0;
 }
 
-/* A call's result from the cache, or -1: nothing is compiled here. */
+/* A call's result from the cache, or -1: nothing is compiled here.  A call with a
+** dump directory misses: its dumps are made by compiling (what it compiles is stored). */
 static int cache_lookup(cache *c, const key128 *k0, const gpublob_options *o, gpublob_result *out) {
   cache_file m, e;
+  if (o->dump_dir && *o->dump_dir) return -1;
   if (cache_read(c, k0, 'm', &m)) return -1;
   reader r = {m.data, m.data + m.size, 0};
   key128 k1;

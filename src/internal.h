@@ -189,6 +189,7 @@ typedef struct job {
   const provider *prov;     /* loaded: the in-process provider in use */
   toolrun run;
   strbuf tool_log;  /* with GPUBLOB_FLAG_TOOL_LOG: the blob tool's output (its info log) */
+  strbuf dump;      /* the dump directory's names start so: /DIR/STEM.TARGET.CHIP. ("": no dump) */
   int state;
   double ms[NPHASES];
 } job;

@@ -85,6 +85,7 @@ static int ir_compile(gpublob *g, const gpublob_options *opts, const unsigned ch
   for (size_t i = 0; !rc && i < p.njobs; i++) {
     p.jobs[i]->src = data;
     p.jobs[i]->src_size = size;
+    rc = dump_prepare(&p, i, name, NULL, 0);
   }
   if (!rc && c) plan_entry_key(c, k0, &p);
   if (!rc) rc = pool_run(&p, NULL, NULL);

@@ -41,7 +41,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .features = features};
   o.lib_dirs = get_str(&r);
   o.tool_dirs = get_str(&r);
-  const char *name = get_str(&r);
+  const char *name = get_str(&r), *dump = get_str(&r);
   o.opt = (int)get_u64(&r);
   o.format = (int)get_u64(&r);
   o.flags = (unsigned)get_u64(&r);
@@ -69,6 +69,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   c->j.src_size = c->size;
   int rc = resolve_options(&c->j);
   c->j.keep_asm = keep_asm;
+  sb_add(&c->j.dump, dump ? dump : ""); /* the job's dumps are written here, by the child */
   return rc;
 }
 

@@ -37,7 +37,8 @@ static int get_record(int fd, char *kind, strbuf *out) {
 ** the environment and directory it searches from, and the module's bytes. */
 static void put_job(strbuf *b, const job *j, const void *module, size_t size) {
   const gpublob_options *o = &j->opts;
-  const char *const strs[] = {j->t->name, j->chip, o->features, o->lib_dirs, o->tool_dirs, j->name};
+  const char *const strs[] = {j->t->name, j->chip, o->features, o->lib_dirs, o->tool_dirs, j->name,
+                              sb_str(&j->dump)};
   for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) put_str(b, strs[i]);
   put_u64(b, (uint64_t)o->opt);
   put_u64(b, (uint64_t)o->format);

@@ -9,12 +9,13 @@ static int run_blob_tool(job *j) {
     if (j->format == GPUBLOB_FORMAT_BIN) j->out.suffix = j->t->suffix_bin; /* the object is the blob */
     return GPUBLOB_OK;
   }
-  if (j->prov) return provider_run(j);
-  int rc = j->run.p.pid ? GPUBLOB_OK : tool_start(j);
+  int rc = dump_tool_script(j);
+  if (!rc && j->prov) return dump_tool_log(j, provider_run(j));
+  if (!rc && !j->run.p.pid) rc = tool_start(j);
   if (!rc) rc = tool_finish(j);
   if (!rc && (j->flags & GPUBLOB_FLAG_TOOL_LOG)) sb_addn(&j->tool_log, sb_str(&j->run.output), j->run.output.len);
   if (rc == GPUBLOB_TOOL) tool_version_hint(j);
-  return rc;
+  return dump_tool_log(j, rc);
 }
 
 static int emit_output(job *j) {
@@ -68,6 +69,7 @@ static int check_module(job *j) {
 ** triple and data layout are set before verification (LLVM's verifier needs them). */
 static int job_llvm(job *j) {
   int rc = j->src ? parse_module(j, j->src, j->src_size) : GPUBLOB_OK;
+  if (!rc) rc = dump_module(j, "0-input.ll");
   if (!rc) rc = check_triple(j);
   if (!rc) rc = make_target_machine(j);
   if (!rc) rc = verify_module(j);
@@ -76,15 +78,18 @@ static int job_llvm(job *j) {
   if (!rc) add_module_flags(j);
   if (!rc) rc = link_files(j);
   if (!rc) rc = link_device_libs(j);
+  if (!rc) rc = dump_module(j, "1-linked.ll");
   if (!rc) rc = check_unselectable(j, 0);
   if (!rc) keep_entries(j);
   if (!rc) rc = optimise(j);
   if (!rc) rc = diag_failed(j, "optimisation");
+  if (!rc) rc = dump_module(j, "2-optimised.ll");
   if (!rc) rc = check_unresolved(j);
   if (!rc) rc = check_unsupported_types(j);
+  LLVMModuleRef isa = rc ? NULL : dump_isa_module(j);
   if (!rc) rc = emit_output(j);
   if (!rc) rc = diag_failed(j, "code generation");
-  return rc;
+  return dump_emitted(j, isa, rc);
 }
 
 static int isolate_job(job *j);

@@ -56,9 +56,14 @@ static int find_gpu_modules(mlir_call_state *m, MlirOperation top) {
   return GPUBLOB_OK;
 }
 
-static void gm_name(MlirOperation gm, strbuf *b) {
+/* A gpu.module's symbol; "?" without one. */
+static span gm_sym(MlirOperation gm) {
   MlirAttribute a = mlirOperationGetAttributeByName(gm, cref("sym_name"));
-  span n = mlirAttributeIsAString(a) ? sref(mlirStringAttrGetValue(a)) : (span){"?", 1};
+  return mlirAttributeIsAString(a) ? sref(mlirStringAttrGetValue(a)) : (span){"?", 1};
+}
+
+static void gm_name(MlirOperation gm, strbuf *b) {
+  span n = gm_sym(gm);
   sb_addf(b, "gpu.module @%.*s", (int)n.n, n.s);
 }
 
@@ -409,6 +414,10 @@ static void name_error(mlir_call_state *m, const gpu_item *it) {
 static int check_items(mlir_call_state *m) {
   for (size_t i = 0; i < m->p.njobs; i++) m->p.jobs[i]->name = sb_str(&item_of_job(m, i)->name);
   int rc = plan_resolve(&m->p, 1);
+  for (size_t i = 0; !rc && i < m->p.njobs; i++) { /* the dump directory's names: STEM.MODULE.TARGET.CHIP. */
+    span sym = gm_sym(item_of_job(m, i)->gm);
+    if ((rc = dump_prepare(&m->p, i, m->name, sym.s, sym.n))) m->p.failed = i;
+  }
   for (size_t i = 0; i < m->nitems; i++) m->items[i].t = item_job(m, &m->items[i])->t;
   if (rc) {
     name_error(m, item_of_job(m, m->p.failed));

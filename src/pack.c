@@ -18,32 +18,37 @@ typedef struct packing {
   job *const *members;
   size_t n;
   workdir w;
-  int rc; /* a member's file could not be written (the error is in members[0]) */
+  int dumped; /* the images are the members' dump files (the dump directory's pack script) */
+  int rc;     /* a member's file could not be written (the error is in members[0]) */
 } packing;
 
-/* One image of member i: blob b written as DIR/i.suffix, then the words of tmpl for it. */
-static int pack_image(packing *k, argvec *a, size_t i, const char *suffix, const gpublob_blob *b,
-                      const char *tmpl) {
+/* One image of member i: blob b written as DIR/i.suffix (dumped: the member's dump
+** file what and suffix), then the words of tmpl for it. */
+static int pack_image(packing *k, argvec *a, size_t i, const char *what, const char *suffix,
+                      const gpublob_blob *b, const char *tmpl) {
   gpublob *g = k->members[0]->g;
   strbuf in = {0};
-  sb_addf(&in, "%s/%zu%s", sb_str(&k->w.dir), i, suffix);
+  if (k->dumped) sb_addf(&in, "%s%s%s", sb_str(&k->members[i]->dump), what, suffix);
+  else sb_addf(&in, "%s/%zu%s", sb_str(&k->w.dir), i, suffix);
   int rc = GPUBLOB_OK;
   if (in.oom) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
+  else if (k->dumped) rc = dump_write_at(g, &in, "", b->data, b->size, 0666);
   else if (write_file(sb_str(&in), b->data, b->size))
     rc = set_error(g, GPUBLOB_IO, "cannot write a pack's image in %s: %s", sb_str(&k->w.dir), strerror(errno));
-  else argv_add(a, k->members[i], tmpl, (const char *[]){"in", sb_str(&in), NULL}, NULL, NULL);
+  if (!rc) argv_add(a, k->members[i], tmpl, (const char *[]){"in", sb_str(&in), NULL}, NULL, NULL);
   sb_free(&in);
   return rc;
 }
 
 /* {images}: each member's blob, and the newest's assembly, as a file of the pack's
-** directory, with the spec's words for it. */
+** directory (or the members' 6-blob and 3-isa dump files), with the spec's words for it. */
 static void pack_images(void *arg, argvec *a) {
   packing *k = arg;
   for (size_t i = 0; i < k->n && !k->rc; i++) {
     job *j = k->members[i];
-    k->rc = pack_image(k, a, i, j->t->suffix_bin, &j->out, j->t->pack_image);
-    if (!k->rc && j->keep_asm) k->rc = pack_image(k, a, i, j->t->suffix_asm, &j->asm_out, j->t->pack_asm_image);
+    k->rc = pack_image(k, a, i, "6-blob", j->t->suffix_bin, &j->out, j->t->pack_image);
+    if (!k->rc && j->keep_asm)
+      k->rc = pack_image(k, a, i, "3-isa", j->t->suffix_asm, &j->asm_out, j->t->pack_asm_image);
   }
 }
 
@@ -116,6 +121,58 @@ static int pack_ids(job *const *members, size_t n, argvec *ids, strbuf *targets)
   return targets->oom ? set_error(members[0]->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }
 
+/* ---- the dump directory's pack script ---- */
+/* STEM.TARGET.CHIP+CHIP.: the first member's names with every member's chip. */
+static void pack_dump_prefix(job *const *members, size_t n, strbuf *prefix) {
+  const char *d = sb_str(&members[0]->dump), *end = d + members[0]->dump.len - 1; /* its last '.' */
+  while (end > d && end[-1] != '.') end--; /* the chip's start: safe chip names have no '.' */
+  sb_addn(prefix, d, (size_t)(end - d));
+  for (size_t i = 0; i < n; i++) {
+    char part[256] = "";
+    safe_chip_name(part, sizeof part, members[i]->chip, strlen(members[i]->chip));
+    sb_addf(prefix, "%s%s", i ? "+" : "", part);
+  }
+  sb_add(prefix, ".");
+}
+
+/* 7-pack.sh: the pack program over the members' blobs (written as their 6-blob
+** dump files) and the newest's ISA, writing 7-pack.SUFFIX beside them; for the
+** in-process pack step, its options in a comment and the program's equivalent,
+** where it is found.  Written before the pack is made. */
+static int pack_dump_script(job *const *members, size_t n, const char *tool, const pack_provider_ops *prov,
+                            const char *targets) {
+  job *first = members[0];
+  if (!first->dump.len) return GPUBLOB_OK;
+  strbuf prefix = {0}, sh = {0}, prog = {0}, out = {0};
+  argvec args = {0}, opts = {0};
+  pack_dump_prefix(members, n, &prefix);
+  sb_addf(&sh, "#!/bin/sh\n# gpublob %s: the pack of %s for %s, from the members' dumped blobs (6-blob files), "
+          "writing it beside them.\n", GPUBLOB_VERSION_STRING, first->name, first->t->name);
+  if (prov) {
+    sb_addf(&prog, "The pack was made in-process by %s", prov->name);
+    sh_options(&sh, sb_str(&prog), template_argv(&opts, first, first->t->pack_provider_argv, NULL, NULL, NULL));
+    sb_reset(&prog);
+    if (*first->t->pack_tool) find_quietly(first, find_pack_tool, &prog);
+    tool = sb_str(&prog);
+    sb_addf(&sh, "# %s\n", *tool ? "The program's equivalent command line:" : "No pack program was found.");
+  }
+  sb_addf(&out, "%s7-pack%s", sb_str(&prefix), first->t->suffix_pack);
+  packing k = {.members = members, .n = n, .dumped = 1};
+  const char *vars[] = {"tool", tool, "out", sb_str(&out), "targets", targets, NULL};
+  char **argv = *tool ? template_argv(&args, first, first->t->pack_argv, vars, pack_images, &k) : NULL;
+  int rc = k.rc;
+  if (!rc) sh_exec(&sh, argv);
+  if (!rc && (sh.oom || prefix.oom || out.oom || (*tool && !argv))) rc = set_error(first->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc) rc = dump_write_at(first->g, &prefix, "7-pack.sh", sh.s, sh.len, 0777);
+  argv_free(&args);
+  argv_free(&opts);
+  sb_free(&prefix);
+  sb_free(&sh);
+  sb_free(&prog);
+  sb_free(&out);
+  return rc;
+}
+
 /* One blob for the members of a pack: by the pack provider when the plan chose it,
 ** else by the pack program found at tool. */
 static int pack_run(job *const *members, size_t n, const char *tool, const pack_provider_ops *prov,
@@ -123,6 +180,7 @@ static int pack_run(job *const *members, size_t n, const char *tool, const pack_
   argvec ids = {0};
   strbuf targets = {0};
   int rc = pack_ids(members, n, &ids, &targets);
+  if (!rc) rc = pack_dump_script(members, n, tool, prov, sb_str(&targets));
   if (!rc) rc = prov ? pack_in_process(members, n, prov, ids.argv, out)
                      : pack_program(members, n, tool, sb_str(&targets), out);
   argv_free(&ids);

@@ -2,7 +2,7 @@
 
 /* ---- the blob tool: spawned with an argv in a private directory, output kept ---- */
 static int write_file(const char *path, const void *data, size_t n) {
-  return write_new_file(AT_FDCWD, path, NULL, 0, data, n);
+  return write_new_file(AT_FDCWD, path, 0600, NULL, 0, data, n);
 }
 
 static void workdir_free(workdir *w) {

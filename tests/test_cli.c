@@ -277,6 +277,7 @@ static const struct {
     {"--unsafe-sqrt", 0}, {"--abi", 0},
     {"--toolkit", 0},    {"-l", 0},            {"--opts", 0},           {"--section", 1},
     {"--tool-log", 1},
+    {"--dump-dir", 0},   {"--emit-c", 0},
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 
