@@ -8,9 +8,11 @@
 **   fatbin: CUDA's fatbin, as fatbinary writes it: a header (magic 0xBA55ED50, u16
 **     version, u16 header size, u64 size of the entries), then entries, each a header
 **     (u16 kind: 1 PTX, 2 ELF; u32 header size at 4; u64 payload size at 8; u32 sm at
-**     28; u64 flags at 40) and its payload.  ELF entries are cubins, their chip
-**     chip_prefix and the sm; PTX entries hold no metadata and are skipped; an entry
-**     whose flags say compressed (0x2000, 0x8000) is TOOL. */
+**     28; u64 flags at 40) and its payload.  ELF entries are cubins; PTX entries hold
+**     no metadata and are skipped; an entry whose flags say compressed (0x2000,
+**     0x8000) is TOOL.  An ELF entry's chip is chip_prefix and its sm, or, where the
+**     output's chip list has the chip in the entry's place and it is that sm with a
+**     suffix (sm_90a: the entry says 90), the listed chip. */
 
 /* ---- the members of a pack, each read as a bin blob ---- */
 static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
@@ -65,12 +67,25 @@ static int read_bundle_kernels(gpublob *g, const target_desc *t, const unsigned 
 
 enum { FATBIN_MAGIC = 0xBA55ED50u, FATBIN_ELF = 2, FATBIN_ENTRY_MIN = 48, FATBIN_COMPRESSED = 0x2000 | 0x8000 };
 
-static int read_fatbin_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt) {
+/* The chip of the cubin entry with this sm, the which-th cubin of the fatbin (see above). */
+static void fatbin_chip(const target_desc *t, const char *chips, int which, uint64_t sm, char *chip, size_t size) {
+  snprintf(chip, size, "%s%llu", t->chip_prefix, (unsigned long long)sm);
+  const char *w = NULL;
+  size_t n = 0, len = strlen(chip);
+  for (int i = 0; i <= which && (w = next_word(&chips, ",", &n)); i++) {}
+  if (w && n > len && n < size && !memcmp(w, chip, len) && !isdigit((unsigned char)w[len])) {
+    memcpy(chip, w, n);
+    chip[n] = 0;
+  }
+}
+
+static int read_fatbin_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
+                               const char *chips, ktable *kt) {
   if (n < 16 || le_n(p, 4) != FATBIN_MAGIC) return set_error(g, GPUBLOB_TOOL, "fatbin: no magic 0x%X", FATBIN_MAGIC);
   uint64_t hdr = le_n(p + 6, 2), size = le_n(p + 8, 8);
   if (hdr < 16 || !in_blob(n, hdr, size)) return set_error(g, GPUBLOB_TOOL, "fatbin: its entries lie outside its %zu bytes", n);
   uint64_t at = hdr, end = hdr + size;
-  for (int members = 0; at < end; members++) {
+  for (int members = 0, cubins = 0; at < end; members++) {
     if (members >= PACK_MAX_MEMBERS) return set_error(g, GPUBLOB_TOOL, "fatbin: more than %d entries", PACK_MAX_MEMBERS);
     if (!in_blob((size_t)end, at, FATBIN_ENTRY_MIN)) return set_error(g, GPUBLOB_TOOL, "fatbin: an entry's header is cut short");
     const unsigned char *e = p + at;
@@ -78,7 +93,8 @@ static int read_fatbin_kernels(gpublob *g, const target_desc *t, const unsigned 
     if (eh < FATBIN_ENTRY_MIN || !in_blob((size_t)end, at + eh, payload))
       return set_error(g, GPUBLOB_TOOL, "fatbin: an entry lies outside the fatbin");
     char chip[64];
-    snprintf(chip, sizeof chip, "%s%llu", t->chip_prefix, (unsigned long long)sm);
+    if (le_n(e, 2) == FATBIN_ELF) fatbin_chip(t, chips, cubins++, sm, chip, sizeof chip);
+    else snprintf(chip, sizeof chip, "%s%llu", t->chip_prefix, (unsigned long long)sm);
     if (le_n(e, 2) == FATBIN_ELF && (flags & FATBIN_COMPRESSED))
       return set_error(g, GPUBLOB_TOOL, "fatbin: the %s cubin is compressed (flags 0x%llx); not read", chip,
                        (unsigned long long)flags);
@@ -100,7 +116,8 @@ static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) 
   const unsigned char *p = o->blob.data ? o->blob.data : (const unsigned char *)"";
   if (*t->suffix_pack && !strcmp(suffix, t->suffix_pack)) {
     if (t->pack_metadata == PACK_METADATA_offload_bundle) return read_bundle_kernels(g, t, p, o->blob.size, kt);
-    if (t->pack_metadata == PACK_METADATA_fatbin) return read_fatbin_kernels(g, t, p, o->blob.size, kt);
+    if (t->pack_metadata == PACK_METADATA_fatbin)
+      return read_fatbin_kernels(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
     return set_error(g, GPUBLOB_FORMAT, "a %s pack (%s) records no kernel metadata gpublob reads", t->name, suffix);
   }
   if (strcmp(suffix, t->suffix_bin))

@@ -326,7 +326,10 @@ static void amd_case(const char *ll, const char *stem, const char *const *kernel
 static void pack_case(const char *ll, const char *target, const char *const *chips, const char *kernel) {
   char label[400], one[64];
   gpublob_result pack = {0};
-  int rc = compile(ll, target, GPUBLOB_FORMAT_PACK, NULL, 0, &pack);
+  /* nvptx: ptxas for the members, as for the bins (three jobs would take nvJitLink,
+  ** whose registers may differ); amdgcn: the in-process bundle */
+  int mode = !strncmp(target, "nvptx", 5) ? GPUBLOB_TOOL_PROGRAM : 0;
+  int rc = compile(ll, target, GPUBLOB_FORMAT_PACK, NULL, mode, &pack);
   snprintf(label, sizeof label, "pack %s: compiles", target);
   if (!checked(rc == 0, label, "%s", gpublob_error_message(g))) return;
   kinfo k[MAXK];
@@ -709,8 +712,8 @@ int main(void) {
     if (!strcmp(hp[i].stem, "spill")) snprintf(spill_amd, sizeof spill_amd, "%s", ll);
     for (size_t c = 0; c < 3; c++) amd_case(ll, hp[i].stem, hp[i].kernels, amd_chips[c]);
   }
-  static const char *const nv_pack[] = {"sm_75", "sm_90", NULL}, *const amd_pack[] = {"gfx90a", "gfx942", "gfx1100", NULL};
-  if (*reduce_nv) pack_case(reduce_nv, "nvptx:sm_75,sm_90", nv_pack, "reduce_sum");
+  static const char *const nv_pack[] = {"sm_75", "sm_90", "sm_90a", NULL}, *const amd_pack[] = {"gfx90a", "gfx942", "gfx1100", NULL};
+  if (*reduce_nv) pack_case(reduce_nv, "nvptx:sm_75,sm_90,sm_90a", nv_pack, "reduce_sum");
   if (*spill_amd) pack_case(spill_amd, "amdgcn:gfx90a,gfx942,gfx1100", amd_pack, "spill_mix");
   mlir_case();
   if (*reduce_nv) cache_case(reduce_nv);
