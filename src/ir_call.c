@@ -65,7 +65,10 @@ static void plan_entry_key(cache *c, const key128 *k0, plan *p) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
   hash_bytes(&st, k0->b, sizeof k0->b);
-  for (size_t i = 0; i < p->njobs; i++) hash_job(c, &st, p->jobs[i], job_pack_way(p, i), job_pack_tool(p, i));
+  for (size_t i = 0; i < p->njobs; i++) {
+    key128 d = job_key(c, p->jobs[i], job_pack_way(p, i), job_pack_tool(p, i));
+    hash_bytes(&st, d.b, sizeof d.b);
+  }
   p->entry_key = hash_key(&st);
 }
 
