@@ -259,6 +259,11 @@ typedef struct gpublob_stats {
   double emit_ms;     /* LLVM's code generator */
   double tool_ms;     /* the blob tool (waiting for the program, or in-process) and packs */
   double cache_ms;    /* digests, lookups and stores */
+  /* Grown at the end (1.1): CPU and load figures, apart from the wall-time phases. */
+  double provider_load_ms; /* loading in-process providers (dlopen and dlsym of nvJitLink):
+                              once per process, so 0 when an earlier call loaded them */
+  double tool_cpu_ms;      /* the blob and pack tools' own CPU time: each program's user +
+                              sys (its rusage, wait4) and in-process providers' thread CPU */
 } gpublob_stats;
 
 /* A target as the spec describes it (static storage, never NULL; grows at the end). */

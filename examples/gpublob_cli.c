@@ -108,7 +108,8 @@ static const char usage[] =
     "Information:\n"
     "      --list-targets               name, triple, default chip, formats, attribute,\n"
     "                                   valid chips, and the blob tool a compile would use\n"
-    "      --time                       print the call's jobs, threads, cache and phases\n"
+    "      --time                       print the call's jobs, threads, cache and phases,\n"
+    "                                   the provider's load and the tools' own CPU time\n"
     "      --metadata FILE              write each output's kernels (registers, shared and\n"
     "                                   stack bytes, ...) as JSON, read from its blob\n"
     "      --verbose                    a line per kernel on stderr, as ptxas -v prints\n"
@@ -1002,9 +1003,9 @@ static void print_time(gpublob *g, const char *who) {
   fprintf(stderr,
           "gpublob: time (%s): %zu jobs on %zu threads; cache %zu hits, %zu misses, %zu stored; "
           "wall %.2f ms; load %.2f, link %.2f, optimise %.2f, emit %.2f, tool %.2f, cache %.2f ms "
-          "(phases sum %.2f ms)\n",
+          "(phases sum %.2f ms); provider load %.2f ms, tool CPU %.2f ms\n",
           who, s.jobs, s.threads, s.cache_hits, s.cache_misses, s.cache_writes, s.wall_ms, s.load_ms,
-          s.link_ms, s.optimise_ms, s.emit_ms, s.tool_ms, s.cache_ms, phases);
+          s.link_ms, s.optimise_ms, s.emit_ms, s.tool_ms, s.cache_ms, phases, s.provider_load_ms, s.tool_cpu_ms);
 }
 
 #if !GPUBLOB_FRONT

@@ -5,6 +5,9 @@
 **                                     its #include, for vendoring in one file
 **   specgen [--llvm-targets LIST] --llvm-components SPEC
 **                                     print the LLVM components its backends need
+**   specgen [--llvm-targets LIST] --unused-backends SPEC OUT.c
+**                                     write no-op LLVMInitialize* functions for
+**                                     each backend of LIST the spec names not
 **
 ** --llvm-targets "NVPTX AMDGPU ...": the backends this LLVM was built with
 ** (llvm-config --targets-built); an llvm_target outside it is refused.  Without
@@ -1103,6 +1106,46 @@ static void print_components(FILE *o) {
   fputc('\n', o);
 }
 
+#ifndef SPECGEN_LIBRARY
+/* Whether the spec names the backend W (N bytes) as some target's llvm_target. */
+static int spec_names_backend(const char *w, size_t n) {
+  for (int i = 0; i < ntargets; i++)
+    if (strlen(targets[i].val[K_llvm_target]) == n && !memcmp(targets[i].val[K_llvm_target], w, n)) return 1;
+  return 0;
+}
+
+/* The backends the spec does not name, as a C file of no-op definitions of
+   their LLVMInitialize<T>{TargetInfo,Target,TargetMC,AsmPrinter,AsmParser,
+   Disassembler}, for a static link: MLIR's LLVM IR target utilities call
+   LLVMInitializeAll{TargetInfos,Targets,TargetMCs}, whose references would pull
+   every backend LLVM was built with (X86, AArch64, RISCV, ...: some 45 MB and
+   hundreds of page faults at every start) into the program.  Linked before the
+   archives, these definitions answer the references and no backend archive
+   member is taken for them; those backends are then never registered, which
+   nothing in gpublob looks up.  The list is --llvm-targets, or LLVM 22's. */
+static void write_unused_backends(FILE *o) {
+  static const char *const kinds[] = {"TargetInfo", "Target",    "TargetMC",
+                                      "AsmPrinter", "AsmParser", "Disassembler", NULL};
+  fputs("/* Written by specgen --unused-backends from targets/targets.spec. DO NOT EDIT.\n"
+        "   No-op initialisers of the LLVM backends the spec does not name (gen/specgen.c\n"
+        "   write_unused_backends says why). */\n", o);
+  const char *p = built_targets, *w;
+  size_t n;
+  for (int i = 0;; i++) {
+    if (built_targets) {
+      if (!(w = next_word(&p, &n))) break;
+    } else if ((w = llvm22_targets[i])) {
+      n = strlen(w);
+    } else {
+      break;
+    }
+    if (spec_names_backend(w, n)) continue;
+    for (int k = 0; kinds[k]; k++) fprintf(o, "void LLVMInitialize%.*s%s(void);\n", (int)n, w, kinds[k]);
+    for (int k = 0; kinds[k]; k++) fprintf(o, "void LLVMInitialize%.*s%s(void) {}\n", (int)n, w, kinds[k]);
+  }
+}
+#endif
+
 /* Sets the --llvm-targets list; returns 0, or -1 for a word that is no name. */
 static int set_built_targets(const char *list) {
   built_targets = NULL;
@@ -1295,6 +1338,7 @@ static void load_spec(const char *path) {
 static const char usage[] =
     "usage: specgen [--llvm-targets \"NVPTX AMDGPU ...\"] SPEC OUT.def\n"
     "       specgen [--llvm-targets \"NVPTX AMDGPU ...\"] --llvm-components SPEC\n"
+    "       specgen [--llvm-targets \"NVPTX AMDGPU ...\"] --unused-backends SPEC OUT.c\n"
     "       specgen --vendor CORE.c DEF OUT.c\n";
 
 int main(int argc, char **argv) {
@@ -1311,6 +1355,13 @@ int main(int argc, char **argv) {
     load_spec(argv[2]);
     print_components(stdout);
     return 0;
+  }
+  if (argc == 4 && !strcmp(argv[1], "--unused-backends")) {
+    load_spec(argv[2]);
+    char tmp[4096];
+    FILE *o = open_out(argv[3], tmp, sizeof tmp);
+    write_unused_backends(o);
+    return close_out(o, tmp, argv[3]);
   }
   if (argc != 3 || argv[1][0] == '-') {
     fputs(usage, stderr);

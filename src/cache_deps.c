@@ -136,6 +136,15 @@ static void hash_job(cache *c, XXH3_state_t *st, job *j, int pack, const char *p
   else if (pack == PACK_INPROCESS) hash_str(st, j->t->pack_provider_name);
 }
 
+/* A job's part of k1: hash_job's digest of its own, so that a lookup can resolve a
+** manifest's equal job records once and use the digest for each (manifest_key). */
+static key128 job_key(cache *c, job *j, int pack, const char *pack_tool) {
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  hash_job(c, &st, j, pack, pack_tool);
+  return hash_key(&st);
+}
+
 /* The hash of a call's input and options: the manifest's key.  Isolation, the tool
 ** timeout and the input limit change no output byte: a call with or without them
 ** finds the same entry. */

@@ -141,7 +141,91 @@ static int entry_get(const unsigned char *p, size_t n, gpublob_result *out) {
   return -1;
 }
 
-/* Resolves a manifest's jobs again, as a compile would, and digests what they use. */
+/* A job record of a manifest, as cache_store's manifest_put wrote it. */
+typedef struct record {
+  const char *target, *chip, *features;
+  uint64_t opt, format, flags, abi, abi_default, peers, packed, keep_asm, in_process;
+  const char *tool_options;
+  const char **link; /* nlink link files' paths (malloc'd: record_free), NULL for none */
+  size_t nlink;
+} record;
+
+static void record_free(record *rec) {
+  free(rec->link);
+  rec->link = NULL;
+}
+
+/* Reads one record: 0, or -1 when the manifest is cut short or malformed. */
+static int record_read(reader *r, record *rec) {
+  memset(rec, 0, sizeof *rec);
+  rec->target = get_str(r);
+  rec->chip = get_str(r);
+  rec->features = get_str(r);
+  uint64_t *const v[] = {&rec->opt, &rec->format, &rec->flags, &rec->abi, &rec->abi_default,
+                         &rec->peers, &rec->packed, &rec->keep_asm, &rec->in_process};
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) *v[i] = get_u64(r);
+  rec->tool_options = get_str(r);
+  uint64_t nlink = get_u64(r);
+  if (!r->bad && nlink && nlink <= 65536 && (rec->link = calloc((size_t)nlink, sizeof *rec->link)))
+    for (uint64_t k = 0; k < nlink; k++) rec->link[k] = get_str(r);
+  rec->nlink = rec->link ? (size_t)nlink : 0;
+  if (r->bad || !rec->target || (nlink && !rec->link)) {
+    record_free(rec);
+    return -1;
+  }
+  return 0;
+}
+
+/* Resolves a record's job again, as a compile would, and digests what it uses into
+** *d (its part of k1): 0, or -1. */
+static int record_key(cache *c, const gpublob_options *o, const record *rec, gpublob *sink, key128 *d) {
+  gpublob_options jo = *o;
+  jo.target = rec->target;
+  jo.chip = rec->chip;
+  jo.features = rec->features;
+  jo.opt = (int)rec->opt;
+  jo.format = (int)rec->format;
+  jo.flags = (unsigned)rec->flags;
+  jo.abi = rec->abi > 1000000 ? 1000001 : (unsigned)rec->abi; /* resolved again: a bad one is refused */
+  jo.targets = NULL;
+  jo.ntargets = 0;
+  jo.tool_options = rec->tool_options;
+  jo.link = rec->link;
+  jo.nlink = rec->nlink;
+  if (!rec->in_process && jo.tool_mode != GPUBLOB_TOOL_INPROCESS) /* as the compile ran it */
+    jo.tool_mode = GPUBLOB_TOOL_PROGRAM;
+  job j;
+  job_begin(&j, sink, &jo, "");
+  j.peers = rec->peers;
+  j.abi_default = rec->abi_default > 1000000 ? 1000001 : (unsigned)rec->abi_default;
+  strbuf pack = {0};
+  int rc = resolve_options(&j);
+  if (!rc && rec->packed == PACK_PROGRAM) rc = find_pack_tool(&j, &pack);
+  if (!rc && rec->packed == PACK_INPROCESS && j.t->pack_provider == PACK_PROVIDER_none) rc = -1;
+  if (rec->packed > PACK_INPROCESS) rc = -1;
+  j.keep_asm = (int)rec->keep_asm;
+  if (!rc) rc = resolve_tool(&j, 0);
+  if (!rc) *d = job_key(c, &j, (int)rec->packed, sb_str(&pack));
+  sb_free(&pack);
+  job_end(&j);
+  return rc ? -1 : 0;
+}
+
+/* A record already resolved in this lookup: its bytes (in the manifest), their
+** XXH3-64 (compared first) and its part of k1. */
+typedef struct record_seen {
+  const unsigned char *p;
+  size_t n;
+  uint64_t h;
+  key128 d;
+} record_seen;
+
+/* Resolves a manifest's jobs again, as a compile would, and digests what they use.
+** A call's jobs repeat a few records (16 gpu.modules x 2 chips: 2 records for 32
+** jobs): each distinct record is resolved once, its tools and libraries searched
+** and digested once, and its digest used for each job with the same bytes.  Those
+** bytes are all a resolution reads besides the call's options, so equal bytes
+** resolve alike; a changed tool or library is seen as before, once per call. */
 static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, reader *r,
                         key128 *k1) {
   XXH3_state_t st;
@@ -150,50 +234,27 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
   uint64_t n = get_u64(r);
   int rc = r->bad || !n || n > MAX_JOBS; /* a manifest of no job is no call of gpublob's */
   gpublob sink = {0};
+  record_seen *seen = NULL;
+  size_t nseen = 0;
   for (uint64_t i = 0; !rc && i < n; i++) {
-    const char *target = get_str(r), *chip = get_str(r), *features = get_str(r);
-    gpublob_options jo = *o;
-    jo.target = target;
-    jo.chip = chip;
-    jo.features = features;
-    jo.opt = (int)get_u64(r);
-    jo.format = (int)get_u64(r);
-    jo.flags = (unsigned)get_u64(r);
-    uint64_t abi = get_u64(r), abi_default = get_u64(r);
-    jo.abi = abi > 1000000 ? 1000001 : (unsigned)abi; /* resolved again: a bad one is refused */
-    jo.targets = NULL;
-    jo.ntargets = 0;
-    uint64_t peers = get_u64(r), packed = get_u64(r), keep_asm = get_u64(r);
-    uint64_t in_process = get_u64(r);
-    jo.tool_options = get_str(r);
-    uint64_t nlink = get_u64(r);
-    const char **link = !r->bad && nlink && nlink <= 65536 ? calloc((size_t)nlink, sizeof *link) : NULL;
-    for (uint64_t k = 0; link && k < nlink; k++) link[k] = get_str(r);
-    jo.link = link;
-    jo.nlink = link ? (size_t)nlink : 0;
-    if (r->bad || !target || (nlink && !link)) {
-      free(link);
-      rc = -1;
-      break;
+    const unsigned char *at = r->p;
+    record rec;
+    if ((rc = record_read(r, &rec))) break;
+    size_t len = (size_t)(r->p - at);
+    uint64_t h = XXH3_64bits(at, len);
+    size_t k = 0;
+    while (k < nseen && !(seen[k].h == h && seen[k].n == len && !memcmp(seen[k].p, at, len))) k++;
+    if (k == nseen) {
+      key128 d;
+      rc = record_key(c, o, &rec, &sink, &d);
+      if (!rc) rc = grow(&seen, nseen, sizeof *seen);
+      if (!rc) seen[nseen++] = (record_seen){at, len, h, d};
     }
-    if (!in_process && jo.tool_mode != GPUBLOB_TOOL_INPROCESS) /* as the compile ran it */
-      jo.tool_mode = GPUBLOB_TOOL_PROGRAM;
-    job j;
-    job_begin(&j, &sink, &jo, "");
-    j.peers = peers;
-    j.abi_default = abi_default > 1000000 ? 1000001 : (unsigned)abi_default;
-    strbuf pack = {0};
-    rc = resolve_options(&j);
-    if (!rc && packed == PACK_PROGRAM) rc = find_pack_tool(&j, &pack);
-    if (!rc && packed == PACK_INPROCESS && j.t->pack_provider == PACK_PROVIDER_none) rc = -1;
-    if (packed > PACK_INPROCESS) rc = -1;
-    j.keep_asm = (int)keep_asm;
-    if (!rc) rc = resolve_tool(&j, 0);
-    if (!rc) hash_job(c, &st, &j, (int)packed, sb_str(&pack));
-    sb_free(&pack);
-    job_end(&j);
-    free(link);
+    record_free(&rec);
+    if (rc) break;
+    hash_bytes(&st, seen[k].d.b, sizeof seen[k].d.b);
   }
+  free(seen);
   sb_free(&sink.msg);
   sb_free(&sink.warn);
   if (rc || r->bad || r->p != r->end) return -1;

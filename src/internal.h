@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -107,6 +108,7 @@ typedef struct proc {
   int in_fd;  /* this end of its input channel; -1 when none or closed */
   int out_fd; /* its stdout and stderr; -1 when closed */
   int live;   /* its slot in the table of live processes */
+  double cpu_ms; /* its own CPU time, user + sys (wait4's rusage), once reaped; else 0 */
 } proc;
 
 /* An argv: its words in one buffer, each ended by its NUL, and pointers to them. */
@@ -192,6 +194,8 @@ typedef struct job {
   strbuf dump;      /* the dump directory's names start so: /DIR/STEM.TARGET.CHIP. ("": no dump) */
   int state;
   double ms[NPHASES];
+  double provider_load_ms; /* loading its in-process provider, where this job loaded it */
+  double tool_cpu_ms;      /* its tools' own CPU: programs' user + sys, a provider's thread CPU */
 } job;
 
 #endif /* GPUBLOB_INTERNAL_H */

@@ -13,10 +13,12 @@ static int make_output(plan *p, output_plan *op, gpublob_result *out) {
   strbuf chips = {0};
   for (size_t i = op->first; i < op->first + op->count; i++)
     sb_addf(&chips, "%s%s", i > op->first ? "," : "", p->jobs[i]->chip);
-  double t = now_ms();
+  double t = now_ms(), cpu = thread_cpu_ms(), child = j->tool_cpu_ms;
   int rc = op->pack ? pack_run(p->jobs + op->first, op->count, sb_str(&op->pack_tool), op->pack_prov, &b)
                      : GPUBLOB_OK;
   p->g->stats.tool_ms += now_ms() - t;
+  /* a pack program's CPU (tool_wait adds it to the first job), or the provider's here */
+  if (op->pack) p->g->stats.tool_cpu_ms += j->tool_cpu_ms - child + (op->pack_prov ? thread_cpu_ms() - cpu : 0);
   if (rc) {
     take_error(p->g, &j->sink);
     p->failed = op->first; /* the pack's error names its first job's module */
@@ -65,7 +67,10 @@ static void plan_entry_key(cache *c, const key128 *k0, plan *p) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
   hash_bytes(&st, k0->b, sizeof k0->b);
-  for (size_t i = 0; i < p->njobs; i++) hash_job(c, &st, p->jobs[i], job_pack_way(p, i), job_pack_tool(p, i));
+  for (size_t i = 0; i < p->njobs; i++) {
+    key128 d = job_key(c, p->jobs[i], job_pack_way(p, i), job_pack_tool(p, i));
+    hash_bytes(&st, d.b, sizeof d.b);
+  }
   p->entry_key = hash_key(&st);
 }
 

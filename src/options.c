@@ -48,7 +48,7 @@ static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *
   j->o = &j->opts;
   j->name = name ? name : "<memory>";
   j->abi_from = "from the options";
-  j->run.p = (proc){0, -1, -1, -1};
+  j->run.p = (proc){0, -1, -1, -1, 0};
   j->run.w.live = -1;
   g->code = GPUBLOB_OK;
   sb_reset(&g->msg);

@@ -157,6 +157,8 @@ static int pool_run(plan *p, job_preparer prepare, void *arg) {
     st->optimise_ms += ms[PH_OPT];
     st->emit_ms += ms[PH_EMIT];
     st->tool_ms += ms[PH_TOOL];
+    st->provider_load_ms += p->jobs[i]->provider_load_ms;
+    st->tool_cpu_ms += p->jobs[i]->tool_cpu_ms;
   }
   st->jobs = p->njobs;
   return pool_error(p, prepared, prepare_rc);

@@ -70,7 +70,7 @@ static void close_fd(int *fd) {
 /* 0, or an errno value. */
 static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tmpdir) {
   int in[2] = {-1, -1}, out[2];
-  *p = (proc){0, -1, -1, -1};
+  *p = (proc){0, -1, -1, -1, 0};
   if (mode != PROC_NONE && open_channel(mode, in)) return errno;
   if (pipe2(out, O_CLOEXEC)) {
     int err = errno;
@@ -106,7 +106,7 @@ static void proc_end(proc *p) {
     while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR) {}
   if (p->in_fd >= 0) close(p->in_fd);
   if (p->out_fd >= 0) close(p->out_fd);
-  *p = (proc){0, -1, -1, -1};
+  *p = (proc){0, -1, -1, -1, 0};
 }
 
 static int pidfd_of(pid_t pid) {
@@ -181,6 +181,7 @@ static int proc_exited(pid_t pid) {
 ** has exited, what is left of its group is killed, then it is reaped. */
 static int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, strbuf *output, int *status) {
   proc_wait_state w = {input, n, output};
+  p->cpu_ms = 0;
   if (!n) close_fd(&p->in_fd);
   if (p->in_fd >= 0) fcntl(p->in_fd, F_SETFL, fcntl(p->in_fd, F_GETFL) | O_NONBLOCK);
   int pidfd = pidfd_of(p->pid), result = WAIT_TIMEOUT, exited = 0;
@@ -198,7 +199,11 @@ static int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, st
   if (exited > 0) {
     kill(-p->pid, SIGKILL); /* a child it left: it may hold the output open */
     drain(p->out_fd, output);
-    while (waitpid(p->pid, status, 0) < 0 && errno == EINTR) {}
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    while (wait4(p->pid, status, 0, &ru) < 0 && errno == EINTR) {}
+    p->cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
     result = WAIT_EXITED;
   } else if (exited < 0) {
     result = WAIT_LOST; /* someone else reaped it (a host with SIGCHLD ignored) */
@@ -246,6 +251,7 @@ static int tool_spawn(job *j, proc *p, char **argv, enum proc_input mode, const 
 static int tool_wait(job *j, proc *p, const char *tool, const void *input, size_t n, strbuf *output) {
   int status = 0;
   int waited = proc_wait(p, input, n, tool_timeout_ms(j), output, &status);
+  j->tool_cpu_ms += p->cpu_ms; /* the tool's own work, not only the wait for it */
   return tool_outcome(j, tool, waited, status, output);
 }
 
@@ -305,7 +311,7 @@ static void tool_end(job *j) {
   argv_free(&r->args);
   sb_free(&r->output);
   memset(r, 0, sizeof *r);
-  r->p = (proc){0, -1, -1, -1};
+  r->p = (proc){0, -1, -1, -1, 0};
   r->w.live = -1;
 }
 

@@ -34,8 +34,9 @@ static void provider_open(provider *p) {
     }
 }
 
-/* The provider at path, opened on first use; a library is never closed. */
-static const provider *provider_get(const provider_ops *ops, const char *path) {
+/* The provider at path, opened on first use (the time that took added to *load_ms);
+** a library is never closed. */
+static const provider *provider_get(const provider_ops *ops, const char *path, double *load_ms) {
   pthread_mutex_lock(&providers_mu);
   provider *p = NULL;
   for (int i = 0; i < nproviders && !p; i++)
@@ -46,7 +47,9 @@ static const provider *provider_get(const provider_ops *ops, const char *path) {
     p = &providers[nproviders++];
     p->ops = ops;
     p->path = copy;
+    double t = now_ms();
     provider_open(p);
+    *load_ms += now_ms() - t;
   }
   pthread_mutex_unlock(&providers_mu);
   return p;
@@ -54,7 +57,7 @@ static const provider *provider_get(const provider_ops *ops, const char *path) {
 
 /* Loads the found provider; auto falls back to the program with a warning. */
 static int provider_load(job *j) {
-  const provider *p = provider_get(provider_ops_of(j->t), j->provider_path);
+  const provider *p = provider_get(provider_ops_of(j->t), j->provider_path, &j->provider_load_ms);
   if (p && !p->error[0]) {
     j->prov = p;
     return GPUBLOB_OK;

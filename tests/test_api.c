@@ -291,6 +291,51 @@ static void test_sizes(void) {
         NULL);
 }
 
+/* The figures --time shows beside the phases: the blob tool program's own CPU time
+** (its rusage), the in-process provider's load (the first call of this process that
+** loads it; so this runs first) and its thread CPU, and the pack program's CPU. */
+static void test_tool_figures(void) {
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  gpublob_result r = {0};
+  gpublob_stats s;
+  o.target = "amdgcn:gfx90a";
+  o.tool_mode = GPUBLOB_TOOL_PROGRAM;
+  int rc = gpublob_file_compile_all(g, &o, "examples/saxpy_amdgcn.ll", &r);
+  gpublob_stats_get(g, &s, sizeof s);
+  check(rc == 0 && s.tool_cpu_ms > 0 && s.provider_load_ms == 0,
+        "stats: a tool program's own CPU time (ld.lld), no provider load", "rc %d: %s; tool CPU %g ms, load %g ms", rc,
+        gpublob_error_message(g), s.tool_cpu_ms, s.provider_load_ms);
+  gpublob_result_free(&r);
+  o.target = "amdgcn:gfx90a,gfx942";
+  o.format = GPUBLOB_FORMAT_PACK;
+  rc = gpublob_file_compile_all(g, &o, "examples/saxpy_amdgcn.ll", &r);
+  gpublob_stats_get(g, &s, sizeof s);
+  check(rc == 0 && s.tool_cpu_ms > 0, "stats: a pack (its program, ld.lld for each chip): the tools' CPU time",
+        "rc %d: %s; tool CPU %g ms", rc, gpublob_error_message(g), s.tool_cpu_ms);
+  gpublob_result_free(&r);
+  if (!have_ptxas()) {
+    skip("stats: the in-process provider's load and CPU time", "no CUDA toolkit");
+    return;
+  }
+  o = (gpublob_options)GPUBLOB_OPTIONS_INIT;
+  o.target = "nvptx:sm_80";
+  o.tool_mode = GPUBLOB_TOOL_INPROCESS;
+  rc = gpublob_file_compile_all(g, &o, "examples/saxpy_nvptx.ll", &r);
+  gpublob_stats_get(g, &s, sizeof s);
+  int ran = rc == 0 && r.count == 1 && same_str(r.outputs[0].tool, "nvjitlink");
+  check(ran, "stats: the in-process provider ran", "rc %d: %s", rc, gpublob_error_message(g));
+  check_if(ran, s.provider_load_ms > 0 && s.tool_cpu_ms > 0,
+           "stats: the in-process provider's first load and its CPU time", "load %g ms, tool CPU %g ms",
+           s.provider_load_ms, s.tool_cpu_ms);
+  gpublob_result_free(&r);
+  rc = gpublob_file_compile_all(g, &o, "examples/saxpy_nvptx.ll", &r);
+  gpublob_stats_get(g, &s, sizeof s);
+  check_if(ran, rc == 0 && s.provider_load_ms == 0 && s.tool_cpu_ms > 0,
+           "stats: loaded once per process: the next call's load is 0, its CPU time is not", "load %g ms, tool CPU %g ms",
+           s.provider_load_ms, s.tool_cpu_ms);
+  gpublob_result_free(&r);
+}
+
 static void test_tool_info(void) {
   gpublob_options o = GPUBLOB_OPTIONS_INIT;
   o.target = "spirv";
@@ -394,6 +439,7 @@ static void test_wrappers(void) {
 
 int main(void) {
   if (gpublob_open(&g)) return 1;
+  test_tool_figures(); /* first: the process's first provider load */
   test_auto_kinds();
   test_auto_binary();
   test_detect();

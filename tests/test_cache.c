@@ -231,6 +231,55 @@ static void test_lib_digest(void) {
   for (int i = 0; i < 3; i++) gpublob_result_free(&r[i]);
 }
 
+/* A hit resolves each distinct job record of a manifest once (2 gpu.modules x 2
+** chips: 2 records for 4 jobs): a changed device library, then a changed blob tool,
+** still misses, and the call after each hits again. */
+static void test_shared_records(void) {
+#define SHARED "cache: 2 gpu.modules x 2 chips, a library then the tool changed: each misses, then hits"
+  if (!gpublob_mlir_enabled()) {
+    skip(SHARED, "built without MLIR");
+    return;
+  }
+  const char *dir = tmp_path("c-shared"), *libs = tmp_path("bitcode7"), *tooldir = tmp_path("tool7"), *tool = tmp_path("tool7/ld.lld");
+  char cmd[8400];
+  snprintf(cmd, sizeof cmd, "mkdir -p %s %s && cp /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/*.bc %s && cp -L %s/ld.lld %s",
+           libs, tooldir, libs, LLVM_BINDIR, tool);
+  if (sh(cmd)) {
+    skip(SHARED, "no ROCm bitcode or ld.lld to copy");
+    return;
+  }
+  gpublob_options o = opts_for(dir, "amdgcn:gfx90a,gfx942");
+  o.lib_dirs = libs;
+  o.tool = tool;
+  o.flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
+  gpublob_blob b[6] = {{0}};
+  gpublob_stats s[6];
+  int rc[6];
+  for (int i = 0; i < 6; i++) {
+    if (i == 2) /* the same functions, other bytes */
+      snprintf(cmd, sizeof cmd, "%s/llvm-dis %s/ockl.bc -o - | %s/llvm-as -o %s/ockl.new && mv %s/ockl.new %s/ockl.bc",
+               LLVM_BINDIR, libs, LLVM_BINDIR, libs, libs, libs);
+    if (i == 4) snprintf(cmd, sizeof cmd, "printf '\\0' >> %s", tool); /* the same program, one byte longer */
+    if (i == 2 || i == 4) check(sh(cmd) == 0, i == 2 ? SHARED ": ockl.bc rewritten" : SHARED ": the tool changed", NULL);
+    rc[i] = gpublob_mlir_file_compile(g, &o, "tests/mlir/two_modules.mlir", &b[i]);
+    if (rc[i]) printf("  (%s)\n", gpublob_error_message(g));
+    gpublob_stats_get(g, &s[i], sizeof s[i]);
+  }
+  for (int i = 0; i < 6; i++) {
+    char label[300];
+    int miss = i % 2 == 0;
+    snprintf(label, sizeof label, SHARED ": call %d %s", i + 1,
+             miss ? (i ? "misses after the change and runs its 4 jobs" : "misses and runs 4 jobs") : "hits, no job");
+    check(rc[i] == 0 && (miss ? s[i].cache_misses == 1 && s[i].jobs == 4 : s[i].cache_hits == 1 && s[i].jobs == 0),
+          label, "rc %d, hits %zu, misses %zu, jobs %zu", rc[i], s[i].cache_hits, s[i].cache_misses, s[i].jobs);
+    check_if(rc[i] == 0 && rc[0] == 0, b[i].size == b[0].size && !memcmp(b[i].data, b[0].data, b[0].size),
+             i ? SHARED ": the same module as the first call's" : SHARED ": the first call's module", "%zu bytes against %zu",
+             b[i].size, b[0].size);
+  }
+  for (int i = 0; i < 6; i++) gpublob_blob_free(&b[i]);
+#undef SHARED
+}
+
 /* ---- a corrupt or truncated file is removed and recomputed, never served ---- */
 static void test_corrupt(void) {
   const char *dir = tmp_path("c7"); /* one entry and one manifest */
@@ -535,6 +584,7 @@ int main(void) {
   test_miss_hit();
   test_tool_digest();
   test_lib_digest();
+  test_shared_records();
   test_corrupt();
   test_processes();
   test_readonly();
