@@ -76,7 +76,8 @@ static int copy_out(void *out, size_t size, const void *full, size_t full_size, 
 
 int gpublob_stats_get(const gpublob *g, gpublob_stats *out, size_t size) {
   if (!g) return GPUBLOB_MISUSE;
-  return copy_out(out, size, &g->stats, sizeof g->stats, sizeof g->stats);
+  /* 1.0's struct ends before provider_load_ms: a caller built against it passes that size */
+  return copy_out(out, size, &g->stats, sizeof g->stats, offsetof(gpublob_stats, provider_load_ms));
 }
 
 int gpublob_error_code(const gpublob *g) { return g ? g->code : GPUBLOB_MISUSE; }

@@ -444,7 +444,7 @@ static void test_emit_c(void) {
   rc = build_reader(h, names, 2, exe);
   check(rc == 0, "--emit-c: a C program using every array builds with cc -std=c99 -Wall -Werror (target id "
         "gfx90a:xnack+ named gfx90a_xnack_plus)", "exit %d", rc);
-  const char *blob1 = tmp_path("emit/saxpy_amdgcn.amdgcn.gfx90a:xnack+.hsaco"), *blob2 = tmp_path("emit/saxpy_amdgcn.amdgcn.gfx942.hsaco");
+  const char *blob1 = tmp_path("emit/saxpy_amdgcn.amdgcn.gfx90a-xnack+.hsaco"), *blob2 = tmp_path("emit/saxpy_amdgcn.amdgcn.gfx942.hsaco");
   const char *got1 = tmp_path("got1"), *got2 = tmp_path("got2");
   const char *rargv[] = {exe, got1, got2, NULL};
   char *out = NULL;
