@@ -18,7 +18,7 @@
 ** failing cases grouped by cause.
 **
 ** After the table come a few calls that should succeed or be refused in one of two
-** ways the issue allows: -o onto a device or a FIFO, signals to the CLI while a tool
+** acceptable ways: -o onto a device or a FIFO, signals to the CLI while a tool
 ** runs, a tool leaving a child that holds its stdout, the tool's private TMPDIR, a bin
 ** blob with no entry point, MLIR top-level ops without a module, and
 ** #gpu.select_object past the objects.
