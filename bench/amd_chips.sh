@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/amd_chips.sh: which amdgcn chips a kernel calling ocml and ockl compiles for
-# with the device libraries found here, as the README's table: for each chip of the
+# with the device libraries found here, as docs/benchmarks.md's table: for each chip of the
 # spec, the exit status, the wave size and the code object's target, read back with
 # llvm-readelf.  Run from the root after ninja.
 set -u

@@ -4,7 +4,7 @@
 ** the big and binary ones) and the exit status it should get (2 for a usage error,
 ** else 10 + code).  Every case runs with --no-cache, TMPDIR set to a fresh empty
 ** directory, in a directory of its own holding only its input, and must keep the
-** invariant of README.md's CLI section:
+** invariant of docs/cli.md:
 **   - it exits with a status from 1 to 127 (never a signal, never >= 128);
 **   - it finishes (hang: it ran past the row's time limit and was killed);
 **   - stderr's first line starts with "gpublob: error: ", and exactly one line does;
@@ -18,7 +18,7 @@
 ** failing cases grouped by cause.
 **
 ** After the table come a few calls that should succeed or be refused in one of two
-** ways the issue allows: -o onto a device or a FIFO, signals to the CLI while a tool
+** acceptable ways: -o onto a device or a FIFO, signals to the CLI while a tool
 ** runs, a tool leaving a child that holds its stdout, the tool's private TMPDIR, a bin
 ** blob with no entry point, MLIR top-level ops without a module, and
 ** #gpu.select_object past the objects.

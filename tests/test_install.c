@@ -7,7 +7,7 @@
 ** C-only program, three ways: with pkg-config (cc ... $(pkg-config --cflags
 ** --static --libs gpublob)), with CMake (find_package(gpublob) in
 ** tests/install/CMakeLists.txt, project(... C), Ninja generator), and as the
-** README's vendoring lines do (build/vendor/gpublob.c and gpublob.h copied, one
+** docs/building.md's vendoring lines do (build/vendor/gpublob.c and gpublob.h copied, one
 ** cc line, shared libLLVM; with MLIR, shared libMLIR and its rpath).  Each
 ** program compiles a kernel to PTX (format asm: no CUDA toolkit needed) and,
 ** with MLIR, a gpu.module; the install's .pc and CMake files must match this
@@ -255,7 +255,7 @@ int main(void) {
     }
   }
 
-  /* ---- vendoring: the README's lines, in a directory of their own ---- */
+  /* ---- vendoring: docs/building.md's lines, in a directory of their own ---- */
   const char *v = strdup(fmt("%s/vendor", s));
   sh(fmt("mkdir -p %s", v), NULL);
   int copied_c = !copy("build/vendor/gpublob.c", fmt("%s/gpublob.c", v));
@@ -267,14 +267,14 @@ int main(void) {
         "into %s", v);
   int copied = copied_c && copied_h && copied_app;
   if (!have("llvm-config-22") || !have("cc")) {
-    skip("vendoring: the README's lines", "no llvm-config-22 or cc on PATH");
+    skip("vendoring: docs/building.md's lines", "no llvm-config-22 or cc on PATH");
   } else if (copied) {
     t0 = now();
     rc = sh(fmt("cd %s && cc -std=c11 -O2 -c gpublob.c $(llvm-config-22 --cflags) && "
                 "cc -o app app.c gpublob.o $(llvm-config-22 --ldflags --libs) -lxxhash -lpthread",
                 v),
             &out);
-    check(rc == 0, "vendoring, LLVM IR only: the README's compile and link lines", "exit %d: %s", rc, tail(out));
+    check(rc == 0, "vendoring, LLVM IR only: docs/building.md's compile and link lines", "exit %d: %s", rc, tail(out));
     free(out);
     if (rc == 0) {
       rc = run((const char *[]){fmt("%s/app", v), NULL}, &out);
@@ -295,7 +295,7 @@ int main(void) {
                   "$(llvm-config-22 --libs) -lstdc++ -lxxhash -lpthread",
                   v),
               &out);
-      check(rc == 0, "vendoring with MLIR: the README's compile and link lines", "exit %d: %s", rc, tail(out));
+      check(rc == 0, "vendoring with MLIR: docs/building.md's compile and link lines", "exit %d: %s", rc, tail(out));
       free(out);
       if (rc == 0) {
         rc = run((const char *[]){fmt("%s/app-mlir", v), NULL}, &out);
