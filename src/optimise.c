@@ -17,7 +17,19 @@ static void keep_entries(job *j) {
 }
 
 /* ---- optimisation with the new pass manager ---- */
+/* A blob keeps every function when no entry point selects what lives: an asm (or a
+** bin of a target without entry points) of a module with no kernel, such as a device
+** library compiled whole.  There the middle end specialises nothing, and the
+** backend's own pipeline is what llc runs; kernels keep it (it inlines their calls). */
+static int keeps_every_function(job *j) {
+  if (j->format != GPUBLOB_FORMAT_ASM && (j->format != GPUBLOB_FORMAT_BIN || *j->t->entry_cc)) return 0;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && is_entry(j, f)) return 0;
+  return 1;
+}
+
 static int optimise(job *j) {
+  if (j->opt > 0 && keeps_every_function(j)) return GPUBLOB_OK;
   char passes[32];
   snprintf(passes, sizeof passes, "default<O%d>", j->opt);
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
