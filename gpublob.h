@@ -282,7 +282,8 @@ typedef struct gpublob_tool_info {
   const char *kind;     /* "in-process", "program" or "none" */
   const char *name;     /* "nvjitlink", "ptxas", ... ("" for none) */
   const char *path;     /* the library or program; "" for none */
-  const char *fallback; /* in-process: the program used when the library fails; "" if none */
+  const char *fallback; /* "": no mode falls back from a provider that fails (1.0 named
+                           auto's program here) */
 } gpublob_tool_info;
 
 typedef struct gpublob gpublob;
@@ -431,8 +432,8 @@ GPUBLOB_API const char *gpublob_error_string(int code);
 GPUBLOB_API int gpublob_target_count(void);
 GPUBLOB_API int gpublob_target_get(int index, gpublob_target_info *out, size_t size);
 
-/* Which blob tool a bin (or, with FORMAT_PACK, a pack) compile of njobs jobs for
-** opts->target would use, and where, found as a compile finds it: OK (kind "none"
+/* Which blob tool a bin (or, with FORMAT_PACK, a pack) compile for opts->target
+** would use (njobs is read by no mode: a job's tool does not depend on the call's size), and where, found as a compile finds it: OK (kind "none"
 ** for a target that needs none); NOTOOL when it is missing, with the places tried
 ** in the message; TARGET, FORMAT, OPTION for bad options; MISUSE.  On failure
 ** *out is zeroed. */

@@ -1010,19 +1010,19 @@ static void print_time(gpublob *g, const char *who) {
 
 #if !GPUBLOB_FRONT
 /* ---- --list-targets ---- */
-static void print_tool(gpublob *g, const cli *c, const char *target, size_t njobs, const char *label) {
+static void print_tool(gpublob *g, const cli *c, const char *target, int mode, const char *label) {
   gpublob_options o = c->opts;
   o.target = target;
   o.targets = NULL;
   o.ntargets = 0;
+  o.tool_mode = mode;
   gpublob_tool_info t;
-  int rc = gpublob_tool_info_get(g, &o, njobs, &t, sizeof t);
+  int rc = gpublob_tool_info_get(g, &o, 1, &t, sizeof t);
+  if (mode == GPUBLOB_TOOL_INPROCESS && c->opts.tool_mode != mode && (rc || strcmp(t.kind, "in-process")))
+    return; /* a target without a provider, or none found: the line above says it all */
   if (rc) printf("    %s: not found\n", label);
   else if (!strcmp(t.kind, "none")) printf("    %s: none needed\n", label);
-  else if (!strcmp(t.kind, "program")) printf("    %s: %s (program)\n", label, t.path);
-  else
-    printf("    %s: %s in-process, %s (falls back to %s)\n", label, t.name, t.path,
-           *t.fallback ? t.fallback : "no program found");
+  else printf("    %s: %s (%s)\n", label, t.path, t.kind);
 }
 
 /* The valid chips (the spec's chips), wrapped to 80 columns under "  chips:". */
@@ -1056,7 +1056,7 @@ static void print_libs(gpublob *g, const cli *c, const char *target, const char 
 }
 
 /* A target: its line, then one section each, indented: its chips, its blob tool
-** (for one job and for many).  A section about the device libraries (whether each
+** (in the call's tool mode, and in-process where the spec names a provider).  A section about the device libraries (whether each
 ** is found, and where) goes after the blob tool's, in the same form. */
 static int list_targets(gpublob *g, const cli *c) {
   printf("%-8s %-26s %-8s %-21s %-14s %s\n", "target", "triple", "chip", "formats", "attribute",
@@ -1077,8 +1077,8 @@ static int list_targets(gpublob *g, const cli *c) {
            fatbin ? "llvm,ll,asm,bin,pack" : "llvm,ll,asm,bin", t.attribute, mlir);
     print_chips(t.chips);
     printf("  blob tool (%s):\n", t.tool_kind);
-    print_tool(g, c, t.name, 1, "one job");
-    print_tool(g, c, t.name, 64, "many jobs");
+    print_tool(g, c, t.name, c->opts.tool_mode, "this call's mode");
+    if (c->opts.tool_mode != GPUBLOB_TOOL_INPROCESS) print_tool(g, c, t.name, GPUBLOB_TOOL_INPROCESS, "in-process");
     print_libs(g, c, t.name, t.chip);
   }
   return 0;

@@ -173,7 +173,6 @@ static void tool_info_fill(job *j, gpublob_tool_info *info) {
     info->kind = "in-process";
     sb_add(&g->held[0], j->t->provider_name);
     sb_add(&g->held[1], j->provider_path);
-    provider_fallback(j, &g->held[2]);
   } else if (needs_blob_tool(j)) {
     info->kind = "program";
     sb_add(&g->held[0], base_name(j->tool));
@@ -202,7 +201,7 @@ int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
   call_reset(g);
   job j;
   int rc = query_job(&j, g, opts);
-  j.peers = njobs;
+  (void)njobs; /* 1.0 chose the tool by the call's size; no mode does now */
   if (!rc) rc = query_format(&j);
   if (!rc) rc = resolve_tool(&j, 1);
   if (!rc) tool_info_fill(&j, &info);

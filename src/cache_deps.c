@@ -154,7 +154,7 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
   XXH3_128bits_reset(&st);
   /* 3: a manifest's jobs carry their ABI version; 4: #gpu.objects their kernel tables, and a
   ** manifest's jobs their tool options and link files */
-  hash_str(&st, "gpublob cache 4");
+  hash_str(&st, "gpublob cache 5");
   hash_str(&st, GPUBLOB_VERSION_STRING);
   hash_str(&st, LLVM_VERSION_STRING);
   hash_u64(&st, GPUBLOB_MLIR);

@@ -144,7 +144,7 @@ static int entry_get(const unsigned char *p, size_t n, gpublob_result *out) {
 /* A job record of a manifest, as cache_store's manifest_put wrote it. */
 typedef struct record {
   const char *target, *chip, *features;
-  uint64_t opt, format, flags, abi, abi_default, peers, packed, keep_asm, in_process;
+  uint64_t opt, format, flags, abi, abi_default, packed, keep_asm, in_process;
   const char *tool_options;
   const char **link; /* nlink link files' paths (malloc'd: record_free), NULL for none */
   size_t nlink;
@@ -162,7 +162,7 @@ static int record_read(reader *r, record *rec) {
   rec->chip = get_str(r);
   rec->features = get_str(r);
   uint64_t *const v[] = {&rec->opt, &rec->format, &rec->flags, &rec->abi, &rec->abi_default,
-                         &rec->peers, &rec->packed, &rec->keep_asm, &rec->in_process};
+                         &rec->packed, &rec->keep_asm, &rec->in_process};
   for (size_t i = 0; i < sizeof v / sizeof *v; i++) *v[i] = get_u64(r);
   rec->tool_options = get_str(r);
   uint64_t nlink = get_u64(r);
@@ -196,7 +196,6 @@ static int record_key(cache *c, const gpublob_options *o, const record *rec, gpu
     jo.tool_mode = GPUBLOB_TOOL_PROGRAM;
   job j;
   job_begin(&j, sink, &jo, "");
-  j.peers = rec->peers;
   j.abi_default = rec->abi_default > 1000000 ? 1000001 : (unsigned)rec->abi_default;
   strbuf pack = {0};
   int rc = resolve_options(&j);

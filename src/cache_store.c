@@ -29,7 +29,6 @@ static void manifest_put(strbuf *b, job *const *jobs, size_t n, const int *packe
     put_u64(b, j->opts.flags);
     put_u64(b, j->opts.abi);
     put_u64(b, j->abi_default);
-    put_u64(b, j->peers);
     put_u64(b, (uint64_t)packed[i]);
     put_u64(b, (uint64_t)j->keep_asm);
     put_u64(b, (uint64_t)(*j->provider_path != 0)); /* in-process, or the program */

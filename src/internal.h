@@ -173,7 +173,6 @@ typedef struct job {
   strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */
   int format, opt;  /* a pack's member compiles as bin */
   unsigned flags;
-  size_t peers;     /* jobs of the call for the same target (the provider's threshold) */
   const gpublob_options *o; /* &opts */
   gpublob_options opts;     /* the caller's, normalised, with this job's target */
   const char *name;

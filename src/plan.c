@@ -143,8 +143,6 @@ static int plan_resolve(plan *p, int load) {
   if (!rc && p->o.abi && !takes_abi)
     return set_error(p->g, GPUBLOB_OPTION, "ABI version %u: no target of this call has ABI versions (the spec's "
                      "abi_versions)", p->o.abi);
-  for (size_t i = 0; !rc && i < p->njobs; i++)
-    for (size_t k = 0; k < p->njobs; k++) p->jobs[i]->peers += p->jobs[k]->t == p->jobs[i]->t;
   for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = resolve_tool(p->jobs[p->failed], load);
   for (size_t i = 0; !rc && i < p->noutputs; i++)
     if (p->outputs[i].pack && (rc = plan_pack(p, &p->outputs[i]))) p->failed = p->outputs[i].first;

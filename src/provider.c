@@ -55,18 +55,13 @@ static const provider *provider_get(const provider_ops *ops, const char *path, d
   return p;
 }
 
-/* Loads the found provider; auto falls back to the program with a warning. */
+/* Loads the found provider: OK, or NOTOOL saying why it did not load. */
 static int provider_load(job *j) {
   const provider *p = provider_get(provider_ops_of(j->t), j->provider_path, &j->provider_load_ms);
   if (p && !p->error[0]) {
     j->prov = p;
     return GPUBLOB_OK;
   }
-  const char *why = p ? p->error : "too many provider libraries";
-  if (j->o->tool_mode == GPUBLOB_TOOL_INPROCESS)
-    return set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, %s) did not load: %s", j->provider_path,
-                     j->t->provider_name, why);
-  add_warning(j->g, "%s did not load (%s): running %s instead", j->provider_path, why,
-              j->t->tool);
-  return GPUBLOB_NOTOOL;
+  return set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, %s) did not load: %s", j->provider_path,
+                   j->t->provider_name, p ? p->error : "too many provider libraries");
 }

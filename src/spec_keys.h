@@ -57,8 +57,6 @@
   X(provider_argv, OPTIONAL, LIST, "the provider's options (template)")                            \
   X(provider_options, OPTIONAL, LIST, "TOOL:PROVIDER: a blob tool option the caller may give and "   \
     "the provider's for it (a TOOL ending in * matches the words it starts; PROVIDER's * is the rest)") \
-  X(provider_min, DEFAULT("1"), INTEGER(1, 4096, "jobs"),                                          \
-    "jobs for the target a call needs before the provider is used")                                 \
   X(pack_tool, OPTIONAL, LIST, "candidate names of the tool that packs chips into one blob")       \
   X(pack_argv, OPTIONAL, LIST, "argv template of the pack tool; {images} stands for the images")   \
   X(pack_image, OPTIONAL, LIST, "the words for each chip's blob (template, {in} its file)")        \

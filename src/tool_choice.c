@@ -47,15 +47,17 @@ static int tool_options_split(job *j, strbuf *words, size_t *count, const char *
   return GPUBLOB_OK;
 }
 
-/* Auto takes the provider for calls with at least provider_min jobs of the target:
-** below that, the program's start overlaps the compile and costs less than
-** loading the library. */
+/* In-process mode takes the provider; auto and program run the spec's program, for
+** every call size, so that a job's blob depends only on its own input and options
+** (the provider makes other code from the same assembly).  Auto takes the provider
+** only where the program is not found. */
 static int wants_provider(const job *j) {
-  if (!provider_ops_of(j->t) || j->o->tool || j->o->tool_mode == GPUBLOB_TOOL_PROGRAM)
-    return 0;
-  return j->o->tool_mode == GPUBLOB_TOOL_INPROCESS || j->peers >= (size_t)j->t->provider_min;
+  return provider_ops_of(j->t) && !j->o->tool && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS;
 }
 
+static int provider_stands_in(const job *j) {
+  return provider_ops_of(j->t) && !j->o->tool && j->o->tool_mode == GPUBLOB_TOOL_AUTO;
+}
 
 static const char *base_name(const char *path) {
   const char *slash = strrchr(path, '/');
@@ -63,7 +65,7 @@ static const char *base_name(const char *path) {
 }
 
 /* A program found by find into path, or "" (a missing one is no error here: the
-** tool information's fallback, the dump directory's scripts). */
+** dump directory's scripts). */
 static void find_quietly(job *j, int (*find)(job *, strbuf *), strbuf *path) {
   int code = j->g->code;
   if (find(j, path)) sb_reset(path);
@@ -71,17 +73,17 @@ static void find_quietly(job *j, int (*find)(job *, strbuf *), strbuf *path) {
   sb_reset(&j->g->msg);
 }
 
-/* The program a provider falls back to into path, or "". */
+/* The program the provider's blob can be remade with, into path, or "" (the dump
+** directory's scripts). */
 static void provider_fallback(job *j, strbuf *path) { find_quietly(j, find_tool_path, path); }
 
-/* The provider, found (and, with load, loaded): OK; NOTOOL when it is not (an
-** error, with its message, only where in-process mode asks for it). */
+/* The provider, found (and, with load, loaded): OK; NOTOOL, with its message, when it is not. */
 static int choose_provider(job *j, int load) {
   search s = {0};
   int found = find_provider(j, &s);
   int rc = s.oom ? GPUBLOB_NOMEM : found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
   if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
-  else if (rc && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS)
+  else if (rc)
     set_error(j->g, rc, "%s (in-process, %s) not found for target %s; tried:%s", j->t->provider_lib,
               j->t->provider_name, j->t->name, tried_list(&s));
   else if (!rc) job_path_take(&j->provider_path, &s.found);
@@ -92,7 +94,22 @@ static int choose_provider(job *j, int load) {
   return rc;
 }
 
-/* The provider when wanted and found (and, with load, loaded), else the program.
+/* Auto's program is missing: the provider stands in when it is found and loads;
+** else NOTOOL, naming the places tried for both. */
+static int program_missing(job *j, int load) {
+  strbuf program = {0}, provider = {0};
+  sb_add(&program, sb_str(&j->g->msg));
+  int rc = choose_provider(j, load);
+  if (rc == GPUBLOB_NOTOOL) {
+    sb_add(&provider, sb_str(&j->g->msg));
+    set_error(j->g, rc, "%s; nor %s", sb_str(&program), sb_str(&provider));
+  }
+  sb_free(&program);
+  sb_free(&provider);
+  return rc;
+}
+
+/* The provider in in-process mode, else the program (auto: the provider where it is missing).
 ** A missing blob tool fails the call before any compile work is spent. */
 static int resolve_tool(job *j, int load) {
   j->tool_name = "";
@@ -108,10 +125,7 @@ static int resolve_tool(job *j, int load) {
                       *j->t->provider_options ? j->t->provider_options : "none");
   sb_free(&words);
   if (split) return split;
-  if (wants_provider(j) && !bad) {
-    int rc = choose_provider(j, load);
-    if (rc != GPUBLOB_NOTOOL || j->o->tool_mode == GPUBLOB_TOOL_INPROCESS) return rc;
-  }
+  if (wants_provider(j)) return choose_provider(j, load);
   strbuf path = {0};
   int rc = find_tool_path(j, &path);
   if (!rc) {
@@ -119,5 +133,6 @@ static int resolve_tool(job *j, int load) {
     j->tool_name = base_name(j->tool);
   }
   sb_free(&path);
+  if (rc == GPUBLOB_NOTOOL && provider_stands_in(j) && !bad) rc = program_missing(j, load);
   return rc;
 }

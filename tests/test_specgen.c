@@ -151,7 +151,7 @@ static void compiled_table(void) {
       {"tool_input defaults to INPUT_file", "t[0].tool_input == INPUT_file"},
       {"tool_input_name defaults to \"file\"", "!strcmp(t[0].tool_input_name, \"file\")"},
       {"provider defaults to PROVIDER_none", "t[0].provider == PROVIDER_none"},
-      {"provider_min defaults to 1", "t[0].provider_min == 1"},
+      {"constant_space defaults to 0", "t[0].constant_space == 0"},
       {"asm_parser defaults to \"no\"", "!strcmp(t[0].asm_parser, \"no\")"},
       {"llvm_target is \"SPIRV\"", "!strcmp(t[0].llvm_target, \"SPIRV\")"},
       {"an absent mlir_chip is \"\"", "!*t[0].mlir_chip"}};
@@ -414,12 +414,14 @@ int main(void) {
               "undefined_ok = vprintf *\n"), NULL);
 
   /* numbers as C reads them: no leading zero, sign or other character */
-  expect("specgen: provider_min with a leading zero", with("provider_min = 010\n"),
-         "11: 'provider_min': '010' is not a number of jobs");
-  expect("specgen: provider_min with a sign", with("provider_min = +3\n"),
-         "11: 'provider_min': '+3' is not a number of jobs");
-  expect("specgen: provider_min not digits", with("provider_min = 3x\n"),
-         "11: 'provider_min': '3x' is not a number of jobs");
+  expect("specgen: constant_space with a leading zero", with("constant_space = 010\n"),
+         "11: 'constant_space': '010' is not a number of address space");
+  expect("specgen: constant_space with a sign", with("constant_space = +3\n"),
+         "11: 'constant_space': '+3' is not a number of address space");
+  expect("specgen: constant_space not digits", with("constant_space = 3x\n"),
+         "11: 'constant_space': '3x' is not a number of address space");
+  expect("specgen: provider_min is no key (auto no longer depends on the call's size)",
+         with("provider_min = 3\n"), "11: unknown key 'provider_min'");
   expect("specgen: entry_cc number with a leading zero", with("entry_cc = spir_kernel 076\n"),
          "11: 'entry_cc': unknown calling convention '076'");
   /* trigraphs: -std=c11 replaces them even in a string literal */
