@@ -17,6 +17,10 @@
 #define GPUBLOB_MAX_NESTING 1000 /* brackets deep in text input: LLVM's and MLIR's parsers
                                     recurse once a level, some 800 bytes of stack each */
 #endif
+#ifndef GPUBLOB_WORKER_TARGET_MACHINES
+#define GPUBLOB_WORKER_TARGET_MACHINES 16 /* target machines a pool worker keeps for its
+                                             next jobs: (triple, chip, features, level)s */
+#endif
 #ifndef GPUBLOB_PARSE_STACK
 #define GPUBLOB_PARSE_STACK (256u << 20) /* the stack of the threads that parse */
 #endif

@@ -64,6 +64,7 @@ struct llvm_state {
   LLVMContextRef ctx;
   LLVMModuleRef mod;
   LLVMTargetMachineRef tm;
+  int tm_kept; /* tm is a pool worker's, kept for its next jobs: not the job's to dispose */
 };
 
 /* The job's LLVM state with a fresh context whose diagnostics are the job's. */
@@ -81,7 +82,7 @@ static void job_release_llvm(job *j) {
   tool_end(j);
   if (!j->llvm) return;
   double t = now_ms(); /* LLVM's own teardown: counted with loading, not as gpublob's */
-  if (j->llvm->tm) LLVMDisposeTargetMachine(j->llvm->tm);
+  if (j->llvm->tm && !j->llvm->tm_kept) LLVMDisposeTargetMachine(j->llvm->tm);
   if (j->llvm->mod) LLVMDisposeModule(j->llvm->mod);
   if (j->llvm->ctx) LLVMContextDispose(j->llvm->ctx);
   j->ms[PH_LOAD] += now_ms() - t;

@@ -40,6 +40,8 @@ static void pool_take(pool *q, size_t i) {
 ** overflow has no stack left to run on). */
 static void *pool_worker(void *arg) {
   pool *q = arg;
+  worker_tms tms = {0};
+  this_worker_tms = &tms;
   stack_t alt = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16}, off = {.ss_flags = SS_DISABLE};
   if (alt.ss_sp) sigaltstack(&alt, NULL);
   for (;;) {
@@ -50,6 +52,8 @@ static void *pool_worker(void *arg) {
     if (i == SIZE_MAX) break;
     pool_take(q, i);
   }
+  this_worker_tms = NULL;
+  worker_tms_free(&tms);
   if (alt.ss_sp) {
     sigaltstack(&off, NULL);
     free(alt.ss_sp);

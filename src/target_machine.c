@@ -21,6 +21,58 @@ static const char *llvm_cpu(const job *j, strbuf *b) {
   return j->cpu;
 }
 
+/* A pool worker's target machines, kept across the jobs it runs (one per triple,
+** CPU, features and level), so that a worker makes each once per call, not once a
+** job: a target machine holds no module's state, and the code it makes is the same
+** (test_jobs compares one thread's outputs with many threads' and isolated ones).
+** NULL outside a pool worker: an isolated child, or jobs run on the caller's thread. */
+typedef struct worker_tm {
+  strbuf key; /* triple, CPU, features and level, NUL-separated */
+  LLVMTargetMachineRef tm;
+} worker_tm;
+typedef struct worker_tms {
+  worker_tm v[GPUBLOB_WORKER_TARGET_MACHINES];
+  size_t n;
+} worker_tms;
+static _Thread_local worker_tms *this_worker_tms;
+
+static void worker_tms_free(worker_tms *w) {
+  for (size_t i = 0; i < w->n; i++) {
+    LLVMDisposeTargetMachine(w->v[i].tm);
+    sb_free(&w->v[i].key);
+  }
+  w->n = 0;
+}
+
+static void tm_key(const job *j, const char *cpu, strbuf *key) {
+  sb_addn(key, j->triple, strlen(j->triple) + 1);
+  sb_addn(key, cpu, strlen(cpu) + 1);
+  sb_addn(key, sb_str(&j->features), j->features.len + 1);
+  sb_addf(key, "%d", j->opt);
+}
+
+static LLVMTargetMachineRef worker_tm_find(const strbuf *key) {
+  worker_tms *w = this_worker_tms;
+  for (size_t i = 0; w && !key->oom && i < w->n; i++)
+    if (w->v[i].key.len == key->len && !memcmp(sb_str(&w->v[i].key), sb_str(key), key->len)) return w->v[i].tm;
+  return NULL;
+}
+
+/* Keeps tm for the worker's next jobs: 1, or 0 (no worker, or its table is full). */
+static int worker_tm_keep(strbuf *key, LLVMTargetMachineRef tm) {
+  worker_tms *w = this_worker_tms;
+  if (!w || key->oom || w->n == GPUBLOB_WORKER_TARGET_MACHINES) return 0;
+  w->v[w->n].key = *key;
+  w->v[w->n++].tm = tm;
+  *key = (strbuf){0};
+  return 1;
+}
+
+static LLVMTargetMachineRef new_target_machine(job *j, LLVMTargetRef target, const char *cpu) {
+  return LLVMCreateTargetMachine(target, j->triple, cpu, sb_str(&j->features), codegen_level(j->opt),
+                                 LLVMRelocDefault, LLVMCodeModelDefault);
+}
+
 static int make_target_machine(job *j) {
   LLVMTargetRef target;
   char *err = NULL;
@@ -30,10 +82,15 @@ static int make_target_machine(job *j) {
     return GPUBLOB_TARGET;
   }
   double t = now_ms(); /* the code generator's set-up: counted with emission */
-  strbuf cpu = {0};
-  j->llvm->tm = LLVMCreateTargetMachine(target, j->triple, llvm_cpu(j, &cpu), sb_str(&j->features),
-                                  codegen_level(j->opt), LLVMRelocDefault, LLVMCodeModelDefault);
+  strbuf cpu = {0}, key = {0};
+  const char *chip = llvm_cpu(j, &cpu);
+  tm_key(j, chip, &key);
+  j->llvm->tm = worker_tm_find(&key);
+  j->llvm->tm_kept = j->llvm->tm != NULL;
+  if (!j->llvm->tm && (j->llvm->tm = new_target_machine(j, target, chip)))
+    j->llvm->tm_kept = worker_tm_keep(&key, j->llvm->tm);
   sb_free(&cpu);
+  sb_free(&key);
   j->ms[PH_EMIT] += now_ms() - t;
   if (!j->llvm->tm)
     return set_error(j->g, GPUBLOB_TARGET, "cannot create a target machine for %s", j->triple);
