@@ -57,6 +57,7 @@
 #include "src/pins.c"
 #include "src/target_machine.c"
 #include "src/constants.c"
+#include "src/devlib_share.c"
 #include "src/devlib.c"
 #include "src/link_files.c"
 #include "src/libm_names.c"

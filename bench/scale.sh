@@ -17,10 +17,12 @@
 #       CPU (nvJitLink's thread CPU, or ptxas's rusage), divided by the cores the
 #       jobs can use (min(J, jobs)), beside the
 #       measured wall time: "of ceiling" is ceiling / wall.
+# TOOL_MODE (auto, program or in-process) is passed to gpublob as --tool-mode (default:
+# auto, which runs ptxas like mlir-opt; in-process runs nvJitLink).
 # Prints a Markdown table (also to $OUT/scale-table.md when $OUT is set) and how
 # long the run took.  Exit: 0, 1 a command failed, 77 what it needs is missing.
 cd "$(dirname "$0")/.." || exit 2
-runs=${RUNS:-7} warmup=${WARMUP:-1} ceil_runs=${CEIL_RUNS:-3}
+runs=${RUNS:-7} warmup=${WARMUP:-1} ceil_runs=${CEIL_RUNS:-3} mode=${TOOL_MODE:-auto}
 sizes=${SIZES:-"1 4 16 64"}
 ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null || echo 1)
 cores=${CORES:-"1 2"}
@@ -53,13 +55,13 @@ for n in $sizes; do
       cpus=0-$((j - 1))
       say "$n x $nchips, $j core(s)"
       pair=$(python3 bench/pair.py "$runs" "$warmup" "$n x $nchips" \
-        -- taskset -c "$cpus" build/gpublob --no-cache -j"$j" "$tmp/in.mlir" -o "$tmp/g.mlir" \
+        -- taskset -c "$cpus" build/gpublob --no-cache --tool-mode "$mode" -j"$j" "$tmp/in.mlir" -o "$tmp/g.mlir" \
         -- taskset -c "$cpus" $mopt "$tmp/in.mlir" --gpu-module-to-binary=format=bin -o "$tmp/u.mlir") || exit 1
       # gpublob's phase figures: the compiler's own --time line, CEIL_RUNS times.
       : >"$tmp/time"
       i=0
       while [ $i -lt "$ceil_runs" ]; do
-        taskset -c "$cpus" build/gpublob --no-cache --time -j"$j" "$tmp/in.mlir" -o "$tmp/g.mlir" 2>>"$tmp/time" >/dev/null ||
+        taskset -c "$cpus" build/gpublob --no-cache --tool-mode "$mode" --time -j"$j" "$tmp/in.mlir" -o "$tmp/g.mlir" 2>>"$tmp/time" >/dev/null ||
           { cat "$tmp/time" >&2; exit 1; }
         i=$((i + 1))
       done
@@ -69,7 +71,7 @@ for n in $sizes; do
   done
 done
 
-python3 - "$tmp/rows" "$tmp/rows.time" "$ncpu" >"$tmp/table" <<'EOF'
+python3 - "$tmp/rows" "$tmp/rows.time" "$ncpu" "$mode" >"$tmp/table" <<'EOF'
 import json, re, statistics, sys
 rows = [l.rstrip("\n").split("\t", 3) for l in open(sys.argv[1]) if l.strip()]
 figs = {}
@@ -81,7 +83,7 @@ for l in open(sys.argv[2]):
     f["cpu"] = float(cpu.search(line).group(1))
     f["jobs"] = int(re.search(r"([0-9]+) jobs", line).group(1))
     figs.setdefault((n, c, j), []).append(f)
-print("On %s online cores; gpublob --no-cache -jJ and mlir-opt-22 --gpu-module-to-binary, both under taskset -c 0-(J-1)." % sys.argv[3])
+print("On %s online cores; gpublob --no-cache --tool-mode %s -jJ and mlir-opt-22 --gpu-module-to-binary, both under taskset -c 0-(J-1)." % (sys.argv[3], sys.argv[4]))
 print()
 print("| gpu.modules x chips | cores | gpublob ms | mlir-opt-22 ms | throughput ratio | ceiling ms | of ceiling | gpublob MiB | mlir-opt MiB |")
 print("|---|---|---|---|---|---|---|---|---|")

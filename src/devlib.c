@@ -1,32 +1,17 @@
-/* src/devlib.c: Device libraries: found by name, loaded lazily, linked only while they define
-** what the module still needs. */
+/* src/devlib.c: Device libraries: found by name, mapped once a call (src/devlib_share.c),
+** linked only while they define what the module still needs, each link the library's
+** subset for the names needed. */
 
-/* ---- device libraries: found by name, loaded lazily, linked only when needed ---- */
+/* ---- device libraries: found by name, shared by the call's jobs, linked when needed ---- */
 typedef struct devlib {
   strbuf path;
-  void *map;
-  size_t size;
-  LLVMModuleRef lazy; /* loaded and not needed yet: kept for the next pass */
-  unsigned seen;      /* links done when it was last checked, plus one */
+  shared_lib *shared; /* the call's: its mapping, the names it defines, its subsets */
+  lib_share *share;   /* the table it is in */
+  LLVMModuleRef lazy; /* the whole library, loaded lazily in the job's context; NULL */
 } devlib;
 
 static int is_undefined_ref(LLVMValueRef v) {
   return LLVMIsDeclaration(v) && !LLVMGetIntrinsicID(v);
-}
-
-/* Does lib define a symbol the module declares but lacks? */
-static int lib_defines_needed(job *j, LLVMModuleRef lib) {
-  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
-    if (!is_undefined_ref(f)) continue;
-    LLVMValueRef d = LLVMGetNamedFunction(lib, LLVMGetValueName2(f, &(size_t){0}));
-    if (d && !LLVMIsDeclaration(d)) return 1;
-  }
-  for (LLVMValueRef g = LLVMGetFirstGlobal(j->llvm->mod); g; g = LLVMGetNextGlobal(g)) {
-    if (!LLVMIsDeclaration(g)) continue;
-    LLVMValueRef d = LLVMGetNamedGlobal(lib, LLVMGetValueName2(g, &(size_t){0}));
-    if (d && !LLVMIsDeclaration(d)) return 1;
-  }
-  return 0;
 }
 
 static int module_has_undefined(LLVMModuleRef m) {
@@ -47,63 +32,82 @@ static void make_lazy(LLVMModuleRef lib) {
       LLVMSetLinkage(g, LLVMLinkOnceODRLinkage);
 }
 
-static int map_lib(job *j, devlib *l) {
-  int fd = open(sb_str(&l->path), O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st)) {
-    if (fd >= 0) close(fd);
-    return set_error(j->g, GPUBLOB_NOLIB, "cannot open device library %s: %s", sb_str(&l->path),
-                     strerror(errno));
-  }
-  l->size = (size_t)st.st_size;
-  l->map = l->size ? mmap(NULL, l->size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-  close(fd);
-  if (l->map == MAP_FAILED) {
-    l->map = NULL;
-    return set_error(j->g, GPUBLOB_NOLIB, "cannot map device library %s", sb_str(&l->path));
-  }
-  return GPUBLOB_OK;
+/* Bitcode loaded lazily into the job's context (the bytes stay the caller's). */
+static int load_bitcode(job *j, const void *bytes, size_t size, const char *name, LLVMModuleRef *out) {
+  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(bytes, size, name, 0);
+  if (!LLVMGetBitcodeModuleInContext2(j->llvm->ctx, buf, out)) return GPUBLOB_OK;
+  LLVMDisposeMemoryBuffer(buf); /* owned by the module only on success */
+  set_error(j->g, GPUBLOB_LINK, "cannot read device library %s", name);
+  add_detail(j->g, sb_str(&j->diag));
+  return GPUBLOB_LINK;
 }
 
+/* The whole library, loaded lazily as the module's triple and layout, public
+** definitions linkonce_odr; the call's index of its names read from it once. */
 static int load_lazy(job *j, devlib *l, LLVMModuleRef *out) {
-  LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(l->map, l->size, sb_str(&l->path), 0);
   double t = now_ms();
-  LLVMBool failed = LLVMGetBitcodeModuleInContext2(j->llvm->ctx, buf, out);
-  j->ms[PH_LINK] += now_ms() - t;
-  if (failed) {
-    LLVMDisposeMemoryBuffer(buf); /* owned by the module only on success */
-    set_error(j->g, GPUBLOB_LINK, "cannot read device library %s", sb_str(&l->path));
-    add_detail(j->g, sb_str(&j->diag));
-    return GPUBLOB_LINK;
+  int rc = load_bitcode(j, l->shared->map, l->shared->size, sb_str(&l->path), out);
+  if (!rc) {
+    LLVMSetTarget(*out, j->triple);
+    LLVMSetDataLayout(*out, LLVMGetDataLayoutStr(j->llvm->mod));
+    make_lazy(*out);
+    if (shared_lib_index(l->shared, l->share, *out))
+      rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   }
-  LLVMSetTarget(*out, j->triple);
-  LLVMSetDataLayout(*out, LLVMGetDataLayoutStr(j->llvm->mod));
-  make_lazy(*out);
-  return GPUBLOB_OK;
+  j->ms[PH_LINK] += now_ms() - t;
+  return rc;
 }
 
-/* Links lib if it defines something still missing; *links counts the links done.
-** A library is parsed once per link it takes part in, and checked again only
-** after some other link may have added a reference to it. */
-static int link_if_needed(job *j, devlib *l, unsigned *links) {
-  if (l->seen == *links + 1) return GPUBLOB_OK;
-  l->seen = *links + 1;
+/* Every library loaded lazily (the C math names' renaming reads their functions). */
+static int load_all_lazy(job *j, devlib *libs, int n) {
+  int rc = GPUBLOB_OK;
+  for (int i = 0; !rc && i < n; i++)
+    if (!libs[i].lazy) rc = load_lazy(j, &libs[i], &libs[i].lazy);
+  return rc;
+}
+
+static int link_failed(job *j, const devlib *l) {
+  set_error(j->g, GPUBLOB_LINK, "linking device library %s failed", sb_str(&l->path));
+  add_detail(j->g, sb_str(&j->diag));
+  return GPUBLOB_LINK;
+}
+
+/* The subset of l for key: the call's, else made here from the whole library (which
+** that consumes) and filed for the other jobs. */
+static const lib_subset *subset_get(job *j, devlib *l, strbuf *key) {
+  const lib_subset *sub = subset_find(l->shared, l->share, key);
+  if (sub) return sub;
   int rc = l->lazy ? GPUBLOB_OK : load_lazy(j, l, &l->lazy);
-  if (rc || !lib_defines_needed(j, l->lazy)) return rc;
-  LLVMModuleRef lib = l->lazy;
-  l->lazy = NULL; /* the linker consumes it */
-  sb_reset(&j->diag);
+  strbuf bitcode = {0};
+  LLVMModuleRef whole = l->lazy;
+  l->lazy = NULL;
+  if (!rc) rc = subset_make(j, whole, key, &bitcode);
+  if (!rc && !(sub = subset_file(l->shared, l->share, key, &bitcode))) rc = GPUBLOB_NOMEM;
+  sb_free(&bitcode);
+  if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
+  else if (rc) link_failed(j, l);
+  return sub;
+}
+
+/* Links the subset of l that defines what the module still lacks, if anything;
+** *links counts the links done. */
+static int link_if_needed(job *j, devlib *l, unsigned *links) {
+  int rc = l->shared->names || l->lazy ? GPUBLOB_OK : load_lazy(j, l, &l->lazy);
+  strbuf key = {0};
+  size_t count = 0;
+  if (!rc && subset_key(l->shared, j->llvm->mod, &key, &count)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   double t = now_ms();
-  LLVMBool failed = LLVMLinkModules2(j->llvm->mod, lib);
-  j->ms[PH_LINK] += now_ms() - t;
-  if (failed) {
-    set_error(j->g, GPUBLOB_LINK, "linking device library %s failed", sb_str(&l->path));
-    add_detail(j->g, sb_str(&j->diag));
-    return GPUBLOB_LINK;
+  const lib_subset *sub = rc || !count ? NULL : subset_get(j, l, &key);
+  LLVMModuleRef part = NULL;
+  if (!rc && count) rc = sub ? load_bitcode(j, sub->bitcode.s, sub->bitcode.len, sb_str(&l->path), &part) : j->g->code;
+  sb_free(&key);
+  if (part) {
+    sb_reset(&j->diag);
+    if (LLVMLinkModules2(j->llvm->mod, part)) rc = link_failed(j, l);
+    else ++*links;
   }
-  ++*links;
-  l->seen = *links + 1; /* what it defines and the module needed is in now */
-  return GPUBLOB_OK;
+  j->ms[PH_LINK] += now_ms() - t;
+  return rc;
 }
 
 static int find_libs(job *j, devlib *libs, int max, int *count) {
@@ -135,14 +139,18 @@ static void make_internal(LLVMValueRef v) {
   LLVMSetComdat(v, NULL);
 }
 
+/* A definition internalize makes internal unless it is the module's own. */
+static int public_definition(LLVMValueRef v) {
+  return !LLVMIsDeclaration(v) && LLVMGetLinkage(v) != LLVMInternalLinkage &&
+         LLVMGetLinkage(v) != LLVMPrivateLinkage;
+}
+
 /* Everything but the module's own public definitions becomes internal. */
 static void internalize(LLVMModuleRef m, char **keep, int nkeep) {
   LLVMValueRef v[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
   for (int kind = 0; kind < 2; kind++)
     for (LLVMValueRef x = v[kind]; x; x = kind ? LLVMGetNextGlobal(x) : LLVMGetNextFunction(x)) {
-      if (LLVMIsDeclaration(x) || LLVMGetLinkage(x) == LLVMInternalLinkage ||
-          LLVMGetLinkage(x) == LLVMPrivateLinkage)
-        continue;
+      if (!public_definition(x)) continue;
       const char *name = LLVMGetValueName2(x, &(size_t){0});
       int kept = 0;
       for (int i = 0; i < nkeep && !kept; i++) kept = keep[i] && !strcmp(keep[i], name);
@@ -152,35 +160,24 @@ static void internalize(LLVMModuleRef m, char **keep, int nkeep) {
 
 /* The module's own public definitions, which internalize keeps; -1 when out of memory. */
 static int public_definitions(LLVMModuleRef m, char ***out) {
-  int n = 0, cap = 16;
-  char **keep = malloc(sizeof *keep * (size_t)cap);
-  LLVMValueRef v[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
-  for (int kind = 0; kind < 2 && keep; kind++)
-    for (LLVMValueRef x = v[kind]; x && keep; x = kind ? LLVMGetNextGlobal(x) : LLVMGetNextFunction(x)) {
-      if (LLVMIsDeclaration(x) || LLVMGetLinkage(x) == LLVMInternalLinkage ||
-          LLVMGetLinkage(x) == LLVMPrivateLinkage)
-        continue;
-      char **p = n == cap ? realloc(keep, sizeof *keep * (size_t)(cap *= 2)) : keep;
-      char *name = p ? strdup(LLVMGetValueName2(x, &(size_t){0})) : NULL;
-      if (!name) {
-        for (int i = 0; i < n; i++) free((p ? p : keep)[i]);
-        free(p ? p : keep);
-        *out = NULL;
-        return -1;
-      }
-      keep = p;
-      keep[n++] = name;
-    }
-  *out = keep;
-  return keep ? n : -1;
+  ptrdiff_t n = collect_names(m, public_definition, out);
+  return n > 1 << 30 ? -1 : (int)n; /* no module defines a billion names */
 }
 
-static void unmap_libs(devlib *libs, int n) {
+static void release_libs(devlib *libs, int n) {
   for (int i = 0; i < n; i++) {
     if (libs[i].lazy) LLVMDisposeModule(libs[i].lazy);
-    if (libs[i].map) munmap(libs[i].map, libs[i].size);
     sb_free(&libs[i].path);
   }
+}
+
+/* Each library found, from the call's table (mapped once a call). */
+static int share_libs(job *j, lib_share *share, devlib *libs, int n) {
+  for (int i = 0; i < n; i++) {
+    libs[i].share = share;
+    if (!(libs[i].shared = shared_lib_get(j, share, sb_str(&libs[i].path)))) return j->g->code;
+  }
+  return GPUBLOB_OK;
 }
 
 /* src/libm_names.c: C math names (sinf) renamed to the libraries' functions first. */
@@ -203,7 +200,10 @@ static int link_device_libs(job *j) {
     nkeep = 0;
   }
   if (!rc) rc = write_constants(j); /* after public_definitions: internal once linked */
-  for (int i = 0; !rc && i < n; i++) rc = map_lib(j, &libs[i]);
+  lib_share *share = j->host->lib_share, *own = NULL;
+  if (!share && (own = malloc(sizeof *own))) lib_share_init(own); /* outside the pool: the job's own */
+  if (!(share = share ? share : own) && !rc) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc) rc = share_libs(j, share, libs, n);
   if (!rc) rc = libm_rename(j, libs, n);
   unsigned links = 0, before = 1;
   for (int pass = 0; !rc && links != before && pass < n + 1; pass++) {
@@ -213,7 +213,11 @@ static int link_device_libs(job *j) {
   if (!rc) internalize(j->llvm->mod, keep, nkeep);
   for (int i = 0; i < nkeep; i++) free(keep[i]);
   free(keep);
-  unmap_libs(libs, n);
+  release_libs(libs, n);
   free(libs);
+  if (own) { /* after the modules that read its bytes */
+    lib_share_free(own);
+    free(own);
+  }
   return rc;
 }

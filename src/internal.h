@@ -93,10 +93,13 @@ struct gpublob {
   int helper_ctl;       /* the socket jobs are handed to it by */
   int helper_live;      /* its slot in the table of live processes */
   pthread_mutex_t helper_mu; /* one job handed over at a time */
+  struct lib_share *lib_share; /* the device libraries the jobs of a call share while the pool
+                                  runs them (src/devlib_share.c); NULL otherwise */
 };
 
 /* The LLVM state of a job (src/llvm.c): none of it in the cache front. */
 typedef struct llvm_state llvm_state;
+typedef struct lib_share lib_share;
 
 typedef struct workdir {
   strbuf dir, in, out; /* the directory; the tool's input and output */

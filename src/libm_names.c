@@ -198,10 +198,12 @@ static int libm_rename_function(job *j, devlib *libs, int n, LLVMValueRef f) {
   size_t len, base;
   int is_float;
   const char *name = LLVMGetValueName2(f, &len);
-  if (!libm_c_function(name, len, &base, &is_float) || libm_lib_function(libs, n, name)) return GPUBLOB_OK;
+  if (!libm_c_function(name, len, &base, &is_float)) return GPUBLOB_OK;
+  int rc = load_all_lazy(j, libs, n); /* only for a module that has C math names */
+  if (rc || libm_lib_function(libs, n, name)) return rc;
   strbuf dev = {0};
   LLVMValueRef d = NULL, g = NULL;
-  int rc = libm_resolve(j, libs, n, name, base, is_float, &dev, &d);
+  rc = libm_resolve(j, libs, n, name, base, is_float, &dev, &d);
   if (!rc && d && same_signature(f, d)) g = libm_declare(j, f, sb_str(&dev));
   if (g) {
     LLVMReplaceAllUsesWith(f, g);
@@ -270,6 +272,7 @@ static int libm_rename_intrinsic(job *j, devlib *libs, int n, LLVMValueRef f) {
   int typed = intrinsic_c_name(f, &cname);
   int named = typed && libm_c_function(sb_str(&cname), cname.len, &base, &is_float);
   if (cname.oom) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc && named) rc = load_all_lazy(j, libs, n);
   if (!rc && named) rc = libm_resolve(j, libs, n, sb_str(&cname), base, is_float, &dev, &d);
   if (!rc && d && same_signature(f, d)) g = libm_declare(j, f, sb_str(&dev));
   if (g) libm_redirect_calls(j, f, g);
@@ -281,13 +284,11 @@ static int libm_rename_intrinsic(job *j, devlib *libs, int n, LLVMValueRef f) {
 
 /* Before device libraries are linked (link_device_libs, with the libraries mapped): each
 ** declared C math function, and each call of an intrinsic the backend cannot select,
-** goes to the device library's function for it.  Every library is loaded lazily here,
-** as the first linking pass would load it. */
+** goes to the device library's function for it.  The libraries are loaded lazily
+** here only for a module that has such a name or call. */
 static int libm_rename(job *j, devlib *libs, int n) {
   if (!*j->t->libm_float && !*j->t->libm_double) return GPUBLOB_OK;
   int rc = GPUBLOB_OK;
-  for (int i = 0; !rc && i < n; i++)
-    if (!libs[i].lazy) rc = load_lazy(j, &libs[i], &libs[i].lazy);
   LLVMValueRef next;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f && !rc; f = next) {
     next = LLVMGetNextFunction(f);

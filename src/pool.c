@@ -141,6 +141,7 @@ static int pool_run(plan *p, job_preparer prepare, void *arg) {
   size_t nthreads = thread_count(&p->o, p->njobs), prepared = (size_t)-1;
   int prepare_rc = GPUBLOB_OK;
   for (size_t i = 0; i < p->njobs; i++) p->jobs[i]->g = &p->jobs[i]->sink;
+  lib_share_open(p->g);
   pool_start(&q, p->jobs, nthreads);
   for (size_t i = 0; i < p->njobs && !pool_failed(&q); i++) {
     prepare_rc = prepare ? prepare(arg, i) : GPUBLOB_OK;
@@ -153,6 +154,7 @@ static int pool_run(plan *p, job_preparer prepare, void *arg) {
   p->g->stats.threads = q.nthreads ? q.nthreads : 1;
   pool_finish(&q);
   for (size_t i = q.ready; i < p->njobs; i++) job_release_llvm(p->jobs[i]);
+  lib_share_close(p->g); /* after every job's modules, which may read its bytes */
   gpublob_stats *st = &p->g->stats;
   for (size_t i = 0; i < p->njobs; i++) {
     const double *ms = p->jobs[i]->ms;

@@ -385,6 +385,17 @@ static void own_blob_amdgcn(void) {
           many.outputs[i].chip, b->size, a->size);
   }
 #undef OWN
+  /* an isolated job shares no library subset with the others: its own, the same bytes */
+  gpublob_result iso = {0};
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = six, .ntargets = 1, .jobs = 2,
+                       .flags = GPUBLOB_FLAG_ISOLATE};
+  rc = gpublob_file_compile_all(g, &o, "examples/saxpy_amdgcn.ll", &iso);
+  gpublob_result_free(&many);
+  rc |= compile_list("examples/saxpy_amdgcn.ll", six, 1, 0, 2, 0, &many);
+  const char *d = rc ? "a compile failed" : differs(&iso, &many);
+  check(!d, "own blob: saxpy (expf from ocml) for six gfx90a/gfx942 jobs: isolated and sharing the call's "
+            "library subsets, the same bytes", "%s", d);
+  gpublob_result_free(&iso);
   gpublob_result_free(&many);
   gpublob_result_free(&alone[0]);
   gpublob_result_free(&alone[1]);
