@@ -92,10 +92,14 @@ static const lib_subset *subset_get(job *j, devlib *l, strbuf *key) {
 /* Links the subset of l that defines what the module still lacks, if anything;
 ** *links counts the links done. */
 static int link_if_needed(job *j, devlib *l, unsigned *links) {
-  int rc = l->shared->names || l->lazy ? GPUBLOB_OK : load_lazy(j, l, &l->lazy);
+  char *const *defined;
+  size_t ndefined, count = 0;
+  int rc = shared_lib_names(l->shared, l->share, &defined, &ndefined) || l->lazy ? GPUBLOB_OK
+                                                                               : load_lazy(j, l, &l->lazy);
+  if (!rc && !defined && !shared_lib_names(l->shared, l->share, &defined, &ndefined))
+    rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory"); /* load_lazy read them */
   strbuf key = {0};
-  size_t count = 0;
-  if (!rc && subset_key(l->shared, j->llvm->mod, &key, &count)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc && subset_key(defined, ndefined, j->llvm->mod, &key, &count)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   double t = now_ms();
   const lib_subset *sub = rc || !count ? NULL : subset_get(j, l, &key);
   LLVMModuleRef part = NULL;

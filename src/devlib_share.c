@@ -166,24 +166,35 @@ static int shared_lib_index(shared_lib *l, lib_share *s, LLVMModuleRef lib) {
   return 0;
 }
 
-static int shared_lib_defines(const shared_lib *l, const char *name) {
-  return bsearch(&name, l->names, l->nnames, sizeof *l->names, name_order) != NULL;
+/* The names l defines, read under the table's lock (once set they never change):
+** 1, or 0 while no job has read them. */
+static int shared_lib_names(const shared_lib *l, lib_share *s, char *const **names, size_t *n) {
+  pthread_mutex_lock(&s->mu);
+  *names = l->names;
+  *n = l->nnames;
+  pthread_mutex_unlock(&s->mu);
+  return *names != NULL;
+}
+
+static int names_have(char *const *names, size_t n, const char *name) {
+  return bsearch(&name, names, n, sizeof *names, name_order) != NULL;
 }
 
 static int name_is_needed(LLVMValueRef v, int function) {
   return LLVMIsDeclaration(v) && (!function || !LLVMGetIntrinsicID(v));
 }
 
-/* The key of the subset of l that module m needs: its triple, its data layout and the
-** names m declares and l defines, sorted; *count of them (0: l adds nothing). */
-static int subset_key(const shared_lib *l, LLVMModuleRef m, strbuf *key, size_t *count) {
+/* The key of the subset of a library (the names it defines: defined, ndefined) that
+** module m needs: its triple, its data layout and the names m declares and the library
+** defines, sorted; *count of them (0: the library adds nothing). */
+static int subset_key(char *const *defined, size_t ndefined, LLVMModuleRef m, strbuf *key, size_t *count) {
   size_t n = 0, cap = 16;
   const char **need = malloc(cap * sizeof *need);
   LLVMValueRef first[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
   for (int kind = 0; kind < 2 && need; kind++)
     for (LLVMValueRef v = first[kind]; v && need; v = kind ? LLVMGetNextGlobal(v) : LLVMGetNextFunction(v)) {
       const char *name = LLVMGetValueName2(v, &(size_t){0});
-      if (!name_is_needed(v, !kind) || !shared_lib_defines(l, name)) continue;
+      if (!name_is_needed(v, !kind) || !names_have(defined, ndefined, name)) continue;
       const char **grown = n == cap ? realloc(need, (cap *= 2) * sizeof *need) : need;
       if (!grown) free(need);
       if ((need = grown)) need[n++] = name;
