@@ -166,6 +166,22 @@ static void kernel_symbols(const void *data, size_t size, const char *name, char
   free(text);
 }
 
+/* An ELF's machine code as llvm-objdump -d prints it, without its first lines (the
+** file's name); malloc'd, or NULL. */
+static char *machine_code(const void *data, size_t size, const char *name) {
+  const char *path = tmp_path(name);
+  spill(path, data, size);
+  const char *argv[] = {LLVM_BINDIR "/llvm-objdump", "-d", path, NULL};
+  char *text = NULL;
+  if (run(argv, &text) || !text) {
+    free(text);
+    return NULL;
+  }
+  char *body = strstr(text, "Disassembly of section");
+  memmove(text, body ? body : "", strlen(body ? body : "") + 1);
+  return text;
+}
+
 static int compile_mlir(const char *path, const gpublob_options *o, gpublob_blob *b) {
   int rc = gpublob_mlir_file_compile(g, o, path, b);
   if (rc) printf("  (%s: %s)\n", path, gpublob_error_message(g));
@@ -802,8 +818,12 @@ static int mlir_opt(const char *const *argv, char **out) {
 }
 
 /* in: a gpu-dialect file; lowered with mlir-opt, targets attached, then both serialise. */
+/* same_bytes: each object is mlir-opt's byte for byte (nvvm: the same PTX, the same
+** ptxas); else the same machine code (rocdl: upstream's object keeps the backend's
+** resource-usage symbols, fill.num_named_barrier and amdgpu.max_num_*, gpublob's
+** the per-kernel ones alone). */
 static void compat_one(const char *in, const char *kind, const char *lower, const char *attach,
-                       const char *to_binary) {
+                       const char *to_binary, int same_bytes) {
   char name[256], pipeline[512], path[64];
   snprintf(name, sizeof name, "compat: %s %s: same objects and kernel symbols as mlir-opt", kind, in);
   snprintf(pipeline, sizeof pipeline, "--pass-pipeline=builtin.module(%s,gpu.module(%s))", attach, lower);
@@ -852,6 +872,19 @@ static void compat_one(const char *in, const char *kind, const char *lower, cons
     check(s1[0], COMPAT(what), "none in gpublob's %s", ours.o[i].target);
     snprintf(what, sizeof what, "object %d: the same kernel symbols", i);
     check(same_str(s1, s2), COMPAT(what), "[%s] vs [%s]", s1, s2);
+    if (same_bytes) {
+      snprintf(what, sizeof what, "object %d: mlir-opt's bytes", i);
+      check(ours.o[i].size == theirs.o[i].size && !memcmp(ours.o[i].data, theirs.o[i].data, ours.o[i].size),
+            COMPAT(what), "%zu bytes vs %zu", ours.o[i].size, theirs.o[i].size);
+    } else {
+      char *c1 = machine_code(ours.o[i].data, ours.o[i].size, "ours.code.elf");
+      char *c2 = machine_code(theirs.o[i].data, theirs.o[i].size, "theirs.code.elf");
+      snprintf(what, sizeof what, "object %d: mlir-opt's machine code (llvm-objdump -d)", i);
+      check(c1 && c2 && *c1 && !strcmp(c1, c2), COMPAT(what), "%zu vs %zu characters", c1 ? strlen(c1) : 0,
+            c2 ? strlen(c2) : 0);
+      free(c1);
+      free(c2);
+    }
   }
 #undef COMPAT
   objects_free(&ours);
@@ -867,7 +900,7 @@ static void test_compat(void) {
     if (!have_ptxas()) skip("compat: nvvm", "ptxas (CUDA toolkit) not found");
     else
       compat_one(inputs[i], "nvvm", "convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts",
-                 "nvvm-attach-target{chip=sm_90 features=+ptx80 O=3}", "--gpu-module-to-binary=format=bin");
+                 "nvvm-attach-target{chip=sm_90 features=+ptx80 O=3}", "--gpu-module-to-binary=format=bin", 1);
   }
   const char *root = rocm_folder();
   char rocm[4400];
@@ -875,7 +908,7 @@ static void test_compat(void) {
   for (int i = 0; i < 3; i++)
     compat_one(inputs[i], "rocdl",
                "convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a},reconcile-unrealized-casts",
-               "rocdl-attach-target{chip=gfx90a O=3}", root ? rocm : "--gpu-module-to-binary=format=bin");
+               "rocdl-attach-target{chip=gfx90a O=3}", root ? rocm : "--gpu-module-to-binary=format=bin", 0);
 }
 /* ---- the CLI ---- */
 static void test_cli(void) {
