@@ -269,6 +269,53 @@ static int mentions_issue(const char *text) {
   return 0;
 }
 
+/* A tracker's number: the word issue, then a digit (after spaces, '-' or '#' if any). */
+static int names_issue_number(const char *text) {
+  for (const char *p = text; (p = strcasestr(p, "issue")); p += 5) {
+    const char *q = p + 5;
+    while (*q == ' ' || *q == '-' || *q == '#') q++;
+    if (isdigit((unsigned char)*q) && (p == text || !isalpha((unsigned char)p[-1]))) return 1;
+  }
+  return 0;
+}
+
+/* Every file of a directory whose name ends in one of suffixes (space-separated). */
+static void no_issue_numbers_in(const char *dir, const char *suffixes) {
+  DIR *d = opendir(dir);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    const char *dot = strrchr(e->d_name, '.');
+    char suffix[16];
+    snprintf(suffix, sizeof suffix, " %s ", dot ? dot : "-");
+    char list[64];
+    snprintf(list, sizeof list, " %s ", suffixes);
+    if (!dot || !strstr(list, suffix)) continue;
+    char path[600], name[700];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    char *text = (char *)slurp(path, &(size_t){0});
+    if (!text) continue;
+    snprintf(name, sizeof name, "%s: no issue numbers in code or comments", path);
+    check(!names_issue_number(text), name, "%s names an issue by its number", path);
+    free(text);
+  }
+  if (d) closedir(d);
+}
+
+/* docs/tests.md names every test program. */
+static void tests_page(void) {
+  char *page = (char *)slurp("docs/tests.md", &(size_t){0});
+  DIR *d = opendir("tests");
+  check(page && d, "docs/tests.md and tests/", "cannot read them");
+  for (struct dirent *e; page && d && (e = readdir(d));) {
+    size_t n = strlen(e->d_name);
+    if (strncmp(e->d_name, "test_", 5) || n < 3 || strcmp(e->d_name + n - 2, ".c")) continue;
+    char name[600];
+    snprintf(name, sizeof name, "docs/tests.md names tests/%s", e->d_name);
+    check(strstr(page, e->d_name) != NULL, name, "tests/%s is not on the page", e->d_name);
+  }
+  if (d) closedir(d);
+  free(page);
+}
+
 int main(void) {
   char *readme = (char *)slurp("README.md", &(size_t){0});
   check(readme != NULL, "README.md", "cannot read it");
@@ -300,6 +347,10 @@ int main(void) {
   }
   if (d) closedir(d);
   check(pages >= 9, "docs/: its pages", "%d pages", pages);
+  tests_page();
+  const char *const code[][2] = {{"src", ".c .h"}, {".", ".c .h"}, {"tests", ".c .h .sh"}, {"examples", ".c .sh .ll .mlir"},
+                                 {"bench", ".sh .py .c"}, {"gen", ".c"}, {"targets", ".spec"}, {"tools", ".sh"}};
+  for (size_t i = 0; i < sizeof code / sizeof *code; i++) no_issue_numbers_in(code[i][0], code[i][1]);
   free(readme);
   return report();
 }
