@@ -53,8 +53,14 @@ hit_row() {
 }
 
 row "nvptx saxpy, PTX" --no-cache -t nvptx:sm_90 -f asm examples/saxpy_nvptx.ll
-if "$new/gpublob-compiler" --list-targets | grep -q 'one job: .*ptxas (program)'; then
+if "$new/gpublob-compiler" --list-targets | grep -q 'ptxas (program)'; then
   row "nvptx saxpy, cubin (ptxas)" --no-cache -t nvptx:sm_90 examples/saxpy_nvptx.ll
+  row "nvptx matmul, cubin (ptxas)" --no-cache -t nvptx:sm_90 bench/kernels/matmul_nvptx.ll
+  for ld in "${CUDA_HOME:-}" /usr/local/cuda; do
+    [ -f "$ld/nvvm/libdevice/libdevice.10.bc" ] || continue
+    row "libdevice whole, PTX" --no-cache -t nvptx:sm_90 -f asm "$ld/nvvm/libdevice/libdevice.10.bc"
+    break
+  done
 fi
 row "amdgcn saxpy, hsaco (ld.lld)" --no-cache -t amdgcn:gfx90a examples/saxpy_amdgcn.ll
 row "spirv saxpy" --no-cache -t spirv examples/saxpy_spirv.ll
@@ -62,5 +68,13 @@ row "amdgcn matmul x 4 chips, -j 2" --no-cache -j 2 -t amdgcn:gfx90a,gfx908,gfx1
   bench/kernels/matmul_amdgcn.ll
 if "$new/gpublob-compiler" --version | grep -q 'MLIR'; then
   row "MLIR saxpy (gpu dialect), amdgcn" --no-cache -t amdgcn:gfx90a examples/saxpy.mlir
+  if command -v mlir-opt-22 >/dev/null && "$new/gpublob-compiler" --list-targets | grep -q 'ptxas (program)'; then
+    python3 bench/modules.py 16 sm_80,sm_90 >"$tmp/gpu.mlir"
+    mlir-opt-22 "$tmp/gpu.mlir" -o "$tmp/m16.mlir" \
+      --pass-pipeline="builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts))"
+    row "MLIR 16 gpu.modules x 2 chips, nvptx, -j 2" --no-cache -j 2 "$tmp/m16.mlir"
+  fi
 fi
+row "amdgcn saxpy x 8 chips, -j 2" --no-cache -j 2 \
+  -t amdgcn:gfx90a,gfx908,gfx906,gfx942,gfx1030,gfx1100,gfx1200,gfx1201 examples/saxpy_amdgcn.ll
 hit_row -t amdgcn:gfx90a examples/saxpy_amdgcn.ll

@@ -39,7 +39,45 @@
 #include <llvm-c/ErrorHandling.h>
 #endif
 
+/* --help: two screens, a flag a line; --help-all has every flag, with the details. */
 static const char usage[] =
+    "usage: gpublob [options] INPUT   INPUT: LLVM IR or MLIR, text or binary; - stdin\n"
+    "Inputs:\n"
+    "  -l FILE                   link bitcode FILE before the device libraries\n"
+    "      --max-input N[K|M|G]  refuse a larger input (default 1G)\n"
+    "Targets:\n"
+    "  -t, --target NAME[:CHIPS] a target and its chips (gfx90a:xnack+: a target id)\n"
+    "      --features STR        LLVM target features, e.g. +ptx80\n"
+    "  -O0 .. -O3                optimisation level (default -O3)\n"
+    "      --fast-math           and --ftz, --daz, --finite-only, --unsafe-math ...\n"
+    "      --abi N               the target's ABI version (amdgcn: 400, 500, 600)\n"
+    "Outputs:\n"
+    "  -f, --format FMT          bin (default), asm, llvm, ll, pack (alias fatbin)\n"
+    "  -o FILE|DIR/|PATTERN      output; PATTERN of {stem} {target} {chip} {suffix}\n"
+    "      --metadata FILE       each output's kernels (registers, shared...) as JSON\n"
+    "      --emit-c FILE.h       every output as a C array, with its kernels\n"
+    "      --dump-dir DIR        each job's IR, ISA, object and blob tool script\n"
+    "      --emit-bytecode       MLIR input: write MLIR bytecode\n"
+    "Cache:\n"
+    "      --cache-dir DIR       the local cache (default ~/.cache/gpublob)\n"
+    "      --no-cache            neither look up nor store\n"
+    "Tools:\n"
+    "      --toolkit DIR         a CUDA or ROCm root, searched first\n"
+    "      --tool-mode MODE      auto (ptxas), program, or in-process (nvJitLink)\n"
+    "      --opts STR            options for the blob tool (ptxas)\n"
+    "      --lib-dir DIR         search DIR first for device libraries\n"
+    "Robustness:\n"
+    "  -j, --jobs N              compile threads (default: one per core)\n"
+    "      --isolate             each job's LLVM work in a child process\n"
+    "      --tool-timeout SECONDS  kill a blob tool running longer (default 300)\n"
+    "Information:\n"
+    "      --list-targets        the targets, their chips, tools and libraries\n"
+    "      --time                the call's jobs, cache and phase times\n"
+    "      --verbose             a line per kernel, as ptxas -v prints\n"
+    "      --version\n"
+    "  -h, --help                this help; --help-all: every flag (docs/cli.md)\n";
+
+static const char usage_all[] =
     "usage: gpublob [options] INPUT     INPUT: LLVM IR or MLIR, text or binary, by its content;\n"
     "                                   - for stdin\n"
     "Targets:\n"
@@ -80,9 +118,9 @@ static const char usage[] =
     "      --tool PATH                  the blob tool to run, instead of searching\n"
     "      --tool-dir DIR               search DIR first for the blob tool (repeatable)\n"
     "      --tool-mode auto|program|in-process\n"
-    "                                   auto: the in-process provider (nvJitLink) for calls\n"
-    "                                   with enough jobs, else the program (ptxas); a pack:\n"
-    "                                   the in-process one (offload_bundle) unless program\n"
+    "                                   auto: the program (ptxas) whatever the call's size,\n"
+    "                                   the provider (nvJitLink) only where it is missing; a\n"
+    "                                   pack: the in-process one (offload_bundle)\n"
     "      --tool-timeout SECONDS       kill a blob or pack tool running longer (default 300)\n"
     "      --lib-dir DIR                search DIR first for device libraries (repeatable)\n"
     "      --no-default-search          search only --tool-dir and --lib-dir (and --toolkit)\n"
@@ -114,7 +152,8 @@ static const char usage[] =
     "                                   stack bytes, ...) as JSON, read from its blob\n"
     "      --verbose                    a line per kernel on stderr, as ptxas -v prints\n"
     "      --version\n"
-    "  -h, --help\n";
+    "  -h, --help                       the short help\n"
+    "      --help-all                   this help\n";
 
 #define MAX_TARGETS 64
 #define MAX_LINKS 256
@@ -261,8 +300,8 @@ static int parse_valued(cli *c, const char *a, const char *v) {
 
 /* One option without a value; 0, 1 when done (help, version), 2 on a usage error. */
 static int parse_flag(cli *c, const char *a) {
-  if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-    fputs(usage, stdout);
+  if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "--help-all")) {
+    fputs(strcmp(a, "--help-all") ? usage : usage_all, stdout);
     return 1;
   } else if (!strcmp(a, "--version")) {
     printf("gpublob %s (%s)\n", gpublob_version(),

@@ -277,7 +277,7 @@ static const struct {
     {"--unsafe-sqrt", 0}, {"--abi", 0},
     {"--toolkit", 0},    {"-l", 0},            {"--opts", 0},           {"--section", 1},
     {"--tool-log", 1},
-    {"--dump-dir", 0},   {"--emit-c", 0},
+    {"--dump-dir", 0},   {"--emit-c", 0},      {"--help-all", 0},
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 
@@ -319,9 +319,39 @@ static const char *section_of(const listed *l, size_t n, const char *name) {
   return NULL;
 }
 
+/* --help fits two screens (48 lines of 80 columns), in the groups a newcomer looks for,
+** and lists only flags the CLI takes; --help-all lists every flag. */
+static void test_short_help(void) {
+  char *out = NULL;
+  const char *argv[] = {CLI, "--help", NULL};
+  int rc = run(argv, &out);
+  check(rc == 0 && out, "--help: exit 0", "exit %d", rc);
+  size_t lines = 0, widest = 0, width = 0;
+  for (const char *p = out ? out : ""; *p; p++) {
+    if (*p != '\n') {
+      width++;
+      continue;
+    }
+    lines++;
+    widest = width > widest ? width : widest;
+    width = 0;
+  }
+  check(lines <= 48, "--help: two screens, at most 48 lines", "%zu lines", lines);
+  check(widest <= 80, "--help: at most 80 columns", "a line of %zu", widest);
+  static const char *const groups[] = {"Inputs:", "Targets:", "Outputs:", "Cache:", "Tools:", "Robustness:",
+                                       "Information:"};
+  for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
+    char name[80];
+    snprintf(name, sizeof name, "--help: the group %s", groups[i]);
+    check(out && strstr(out, groups[i]), name, "%s", shown(out));
+  }
+  check(out && strstr(out, "--help-all"), "--help: names --help-all", "%s", shown(out));
+  free(out);
+}
+
 static void test_help(void) {
   char *out = NULL, *out2 = NULL;
-  const char *argv[] = {CLI, "--help", NULL}, *argv2[] = {"build/gpublob-compiler", "--help", NULL};
+  const char *argv[] = {CLI, "--help-all", NULL}, *argv2[] = {"build/gpublob-compiler", "--help-all", NULL};
   int rc = run(argv, &out);
   run(argv2, &out2);
   check(rc == 0, "--help: exit 0, the usage line first: exit 0", "exit %d: %s", rc, shown(out));
@@ -425,6 +455,7 @@ int main(void) {
   test_rollback();
   test_front();
   test_help();
+  test_short_help();
   test_list_targets();
   return report();
 }
