@@ -379,7 +379,9 @@ GPUBLOB_API void gpublob_blob_free(gpublob_blob *b);
 
 /* The cache alone: what gpublob_compile of this input with these options would
 ** find in opts->cache_dir, without compiling.  It needs no LLVM: the CLI's front
-** answers cache hits with it before the compiler starts.  Codes: OK (a hit; *out
+** answers cache hits with it before the compiler starts.  With opts->remote_cache a
+** local miss asks the server, and a valid remote file is copied into cache_dir
+** (stats count remote hits, misses and bytes).  Codes: OK (a hit; *out
 ** as gpublob_compile would give it), NOTCACHED (a miss, a cache that cannot be
 ** used, or options with a dump_dir, whose call compiles; the lookup may make the
 ** cache's directory), OPTION (no cache_dir),

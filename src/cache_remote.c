@@ -106,15 +106,15 @@ static void remote_open(cache *c, const gpublob_options *o) {
   c->remote = r;
 }
 
+#if GPUBLOB_REMOTE
+#include <hiredis/hiredis.h>
+
 /* Its key on the server: a prefix with the layout's version, the kind, the key. */
 static void remote_key(const key128 *k, char kind, char out[48]) {
   char hex[33];
   key_hex(k, hex);
   snprintf(out, 48, "gpublob:v1:%c:%s", kind, hex);
 }
-
-#if GPUBLOB_REMOTE
-#include <hiredis/hiredis.h>
 
 /* The first fault: the tier is off for the rest of the call, with one warning. */
 static void remote_fault(cache *c, const char *what, const char *detail) {

@@ -37,17 +37,26 @@
 #define IN "examples/saxpy_amdgcn.ll"
 #define REDIS_SERVER "/usr/bin/redis-server"
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 /* How many lines of s contain needle. */
 static int count_lines(const char *s, const char *needle) {
   int n = 0;
   for (const char *p = s; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
   return n;
+}
+
+/* A fresh "machine": a cache directory of its own, never used before. */
+static const char *machine(void) {
+  static int n;
+  char name[32];
+  snprintf(name, sizeof name, "machine%d", n++);
+  return tmp_path(name);
+}
+
+#if GPUBLOB_REMOTE
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
 /* The CLI's run, and its exit status; never a signal's (>= 128). */
@@ -67,15 +76,6 @@ static int same_file(const char *a, const char *b) {
   return same;
 }
 
-/* A fresh "machine": a cache directory of its own, never used before. */
-static const char *machine(void) {
-  static int n;
-  char name[32];
-  snprintf(name, sizeof name, "machine%d", n++);
-  return tmp_path(name);
-}
-
-#if GPUBLOB_REMOTE
 /* ---- servers: each test's own, killed with this process if it dies ---- */
 typedef struct server {
   pid_t pid;
