@@ -122,7 +122,7 @@ static redisContext *client(const server *s) {
 
 /* A redis-server on a free loopback port (unix: also on a socket, whose URL is then
 ** s->url), with the extra words given; 0 once it answers, -1 after 5 s. */
-static int server_start(server *s, const char *unix_sock, const char *const *extra) {
+static int server_spawn(server *s, const char *unix_sock, const char *const *extra) {
   memset(s, 0, sizeof *s);
   if ((s->port = free_port()) < 0) return -1;
   char port[16];
@@ -163,6 +163,13 @@ static int server_start(server *s, const char *unix_sock, const char *const *ext
     usleep(20000);
   }
   return -1;
+}
+
+/* server_spawn, and a check of the test named that it started. */
+static int server_start(server *s, const char *test, const char *unix_sock, const char *const *extra) {
+  int rc = server_spawn(s, unix_sock, extra);
+  check(!rc, "redis-server starts", "%s: port %d", test, s->port);
+  return rc;
 }
 
 static void server_stop(server *s) {
@@ -255,10 +262,7 @@ static const char *reference(void) {
 static void test_shared(void) {
 #define T "shared"
   server s;
-  if (server_start(&s, NULL, NULL)) {
-    check(0, T ": redis-server starts", "port %d", s.port);
-    return;
-  }
+  if (server_start(&s, T, NULL, NULL)) return;
   const char *a = machine(), *b = machine();
   char *log = NULL;
   int rc = compile(a, s.url, tmp_path("a.hsaco"), NULL, &log);
@@ -293,7 +297,7 @@ static void test_shared(void) {
         T ": the remote hit was copied into the local cache", "exit %d\n%s", rc, shown(log));
   free(log);
   /* the library: gpublob_cache_lookup's figures */
-  if (server_start(&s, NULL, NULL)) return;
+  if (server_start(&s, T, NULL, NULL)) return;
   rc = compile(machine(), s.url, tmp_path("c.hsaco"), NULL, &log);
   free(log);
   gpublob *g;
@@ -321,10 +325,7 @@ static void test_shared(void) {
 static void test_garbage(void) {
 #define T "garbage"
   server s;
-  if (server_start(&s, NULL, NULL)) {
-    check(0, T ": redis-server starts", "port %d", s.port);
-    return;
-  }
+  if (server_start(&s, T, NULL, NULL)) return;
   char *log = NULL;
   compile(machine(), s.url, tmp_path("g.hsaco"), NULL, &log);
   free(log);
@@ -384,10 +385,7 @@ static void test_killed(void) {
 #define T "killed"
   server s;
   const char *sock = tmp_path("redis.sock");
-  if (server_start(&s, sock, NULL)) {
-    check(0, T ": redis-server starts", "port %d", s.port);
-    return;
-  }
+  if (server_start(&s, T, sock, NULL)) return;
   char *log = NULL;
   int rc = compile(machine(), s.url, tmp_path("k1.hsaco"), NULL, &log);
   check(rc == 0 && contains(log, "2 stored"), T ": stores through the unix socket", "%s", shown(log));
@@ -448,10 +446,7 @@ static void test_password(void) {
 #define T "password"
   server s;
   const char *extra[] = {"--requirepass", "s3cret", NULL};
-  if (server_start(&s, NULL, extra)) {
-    check(0, T ": redis-server starts", "port %d", s.port);
-    return;
-  }
+  if (server_start(&s, T, NULL, extra)) return;
   char *log = NULL;
   setenv("GPUBLOB_REMOTE_CACHE", s.url, 1);
   setenv("GPUBLOB_REMOTE_PASSWORD", "s3cret", 1);
@@ -488,10 +483,7 @@ static void test_password(void) {
 static void test_read_only(void) {
 #define T "read-only"
   server s;
-  if (server_start(&s, NULL, NULL)) {
-    check(0, T ": redis-server starts", "port %d", s.port);
-    return;
-  }
+  if (server_start(&s, T, NULL, NULL)) return;
   char *log = NULL;
   int rc = compile(machine(), s.url, tmp_path("r1.hsaco"), "--remote-read-only", &log);
   check(rc == 0 && contains(log, "0 stored") && redis_int(&s, NULL, "DBSIZE") == 0,
@@ -512,10 +504,7 @@ static void test_read_only(void) {
 static void test_eight(void) {
 #define T "eight"
   server s;
-  if (server_start(&s, NULL, NULL)) {
-    check(0, T ": redis-server starts", "port %d", s.port);
-    return;
-  }
+  if (server_start(&s, T, NULL, NULL)) return;
   for (int round = 0; round < 2; round++) {
     pid_t pids[8];
     char logs[8][64], outs[8][64];
