@@ -9,8 +9,12 @@
 #     front), with an empty local cache each time and a warm server, against the
 #     cold compile (--no-cache), timed in turns by bench/pair.py (RUNS, default 7,
 #     after WARMUP, default 1): median wall times and the ratio cold / remote hit;
+#     Then the same with the machine's file digests remembered (its local cache
+#     emptied of manifests and entries, but not of the digests of ptxas and
+#     libdevice it made before: a machine that has compiled before);
 #   - one small module (bench/kernels/saxpy_nvptx.ll, sm_90): its remote hit
-#     (empty local cache) against its local hit (warm local cache), in turns;
+#     (empty local cache; then digests remembered) against its local hit (warm
+#     local cache), in turns;
 #   - eight processes at once compiling the batch, each with an empty cache of its
 #     own ("eight machines"): first with an empty server (who compiles, who hits),
 #     then with a warm one: the processes the server answered (hit rate: those
@@ -63,6 +67,13 @@ batch=$(python3 bench/pair.py "$runs" "$warmup" "batch" \
 cmp -s "$tmp/a.mlir" "$tmp/b.mlir" || { say "the remote hit differs from the compile"; exit 1; }
 "$g" --time --cache-dir "$tmp/t" --remote-cache "$url" "$tmp/in.mlir" -o "$tmp/a.mlir" 2>"$tmp/batch.time" >/dev/null
 grep -q 'time (front)' "$tmp/batch.time" || { say "the batch's remote hit was not the front's"; cat "$tmp/batch.time" >&2; exit 1; }
+# a machine that has compiled before: its digests remembered, no manifest or entry
+forget="find '$tmp/d/v1' -name '*.[me]' -delete"
+"$g" --cache-dir "$tmp/d" --remote-cache "$url" "$tmp/in.mlir" -o "$tmp/a.mlir" || exit 1
+say "batch: remote hit, digests remembered, against cold compile"
+batchd=$(python3 bench/pair.py "$runs" "$warmup" "batch" \
+  -- sh -c "$forget && exec '$g' --cache-dir '$tmp/d' --remote-cache '$url' '$tmp/in.mlir' -o '$tmp/a.mlir'" \
+  -- sh -c "$forget && exec '$g' --no-cache '$tmp/in.mlir' -o '$tmp/b.mlir'") || exit 1
 
 # one small module: remote hit (empty local cache) against local hit
 small=bench/kernels/saxpy_nvptx.ll
@@ -70,6 +81,11 @@ small=bench/kernels/saxpy_nvptx.ll
 say "one module: remote hit against local hit"
 one=$(python3 bench/pair.py "$runs" "$warmup" "one" \
   -- sh -c "rm -rf '$tmp/l' && exec '$g' --cache-dir '$tmp/l' --remote-cache '$url' -t nvptx:sm_90 '$small' -o '$tmp/a.cubin'" \
+  -- sh -c "rm -rf '$tmp/none' && exec '$g' --cache-dir '$tmp/s' --remote-cache '$url' -t nvptx:sm_90 '$small' -o '$tmp/b.cubin'") || exit 1
+"$g" --cache-dir "$tmp/d" --remote-cache "$url" -t nvptx:sm_90 "$small" -o "$tmp/a.cubin" || exit 1
+say "one module: remote hit, digests remembered, against local hit"
+oned=$(python3 bench/pair.py "$runs" "$warmup" "one" \
+  -- sh -c "$forget && exec '$g' --cache-dir '$tmp/d' --remote-cache '$url' -t nvptx:sm_90 '$small' -o '$tmp/a.cubin'" \
   -- sh -c "rm -rf '$tmp/none' && exec '$g' --cache-dir '$tmp/s' --remote-cache '$url' -t nvptx:sm_90 '$small' -o '$tmp/b.cubin'") || exit 1
 
 # eight processes at once, eight empty local caches: an empty server, then a warm one
@@ -97,18 +113,23 @@ cold8=$(eight empty) || exit 1
 warm8=$(eight warm) || exit 1
 for i in 0 1 2 3 4 5 6 7; do cmp -s "$tmp/e$i.mlir" "$tmp/b.mlir" || { say "process $i's output differs"; exit 1; }; done
 
-python3 - "$batch" "$one" "$cold8" "$warm8" "$tmp/batch.time" >"$tmp/table" <<'EOF'
+python3 - "$batch" "$one" "$cold8" "$warm8" "$tmp/batch.time" "$batchd" "$oned" >"$tmp/table" <<'EOF'
 import json, re, sys
 b, o = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 c8, w8 = sys.argv[3].split(), sys.argv[4].split()
 t = open(sys.argv[5]).read()
+bd, od = json.loads(sys.argv[6]), json.loads(sys.argv[7])
 m = re.search(r"remote cache (\d+) hits, (\d+) misses, (\d+) stored, (\d+) bytes read", t)
 print("| case | remote tier | against | ratio |")
 print("|---|---|---|---|")
 print("| 16 gpu.modules x 2 chips (sm_80, sm_90), whole process | remote hit %.1f ms (empty local cache; %s files, %s bytes) | cold compile %.1f ms | %.0fx faster |"
       % (b["a_ms"], m.group(1), m.group(4), b["b_ms"], b["b_ms"] / b["a_ms"]))
-print("| one small module (saxpy, sm_90), whole process | remote hit %.1f ms | local hit %.1f ms | +%.1f ms |"
+print("| the same, the machine's file digests remembered | remote hit %.1f ms | cold compile %.1f ms | %.0fx faster |"
+      % (bd["a_ms"], bd["b_ms"], bd["b_ms"] / bd["a_ms"]))
+print("| one small module (saxpy, sm_90), whole process | remote hit %.1f ms (empty local cache) | local hit %.1f ms | +%.1f ms |"
       % (o["a_ms"], o["b_ms"], o["a_ms"] - o["b_ms"]))
+print("| the same, the machine's file digests remembered | remote hit %.1f ms | local hit %.1f ms | +%.1f ms |"
+      % (od["a_ms"], od["b_ms"], od["a_ms"] - od["b_ms"]))
 for label, r in (("an empty server", c8), ("a warm server", w8)):
     print("| 8 processes at once, the batch, 8 empty local caches, %s | %s of 8 answered by the server (hit rate %d%%), %s compiled | all done in %s ms | |"
           % (label, r[2], 100 * int(r[2]) // 8, r[3], r[1]))
