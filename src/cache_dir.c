@@ -245,8 +245,9 @@ static int remote_get(cache *c, const key128 *k, char kind, cache_file *m);
 ** bad value is a miss, never served, and the compile's store overwrites it), then
 ** copied into the local cache. */
 static int cache_read_remote(cache *c, const key128 *k, char kind, cache_file *m) {
-  if (!c->remote || remote_get(c, k, kind, m)) {
-    if (c->remote && kind != 'd') c->g->stats.remote_misses++;
+  int got = c->remote ? remote_get(c, k, kind, m) : -2;
+  if (got) {
+    if (got == -1) c->g->stats.remote_misses++; /* asked, and not there (-2: not asked) */
     return -1;
   }
   if (!cache_valid(k, kind, m)) {

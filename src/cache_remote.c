@@ -191,13 +191,15 @@ static int remote_ready(cache *c) {
 }
 
 /* The server's bytes for the file, at most the header and max payload bytes (GETRANGE:
-** a larger value is never transferred whole), into m->bytes: 0, or -1 for none. */
+** a larger value is never transferred whole), into m->bytes: 0; -1 when the server
+** has none (or one too long); -2 when it was not asked (a file digest, the tier off,
+** a fault now). */
 static int remote_get(cache *c, const key128 *k, char kind, cache_file *m) {
   remote_tier *r = c->remote;
-  if (!r || kind == 'd') return -1;
+  if (!r || kind == 'd') return -2;
   pthread_mutex_lock(&r->mu);
   double t = now_ms();
-  int rc = -1;
+  int rc = -2;
   if (!remote_ready(c)) {
     char key[48], last[32];
     remote_key(k, kind, key);
@@ -208,8 +210,10 @@ static int remote_get(cache *c, const key128 *k, char kind, cache_file *m) {
     redisReply *reply = remote_command(c, "GET failed", 4, argv, len);
     if (reply && reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "WRONGTYPE", 9))
       remote_fault(c, "GET failed", reply->str);
-    else if (reply && reply->type == REDIS_REPLY_STRING && reply->len > 0 &&
-             (unsigned long long)reply->len <= limit && (m->bytes = malloc(reply->len))) {
+    else if (reply)
+      rc = -1; /* an answer: none, empty, another type, too long, or the bytes below */
+    if (reply && reply->type == REDIS_REPLY_STRING && reply->len > 0 && (unsigned long long)reply->len <= limit &&
+        (m->bytes = malloc(reply->len))) {
       memcpy(m->bytes, reply->str, reply->len);
       m->len = reply->len;
       c->g->stats.remote_bytes_read += reply->len;
@@ -256,7 +260,7 @@ static void remote_disconnect(remote_tier *r) {
   r->ctx = NULL;
 }
 #else
-static int remote_get(cache *c, const key128 *k, char kind, cache_file *m) { return -1; }
+static int remote_get(cache *c, const key128 *k, char kind, cache_file *m) { return -2; }
 static void remote_put(cache *c, const key128 *k, char kind, const void *head, size_t hn, const void *data,
                        size_t n) {}
 static void remote_disconnect(remote_tier *r) {}
