@@ -26,12 +26,8 @@
 cd "$(dirname "$0")/.." || exit 2
 runs=${RUNS:-7} warmup=${WARMUP:-1}
 say() { printf 'remote.sh: %s\n' "$*" >&2; }
-ptxas=""
-for d in "${CUDA_HOME:-}" "${CUDA_PATH:-}" /usr/local/cuda; do
-  [ -n "$d" ] && [ -x "$d/bin/ptxas" ] && { ptxas=$d/bin/ptxas; break; }
-done
-[ -n "$ptxas" ] || ptxas=$(command -v ptxas 2>/dev/null)
-[ -n "$ptxas" ] || { say "no ptxas (CUDA toolkit)"; exit 77; }
+# ptxas, as gpublob finds it (the tool's line of --list-targets names the path)
+build/gpublob --list-targets 2>/dev/null | grep -q '/ptxas' || { say "no ptxas (CUDA toolkit)"; exit 77; }
 command -v redis-server >/dev/null || { say "no redis-server"; exit 77; }
 command -v redis-cli >/dev/null || { say "no redis-cli"; exit 77; }
 command -v mlir-opt-22 >/dev/null || { say "no mlir-opt-22"; exit 77; }
@@ -55,7 +51,6 @@ url=redis://127.0.0.1:$port
 lower="builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts))"
 python3 bench/modules.py 16 sm_80,sm_90 >"$tmp/gpu.mlir" || exit 1
 mlir-opt-22 "$tmp/gpu.mlir" --pass-pipeline="$lower" -o "$tmp/in.mlir" || exit 1
-export PATH="$(dirname "$ptxas"):$PATH"
 g=$PWD/build/gpublob
 
 # the batch: warm the server once, then remote hits (empty local cache) against cold compiles
@@ -126,9 +121,9 @@ print("| 16 gpu.modules x 2 chips (sm_80, sm_90), whole process | remote hit %.1
       % (b["a_ms"], m.group(1), m.group(4), b["b_ms"], b["b_ms"] / b["a_ms"]))
 print("| the same, the machine's file digests remembered | remote hit %.1f ms | cold compile %.1f ms | %.0fx faster |"
       % (bd["a_ms"], bd["b_ms"], bd["b_ms"] / bd["a_ms"]))
-print("| one small module (saxpy, sm_90), whole process | remote hit %.1f ms (empty local cache) | local hit %.1f ms | +%.1f ms |"
+print("| one small module (saxpy, sm_90), whole process | remote hit %.1f ms (empty local cache) | local hit %.1f ms | %+.1f ms |"
       % (o["a_ms"], o["b_ms"], o["a_ms"] - o["b_ms"]))
-print("| the same, the machine's file digests remembered | remote hit %.1f ms | local hit %.1f ms | +%.1f ms |"
+print("| the same, the machine's file digests remembered | remote hit %.1f ms | local hit %.1f ms | %+.1f ms |"
       % (od["a_ms"], od["b_ms"], od["a_ms"] - od["b_ms"]))
 for label, r in (("an empty server", c8), ("a warm server", w8)):
     print("| 8 processes at once, the batch, 8 empty local caches, %s | %s of 8 answered by the server (hit rate %d%%), %s compiled | all done in %s ms | |"
