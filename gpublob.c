@@ -36,6 +36,7 @@
 #include "src/tool_choice.c"
 #include "src/digest.c"
 #include "src/cache_dir.c"
+#include "src/cache_remote.c"
 #include "src/cache_size.c"
 #include "src/cache_deps.c"
 #include "src/cache_lookup.c"

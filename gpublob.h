@@ -133,6 +133,10 @@ enum gpublob_opt {
 ** what ptxas, or nvJitLink's info log, printed), as upstream's
 ** collect-compiler-diagnostics flag of #nvvm.target asks. */
 #define GPUBLOB_FLAG_TOOL_LOG 0x200
+/* The remote tier (remote_cache) is only read: hits are served and copied into the
+** local cache, but nothing is stored to the server (CI jobs that must not publish).
+** It changes no output byte, so it is not in the cache's keys. */
+#define GPUBLOB_FLAG_REMOTE_READ_ONLY 0x400
 
 /* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
 enum gpublob_attach {
@@ -159,9 +163,10 @@ typedef struct gpublob_target_choice {
 /* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline.
 ** 3: jobs, cache_dir, cache_max, tool_mode.  4: tool_timeout, max_input.  5: abi.
 ** 6: link, nlink, tool_options, toolkit, dump_dir, section.
+** 7: remote_cache, remote_timeout_ms, remote_max.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
-#define GPUBLOB_OPTIONS_VERSION 6
+#define GPUBLOB_OPTIONS_VERSION 7
 
 /* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version. */
 #define GPUBLOB_OPTIONS_INIT {.version = GPUBLOB_OPTIONS_VERSION}
@@ -220,6 +225,16 @@ typedef struct gpublob_options {
                             changes no output, and is not in the cache's keys) */
   const char *section;   /* MLIR: the ELF section each #gpu.object's blob goes in
                             (its properties' "section", for gpu-to-llvm's embedding) */
+  /* version 7 (the remote tier behind the local cache; docs/cache.md, "Remote tier"): */
+  const char *remote_cache; /* a Redis server shared by many machines:
+                               "redis://[:PASSWORD@]HOST[:PORT][/DB]" or "unix:///PATH";
+                               NULL or "": none.  Used only with cache_dir (looked up after
+                               it; a hit is copied into it; a compile stores in both).  A
+                               URL without a password takes $GPUBLOB_REMOTE_PASSWORD.  Its
+                               faults (down, refusing, hung, a bad password, a build
+                               without hiredis) are one warning a call, never an error */
+  unsigned remote_timeout_ms; /* the connect and each command's timeout; 0: 50 ms */
+  unsigned long long remote_max; /* a larger cache file is not stored remotely; 0: 64 MiB */
 } gpublob_options;
 
 /* A blob handed back to the caller; free it with gpublob_blob_free. */
@@ -264,6 +279,14 @@ typedef struct gpublob_stats {
                               once per process, so 0 when an earlier call loaded them */
   double tool_cpu_ms;      /* the blob and pack tools' own CPU time: each program's user +
                               sys (its rusage, wait4) and in-process providers' thread CPU */
+  /* Grown at the end (1.2): the remote tier (options' remote_cache), counted per cache
+  ** file (a call's hit reads two: its manifest and its entry). */
+  size_t remote_hits;      /* files the server held, valid, served and copied locally */
+  size_t remote_misses;    /* files it did not hold, or held invalid (never served) */
+  size_t remote_stores;    /* files written to it */
+  size_t remote_errors;    /* 1 when a fault turned the tier off for the call (one warning) */
+  unsigned long long remote_bytes_read, remote_bytes_written;
+  double remote_ms;        /* connecting, reading and writing (within cache_ms) */
 } gpublob_stats;
 
 /* A target as the spec describes it (static storage, never NULL; grows at the end). */
@@ -357,7 +380,9 @@ GPUBLOB_API void gpublob_blob_free(gpublob_blob *b);
 
 /* The cache alone: what gpublob_compile of this input with these options would
 ** find in opts->cache_dir, without compiling.  It needs no LLVM: the CLI's front
-** answers cache hits with it before the compiler starts.  Codes: OK (a hit; *out
+** answers cache hits with it before the compiler starts.  With opts->remote_cache a
+** local miss asks the server, and a valid remote file is copied into cache_dir
+** (stats count remote hits, misses and bytes).  Codes: OK (a hit; *out
 ** as gpublob_compile would give it), NOTCACHED (a miss, a cache that cannot be
 ** used, or options with a dump_dir, whose call compiles; the lookup may make the
 ** cache's directory), OPTION (no cache_dir),

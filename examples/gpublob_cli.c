@@ -61,6 +61,7 @@ static const char usage[] =
     "Cache:\n"
     "      --cache-dir DIR       the local cache (default ~/.cache/gpublob)\n"
     "      --no-cache            neither look up nor store\n"
+    "      --remote-cache URL    a Redis server behind it: redis://HOST[:PORT][/DB]\n"
     "Tools:\n"
     "      --toolkit DIR         a CUDA or ROCm root, searched first\n"
     "      --tool-mode MODE      auto (ptxas), program, or in-process (nvJitLink)\n"
@@ -134,6 +135,13 @@ static const char usage_all[] =
     "                                   $XDG_CACHE_HOME/gpublob or ~/.cache/gpublob)\n"
     "      --cache-size N[K|M|G]        the cache's limit (default 1G)\n"
     "      --no-cache                   neither look up nor store\n"
+    "      --remote-cache URL           a Redis server behind the cache, shared by machines:\n"
+    "                                   redis://[:PASSWORD@]HOST[:PORT][/DB] or unix:///PATH\n"
+    "                                   (default $GPUBLOB_REMOTE_CACHE; password also\n"
+    "                                   $GPUBLOB_REMOTE_PASSWORD)\n"
+    "      --remote-read-only           look up the remote cache, never store to it\n"
+    "      --remote-timeout MS          its connect and command timeout (default 50)\n"
+    "      --remote-max N[K|M|G]        store no larger cache file remotely (default 64M)\n"
     "MLIR input:\n"
     "      --attach legacy|binary       default binary: gpu.binary with #gpu.object\n"
     "                                   entries; legacy: an nvvm.cubin-style attribute\n"
@@ -171,6 +179,8 @@ typedef struct cli {
   gpublob_options opts;
   gpublob_target_choice choices[MAX_TARGETS];
   char tool_dirs[8192], lib_dirs[8192], cache_dir[4096];
+  const char *remote_cache; /* --remote-cache, else $GPUBLOB_REMOTE_CACHE */
+  const char *remote_fault; /* the front's warning when the remote tier failed there */
   const char *links[MAX_LINKS];
   const char *input, *output;
   const char *emit_c; /* --emit-c FILE.h */
@@ -223,7 +233,8 @@ static int takes_value(const char *a) {
                                      "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
                                      "--jobs", "--cache-dir", "--cache-size", "--tool-mode",
                                      "--tool-timeout", "--max-input", "--abi", "--metadata", "-l",
-                                     "--opts", "--toolkit", "--section", "--dump-dir", "--emit-c", NULL};
+                                     "--opts", "--toolkit", "--section", "--dump-dir", "--emit-c",
+                                     "--remote-cache", "--remote-timeout", "--remote-max", NULL};
   for (int i = 0; with[i]; i++)
     if (!strcmp(a, with[i])) return 1;
   return 0;
@@ -276,6 +287,15 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     c->opts.jobs = (unsigned)n;
   } else if (!strcmp(a, "--cache-dir")) {
     snprintf(c->cache_dir, sizeof c->cache_dir, "%s", v);
+  } else if (!strcmp(a, "--remote-cache")) {
+    c->remote_cache = v;
+  } else if (!strcmp(a, "--remote-timeout")) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || end == v || n < 1 || n > 600000) return fail("--remote-timeout wants milliseconds from 1 to 600000, not '%s'", v);
+    c->opts.remote_timeout_ms = (unsigned)n;
+  } else if (!strcmp(a, "--remote-max")) {
+    if (!(c->opts.remote_max = parse_size(v))) return fail("--remote-max wants bytes, or N with K, M or G, not '%s'", v);
   } else if (!strcmp(a, "--cache-size")) {
     if (!(c->opts.cache_max = parse_size(v))) return fail("--cache-size wants bytes, or N with K, M or G, not '%s'", v);
   } else if (!strcmp(a, "--max-input")) {
@@ -337,6 +357,8 @@ static int parse_flag(cli *c, const char *a) {
     c->list_targets = 1;
   } else if (!strcmp(a, "--no-cache")) {
     c->no_cache = 1;
+  } else if (!strcmp(a, "--remote-read-only")) {
+    c->opts.flags |= GPUBLOB_FLAG_REMOTE_READ_ONLY;
   } else if (!strcmp(a, "--time")) {
     c->time = 1;
   } else if (!strcmp(a, "--verbose")) {
@@ -359,6 +381,10 @@ static void choose_cache(cli *c) {
   else if (!*c->cache_dir && xdg && *xdg) snprintf(c->cache_dir, sizeof c->cache_dir, "%s/gpublob", xdg);
   else if (!*c->cache_dir && home && *home) snprintf(c->cache_dir, sizeof c->cache_dir, "%s/.cache/gpublob", home);
   c->opts.cache_dir = *c->cache_dir ? c->cache_dir : NULL;
+  /* the remote tier: --remote-cache, else $GPUBLOB_REMOTE_CACHE (a password may be in
+  ** either's URL, or in $GPUBLOB_REMOTE_PASSWORD, which the library reads) */
+  const char *remote = getenv("GPUBLOB_REMOTE_CACHE");
+  c->opts.remote_cache = c->remote_cache ? c->remote_cache : remote;
 }
 
 /* Returns 0 to go on, 1 when done (help, version), 2 on a usage error. */
@@ -1035,7 +1061,7 @@ static void print_warnings(gpublob *g) {
 
 #endif
 
-static void print_time(gpublob *g, const char *who) {
+static void print_time(gpublob *g, const char *who, int remote) {
   gpublob_stats s;
   gpublob_stats_get(g, &s, sizeof s);
   double phases = s.load_ms + s.link_ms + s.optimise_ms + s.emit_ms + s.tool_ms;
@@ -1045,6 +1071,12 @@ static void print_time(gpublob *g, const char *who) {
           "(phases sum %.2f ms); provider load %.2f ms, tool CPU %.2f ms\n",
           who, s.jobs, s.threads, s.cache_hits, s.cache_misses, s.cache_writes, s.wall_ms, s.load_ms,
           s.link_ms, s.optimise_ms, s.emit_ms, s.tool_ms, s.cache_ms, phases, s.provider_load_ms, s.tool_cpu_ms);
+  if (remote)
+    fprintf(stderr,
+            "gpublob: time (%s): remote cache %zu hits, %zu misses, %zu stored, %llu bytes read, "
+            "%llu written, %.2f ms%s\n",
+            who, s.remote_hits, s.remote_misses, s.remote_stores, s.remote_bytes_read, s.remote_bytes_written,
+            s.remote_ms, s.remote_errors ? " (off after a fault)" : "");
 }
 
 #if !GPUBLOB_FRONT
@@ -1142,7 +1174,8 @@ static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir)
   rc = gpublob_compile(g, &c->opts, &in, r);
   free(data);
   print_warnings(g);
-  if (c->time) print_time(g, "compiler");
+  if (c->remote_fault) fprintf(stderr, "gpublob: warning: %s\n", c->remote_fault);
+  if (c->time) print_time(g, "compiler", c->opts.remote_cache && *c->opts.remote_cache);
   if (rc) {
     fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));
     return 10 + gpublob_error_code(g);
@@ -1163,6 +1196,9 @@ int main(int argc, char **argv) {
   cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION, .flags = CLI_DEFAULT_FLAGS}};
   int rc = parse_args(&c, argc, argv);
   if (rc) return rc == 1 ? 0 : 2;
+  /* The front found the remote tier down (its one timeout is spent): warn, and go on
+  ** without it. */
+  if ((c.remote_fault = getenv("GPUBLOB_REMOTE_FAULT"))) c.opts.remote_cache = NULL;
   isolating = (c.opts.flags & GPUBLOB_FLAG_ISOLATE) != 0;
   catch_signals();
   gpublob *g;
@@ -1196,6 +1232,16 @@ static int run_compiler(char **argv) {
   return fail("cannot run the compiler: %s", path);
 }
 
+/* The remote tier failed in the front's lookup (down, hung, refused): the compiler
+** is told, so that it warns once for the call and does not wait on it again. */
+static void remote_fault_pass_on(const char *warnings) {
+  const char *w = strstr(warnings, "remote cache ");
+  if (!w) return;
+  char line[1024];
+  snprintf(line, sizeof line, "%.*s", (int)strcspn(w, "\n"), w);
+  setenv("GPUBLOB_REMOTE_FAULT", line, 1);
+}
+
 /* 0 and the outputs on a hit; -1 for anything else. */
 static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   unsigned char *data;
@@ -1208,7 +1254,10 @@ static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   *mlir = is_mlir(c->input, data, size);
   const gpublob_input in = {*mlir ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM, data, size, NULL, c->input};
   int rc = gpublob_open(&g) ? -1 : gpublob_cache_lookup(g, &c->opts, &in, r);
-  if (!rc && c->time) print_time(g, "front");
+  if (!rc && c->time) print_time(g, "front", c->opts.remote_cache && *c->opts.remote_cache);
+  gpublob_stats s;
+  if (rc && !gpublob_stats_get(g, &s, sizeof s) && s.remote_errors) /* one fault a call, not two */
+    remote_fault_pass_on(gpublob_warnings(g));
   free(data);
   gpublob_close(g);
   return rc ? -1 : 0;

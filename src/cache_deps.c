@@ -82,6 +82,7 @@ static int call_digest(cache *c, const char *path, key128 *d) {
 }
 
 static void cache_close(cache *c) {
+  remote_close(c);
   if (c->rootfd >= 0) close(c->rootfd);
   c->rootfd = -1;
   sb_free(&c->root);

@@ -58,6 +58,8 @@ static void refuse_cache(cache *c, const char *why) {
   c->rootfd = -1;
 }
 
+static void remote_open(cache *c, const gpublob_options *o);
+
 static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
   memset(c, 0, sizeof *c);
   c->rootfd = -1;
@@ -82,6 +84,7 @@ static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
   if (c->root.oom) refuse_cache(c, "out of memory");
   else c->rootfd = open_subdir(c, top, "v1", sb_str(&c->root));
   close(top);
+  remote_open(c, o); /* behind the local tier: only where there is one */
   return 1; /* without DIR/v1 (a read-only directory) every lookup misses */
 }
 
@@ -149,20 +152,21 @@ static int write_new_file(int dirfd, const char *name, mode_t mode, const void *
 
 static void cache_account(cache *c, long long delta);
 
-/* A temporary file beside the final name, then rename: readers never see a part. */
-static int cache_write(cache *c, const key128 *k, char kind, const strbuf *payload) {
+static void remote_put(cache *c, const key128 *k, char kind, const void *head, size_t hn, const void *data,
+                       size_t n);
+
+/* The local file: a temporary file beside the final name, then rename: readers
+** never see a part. */
+static int cache_write_local(cache *c, const key128 *k, char kind, const entry_header *head,
+                             const void *payload, size_t n) {
   if (!c->writable || c->rootfd < 0) return -1;
   char name[40], tmp[64];
   int dirfd = cache_place(c, k, kind, name, 1);
   if (dirfd < 0) return -1;
   static atomic_uint counter;
   snprintf(tmp, sizeof tmp, ".tmp-%d-%u", (int)getpid(), atomic_fetch_add(&counter, 1));
-  entry_header h = {.size = payload->len, .key = {0}, .kind = kind};
-  memcpy(h.magic, cache_magic, sizeof h.magic);
-  key128 d = digest_of(sb_str(payload), payload->len);
-  memcpy(h.hash, d.b, sizeof h.hash);
-  memcpy(h.key, k->b, sizeof h.key);
-  int rc = write_new_file(dirfd, tmp, 0600, &h, sizeof h, sb_str(payload), payload->len);
+  entry_header h = *head;
+  int rc = write_new_file(dirfd, tmp, 0600, &h, sizeof h, payload, n);
   int err = errno;
   struct stat old; /* a file replaced counts only by what it grew */
   long long was = fstatat(dirfd, name, &old, AT_SYMLINK_NOFOLLOW) || !S_ISREG(old.st_mode) ? 0 : (long long)old.st_size;
@@ -176,8 +180,21 @@ static int cache_write(cache *c, const key128 *k, char kind, const strbuf *paylo
     cache_unwritable(c, sb_str(&c->root), err);
     return -1;
   }
-  cache_account(c, (long long)(sizeof h + payload->len) - was);
+  cache_account(c, (long long)(sizeof h + n) - was);
   return 0;
+}
+
+/* A file of the cache: its header (kind, own key, payload length and hash), then the
+** payload; written locally and to the remote tier, if any (a file that cannot be
+** written locally may still be shared).  0 when the local file was written. */
+static int cache_write(cache *c, const key128 *k, char kind, const strbuf *payload) {
+  entry_header h = {.size = payload->len, .key = {0}, .kind = kind};
+  memcpy(h.magic, cache_magic, sizeof h.magic);
+  key128 d = digest_of(sb_str(payload), payload->len);
+  memcpy(h.hash, d.b, sizeof h.hash);
+  memcpy(h.key, k->b, sizeof h.key);
+  remote_put(c, k, kind, &h, sizeof h, sb_str(payload), payload->len);
+  return cache_write_local(c, k, kind, &h, sb_str(payload), payload->len);
 }
 
 /* A cache file read whole (read, not mapped: a file cut short meanwhile cannot
@@ -206,17 +223,11 @@ static int read_cache_file(int dirfd, const char *name, cache_file *m) {
   return regular ? 0 : -2;
 }
 
-/* The payload of a valid file; a corrupt or truncated one, or anything that is not
-** a regular file, is removed (from this directory only), never served. */
-static int cache_read(cache *c, const key128 *k, char kind, cache_file *m) {
-  char name[40];
-  memset(m, 0, sizeof *m);
-  if (c->rootfd < 0) return -1;
-  int dirfd = cache_place(c, k, kind, name, 0);
-  if (dirfd < 0) return -1;
-  int found = read_cache_file(dirfd, name, m);
+/* Whether the bytes read are a valid file of this key and kind (magic, kind, own key,
+** length, hash): m->data and m->size set to its payload, or m freed. */
+static int cache_valid(const key128 *k, char kind, cache_file *m) {
   entry_header h;
-  int ok = !found && m->len >= sizeof h;
+  int ok = m->len >= sizeof h;
   if (ok) memcpy(&h, m->bytes, sizeof h);
   ok = ok && !memcmp(h.magic, cache_magic, sizeof h.magic) && h.kind == kind &&
        !memcmp(h.key, k->b, sizeof h.key) && h.size == m->len - sizeof h;
@@ -224,9 +235,45 @@ static int cache_read(cache *c, const key128 *k, char kind, cache_file *m) {
   m->size = ok ? m->len - sizeof h : 0;
   key128 d = ok ? digest_of(m->data, m->size) : (key128){{0}};
   ok = ok && !memcmp(d.b, h.hash, sizeof d.b);
+  if (!ok) cache_file_free(m);
+  return ok;
+}
+
+static int remote_get(cache *c, const key128 *k, char kind, cache_file *m);
+
+/* The file from the remote tier, on a local miss: validated as a local file is (a
+** bad value is a miss, never served, and the compile's store overwrites it), then
+** copied into the local cache. */
+static int cache_read_remote(cache *c, const key128 *k, char kind, cache_file *m) {
+  int got = c->remote ? remote_get(c, k, kind, m) : -2;
+  if (got) {
+    if (got == -1) c->g->stats.remote_misses++; /* asked, and not there (-2: not asked) */
+    return -1;
+  }
+  if (!cache_valid(k, kind, m)) {
+    c->g->stats.remote_misses++;
+    return -1;
+  }
+  c->g->stats.remote_hits++;
+  entry_header h;
+  memcpy(&h, m->bytes, sizeof h);
+  cache_write_local(c, k, kind, &h, m->data, m->size);
+  return 0;
+}
+
+/* The payload of a valid file; a corrupt or truncated one, or anything that is not
+** a regular file, is removed (from this directory only), never served.  A local miss
+** asks the remote tier. */
+static int cache_read(cache *c, const key128 *k, char kind, cache_file *m) {
+  char name[40];
+  memset(m, 0, sizeof *m);
+  int dirfd = c->rootfd < 0 ? -1 : cache_place(c, k, kind, name, 0);
+  if (dirfd < 0) return cache_read_remote(c, k, kind, m);
+  int found = read_cache_file(dirfd, name, m);
   size_t len = m->len;
+  int ok = !found && cache_valid(k, kind, m);
   if (!ok) cache_file_free(m);
   if (!ok && found != -1 && !unlinkat(dirfd, name, 0) && len) cache_account(c, -(long long)len);
   close(dirfd);
-  return ok ? 0 : -1;
+  return ok ? 0 : cache_read_remote(c, k, kind, m);
 }

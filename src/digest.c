@@ -25,6 +25,7 @@ typedef struct cache {
   gpublob *g;               /* warnings and figures */
   digest_seen *seen;        /* each file once per call: jobs share tools and libraries */
   size_t nseen;
+  struct remote_tier *remote; /* the Redis server behind it (src/cache_remote.c); NULL: none */
 } cache;
 
 typedef struct entry_header { /* every cache file starts so; 56 bytes */

@@ -22,6 +22,15 @@
 
 /* ---- names: the directory made, the job's prefix ---- */
 /* The directory made if missing, and the job's names' prefix. */
+/* A program found by find into path, or "" (a missing one is no error here: the
+** dump directory's scripts, a pack's script in src/pack.c). */
+static void find_quietly(job *j, int (*find)(job *, strbuf *), strbuf *path) {
+  int code = j->g->code;
+  if (find(j, path)) sb_reset(path);
+  j->g->code = code;
+  sb_reset(&j->g->msg);
+}
+
 static int dump_prefix(job *j, const char *name, const char *module, size_t modn) {
   const char *dir = j->o->dump_dir;
   sb_reset(&j->dump);
@@ -200,7 +209,7 @@ static int dump_tool_script(job *j) {
     sb_addf(&prog, "The blob was made in-process by %s (%s)", j->t->provider_name, j->provider_path);
     sh_options(&sh, sb_str(&prog), template_argv(&popts, j, j->t->provider_argv, NULL, NULL, NULL));
     sb_reset(&prog);
-    provider_fallback(j, &prog);
+    find_quietly(j, find_tool_path, &prog); /* the program a provider's blob can be remade with */
     tool = sb_str(&prog);
     sb_addf(&sh, "# %s\n", *tool ? "The program's equivalent command line:" : "No program to run instead was found.");
   }

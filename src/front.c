@@ -18,6 +18,7 @@
 #include "tool_choice.c"
 #include "digest.c"
 #include "cache_dir.c"
+#include "cache_remote.c"
 #include "cache_size.c"
 #include "cache_deps.c"
 #include "cache_lookup.c"

@@ -4,7 +4,7 @@
 /* ---- one job: a module for one (target, chip), and the options it resolved ---- */
 
 static const gpublob_options default_options = {.version = GPUBLOB_OPTIONS_VERSION};
-#define OUTPUT_NEUTRAL_FLAGS ((unsigned)GPUBLOB_FLAG_ISOLATE)
+#define OUTPUT_NEUTRAL_FLAGS ((unsigned)(GPUBLOB_FLAG_ISOLATE | GPUBLOB_FLAG_REMOTE_READ_ONLY))
 enum { MAX_JOBS = 4096 }; /* in one call */
 
 /* A caller's struct of an older version is read only as far as that version went;
@@ -14,7 +14,7 @@ static size_t options_size(unsigned version) {
   static const size_t ends[] = {offsetof(gpublob_options, targets), offsetof(gpublob_options, targets),
                                 offsetof(gpublob_options, jobs), offsetof(gpublob_options, tool_timeout),
                                 offsetof(gpublob_options, abi), offsetof(gpublob_options, link),
-                                sizeof(gpublob_options)};
+                                offsetof(gpublob_options, remote_cache), sizeof(gpublob_options)};
   return version < sizeof ends / sizeof *ends ? ends[version] : sizeof(gpublob_options);
 }
 

@@ -64,18 +64,7 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-/* A program found by find into path, or "" (a missing one is no error here: the
-** dump directory's scripts). */
-static void find_quietly(job *j, int (*find)(job *, strbuf *), strbuf *path) {
-  int code = j->g->code;
-  if (find(j, path)) sb_reset(path);
-  j->g->code = code;
-  sb_reset(&j->g->msg);
-}
 
-/* The program the provider's blob can be remade with, into path, or "" (the dump
-** directory's scripts). */
-static void provider_fallback(job *j, strbuf *path) { find_quietly(j, find_tool_path, path); }
 
 /* The provider, found (and, with load, loaded): OK; NOTOOL, with its message, when it is not. */
 static int choose_provider(job *j, int load) {

@@ -17,6 +17,8 @@ fi
 # The CLI caches by default: give the tests a cache of their own, not the user's.
 GPUBLOB_CACHE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpublob-test-cache-XXXXXX") || exit 2
 export GPUBLOB_CACHE_DIR
+# and no shared remote cache of the user's (test_remote starts servers of its own)
+unset GPUBLOB_REMOTE_CACHE GPUBLOB_REMOTE_PASSWORD GPUBLOB_REMOTE_FAULT
 trap 'rm -rf "$GPUBLOB_CACHE_DIR"' EXIT
 p=0 f=0 s=0
 for t in ${named:-build/tests/test_*}; do
