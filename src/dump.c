@@ -20,8 +20,6 @@
 ** from the cache (cache_lookup), but stores what it compiled: dump_dir changes no
 ** output byte and is not in the cache's keys. */
 
-/* ---- names: the directory made, the job's prefix ---- */
-/* The directory made if missing, and the job's names' prefix. */
 /* A program found by find into path, or "" (a missing one is no error here: the
 ** dump directory's scripts, a pack's script in src/pack.c). */
 static void find_quietly(job *j, int (*find)(job *, strbuf *), strbuf *path) {
@@ -31,6 +29,8 @@ static void find_quietly(job *j, int (*find)(job *, strbuf *), strbuf *path) {
   sb_reset(&j->g->msg);
 }
 
+/* ---- names: the directory made, the job's prefix ---- */
+/* The directory made if missing, and the job's names' prefix. */
 static int dump_prefix(job *j, const char *name, const char *module, size_t modn) {
   const char *dir = j->o->dump_dir;
   sb_reset(&j->dump);
