@@ -124,6 +124,9 @@ static ssize_t read_upto(int fd, strbuf *b, size_t n) {
 ** malloc'd; at most max bytes: EFBIG past that. */
 static int read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
   strbuf b = {0};
+  struct stat st; /* a regular file's size known: one buffer of that size, never grown */
+  if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= max)
+    sb_room(&b, (size_t)st.st_size + 1);
   ssize_t r = read_upto(fd, &b, max < SIZE_MAX ? max + 1 : max);
   int err = r < 0 ? errno : (size_t)r > max ? EFBIG : 0;
   if (!err) sb_addn(&b, "", 0); /* a buffer even for an empty file */
