@@ -159,6 +159,21 @@ int spill(const char *path, const void *data, size_t size) {
   return fclose(f) || w != size ? -1 : 0;
 }
 
+/* A sanitizer that stops the test on its first report (tests/sanitize.sh) ends the
+** process with _exit: its tools, their private directories and this scratch
+** directory would stay behind.  The callback cleans up as a host's signal handler
+** does (weak: present only in a sanitized build). */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+static void on_sanitizer_death(void) {
+  gpublob_process_cleanup();
+  if (*scratch_dir) remove_tree(scratch_dir);
+}
+
+__attribute__((constructor)) static void cleanup_on_sanitizer_death(void) {
+  if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_sanitizer_death);
+}
+
 const char *scratch(void) {
   if (!*scratch_dir) {
     const char *t = getenv("TMPDIR");
