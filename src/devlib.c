@@ -81,7 +81,9 @@ static const lib_subset *subset_get(job *j, devlib *l, strbuf *key) {
   strbuf bitcode = {0};
   LLVMModuleRef whole = l->lazy;
   l->lazy = NULL;
+  double t = now_ms(); /* load_lazy counts its own time */
   if (!rc) rc = subset_make(j, whole, key, &bitcode);
+  j->ms[PH_LINK] += now_ms() - t;
   if (!rc && !(sub = subset_file(l->shared, l->share, key, &bitcode))) rc = GPUBLOB_NOMEM;
   sb_free(&bitcode);
   if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
@@ -100,9 +102,9 @@ static int link_if_needed(job *j, devlib *l, unsigned *links) {
     rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory"); /* load_lazy read them */
   strbuf key = {0};
   if (!rc && subset_key(defined, ndefined, j->llvm->mod, &key, &count)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  double t = now_ms();
   const lib_subset *sub = rc || !count ? NULL : subset_get(j, l, &key);
   LLVMModuleRef part = NULL;
+  double t = now_ms();
   if (!rc && count) rc = sub ? load_bitcode(j, sub->bitcode.s, sub->bitcode.len, sb_str(&l->path), &part) : j->g->code;
   sb_free(&key);
   if (part) {
