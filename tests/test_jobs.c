@@ -287,6 +287,32 @@ static void test_cli_failure(void) {
 }
 
 /* ---- nvJitLink in-process and ptxas as a program: valid cubins, the same kernels ---- */
+/* A scratch directory (name) holding libnvJitLink.so.13: a link to real_lib, or, with
+** real_lib NULL, a file that is no library.  The directory's path (tmp_path's ring). */
+static const char *dir_with_nvjitlink(const char *name, const char *real_lib) {
+  const char *dir = tmp_path(name);
+  const char *mk[] = {"mkdir", "-p", dir, NULL};
+  run(mk, NULL);
+  char lib[4400];
+  snprintf(lib, sizeof lib, "%s/libnvJitLink.so.13", dir);
+  unlink(lib);
+  int made = real_lib ? symlink(real_lib, lib) : spill(lib, "not a library\n", 14);
+  check(made == 0, "a directory with libnvJitLink.so.13 alone", "%s", lib);
+  return dir;
+}
+
+/* The directory of the nvptx target's device library (libdevice), found as a compile
+** finds it, into dir; 0, or -1 when it is not found. */
+static int libdevice_dir(char *dir, size_t n) {
+  gpublob_options q = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx"};
+  const char *paths = NULL;
+  if (gpublob_libs_find(g, &q, &paths) || !paths || !*paths) return -1;
+  snprintf(dir, n, "%.*s", (int)strcspn(paths, "\n"), paths);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = 0;
+  return 0;
+}
+
 static void test_provider(void) {
   if (!have_ptxas()) {
     skip("provider: nvJitLink and ptxas give the same kernels", "CUDA toolkit not found");
@@ -341,12 +367,7 @@ static void test_provider(void) {
   gpublob_result_free(&prog);
   gpublob_result_free(&inproc);
   /* a library that does not load: auto never loads it while ptxas is there; in-process is NOTOOL */
-  const char *dir = tmp_path("badlib");
-  const char *mk[] = {"mkdir", "-p", dir, NULL};
-  run(mk, NULL);
-  char lib[4300];
-  snprintf(lib, sizeof lib, "%s/libnvJitLink.so.13", dir);
-  spill(lib, "not a library\n", 14);
+  const char *dir = dir_with_nvjitlink("badlib", NULL);
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = three, .ntargets = 1, .tool_dirs = dir};
   rc = gpublob_file_compile_all(g, &o, "examples/saxpy_nvptx.ll", &prog);
 #define BADLIB "provider: a library that does not load is not touched by auto, which runs ptxas"
@@ -439,27 +460,18 @@ static void test_own_blob(void) {
              "rc %d", rc);
     gpublob_result_free(&inproc);
     /* auto without ptxas: nvJitLink stands in */
-    const char *dir = tmp_path("jitlink-only");
-    const char *mk[] = {"mkdir", "-p", dir, NULL};
-    run(mk, NULL);
-    char link[4400];
-    snprintf(link, sizeof link, "%s/libnvJitLink.so.13", dir);
-    unlink(link);
-    check(symlink(nvjitlink, link) == 0, "own blob: a directory with nvJitLink alone", "%s", link);
-    gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = one, .ntargets = 1, .tool_dirs = dir,
-                         .lib_dirs = "/usr/local/cuda/nvvm/libdevice", .flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH};
+    char libdir[4300] = "";
+    check(libdevice_dir(libdir, sizeof libdir) == 0, "own blob: libdevice is found", "nvptx's libraries: none");
+    gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = one, .ntargets = 1,
+                         .tool_dirs = dir_with_nvjitlink("jitlink-only", nvjitlink), .lib_dirs = libdir,
+                         .flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH};
     rc = gpublob_file_compile_all(g, &o, "examples/saxpy_nvptx.ll", &inproc);
     check(rc == 0, "own blob: auto without ptxas uses nvJitLink", "rc %d: %s", rc, gpublob_error_message(g));
     check_if(inproc.count == 1, same_str(inproc.outputs[0].tool, "nvjitlink"),
              "own blob: auto without ptxas uses nvJitLink: its tool", "tool %s", inproc.outputs[0].tool);
     gpublob_result_free(&inproc);
     /* and without either: NOTOOL naming both */
-    const char *bad = tmp_path("badlib-only");
-    const char *mk2[] = {"mkdir", "-p", bad, NULL};
-    run(mk2, NULL);
-    snprintf(link, sizeof link, "%s/libnvJitLink.so.13", bad);
-    spill(link, "not a library\n", 14);
-    o.tool_dirs = bad;
+    o.tool_dirs = dir_with_nvjitlink("badlib-only", NULL);
     rc = gpublob_file_compile_all(g, &o, "examples/saxpy_nvptx.ll", &inproc);
     check(rc == GPUBLOB_NOTOOL, "own blob: auto with no ptxas and a library that does not load is NOTOOL", "rc %d",
           rc);
