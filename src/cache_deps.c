@@ -39,9 +39,11 @@ static int remembered_digest(cache *c, const key128 *memo, const file_id *id, ke
 ** not mapped, so a file cut short meanwhile cannot fault the process. */
 static int file_digest(cache *c, const char *path, key128 *out) {
   struct stat st;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* non-blocking: a FIFO named by a manifest (a remote one is anyone's bytes) must not
+  ** hang the open; only a regular file is digested (not /dev/zero) */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return -1;
-  if (fstat(fd, &st)) {
+  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
     close(fd);
     return -1;
   }

@@ -30,11 +30,11 @@ typedef struct remote_tier {
   pthread_mutex_t mu;      /* a call's threads take turns on the one connection */
 } remote_tier;
 
-/* The URL for messages: whatever is between "//" and "@" (a user, a password) hidden. */
+/* The URL for messages: whatever is between "//" and the last "@" (a user, a password,
+** which may hold '@' or '/' itself) hidden. */
 static void remote_shown(strbuf *b, const char *url) {
-  const char *auth = strstr(url, "//"), *at = auth ? strchr(auth + 2, '@') : NULL;
-  const char *slash = auth ? strchr(auth + 2, '/') : NULL;
-  if (at && (!slash || at < slash)) sb_addf(b, "%.*s***%s", (int)(auth + 2 - url), url, at);
+  const char *auth = strstr(url, "//"), *at = auth ? strrchr(auth + 2, '@') : NULL;
+  if (at) sb_addf(b, "%.*s***%s", (int)(auth + 2 - url), url, at);
   else sb_add(b, url);
 }
 
@@ -58,7 +58,8 @@ static int remote_parse(remote_tier *r, const char *url) {
     return 0;
   }
   if (strncmp(url, "redis://", 8)) return -1;
-  const char *s = url + 8, *end = s + strcspn(s, "/"), *at = memchr(s, '@', (size_t)(end - s));
+  const char *s = url + 8, *at = strrchr(s, '@'); /* a password may hold '@' and '/' */
+  const char *end = (at ? at : s) + strcspn(at ? at : s, "/");
   if (at) {
     const char *colon = memchr(s, ':', (size_t)(at - s));
     if (!colon) return -1; /* a password comes after a colon: redis://:PASSWORD@HOST */
@@ -101,6 +102,7 @@ static void remote_open(cache *c, const gpublob_options *o) {
   if (!r->password.len && env && *env) sb_add(&r->password, env);
   r->timeout_ms = o->remote_timeout_ms ? o->remote_timeout_ms : REMOTE_TIMEOUT_MS;
   r->max = o->remote_max ? o->remote_max : REMOTE_MAX_DEFAULT;
+  if (r->max > (1ULL << 40)) r->max = 1ULL << 40; /* no cache file is a terabyte; max + a header never wraps */
   r->read_only = !!(o->flags & GPUBLOB_FLAG_REMOTE_READ_ONLY);
   pthread_mutex_init(&r->mu, NULL);
   c->remote = r;

@@ -482,6 +482,12 @@ static void test_password(void) {
   check(rc == 0 && count_lines(log, "warning: remote cache redis://***@127.0.0.1:") == 1 && lacks(log, "s3cret"),
         T ": a warning shows the URL without its password", "%s", shown(log));
   free(log);
+  /* a password holding '@' and '/': hidden whole, and the host after the last '@' */
+  rc = compile(machine(), "redis://:s3@c/ret@127.0.0.1:1", tmp_path("p6.hsaco"), NULL, &log);
+  check(rc == 0 && count_lines(log, "warning: remote cache redis://***@127.0.0.1:1") == 1 && lacks(log, "c/ret") &&
+            lacks(log, "s3@"),
+        T ": a password with '@' and '/' is hidden whole", "%s", shown(log));
+  free(log);
 #undef T
 }
 
