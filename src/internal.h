@@ -144,6 +144,8 @@ struct provider {
   void *dl;
   void *fn[MAX_PROVIDER_SYMBOLS]; /* ops->symbols, in order */
   char error[512];                /* why it did not load; "" when loaded */
+  int loading;                    /* its loader thread is still at work (providers_mu) */
+  double load_ms;                 /* how long the load took */
 };
 
 /* An in-process pack step (src/pack.c's registry): the members' blobs in, one pack
@@ -197,6 +199,7 @@ typedef struct job {
   int state;
   double ms[NPHASES];
   double provider_load_ms; /* loading its in-process provider, where this job loaded it */
+  int provider_loader;     /* this job started its provider's load (its time is this job's) */
   double tool_cpu_ms;      /* its tools' own CPU: programs' user + sys, a provider's thread CPU */
 } job;
 

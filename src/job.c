@@ -10,7 +10,7 @@ static int run_blob_tool(job *j) {
     return GPUBLOB_OK;
   }
   int rc = dump_tool_script(j);
-  if (!rc && j->prov) return dump_tool_log(j, provider_run(j));
+  if (!rc && j->prov) return dump_tool_log(j, (rc = provider_ready(j)) ? rc : provider_run(j));
   if (!rc && !j->run.p.pid) rc = tool_start(j);
   if (!rc) rc = tool_finish(j);
   if (!rc && (j->flags & GPUBLOB_FLAG_TOOL_LOG)) sb_addn(&j->tool_log, sb_str(&j->run.output), j->run.output.len);

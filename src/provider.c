@@ -15,11 +15,16 @@ static const provider_ops *provider_ops_of(const target_desc *t) {
 }
 
 /* ---- the libraries: loaded once per process, never closed ---- */
+/* A library is loaded on a thread of its own, started when the call's plan finds it:
+** nvJitLink's 98 MB take 25 to 50 ms to load, and the jobs parse, link, optimise and
+** emit meanwhile; a job waits for it only at its blob tool.  Every call waits for the
+** loads it started before it returns (provider_settle), so that no loader outlives it. */
 enum { MAX_PROVIDERS = 8 };
 static provider providers[MAX_PROVIDERS];
 static provider no_memory = {.error = "out of memory"}; /* for a path that could not be copied */
 static int nproviders;
 static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t providers_loaded = PTHREAD_COND_INITIALIZER;
 
 static void provider_open(provider *p) {
   p->dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
@@ -34,34 +39,88 @@ static void provider_open(provider *p) {
     }
 }
 
-/* The provider at path, opened on first use (the time that took added to *load_ms);
-** a library is never closed. */
-static const provider *provider_get(const provider_ops *ops, const char *path, double *load_ms) {
+/* The loader: opens the library, then tells whoever waits (holding providers_mu). */
+static void *provider_loader(void *arg) {
+  provider *p = arg;
+  double t = now_ms();
+  provider_open(p);
+  pthread_mutex_lock(&providers_mu);
+  p->load_ms = now_ms() - t;
+  p->loading = 0;
+  pthread_cond_broadcast(&providers_loaded);
+  pthread_mutex_unlock(&providers_mu);
+  return NULL;
+}
+
+/* Starts p's loader (p->loading, under providers_mu); loads it here if no thread starts. */
+static void provider_start_loader(provider *p) {
+  pthread_attr_t attr;
+  pthread_t t;
+  p->loading = 1;
+  int rc = pthread_attr_init(&attr);
+  if (!rc && !(rc = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)))
+    rc = pthread_create(&t, &attr, provider_loader, p);
+  if (!rc) pthread_attr_destroy(&attr);
+  if (!rc) return;
+  double t0 = now_ms();
+  provider_open(p);
+  p->load_ms = now_ms() - t0;
+  p->loading = 0;
+}
+
+/* The provider at path, its load started on first use (*started: by this call); a
+** library is never closed. */
+static provider *provider_get(const provider_ops *ops, const char *path, int *started) {
   pthread_mutex_lock(&providers_mu);
   provider *p = NULL;
   for (int i = 0; i < nproviders && !p; i++)
     if (providers[i].ops == ops && !strcmp(providers[i].path, path)) p = &providers[i];
   char *copy = !p && nproviders < MAX_PROVIDERS ? strdup(path) : NULL;
   if (!p && nproviders < MAX_PROVIDERS && !copy) p = &no_memory;
+  *started = copy != NULL;
   if (copy) {
     p = &providers[nproviders++];
     p->ops = ops;
     p->path = copy;
-    double t = now_ms();
-    provider_open(p);
-    *load_ms += now_ms() - t;
+    provider_start_loader(p);
   }
   pthread_mutex_unlock(&providers_mu);
   return p;
 }
 
-/* Loads the found provider: OK, or NOTOOL saying why it did not load. */
-static int provider_load(job *j) {
-  const provider *p = provider_get(provider_ops_of(j->t), j->provider_path, &j->provider_load_ms);
-  if (p && !p->error[0]) {
-    j->prov = p;
-    return GPUBLOB_OK;
-  }
+static int provider_failed(job *j, const char *why) {
   return set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, %s) did not load: %s", j->provider_path,
-                   j->t->provider_name, p ? p->error : "too many provider libraries");
+                   j->t->provider_name, why);
+}
+
+/* The found provider, its load started: OK, or NOTOOL when it is known not to load. */
+static int provider_load(job *j) {
+  provider *p = provider_get(provider_ops_of(j->t), j->provider_path, &j->provider_loader);
+  if (!p) return provider_failed(j, "too many provider libraries");
+  pthread_mutex_lock(&providers_mu);
+  int failed = !p->loading && p->error[0];
+  pthread_mutex_unlock(&providers_mu);
+  if (failed) return provider_failed(j, p->error);
+  j->prov = p;
+  return GPUBLOB_OK;
+}
+
+/* Waits for the job's provider: OK once it is loaded, NOTOOL saying why it did not
+** load.  The job that started the load counts its time. */
+static int provider_ready(job *j) {
+  provider *p = (provider *)j->prov;
+  pthread_mutex_lock(&providers_mu);
+  while (p->loading) pthread_cond_wait(&providers_loaded, &providers_mu);
+  pthread_mutex_unlock(&providers_mu);
+  if (j->provider_loader) j->provider_load_ms += p->load_ms;
+  j->provider_loader = 0;
+  return p->error[0] ? provider_failed(j, p->error) : GPUBLOB_OK;
+}
+
+/* Every load started so far is over (the end of a call). */
+static void provider_settle(void) {
+  pthread_mutex_lock(&providers_mu);
+  for (int i = 0; i < nproviders; i++)
+    while (providers[i].loading) pthread_cond_wait(&providers_loaded, &providers_mu);
+  pthread_mutex_unlock(&providers_mu);
 }

@@ -64,8 +64,6 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
-
-
 /* The provider, found (and, with load, loaded): OK; NOTOOL, with its message, when it is not. */
 static int choose_provider(job *j, int load) {
   search s = {0};
@@ -89,6 +87,8 @@ static int program_missing(job *j, int load) {
   strbuf program = {0}, provider = {0};
   sb_add(&program, sb_str(&j->g->msg));
   int rc = choose_provider(j, load);
+  /* a stand-in is waited for here, so that its failure names the program's places too */
+  if (!rc && j->prov && (rc = provider_ready(j))) j->prov = NULL;
   if (rc == GPUBLOB_NOTOOL) {
     sb_add(&provider, sb_str(&j->g->msg));
     set_error(j->g, rc, "%s; nor %s", sb_str(&program), sb_str(&provider));

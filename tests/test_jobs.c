@@ -384,6 +384,8 @@ static void test_provider(void) {
   check(contains(gpublob_error_message(g), "did not load"),
         "provider: in-process with a library that does not load is NOTOOL: the message says so", "%s",
         gpublob_error_message(g));
+  check(prog.count == 0, "provider: in-process with a library that does not load: no output (its load, on a "
+        "thread of its own, fails every job at its blob tool)", "%zu outputs", prog.count);
   gpublob_result_free(&prog);
 }
 
