@@ -57,19 +57,21 @@ static const char *static_suffix(const char *s) {
 }
 
 /* A blob put_blob wrote, its suffix mapped to static storage (NULL when unknown);
-** 0 with none (a NULL suffix), -1 when the payload is cut short or memory is out. */
-static int get_blob(reader *r, gpublob_blob *out) {
+** 0 with none (a NULL suffix), -1 when the payload is cut short or memory is out.
+** With borrow, out->data points at the bytes where they lie (entry_take_last). */
+static int get_blob(reader *r, gpublob_blob *out, int borrow) {
   const char *suffix = get_str(r);
   uint64_t n = get_u64(r);
   if (!r->bad && (uint64_t)(r->end - r->p) < n) r->bad = 1;
   if (r->bad) return -1;
   if (!suffix) return 0; /* none */
-  if (!(out->data = malloc(n + 1))) {
+  if (borrow) out->data = (unsigned char *)r->p;
+  else if (!(out->data = malloc(n + 1))) {
     r->bad = 1;
     return -1;
   }
-  memcpy(out->data, r->p, n);
-  out->data[n] = 0;
+  if (!borrow) memcpy(out->data, r->p, n);
+  if (!borrow) out->data[n] = 0;
   out->size = n;
   out->suffix = static_suffix(suffix);
   r->p += n;
@@ -117,26 +119,43 @@ static int tool_name_valid(const char *s) {
   return 1;
 }
 
-/* One output of an entry, or -1. */
-static int entry_output(reader *r, gpublob_result *out) {
+/* One output of an entry, or -1; with borrow, its blob borrows the entry's bytes. */
+static int entry_output(reader *r, gpublob_result *out, int borrow) {
   const char *target = get_str(r), *chip = get_str(r), *tool = get_str(r);
   const target_desc *t = target && *target ? target_named(target, strlen(target)) : NULL;
   gpublob_blob b = {0};
   if (r->bad || !chip || !tool || (target && *target && !t) || !chips_valid(t, chip) || !tool_name_valid(tool) ||
-      get_blob(r, &b) || !b.suffix || result_add(out, t ? t->name : "", chip, tool, &b)) {
-    gpublob_blob_free(&b);
+      get_blob(r, &b, borrow) || !b.suffix || result_add(out, t ? t->name : "", chip, tool, &b)) {
+    if (!borrow) gpublob_blob_free(&b);
     return -1;
   }
   return 0;
 }
 
+/* The entry's last blob ends its payload, so the buffer the file was read into becomes
+** that blob: its bytes moved to the buffer's start, in pages the read has already
+** touched.  A hit of one big output (an MLIR module, a pack) then copies nothing into
+** fresh memory: on a virtual machine each fresh page is a fault of microseconds. */
+static void entry_take_last(cache_file *e, gpublob_result *out) {
+  gpublob_blob *b = &out->outputs[out->count - 1].blob;
+  memmove(e->bytes, b->data, b->size);
+  e->bytes[b->size] = 0; /* read_fd's buffer holds the file and a NUL: room for it */
+  b->data = e->bytes;
+  e->bytes = NULL;
+  cache_file_free(e);
+}
+
 /* An entry's outputs; one that holds none, or anything malformed, is a miss. */
-static int entry_get(const unsigned char *p, size_t n, gpublob_result *out) {
-  reader r = {p, p + n, 0};
+static int entry_get(cache_file *e, gpublob_result *out) {
+  reader r = {e->data, e->data + e->size, 0};
   uint64_t count = get_u64(&r);
   for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
-    if (entry_output(&r, out)) break;
-  if (count && out->count == count && r.p == r.end) return 0;
+    if (entry_output(&r, out, i + 1 == count)) break;
+  if (count && out->count == count && r.p == r.end) {
+    entry_take_last(e, out);
+    return 0;
+  }
+  if (count && out->count == count) out->outputs[count - 1].blob.data = NULL; /* borrowed */
   gpublob_result_free(out);
   return -1;
 }
@@ -272,7 +291,7 @@ static int cache_lookup(cache *c, const key128 *k0, const gpublob_options *o, gp
   int rc = manifest_key(c, k0, o, &r, &k1);
   cache_file_free(&m);
   if (rc || cache_read(c, &k1, 'e', &e)) return -1;
-  rc = entry_get(e.data, e.size, out);
+  rc = entry_get(&e, out);
   cache_file_free(&e);
   return rc;
 }

@@ -120,13 +120,27 @@ static ssize_t read_upto(int fd, strbuf *b, size_t n) {
   return (ssize_t)got;
 }
 
+/* Fresh pages of a buffer about to be filled, made present in one call rather than a
+** fault each (Linux 5.14's MADV_POPULATE_WRITE; elsewhere nothing is done): on a
+** virtual machine a fault costs microseconds, and a 665 KB cache entry is 163 pages.
+** Only the whole pages inside the buffer are touched; its bytes are not changed. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+static void populate(void *p, size_t n) {
+  enum { SMALL = 256 << 10 }; /* below this, malloc's pages are mostly present already */
+  uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+  if (n >= SMALL && e > a) (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+}
+
 /* The descriptor read whole, NUL-terminated (the IR parser needs the NUL), *data
 ** malloc'd; at most max bytes: EFBIG past that. */
 static int read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
   strbuf b = {0};
   struct stat st; /* a regular file's size known: one buffer of that size, never grown */
-  if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= max)
-    sb_room(&b, (size_t)st.st_size + 1);
+  if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= max &&
+      !sb_room(&b, (size_t)st.st_size + 1))
+    populate(b.s, (size_t)st.st_size);
   ssize_t r = read_upto(fd, &b, max < SIZE_MAX ? max + 1 : max);
   int err = r < 0 ? errno : (size_t)r > max ? EFBIG : 0;
   if (!err) sb_addn(&b, "", 0); /* a buffer even for an empty file */

@@ -40,8 +40,8 @@ static int take_result(job *j, const strbuf *rec) {
   reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len - sizeof sum, 0};
   int rc = (int)get_u64(&r);
   const char *msg = get_str(&r), *warnings = get_str(&r);
-  get_blob(&r, &j->out);
-  get_blob(&r, &j->asm_out);
+  get_blob(&r, &j->out, 0);
+  get_blob(&r, &j->asm_out, 0);
   const char *chip = get_str(&r);
   if (chip && strlen(chip) < sizeof j->chip && !strncmp(chip, j->cpu, strlen(j->cpu)))
     memcpy(j->chip, chip, strlen(chip) + 1);
