@@ -9,7 +9,10 @@
 **     (at most a few bytes) or none; each one the spec names has its real one (so
 **     the check is not blind); no llvm::X86Subtarget code where X86 is unused,
 **     llvm::NVPTXSubtarget code where NVPTX is named;
-**   - no RUNPATH or RPATH entry on a static build (--shared-llvm: there is one).
+**   - no RUNPATH or RPATH entry on a static build (--shared-llvm: there is one);
+**   - on a static build, the static constructors in build/startup.ld's section
+**     .text.gpublob_startup, and no NEEDED zlib, zstd or libgcc_s where configure
+**     linked their archives.
 */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -118,6 +121,51 @@ static void check_program(const char *prog, const char *shown_name, const char *
   free(dyn);
 }
 
+/* With build/startup.ld in the link (configure's probe passed): the static
+** constructors lie in the one section it makes, ahead of .text. */
+static void check_startup(const char *prog, const char *shown_name, const char *ldflags) {
+  char cmd[4096], name[512];
+  if (!ldflags || !contains(ldflags, "build/startup.ld")) {
+    snprintf(name, sizeof name, "%s: constructors gathered", shown_name);
+    skip(name, "configure's linker took no build/startup.ld (shared LLVM, or no INSERT)");
+    return;
+  }
+  snprintf(cmd, sizeof cmd,
+           "%s/llvm-readelf -S -W '%s' | awk '$2 == \".text.gpublob_startup\" {print $4, $6}'; "
+           "%s/llvm-nm '%s' | grep ' _GLOBAL__sub_I_' | cut -d' ' -f1",
+           LLVM_BINDIR, prog, LLVM_BINDIR, prog);
+  const char *sh[] = {"sh", "-c", cmd, NULL};
+  char *out = NULL;
+  int rc = exit_code(run(sh, &out));
+  unsigned long long start = 0, size = 0, addr;
+  int n = 0, inside = 0, at = 0;
+  if (rc == 0 && out && sscanf(out, "%llx %llx%n", &start, &size, &at) == 2)
+    for (const char *p = out + at; sscanf(p, "%llx%n", &addr, &at) == 1; p += at, n++)
+      inside += addr >= start && addr < start + size;
+  snprintf(name, sizeof name, "%s: its static constructors lie together in .text.gpublob_startup", shown_name);
+  check(size > 0 && n > 10 && inside == n, name, "exit %d: section at %llx size %llx; %d of %d constructors in it",
+        rc, start, size, inside, n);
+  free(out);
+}
+
+/* zlib, zstd and libgcc linked in when their archives are there: no such NEEDED entry. */
+static void check_needed(const char *prog, const char *shown_name, const char *libs) {
+  char cmd[1024], name[512];
+  snprintf(cmd, sizeof cmd, "%s/llvm-readelf -d '%s' | grep NEEDED", LLVM_BINDIR, prog);
+  const char *sh[] = {"sh", "-c", cmd, NULL};
+  char *dyn = NULL;
+  int rc = exit_code(run(sh, &dyn));
+  const char *archived[][2] = {{"-l:libz.a", "libz.so"}, {"-l:libzstd.a", "libzstd.so"}};
+  for (size_t i = 0; i < 2; i++) {
+    snprintf(name, sizeof name, "%s: %s linked in (no NEEDED %s)", shown_name, archived[i][0], archived[i][1]);
+    if (!libs || !contains(libs, archived[i][0])) skip(name, "configure found no archive");
+    else check(rc == 0 && lacks(dyn, archived[i][1]), name, "exit %d: %.500s", rc, shown(dyn));
+  }
+  snprintf(name, sizeof name, "%s: -static-libgcc (no NEEDED libgcc_s)", shown_name);
+  check(rc == 0 && lacks(dyn, "libgcc_s"), name, "exit %d: %.500s", rc, shown(dyn));
+  free(dyn);
+}
+
 int main(void) {
   char *config = (char *)slurp("build/config.ninja", &(size_t){0});
   if (!config) {
@@ -136,6 +184,13 @@ int main(void) {
   int rc = exit_code(run(argv, &components));
   check(rc == 0 && components && *components, "the spec's LLVM components", "exit %d: %s", rc, shown(components));
 
+  char *ldflags = config_value(config, "ldflags"), *libs = config_value(config, "llvm_libs");
+  if (!shared) {
+    check_startup("build/gpublob-compiler", "gpublob-compiler", ldflags);
+    check_needed("build/gpublob-compiler", "gpublob-compiler", libs);
+  }
+  free(ldflags);
+  free(libs);
   if (targets && components) {
     check_program("build/gpublob-compiler", "gpublob-compiler", targets, components, shared);
     char self[4096];
