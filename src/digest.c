@@ -112,7 +112,8 @@ static ssize_t read_some(int fd, strbuf *b, size_t n) {
 static ssize_t read_upto(int fd, strbuf *b, size_t n) {
   size_t got = 0;
   while (got < n) {
-    ssize_t r = read_some(fd, b, n - got < READ_CHUNK ? n - got : READ_CHUNK);
+    size_t room = b->s ? b->cap - b->len - 1 : 0, chunk = room > READ_CHUNK ? room : READ_CHUNK;
+    ssize_t r = read_some(fd, b, n - got < chunk ? n - got : chunk); /* a presized buffer: one read */
     if (r < 0) return -1;
     if (!r) break;
     got += (size_t)r;
