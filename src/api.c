@@ -205,7 +205,7 @@ int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
   if (!rc) rc = query_format(&j);
   if (!rc) rc = resolve_tool(&j, 1);
   if (!rc && j.prov) rc = provider_ready(&j);
-  provider_settle();
+  provider_settle(g);
   if (!rc) tool_info_fill(&j, &info);
   job_end(&j);
   if (!rc && (g->held[0].oom || g->held[1].oom || g->held[2].oom)) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");

@@ -139,8 +139,9 @@ static int entry_output(reader *r, gpublob_result *out, int borrow) {
 static void entry_take_last(cache_file *e, gpublob_result *out) {
   gpublob_blob *b = &out->outputs[out->count - 1].blob;
   memmove(e->bytes, b->data, b->size);
-  e->bytes[b->size] = 0; /* read_fd's buffer holds the file and a NUL: room for it */
-  b->data = e->bytes;
+  e->bytes[b->size] = 0; /* the header and the fields came before the blob: b->size < e->len */
+  unsigned char *fit = realloc(e->bytes, b->size + 1); /* the other outputs' bytes go; in place */
+  b->data = fit ? fit : e->bytes;
   e->bytes = NULL;
   cache_file_free(e);
 }

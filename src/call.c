@@ -97,7 +97,7 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
     rc = ir_compile(g, opts, data, size, name, cached ? &c : NULL, &k0, out);
   }
   if (cached) cache_close(&c);
-  provider_settle(); /* no loader this call started outlives it */
+  provider_settle(g); /* no loader this call started outlives it */
   g->stats.wall_ms = now_ms() - t0;
   return rc;
 }

@@ -130,7 +130,9 @@ static ssize_t read_upto(int fd, strbuf *b, size_t n) {
 #endif
 static void populate(void *p, size_t n) {
   enum { SMALL = 256 << 10 }; /* below this, malloc's pages are mostly present already */
-  uintptr_t page = 4096, a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
+  long size = sysconf(_SC_PAGESIZE);
+  uintptr_t page = size > 0 ? (uintptr_t)size : 4096;
+  uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), e = ((uintptr_t)p + n) & ~(page - 1);
   if (n >= SMALL && e > a) (void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
 }
 

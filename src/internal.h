@@ -95,6 +95,7 @@ struct gpublob {
   pthread_mutex_t helper_mu; /* one job handed over at a time */
   struct lib_share *lib_share; /* the device libraries the jobs of a call share while the pool
                                   runs them (src/devlib_share.c); NULL otherwise */
+  unsigned providers_started;  /* the provider loads this call started, a bit each (src/provider.c) */
 };
 
 /* The LLVM state of a job (src/llvm.c): none of it in the cache front. */

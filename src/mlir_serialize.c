@@ -73,6 +73,7 @@ static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation t
   if (!rc && out) rc = deliver(&m, top, out);
   mlirContextDetachDiagnosticHandler(m.ctx, h);
   mlir_call_state_end(&m);
+  provider_settle(g); /* no loader this call started outlives it */
   return rc;
 }
 

@@ -18,13 +18,31 @@ static const provider_ops *provider_ops_of(const target_desc *t) {
 /* A library is loaded on a thread of its own, started when the call's plan finds it:
 ** nvJitLink's 98 MB take 25 to 50 ms to load, and the jobs parse, link, optimise and
 ** emit meanwhile; a job waits for it only at its blob tool.  Every call waits for the
-** loads it started before it returns (provider_settle), so that no loader outlives it. */
+** loads it started before it returns (provider_settle), so that no loader outlives it.
+** A process forked while a load runs has no loader thread: there the load counts as
+** failed (providers_after_fork), and no call waits for it. */
 enum { MAX_PROVIDERS = 8 };
 static provider providers[MAX_PROVIDERS];
 static provider no_memory = {.error = "out of memory"}; /* for a path that could not be copied */
 static int nproviders;
 static pthread_mutex_t providers_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t providers_loaded = PTHREAD_COND_INITIALIZER;
+static pthread_once_t providers_fork_once = PTHREAD_ONCE_INIT;
+
+static void providers_before_fork(void) { pthread_mutex_lock(&providers_mu); }
+static void providers_parent_after_fork(void) { pthread_mutex_unlock(&providers_mu); }
+static void providers_after_fork(void) {
+  pthread_mutex_init(&providers_mu, NULL);
+  pthread_cond_init(&providers_loaded, NULL);
+  for (int i = 0; i < nproviders; i++)
+    if (providers[i].loading) {
+      snprintf(providers[i].error, sizeof providers[i].error, "its load was cut short by a fork");
+      providers[i].loading = 0;
+    }
+}
+static void providers_fork_handlers(void) {
+  pthread_atfork(providers_before_fork, providers_parent_after_fork, providers_after_fork);
+}
 
 static void provider_open(provider *p) {
   p->dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
@@ -58,9 +76,11 @@ static void provider_start_loader(provider *p) {
   pthread_t t;
   p->loading = 1;
   int rc = pthread_attr_init(&attr);
-  if (!rc && !(rc = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)))
-    rc = pthread_create(&t, &attr, provider_loader, p);
-  if (!rc) pthread_attr_destroy(&attr);
+  if (!rc) {
+    rc = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (!rc) rc = pthread_create(&t, &attr, provider_loader, p);
+    pthread_attr_destroy(&attr);
+  }
   if (!rc) return;
   double t0 = now_ms();
   provider_open(p);
@@ -68,9 +88,10 @@ static void provider_start_loader(provider *p) {
   p->loading = 0;
 }
 
-/* The provider at path, its load started on first use (*started: by this call); a
-** library is never closed. */
-static provider *provider_get(const provider_ops *ops, const char *path, int *started) {
+/* The provider at path, its load started on first use (*started: by this call, which
+** g remembers); a library is never closed. */
+static provider *provider_get(gpublob *g, const provider_ops *ops, const char *path, int *started) {
+  pthread_once(&providers_fork_once, providers_fork_handlers);
   pthread_mutex_lock(&providers_mu);
   provider *p = NULL;
   for (int i = 0; i < nproviders && !p; i++)
@@ -79,6 +100,7 @@ static provider *provider_get(const provider_ops *ops, const char *path, int *st
   if (!p && nproviders < MAX_PROVIDERS && !copy) p = &no_memory;
   *started = copy != NULL;
   if (copy) {
+    g->providers_started |= 1u << nproviders;
     p = &providers[nproviders++];
     p->ops = ops;
     p->path = copy;
@@ -95,7 +117,7 @@ static int provider_failed(job *j, const char *why) {
 
 /* The found provider, its load started: OK, or NOTOOL when it is known not to load. */
 static int provider_load(job *j) {
-  provider *p = provider_get(provider_ops_of(j->t), j->provider_path, &j->provider_loader);
+  provider *p = provider_get(j->host, provider_ops_of(j->t), j->provider_path, &j->provider_loader);
   if (!p) return provider_failed(j, "too many provider libraries");
   pthread_mutex_lock(&providers_mu);
   int failed = !p->loading && p->error[0];
@@ -117,10 +139,13 @@ static int provider_ready(job *j) {
   return p->error[0] ? provider_failed(j, p->error) : GPUBLOB_OK;
 }
 
-/* Every load started so far is over (the end of a call). */
-static void provider_settle(void) {
+/* The loads g's call started are over (the end of a call). */
+static void provider_settle(gpublob *g) {
+  if (!g->providers_started) return;
   pthread_mutex_lock(&providers_mu);
   for (int i = 0; i < nproviders; i++)
-    while (providers[i].loading) pthread_cond_wait(&providers_loaded, &providers_mu);
+    while ((g->providers_started >> i & 1) && providers[i].loading)
+      pthread_cond_wait(&providers_loaded, &providers_mu);
   pthread_mutex_unlock(&providers_mu);
+  g->providers_started = 0;
 }

@@ -99,7 +99,9 @@ static int program_missing(job *j, int load) {
 }
 
 /* The provider in in-process mode, else the program (auto: the provider where it is missing).
-** A missing blob tool fails the call before any compile work is spent. */
+** A missing blob tool fails the call before any compile work is spent; a provider
+** that is found but does not load fails each job at its blob tool (its load runs
+** beside the compile), except auto's stand-in, which is waited for here. */
 static int resolve_tool(job *j, int load) {
   j->tool_name = "";
   job_path_free(&j->provider_path);

@@ -5,7 +5,11 @@
 ** newest chip's PTX (read back entry by entry). */
 #define _DEFAULT_SOURCE
 #include <elf.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -580,6 +584,79 @@ static void test_fatbin(void) {
   free(log);
 }
 
+/* ---- a fork while a provider loads: the child's calls answer, and do not wait ---- */
+/* A stand-in libnvJitLink.so.13 whose constructor marks a file and sleeps, so that a
+** load is surely running when the test forks; it exports nothing, so the load fails. */
+static const char slow_lib_source[] =
+    "#include <stdio.h>\n#include <stdlib.h>\n#include <unistd.h>\n"
+    "__attribute__((constructor)) static void slow(void) {\n"
+    "  FILE *f = fopen(getenv(\"GPUBLOB_TEST_LOADING\"), \"w\");\n"
+    "  if (f) fclose(f);\n  usleep(1500000);\n}\n";
+
+typedef struct fork_call {
+  gpublob_options o;
+  int rc;
+} fork_call;
+
+static int compile_saxpy(const gpublob_options *o) {
+  gpublob *h;
+  gpublob_result r = {0};
+  if (gpublob_open(&h)) return -1;
+  int rc = gpublob_file_compile_all(h, o, "examples/saxpy_nvptx.ll", &r);
+  if (rc == GPUBLOB_NOTOOL && !contains(gpublob_error_message(h), "did not load")) rc = -2;
+  if (rc == GPUBLOB_NOTOOL && contains(gpublob_error_message(h), "cut short by a fork")) rc = 100;
+  gpublob_result_free(&r);
+  gpublob_close(h);
+  return rc;
+}
+
+static void *fork_call_run(void *arg) {
+  fork_call *c = arg;
+  c->rc = compile_saxpy(&c->o);
+  return NULL;
+}
+
+static void test_fork_while_loading(void) {
+  char libdir[4300] = "", src[4400], lib[4400], cmd[9000];
+  if (libdevice_dir(libdir, sizeof libdir)) {
+    skip("fork while a provider loads", "libdevice not found (CUDA toolkit)");
+    return;
+  }
+  const char *dir = tmp_path("slowlib"), *mark = tmp_path("slowlib-loading");
+  snprintf(src, sizeof src, "%s.c", dir);
+  snprintf(lib, sizeof lib, "%s/libnvJitLink.so.13", dir);
+  snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cc -shared -fPIC -o '%s' '%s'", dir, lib, src);
+  const char *sh[] = {"sh", "-c", cmd, NULL};
+  if (spill(src, slow_lib_source, sizeof slow_lib_source - 1) || run(sh, NULL)) {
+    skip("fork while a provider loads", "cannot build a shared library with cc");
+    return;
+  }
+  setenv("GPUBLOB_TEST_LOADING", mark, 1);
+  fork_call c = {.o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx", .chip = "sm_80",
+                       .tool_mode = GPUBLOB_TOOL_INPROCESS, .tool_dirs = dir, .lib_dirs = libdir,
+                       .flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH}};
+  pthread_t t;
+  if (pthread_create(&t, NULL, fork_call_run, &c)) return;
+  struct stat st;
+  for (int i = 0; i < 2000 && stat(mark, &st); i++) usleep(5000); /* the load has begun */
+  check(stat(mark, &st) == 0, "fork while a provider loads: the load began", "no %s", mark);
+  pid_t pid = fork();
+  if (pid == 0) { /* the child: no loader thread here; its calls must answer */
+    alarm(30);
+    _exit(compile_saxpy(&c.o) == 100 ? 0 : 1);
+  }
+  int status = 0;
+  if (pid > 0) waitpid(pid, &status, 0);
+  check(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        "fork while a provider loads: the child's call is NOTOOL at once, saying the load was cut short by "
+        "the fork (no wait for a loader it does not have)",
+        "pid %d, status %#x", (int)pid, status);
+  pthread_join(t, NULL);
+  check(c.rc == GPUBLOB_NOTOOL, "fork while a provider loads: the parent's call ends, NOTOOL (the library "
+        "exports nothing)", "rc %d", c.rc);
+  unsetenv("GPUBLOB_TEST_LOADING");
+}
+
 int main(void) {
   if (gpublob_open(&g)) return 2;
   test_order();
@@ -589,6 +666,7 @@ int main(void) {
   test_provider();
   test_own_blob();
   test_fatbin();
+  test_fork_while_loading();
   gpublob_close(g);
   return report();
 }
