@@ -390,6 +390,20 @@ GPUBLOB_API void gpublob_blob_free(gpublob_blob *b);
 GPUBLOB_API int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
                                      gpublob_result *out);
 
+/* The cache alone, the last output streamed: as gpublob_cache_lookup, but on a hit
+** the last output's bytes (the whole output of an MLIR module, a pack or one chip)
+** go to write(ctx, bytes, size) in order, in pieces, as they are read, and are never
+** held whole in memory; that output's blob in *out has data NULL and the bytes'
+** count as size.  The entry's hash is checked at its end, so only OK says the bytes
+** were the cache's: write them where they can be taken back (a temporary file),
+** and keep them only on OK.  write returns 0 to go on, anything else to stop.
+** Codes: as gpublob_cache_lookup's; IO also when write stopped; MISUSE also for a
+** NULL write.  Added after 1.0: a program built against 1.0 does not call it. */
+typedef int (*gpublob_write_fn)(void *ctx, const void *bytes, size_t size);
+GPUBLOB_API int gpublob_cache_lookup_stream(gpublob *g, const gpublob_options *opts,
+                                            const gpublob_input *in, gpublob_result *out,
+                                            gpublob_write_fn write, void *ctx);
+
 /* ---- kernel metadata: what each kernel of a blob needs, as the blob records it ---- */
 /* One kernel of an output, read from the blob itself (the AMDGPU metadata note of
 ** a code object; the .nv.info sections of a cubin), never from another compile: the

@@ -1258,7 +1258,62 @@ static void remote_fault_pass_on(const char *warnings) {
   setenv("GPUBLOB_REMOTE_FAULT", line, 1);
 }
 
-/* 0 and the outputs on a hit; -1 for anything else. */
+/* -o FILE, a regular file or none yet and not the input, and nothing read from the
+** blob (no --metadata, --verbose or --emit-c): a hit is streamed into it. */
+static int streams_to_file(const cli *c, const struct stat *in_st) {
+  struct stat st;
+  if (!c->output || !strcmp(c->output, "-") || strchr(c->output, '{') || is_dir(c->output) ||
+      c->metadata || c->verbose || c->emit_c)
+    return 0;
+  if (stat(c->output, &st)) return errno == ENOENT;
+  return S_ISREG(st.st_mode) && !(st.st_dev == in_st->st_dev && st.st_ino == in_st->st_ino);
+}
+
+static int write_to_fd(void *fd, const void *bytes, size_t size) {
+  return write_all(*(int *)fd, bytes, size);
+}
+
+/* A hit of one output streamed into a temporary beside -o FILE as the cache's bytes
+** are read, and renamed into place once the lookup has checked them: a 665 KB
+** module is never held whole (its fresh pages cost more than the copy).  1 when
+** written; 0 when the temporary could not be made (the caller looks up as usual);
+** -1 for a miss or anything else, the temporary removed. */
+static int lookup_streamed(const cli *c, gpublob *g, const gpublob_input *in, gpublob_result *r) {
+  char *tmps[1] = {NULL};
+  size_t n = strlen(c->output);
+  char *name = malloc(n + 16);
+  if (!name) return 0;
+  snprintf(name, n + 16, "%s.tmp-XXXXXX", c->output);
+  catch_signals(); /* the temporary is the handler's to remove until renamed */
+  pending_tmps = tmps;
+  pending_count = 1;
+  int fd = mkstemp(name);
+  if (fd < 0) {
+    pending_tmps = NULL;
+    free(name);
+    return 0;
+  }
+  tmps[0] = name;
+  mode_t mask = umask(0);
+  umask(mask);
+  int rc = gpublob_cache_lookup_stream(g, &c->opts, in, r, write_to_fd, &fd);
+  int bad = rc || r->count != 1 || fchmod(fd, 0666 & ~mask);
+  bad |= close(fd);
+  if (!bad && rename(name, c->output)) { /* as write_outputs reports it; the compiler would too */
+    fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", c->output, strerror(errno));
+    bad = 1;
+  }
+  if (bad) unlink(name);
+  if (bad) gpublob_result_free(r);
+  pending_tmps = NULL;
+  pending_count = 0;
+  free(name);
+  if (!bad) fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", c->output, r->outputs[0].blob.size);
+  return bad ? -1 : 1;
+}
+
+/* 0 and the outputs on a hit, 1 on a hit already written (streamed); -1 for
+** anything else. */
 static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   unsigned char *data;
   size_t size;
@@ -1269,14 +1324,17 @@ static int lookup(const cli *c, gpublob_result *r, int *mlir) {
     return -1;
   *mlir = is_mlir(c->input, data, size);
   const gpublob_input in = {*mlir ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM, data, size, NULL, c->input};
-  int rc = gpublob_open(&g) ? -1 : gpublob_cache_lookup(g, &c->opts, &in, r);
+  int rc = gpublob_open(&g) ? -1 : 0, streamed = 0;
+  if (!rc && streams_to_file(c, &st)) streamed = lookup_streamed(c, g, &in, r);
+  if (!rc && !streamed) rc = gpublob_cache_lookup(g, &c->opts, &in, r);
+  if (streamed) rc = streamed < 0 ? -1 : 0;
   if (!rc && c->time) print_time(g, "front", c->opts.remote_cache && *c->opts.remote_cache);
   gpublob_stats s;
   if (rc && !gpublob_stats_get(g, &s, sizeof s) && s.remote_errors) /* one fault a call, not two */
     remote_fault_pass_on(gpublob_warnings(g));
   free(data);
   gpublob_close(g);
-  return rc ? -1 : 0;
+  return rc ? -1 : streamed;
 }
 
 int main(int argc, char **argv) {
@@ -1290,7 +1348,12 @@ int main(int argc, char **argv) {
   close(silent);
   close(null);
   if (rc == 1) return 0; /* --help, --version: printed */
-  if (rc || c.list_targets || lookup(&c, &r, &mlir)) return run_compiler(argv);
+  int hit = rc || c.list_targets ? -1 : lookup(&c, &r, &mlir);
+  if (hit < 0) return run_compiler(argv);
+  if (hit == 1) { /* streamed: written */
+    gpublob_result_free(&r);
+    return 0;
+  }
   catch_signals();
   gpublob *g = NULL;
   rc = gpublob_open(&g) ? fail("%s", "out of memory") : write_results(g, &c, &r, mlir);

@@ -31,25 +31,29 @@ void gpublob_blob_free(gpublob_blob *b) {
   memset(b, 0, sizeof *b);
 }
 
-/* A lookup alone: OK on a hit, NOTCACHED on a miss or a cache that cannot be used. */
-static int cache_only(gpublob *g, const gpublob_options *o, const input_held *h, gpublob_result *out) {
+/* A lookup alone: OK on a hit, NOTCACHED on a miss or a cache that cannot be used;
+** with s, the last output streamed to it (IO when s failed). */
+static int cache_only(gpublob *g, const gpublob_options *o, const input_held *h, gpublob_result *out,
+                      blob_sink *s) {
   cache c;
   if (!cache_open(&c, g, o))
     return set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s: %s", o->cache_dir, gpublob_warnings(g));
   key128 k0 = call_key(o, h->kind, h->data, h->size, h->name);
-  int hit = !cache_lookup(&c, &k0, o, out);
+  int rc = cache_lookup(&c, &k0, o, out, s);
   cache_close(&c);
-  if (hit) g->stats.cache_hits++;
+  if (!rc) g->stats.cache_hits++;
   else g->stats.cache_misses++;
-  return hit ? GPUBLOB_OK : set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s", c.dir);
+  if (rc == -2) return set_error(g, GPUBLOB_IO, "the cached output could not be handed on: its write failed");
+  return !rc ? GPUBLOB_OK : set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s", c.dir);
 }
 
-int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
-                         gpublob_result *out) {
+static int lookup_call(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
+                       gpublob_result *out, blob_sink *s) {
   if (!g) return GPUBLOB_MISUSE;
   call_reset(g);
   if (out) memset(out, 0, sizeof *out);
   if (!out) return set_error(g, GPUBLOB_MISUSE, "NULL result");
+  if (s && !s->write) return set_error(g, GPUBLOB_MISUSE, "NULL write function");
   double t = now_ms();
   gpublob_options o;
   options_normalise(opts, &o);
@@ -57,10 +61,21 @@ int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_
   if (!o.cache_dir || !*o.cache_dir) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
   input_held h;
   if (input_hold(g, &o, in, &h)) return g->code;
-  int rc = cache_only(g, &o, &h, out);
+  int rc = cache_only(g, &o, &h, out, s);
   free(h.data);
   g->stats.cache_ms = g->stats.wall_ms = now_ms() - t;
   return rc;
+}
+
+int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
+                         gpublob_result *out) {
+  return lookup_call(g, opts, in, out, NULL);
+}
+
+int gpublob_cache_lookup_stream(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
+                                gpublob_result *out, gpublob_write_fn write, void *ctx) {
+  blob_sink s = {write, ctx};
+  return lookup_call(g, opts, in, out, &s);
 }
 
 const char *gpublob_warnings(const gpublob *g) { return g && !g->warn.oom ? sb_str(&g->warn) : ""; }

@@ -5,6 +5,7 @@
 typedef struct reader {
   const unsigned char *p, *end;
   int bad;
+  const unsigned char *blob_at; /* where the last blob get_blob read begins */
 } reader;
 
 static uint64_t get_u64(reader *r) {
@@ -56,25 +57,30 @@ static const char *static_suffix(const char *s) {
   return NULL;
 }
 
+/* How get_blob hands out a blob's bytes: copied; borrowed where they lie
+** (entry_take_last); or not at all, for the blob a hit streams (entry_stream): its
+** bytes may run on past what was read, and out->data stays NULL. */
+enum { BLOB_COPY, BLOB_BORROW, BLOB_STREAM };
+
 /* A blob put_blob wrote, its suffix mapped to static storage (NULL when unknown);
-** 0 with none (a NULL suffix), -1 when the payload is cut short or memory is out.
-** With borrow, out->data points at the bytes where they lie (entry_take_last). */
-static int get_blob(reader *r, gpublob_blob *out, int borrow) {
+** 0 with none (a NULL suffix), -1 when the payload is cut short or memory is out. */
+static int get_blob(reader *r, gpublob_blob *out, int mode) {
   const char *suffix = get_str(r);
-  uint64_t n = get_u64(r);
-  if (!r->bad && (uint64_t)(r->end - r->p) < n) r->bad = 1;
+  uint64_t n = get_u64(r), here = r->bad ? 0 : (uint64_t)(r->end - r->p);
+  if (!r->bad && mode != BLOB_STREAM && here < n) r->bad = 1;
   if (r->bad) return -1;
   if (!suffix) return 0; /* none */
-  if (borrow) out->data = (unsigned char *)r->p;
-  else if (!(out->data = malloc(n + 1))) {
+  if (mode == BLOB_BORROW) out->data = (unsigned char *)r->p;
+  if (mode == BLOB_COPY && !(out->data = malloc(n + 1))) {
     r->bad = 1;
     return -1;
   }
-  if (!borrow) memcpy(out->data, r->p, n);
-  if (!borrow) out->data[n] = 0;
+  if (mode == BLOB_COPY) memcpy(out->data, r->p, n);
+  if (mode == BLOB_COPY) out->data[n] = 0;
   out->size = n;
   out->suffix = static_suffix(suffix);
-  r->p += n;
+  r->blob_at = r->p;
+  r->p += here < n ? here : n;
   return 0;
 }
 
@@ -119,14 +125,14 @@ static int tool_name_valid(const char *s) {
   return 1;
 }
 
-/* One output of an entry, or -1; with borrow, its blob borrows the entry's bytes. */
-static int entry_output(reader *r, gpublob_result *out, int borrow) {
+/* One output of an entry, or -1; its blob as get_blob's mode says. */
+static int entry_output(reader *r, gpublob_result *out, int mode) {
   const char *target = get_str(r), *chip = get_str(r), *tool = get_str(r);
   const target_desc *t = target && *target ? target_named(target, strlen(target)) : NULL;
   gpublob_blob b = {0};
   if (r->bad || !chip || !tool || (target && *target && !t) || !chips_valid(t, chip) || !tool_name_valid(tool) ||
-      get_blob(r, &b, borrow) || !b.suffix || result_add(out, t ? t->name : "", chip, tool, &b)) {
-    if (!borrow) gpublob_blob_free(&b);
+      get_blob(r, &b, mode) || !b.suffix || result_add(out, t ? t->name : "", chip, tool, &b)) {
+    if (mode == BLOB_COPY) gpublob_blob_free(&b);
     return -1;
   }
   return 0;
@@ -148,10 +154,10 @@ static void entry_take_last(cache_file *e, gpublob_result *out) {
 
 /* An entry's outputs; one that holds none, or anything malformed, is a miss. */
 static int entry_get(cache_file *e, gpublob_result *out) {
-  reader r = {e->data, e->data + e->size, 0};
+  reader r = {e->data, e->data + e->size, 0, NULL};
   uint64_t count = get_u64(&r);
   for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
-    if (entry_output(&r, out, i + 1 == count)) break;
+    if (entry_output(&r, out, i + 1 == count ? BLOB_BORROW : BLOB_COPY)) break;
   if (count && out->count == count && r.p == r.end) {
     entry_take_last(e, out);
     return 0;
@@ -281,17 +287,129 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
   return 0;
 }
 
-/* A call's result from the cache, or -1: nothing is compiled here.  A call with a
-** dump directory misses: its dumps are made by compiling (what it compiles is stored). */
-static int cache_lookup(cache *c, const key128 *k0, const gpublob_options *o, gpublob_result *out) {
+/* ---- a hit streamed: the last output's bytes handed on as they are read ---- */
+/* A big output read whole into fresh memory costs a page fault (and, on a virtual
+** machine, more) for each of its pages: 163 of them for the 16 x 2 batch's 665 KB
+** module, more than reading and writing the bytes.  A streamed hit reads the entry
+** in pieces into one buffer, hashes each piece, and hands the last output's bytes to
+** the caller's sink; only the end of the file says whether they were the entry's,
+** so the caller writes them where it can take them back (gpublob.h). */
+enum { STREAM_PIECE = 64 << 10 };
+
+typedef struct blob_sink {
+  gpublob_write_fn write;
+  void *ctx;
+} blob_sink;
+
+/* Up to n bytes of fd (fewer only at its end), or -1. */
+static ssize_t read_piece(int fd, unsigned char *p, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, p + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return r < 0 ? -1 : (ssize_t)got;
+    got += (size_t)r;
+  }
+  return (ssize_t)got;
+}
+
+/* The header of an entry of key k whose file is file_size bytes: 0, or 1 when it is none. */
+static int entry_header_check(const unsigned char *p, size_t got, const key128 *k, off_t file_size,
+                              entry_header *h) {
+  if (got < sizeof *h) return 1;
+  memcpy(h, p, sizeof *h);
+  return memcmp(h->magic, cache_magic, sizeof h->magic) || h->kind != 'e' ||
+         memcmp(h->key, k->b, sizeof h->key) || h->size != (uint64_t)file_size - sizeof *h;
+}
+
+/* The rest of the payload (left bytes after the first piece): hashed, and handed to
+** s.  0; 1 when the file ends short or runs on; -2 when s failed. */
+static int stream_rest(int fd, unsigned char *piece, uint64_t left, XXH3_state_t *st, blob_sink *s) {
+  while (left) {
+    ssize_t got = read_piece(fd, piece, left < STREAM_PIECE ? (size_t)left : STREAM_PIECE);
+    if (got <= 0) return 1;
+    XXH3_128bits_update(st, piece, (size_t)got);
+    if (s->write(s->ctx, piece, (size_t)got)) return -2;
+    left -= (uint64_t)got;
+  }
+  return read_piece(fd, piece, 1) == 0 ? 0 : 1;
+}
+
+/* The entry open at fd, streamed: every output but the last must lie in the first
+** piece (else 2: it is read whole instead); the last one's bytes go to s.  0 a hit;
+** 1 not a valid entry of k; 2 not streamed; -2 s failed. */
+static int entry_stream_fd(int fd, off_t file_size, const key128 *k, unsigned char *piece,
+                           gpublob_result *out, blob_sink *s) {
+  entry_header h;
+  ssize_t got = read_piece(fd, piece, STREAM_PIECE);
+  if (got < 0 || entry_header_check(piece, (size_t)got, k, file_size, &h)) return 1;
+  const unsigned char *payload = piece + sizeof h;
+  reader r = {payload, piece + got, 0, NULL};
+  uint64_t count = get_u64(&r);
+  for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
+    if (entry_output(&r, out, i + 1 == count ? BLOB_STREAM : BLOB_COPY)) break;
+  if (!count || out->count != count || r.p != r.end)
+    return (off_t)got < file_size ? 2 : 1; /* cut short by the piece, or malformed */
+  const gpublob_blob *last = &out->outputs[count - 1].blob;
+  if ((uint64_t)(r.blob_at - payload) + last->size != h.size) return 1; /* the last blob ends it */
+  XXH3_state_t st;
+  XXH3_128bits_reset(&st);
+  XXH3_128bits_update(&st, payload, (size_t)(r.end - payload));
+  if (r.end > r.blob_at && s->write(s->ctx, r.blob_at, (size_t)(r.end - r.blob_at))) return -2;
+  int rc = stream_rest(fd, piece, h.size - (uint64_t)(r.end - payload), &st, s);
+  key128 d = hash_key(&st);
+  return rc ? rc : memcmp(d.b, h.hash, sizeof d.b) ? 1 : 0;
+}
+
+/* The entry read whole (a remote one, or one whose other outputs are big), its last
+** output's bytes handed to s and not kept: 0, -1 a miss, -2 s failed. */
+static int entry_whole_to_sink(cache *c, const key128 *k, gpublob_result *out, blob_sink *s) {
+  cache_file e;
+  if (cache_read(c, k, 'e', &e)) return -1;
+  int rc = entry_get(&e, out);
+  cache_file_free(&e);
+  if (rc) return -1;
+  gpublob_blob *last = &out->outputs[out->count - 1].blob;
+  rc = s->write(s->ctx, last->data, last->size) ? -2 : 0;
+  free(last->data);
+  last->data = NULL;
+  return rc;
+}
+
+/* An entry streamed to s: 0 a hit, -1 a miss, -2 s failed.  An invalid file is
+** removed, as cache_read removes one. */
+static int entry_stream(cache *c, const key128 *k, gpublob_result *out, blob_sink *s) {
+  char name[40];
+  int dirfd = c->rootfd < 0 ? -1 : cache_place(c, k, 'e', name, 0), rc = 2;
+  unsigned char *piece = dirfd < 0 ? NULL : malloc(STREAM_PIECE);
+  int fd = piece ? openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+  struct stat st;
+  if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) rc = entry_stream_fd(fd, st.st_size, k, piece, out, s);
+  if (!rc) futimens(fd, NULL); /* used now: the last to be evicted */
+  if (fd >= 0) close(fd);
+  if (rc == 1 && !unlinkat(dirfd, name, 0)) cache_account(c, -(long long)st.st_size);
+  if (dirfd >= 0) close(dirfd);
+  free(piece);
+  if (rc) gpublob_result_free(out);
+  if (rc == 2) return entry_whole_to_sink(c, k, out, s); /* absent here (the remote tier), or not streamed */
+  return rc == 1 ? -1 : rc;
+}
+
+/* A call's result from the cache, or -1 (-2: s failed): nothing is compiled here.
+** With s, the last output is streamed to it.  A call with a dump directory misses:
+** its dumps are made by compiling (what it compiles is stored). */
+static int cache_lookup(cache *c, const key128 *k0, const gpublob_options *o, gpublob_result *out,
+                        blob_sink *s) {
   cache_file m, e;
   if (o->dump_dir && *o->dump_dir) return -1;
   if (cache_read(c, k0, 'm', &m)) return -1;
-  reader r = {m.data, m.data + m.size, 0};
+  reader r = {m.data, m.data + m.size, 0, NULL};
   key128 k1;
   int rc = manifest_key(c, k0, o, &r, &k1);
   cache_file_free(&m);
-  if (rc || cache_read(c, &k1, 'e', &e)) return -1;
+  if (rc) return -1;
+  if (s) return entry_stream(c, &k1, out, s);
+  if (cache_read(c, &k1, 'e', &e)) return -1;
   rc = entry_get(&e, out);
   cache_file_free(&e);
   return rc;

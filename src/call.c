@@ -75,7 +75,7 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
   int cached = cache_open(&c, g, &o), rc = -1;
   if (cached) {
     k0 = call_key(&o, input, data, size, name);
-    rc = cache_lookup(&c, &k0, &o, out);
+    rc = cache_lookup(&c, &k0, &o, out, NULL);
     g->stats.cache_ms += now_ms() - t0;
     if (rc) g->stats.cache_misses++;
     else g->stats.cache_hits++;

@@ -579,8 +579,158 @@ static void test_cli_pipe(void) {
         "no saxpy kernel in %s", out);
 }
 
+/* ---- gpublob_cache_lookup_stream: the last output handed on in pieces ---- */
+typedef struct sink_buf {
+  unsigned char *p;
+  size_t n, calls, fail_at; /* fail_at: the call that fails (0: none) */
+} sink_buf;
+
+static int sink_write(void *ctx, const void *bytes, size_t size) {
+  sink_buf *s = ctx;
+  if (++s->calls == s->fail_at) return -1;
+  unsigned char *p = realloc(s->p, s->n + size + 1);
+  if (!p) return -1;
+  memcpy(p + s->n, bytes, size);
+  s->p = p;
+  s->n += size;
+  return 0;
+}
+
+/* A kernel with a 300,000-byte constant: its code object outgrows a 64 KB piece. */
+static const char *write_big_kernel(void) {
+  const char *path = tmp_path("big.ll");
+  FILE *f = fopen(path, "w");
+  if (!f) return path;
+  fprintf(f, "target triple = \"amdgcn-amd-amdhsa\"\n@big = addrspace(1) constant [300000 x i8] c\"");
+  for (int i = 0; i < 300000; i++) fputc('a' + i % 26, f);
+  fprintf(f, "\"\ndefine amdgpu_kernel void @k(ptr addrspace(1) %%out, i32 %%i) {\n"
+             "  %%p = getelementptr [300000 x i8], ptr addrspace(1) @big, i32 0, i32 %%i\n"
+             "  %%v = load i8, ptr addrspace(1) %%p\n  store i8 %%v, ptr addrspace(1) %%out\n  ret void\n}\n");
+  fclose(f);
+  return path;
+}
+
+/* One lookup_stream of path's call with o, checked against good's outputs: every
+** output but the last whole, the last one's bytes through the sink alone. */
+static void check_stream(const char *name, const gpublob_options *o, const char *path,
+                         const gpublob_result *good, size_t min_pieces) {
+  size_t n = 0;
+  unsigned char *ir = slurp(path, &n);
+  gpublob_result r = {0};
+  sink_buf s = {0};
+  int rc = ir ? gpublob_cache_lookup_stream(g, o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, path}, &r,
+                                            sink_write, &s)
+              : -1;
+  const gpublob_blob *want = good->count ? &good->outputs[good->count - 1].blob : NULL;
+  check(rc == 0, name, "rc %d: %s", rc, gpublob_error_message(g));
+  check(r.count == good->count && want, name, "%zu outputs against %zu", r.count, good->count);
+  for (size_t i = 0; i + 1 < r.count && r.count == good->count; i++)
+    check(r.outputs[i].blob.size == good->outputs[i].blob.size &&
+              !memcmp(r.outputs[i].blob.data, good->outputs[i].blob.data, r.outputs[i].blob.size),
+          name, "output %zu: %zu bytes", i, r.outputs[i].blob.size);
+  check_if(want && r.count, !r.outputs[r.count - 1].blob.data && r.outputs[r.count - 1].blob.size == want->size,
+           name, "the last blob: %zu bytes (it has no data)", r.outputs[r.count - 1].blob.size);
+  check_if(want, s.n == want->size && !memcmp(s.p, want->data, s.n), name, "the sink got %zu bytes against %zu",
+           s.n, want ? want->size : 0);
+  check(s.calls >= min_pieces, name, "%zu pieces", s.calls);
+  gpublob_result_free(&r);
+  free(s.p);
+  free(ir);
+}
+
+static void test_stream(void) {
+  const char *dir = tmp_path("c9"), *big = write_big_kernel();
+  gpublob_options two = opts_for(tmp_path("c9two"), "amdgcn:gfx90a,gfx908"), o = opts_for(dir, "amdgcn:gfx90a");
+  gpublob_result good = {0}, r = {0};
+  int rc, rc2;
+  compile(&two, "examples/saxpy_amdgcn.ll", &r, &rc2);
+  check(rc2 == 0 && r.count == 2, "cache: saxpy for two chips compiles", "rc %d", rc2);
+  check_stream("cache: gpublob_cache_lookup_stream of two outputs: the first whole, the last to the sink", &two,
+               "examples/saxpy_amdgcn.ll", &r, 1);
+  gpublob_result_free(&r);
+  compile(&two, big, &r, &rc2);
+  check_stream("cache: gpublob_cache_lookup_stream of two 300 KB outputs (beyond the first piece: read whole)", &two,
+               big, &r, 1);
+  gpublob_result_free(&r);
+  compile(&o, big, &good, &rc);
+  check(rc == 0 && good.count == 1 && good.outputs[0].blob.size > 300000,
+        "cache: a kernel with a 300,000-byte constant compiles to one output over 300,000 bytes", "rc %d", rc);
+  check_stream("cache: gpublob_cache_lookup_stream hands a 300 KB output on in pieces", &o, big, &good, 4);
+  size_t n = 0;
+  unsigned char *ir = slurp(big, &n);
+  const gpublob_input in = {GPUBLOB_INPUT_LLVM, ir, n, NULL, big};
+  sink_buf s = {0};
+  s = (sink_buf){.fail_at = 2};
+  rc = ir ? gpublob_cache_lookup_stream(g, &o, &in, &r, sink_write, &s) : -1;
+  check(rc == GPUBLOB_IO, "cache: gpublob_cache_lookup_stream whose write fails is IO", "rc %d", rc);
+  check(r.count == 0, "cache: gpublob_cache_lookup_stream whose write fails is IO: no output", "%zu", r.count);
+  free(s.p);
+  rc = ir ? gpublob_cache_lookup_stream(g, &o, &in, &r, NULL, NULL) : -1;
+  check(rc == GPUBLOB_MISUSE, "cache: gpublob_cache_lookup_stream with a NULL write is MISUSE", "rc %d", rc);
+  char entry[4600];
+  int have = find_file(dir, ".e", entry, sizeof entry, NULL, NULL, NULL);
+  size_t en = 0;
+  unsigned char *data = have ? slurp(entry, &en) : NULL;
+  if (data && en > 100) {
+    data[en - 30] ^= 0x5a; /* in the last piece: the bytes before it are handed on already */
+    spill(entry, data, en);
+  }
+  free(data);
+  s = (sink_buf){0};
+  rc = ir ? gpublob_cache_lookup_stream(g, &o, &in, &r, sink_write, &s) : -1;
+#define BAD "cache: gpublob_cache_lookup_stream of a corrupted entry misses, and the entry is removed"
+  check(have, BAD ": the cache holds an entry", "in %s", dir);
+  check(rc == GPUBLOB_NOTCACHED, BAD, "rc %d", rc);
+  check(r.count == 0, BAD ": no output", "%zu outputs", r.count);
+  check(!exists(entry), BAD ": removed", "%s is there", entry);
+#undef BAD
+  free(s.p);
+  free(ir);
+  /* the CLI's front streams a hit of one output into -o FILE */
+  const char *out1 = tmp_path("big1.hsaco"), *out2 = tmp_path("big2.hsaco"), *dir2 = tmp_path("c10");
+  char *log1 = NULL, *log2 = NULL, *log3 = NULL;
+  const char *a1[] = {"build/gpublob", "--time", "--cache-dir", dir2, "-t", "amdgcn:gfx90a", big, "-o", out1, NULL};
+  const char *a2[] = {"build/gpublob", "--time", "--cache-dir", dir2, "-t", "amdgcn:gfx90a", big, "-o", out2, NULL};
+  int r1 = run(a1, &log1), r2 = run(a2, &log2);
+  size_t n1 = 0, n2 = 0;
+  unsigned char *d1 = slurp(out1, &n1), *d2 = slurp(out2, &n2);
+  char tmps[9000];
+  snprintf(tmps, sizeof tmps, "! ls %s.tmp-* >/dev/null 2>&1", out2);
+#define FRONT "cli: the front streams a hit into -o FILE: the same bytes, no temporary left"
+  check(r1 == 0 && contains(log1, "time (compiler)"), FRONT ": the compiler runs first", "rc %d: %s", r1, log1);
+  check(r2 == 0 && contains(log2, "time (front)") && contains(log2, "1 hits"), FRONT ": the front hits", "rc %d: %s", r2,
+        log2);
+  check(d1 && d2 && n1 == n2 && !memcmp(d1, d2, n1), FRONT, "%zu bytes against %zu", n1, n2);
+  check(sh(tmps) == 0, FRONT ": no temporary left", "%s", out2);
+#undef FRONT
+  have = find_file(dir2, ".e", entry, sizeof entry, NULL, NULL, NULL);
+  data = have ? slurp(entry, &en) : NULL;
+  if (data && en > 100) {
+    data[en - 30] ^= 0x5a;
+    spill(entry, data, en);
+  }
+  free(data);
+  unlink(out2);
+  int r3 = run(a2, &log3);
+  free(d2);
+  d2 = slurp(out2, &n2);
+#define FRONTBAD "cli: the front's streamed hit of a corrupted entry is not served: the compiler makes it again"
+  check(have, FRONTBAD ": the cache holds an entry", "in %s", dir2);
+  check(r3 == 0 && contains(log3, "time (compiler)"), FRONTBAD ": the compiler runs", "rc %d: %s", r3, log3);
+  check(d1 && d2 && n1 == n2 && !memcmp(d1, d2, n1), FRONTBAD ": the same bytes", "%zu bytes against %zu", n1, n2);
+  check(sh(tmps) == 0, FRONTBAD ": no temporary left", "%s", out2);
+#undef FRONTBAD
+  free(d1);
+  free(d2);
+  free(log1);
+  free(log2);
+  free(log3);
+  gpublob_result_free(&good);
+}
+
 int main(void) {
   if (gpublob_open(&g)) return 2;
+  test_stream();
   test_miss_hit();
   test_tool_digest();
   test_lib_digest();
