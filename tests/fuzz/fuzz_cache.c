@@ -5,13 +5,21 @@
 ** MODE bit 0: MANIFEST is the whole file (header too), else the payload that
 ** cache_write wraps in a valid header; bit 1: the same for ENTRY.  The manifest
 ** goes where a fixed call looks for it; the entry where that manifest leads.
-** Then gpublob_cache_lookup, and the temporary cache directory goes.
+** Then gpublob_cache_lookup (MODE bit 2: gpublob_cache_lookup_stream, whose sink
+** must get exactly the last output's bytes on a hit), and the temporary cache
+** directory goes.
 ** It uses cache_open, call_key, cache_place, cache_write and manifest_key. */
 #include "src/front.c"
 
 #include <ftw.h>
 
 static const char sep[] = "--entry--";
+
+static int count_bytes(void *ctx, const void *bytes, size_t size) {
+  if (size && !bytes) abort();
+  *(size_t *)ctx += size;
+  return 0;
+}
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f) {
   (void)st, (void)flag, (void)f;
@@ -67,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   plant(&c, &k0, 'm', man, man_n, mode & 1);
   if (ent) { /* the key the manifest leads to, as the lookup will take it */
     size_t skip = mode & 1 ? sizeof(entry_header) : 0;
-    reader r = {man + (man_n < skip ? man_n : skip), man + man_n, 0};
+    reader r = {man + (man_n < skip ? man_n : skip), man + man_n, 0, NULL};
     key128 k1;
     if (!manifest_key(&c, &k0, &o, &r, &k1)) plant(&c, &k1, 'e', ent, (size_t)(end - ent), mode & 2);
   }
@@ -75,12 +83,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   gpublob_result res;
   const gpublob_input in = {GPUBLOB_INPUT_LLVM, input, sizeof input - 1, NULL, "fuzz.ll"};
-  int rc = gpublob_cache_lookup(g, &o, &in, &res);
+  size_t streamed = 0;
+  int stream = (mode & 4) != 0;
+  int rc = stream ? gpublob_cache_lookup_stream(g, &o, &in, &res, count_bytes, &streamed)
+                  : gpublob_cache_lookup(g, &o, &in, &res);
   if (getenv("FUZZ_VERBOSE")) /* what each input gives, when replaying one */
     fprintf(stderr, "%s (%zu outputs)\n", rc ? gpublob_error_message(g) : "hit", res.count);
   if (rc == GPUBLOB_OK) {
     for (size_t i = 0; i < res.count; i++) /* every string owned and non-NULL */
       if (!res.outputs[i].chip || !res.outputs[i].tool || !res.outputs[i].blob.suffix) abort();
+    if (stream && (!res.count || res.outputs[res.count - 1].blob.data ||
+                   res.outputs[res.count - 1].blob.size != streamed))
+      abort(); /* the last output: no data, and as many bytes as the sink got */
   } else if (res.count || res.outputs) {
     abort();
   }
