@@ -419,8 +419,10 @@ static int write_all(int fd, const unsigned char *p, size_t n) {
   return 0;
 }
 
-/* The blob into a new temporary beside path; its name in tmp (malloc'd). */
-static int write_temp(const char *path, const gpublob_blob *b, char **tmp) {
+/* A new temporary beside path, with the mode a new file gets (0666 under the
+** umask): its descriptor, its name in *tmp (malloc'd; the signal handler's to
+** remove from then on); -1 when none could be made. */
+static int open_temp(const char *path, char **tmp) {
   size_t n = strlen(path);
   char *name = malloc(n + 16);
   if (!name) return -1;
@@ -430,10 +432,21 @@ static int write_temp(const char *path, const gpublob_blob *b, char **tmp) {
     free(name);
     return -1;
   }
-  *tmp = name; /* made: the signal handler may remove it from now on */
+  *tmp = name;
   mode_t mask = umask(0);
   umask(mask);
-  int rc = fchmod(fd, 0666 & ~mask) | write_all(fd, b->data, b->size);
+  if (fchmod(fd, 0666 & ~mask)) {
+    close(fd);
+    return -1; /* the caller removes *tmp */
+  }
+  return fd;
+}
+
+/* The blob into a new temporary beside path; its name in tmp (malloc'd). */
+static int write_temp(const char *path, const gpublob_blob *b, char **tmp) {
+  int fd = open_temp(path, tmp);
+  if (fd < 0) return -1;
+  int rc = write_all(fd, b->data, b->size);
   rc |= close(fd);
   return rc;
 }
@@ -1280,36 +1293,24 @@ static int write_to_fd(void *fd, const void *bytes, size_t size) {
 ** -1 for a miss or anything else, the temporary removed. */
 static int lookup_streamed(const cli *c, gpublob *g, const gpublob_input *in, gpublob_result *r) {
   char *tmps[1] = {NULL};
-  size_t n = strlen(c->output);
-  char *name = malloc(n + 16);
-  if (!name) return 0;
-  snprintf(name, n + 16, "%s.tmp-XXXXXX", c->output);
   catch_signals(); /* the temporary is the handler's to remove until renamed */
   pending_tmps = tmps;
   pending_count = 1;
-  int fd = mkstemp(name);
-  if (fd < 0) {
-    pending_tmps = NULL;
-    free(name);
-    return 0;
-  }
-  tmps[0] = name;
-  mode_t mask = umask(0);
-  umask(mask);
-  int rc = gpublob_cache_lookup_stream(g, &c->opts, in, r, write_to_fd, &fd);
-  int bad = rc || r->count != 1 || fchmod(fd, 0666 & ~mask);
-  bad |= close(fd);
-  if (!bad && rename(name, c->output)) { /* as write_outputs reports it; the compiler would too */
+  int fd = open_temp(c->output, &tmps[0]);
+  int bad = fd < 0 || gpublob_cache_lookup_stream(g, &c->opts, in, r, write_to_fd, &fd) || r->count != 1;
+  if (fd >= 0) bad |= close(fd);
+  if (!bad && rename(tmps[0], c->output)) { /* as write_outputs reports it; the compiler would too */
     fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", c->output, strerror(errno));
     bad = 1;
   }
-  if (bad) unlink(name);
+  if (bad && tmps[0]) unlink(tmps[0]);
   if (bad) gpublob_result_free(r);
   pending_tmps = NULL;
   pending_count = 0;
-  free(name);
+  int made = tmps[0] != NULL;
+  free(tmps[0]);
   if (!bad) fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", c->output, r->outputs[0].blob.size);
-  return bad ? -1 : 1;
+  return !bad ? 1 : made ? -1 : 0;
 }
 
 /* 0 and the outputs on a hit, 1 on a hit already written (streamed); -1 for
