@@ -427,12 +427,16 @@ static int open_temp(const char *path, char **tmp) {
   char *name = malloc(n + 16);
   if (!name) return -1;
   snprintf(name, n + 16, "%s.tmp-XXXXXX", path);
+  sigset_t all, was; /* no signal between its making and its name's storing */
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &was);
   int fd = mkstemp(name);
+  if (fd >= 0) *tmp = name;
+  sigprocmask(SIG_SETMASK, &was, NULL);
   if (fd < 0) {
     free(name);
     return -1;
   }
-  *tmp = name;
   mode_t mask = umask(0);
   umask(mask);
   if (fchmod(fd, 0666 & ~mask)) {
@@ -529,7 +533,6 @@ static int check_many(const cli *c, size_t n) {
   return 0;
 }
 
-#if !GPUBLOB_FRONT
 /* Outputs the options ask for: a chip each, or a pack per -t (MLIR: the module). */
 static size_t outputs_asked(const cli *c, int mlir) {
   size_t n = 0;
@@ -540,7 +543,6 @@ static size_t outputs_asked(const cli *c, int mlir) {
   }
   return n;
 }
-#endif
 
 /* Every output's path, checked: not stdout for several, none twice, none the input. */
 static int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths) {
@@ -1271,12 +1273,13 @@ static void remote_fault_pass_on(const char *warnings) {
   setenv("GPUBLOB_REMOTE_FAULT", line, 1);
 }
 
-/* -o FILE, a regular file or none yet and not the input, and nothing read from the
-** blob (no --metadata, --verbose or --emit-c): a hit is streamed into it. */
-static int streams_to_file(const cli *c, const struct stat *in_st) {
+/* One output asked for, to -o FILE, a regular file or none yet and not the input,
+** and nothing read from the blob (no --metadata, --verbose or --emit-c): a hit is
+** streamed into it. */
+static int streams_to_file(const cli *c, int mlir, const struct stat *in_st) {
   struct stat st;
   if (!c->output || !strcmp(c->output, "-") || strchr(c->output, '{') || is_dir(c->output) ||
-      c->metadata || c->verbose || c->emit_c)
+      c->metadata || c->verbose || c->emit_c || outputs_asked(c, mlir) > 1)
     return 0;
   if (stat(c->output, &st)) return errno == ENOENT;
   return S_ISREG(st.st_mode) && !(st.st_dev == in_st->st_dev && st.st_ino == in_st->st_ino);
@@ -1289,8 +1292,9 @@ static int write_to_fd(void *fd, const void *bytes, size_t size) {
 /* A hit of one output streamed into a temporary beside -o FILE as the cache's bytes
 ** are read, and renamed into place once the lookup has checked them: a 665 KB
 ** module is never held whole (its fresh pages cost more than the copy).  1 when
-** written; 0 when the temporary could not be made (the caller looks up as usual);
-** -1 for a miss or anything else, the temporary removed. */
+** written; 2 a hit that could not be put in place (said); 0 when the temporary
+** could not be made (the caller looks up as usual); -1 for a miss or anything
+** else, the temporary removed. */
 static int lookup_streamed(const cli *c, gpublob *g, const gpublob_input *in, gpublob_result *r) {
   char *tmps[1] = {NULL};
   catch_signals(); /* the temporary is the handler's to remove until renamed */
@@ -1299,22 +1303,20 @@ static int lookup_streamed(const cli *c, gpublob *g, const gpublob_input *in, gp
   int fd = open_temp(c->output, &tmps[0]);
   int bad = fd < 0 || gpublob_cache_lookup_stream(g, &c->opts, in, r, write_to_fd, &fd) || r->count != 1;
   if (fd >= 0) bad |= close(fd);
-  if (!bad && rename(tmps[0], c->output)) { /* as write_outputs reports it; the compiler would too */
+  int placed = !bad && !rename(tmps[0], c->output);
+  if (!bad && !placed) /* as write_outputs reports it */
     fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", c->output, strerror(errno));
-    bad = 1;
-  }
-  if (bad && tmps[0]) unlink(tmps[0]);
+  if (!placed && tmps[0]) unlink(tmps[0]);
   if (bad) gpublob_result_free(r);
   pending_tmps = NULL;
   pending_count = 0;
   int made = tmps[0] != NULL;
   free(tmps[0]);
-  if (!bad) fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", c->output, r->outputs[0].blob.size);
-  return !bad ? 1 : made ? -1 : 0;
+  return placed ? 1 : !bad ? 2 : made ? -1 : 0;
 }
 
-/* 0 and the outputs on a hit, 1 on a hit already written (streamed); -1 for
-** anything else. */
+/* 0 and the outputs on a hit; 1 on a hit already written (streamed), 2 on one that
+** could not be (said); -1 for anything else. */
 static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   unsigned char *data;
   size_t size;
@@ -1326,10 +1328,11 @@ static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   *mlir = is_mlir(c->input, data, size);
   const gpublob_input in = {*mlir ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM, data, size, NULL, c->input};
   int rc = gpublob_open(&g) ? -1 : 0, streamed = 0;
-  if (!rc && streams_to_file(c, &st)) streamed = lookup_streamed(c, g, &in, r);
+  if (!rc && streams_to_file(c, *mlir, &st)) streamed = lookup_streamed(c, g, &in, r);
   if (!rc && !streamed) rc = gpublob_cache_lookup(g, &c->opts, &in, r);
   if (streamed) rc = streamed < 0 ? -1 : 0;
   if (!rc && c->time) print_time(g, "front", c->opts.remote_cache && *c->opts.remote_cache);
+  if (streamed == 1) fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", c->output, r->outputs[0].blob.size);
   gpublob_stats s;
   if (rc && !gpublob_stats_get(g, &s, sizeof s) && s.remote_errors) /* one fault a call, not two */
     remote_fault_pass_on(gpublob_warnings(g));
@@ -1351,9 +1354,9 @@ int main(int argc, char **argv) {
   if (rc == 1) return 0; /* --help, --version: printed */
   int hit = rc || c.list_targets ? -1 : lookup(&c, &r, &mlir);
   if (hit < 0) return run_compiler(argv);
-  if (hit == 1) { /* streamed: written */
+  if (hit >= 1) { /* streamed: written, or not put in place (said) */
     gpublob_result_free(&r);
-    return 0;
+    return hit == 1 ? 0 : 10 + GPUBLOB_IO;
   }
   catch_signals();
   gpublob *g = NULL;

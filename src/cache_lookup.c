@@ -336,22 +336,25 @@ static int stream_rest(int fd, unsigned char *piece, uint64_t left, XXH3_state_t
 }
 
 /* The entry open at fd, streamed: every output but the last must lie in the first
-** piece (else 2: it is read whole instead); the last one's bytes go to s.  0 a hit;
-** 1 not a valid entry of k; 2 not streamed; -2 s failed. */
+** piece; the last one's bytes go to s.  0 a hit; 1 not the entry of k, found once
+** s has bytes (a miss: the file goes); 2 not streamed, nothing handed on (it is
+** read whole instead: cache_read checks it, removes only a corrupt file, and asks
+** the remote tier); -2 s failed. */
 static int entry_stream_fd(int fd, off_t file_size, const key128 *k, unsigned char *piece,
                            gpublob_result *out, blob_sink *s) {
   entry_header h;
-  ssize_t got = read_piece(fd, piece, STREAM_PIECE);
-  if (got < 0 || entry_header_check(piece, (size_t)got, k, file_size, &h)) return 1;
+  size_t want = (uint64_t)file_size < STREAM_PIECE ? (size_t)file_size : STREAM_PIECE;
+  ssize_t got = read_piece(fd, piece, want);
+  if (got != (ssize_t)want || entry_header_check(piece, (size_t)got, k, file_size, &h)) return 2;
   const unsigned char *payload = piece + sizeof h;
   reader r = {payload, piece + got, 0, NULL};
   uint64_t count = get_u64(&r);
   for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
     if (entry_output(&r, out, i + 1 == count ? BLOB_STREAM : BLOB_COPY)) break;
-  if (!count || out->count != count || r.p != r.end)
-    return (off_t)got < file_size ? 2 : 1; /* cut short by the piece, or malformed */
+  if (!count || out->count != count || r.p != r.end) return 2; /* cut short by the piece, malformed, or no memory */
   const gpublob_blob *last = &out->outputs[count - 1].blob;
-  if ((uint64_t)(r.blob_at - payload) + last->size != h.size) return 1; /* the last blob ends it */
+  uint64_t at = (uint64_t)(r.blob_at - payload);
+  if (at > h.size || last->size != h.size - at) return 2; /* the last blob ends the payload */
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
   XXH3_128bits_update(&st, payload, (size_t)(r.end - payload));
@@ -373,7 +376,14 @@ static int entry_whole_to_sink(cache *c, const key128 *k, gpublob_result *out, b
   rc = s->write(s->ctx, last->data, last->size) ? -2 : 0;
   free(last->data);
   last->data = NULL;
+  if (rc) gpublob_result_free(out);
   return rc;
+}
+
+/* Whether name in dirfd is still the file st describes (not one stored meanwhile). */
+static int same_file(int dirfd, const char *name, const struct stat *st) {
+  struct stat now;
+  return !fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) && now.st_dev == st->st_dev && now.st_ino == st->st_ino;
 }
 
 /* An entry streamed to s: 0 a hit, -1 a miss, -2 s failed.  An invalid file is
@@ -387,7 +397,7 @@ static int entry_stream(cache *c, const key128 *k, gpublob_result *out, blob_sin
   if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) rc = entry_stream_fd(fd, st.st_size, k, piece, out, s);
   if (!rc) futimens(fd, NULL); /* used now: the last to be evicted */
   if (fd >= 0) close(fd);
-  if (rc == 1 && !unlinkat(dirfd, name, 0)) cache_account(c, -(long long)st.st_size);
+  if (rc == 1 && same_file(dirfd, name, &st) && !unlinkat(dirfd, name, 0)) cache_account(c, -(long long)st.st_size);
   if (dirfd >= 0) close(dirfd);
   free(piece);
   if (rc) gpublob_result_free(out);

@@ -26,6 +26,7 @@ typedef struct remote_tier {
   unsigned timeout_ms;
   unsigned long long max;  /* payload bytes; larger files are not stored */
   int read_only, dead;
+  int not_here;            /* a host name this program leaves to another (host_needs_module) */
   void *ctx;               /* redisContext, NULL until first needed */
   pthread_mutex_t mu;      /* a call's threads take turns on the one connection */
 } remote_tier;
@@ -159,12 +160,46 @@ static int remote_simple(cache *c, const char *what, int argc, const char **argv
   return bad ? -1 : 0;
 }
 
+#if GPUBLOB_STATIC_FRONT
+#include <arpa/inet.h>
+/* A statically linked front resolves host names with glibc's built-in services
+** only, files and dns.  Any other service on /etc/nsswitch.conf's hosts line
+** (mdns4_minimal, resolve, myhostname, ...) is a shared module, and loading it
+** into a static program brings a second libc with it.  The front does not ask
+** for such a name: it leaves the remote tier to gpublob-compiler, which is
+** linked dynamically and asks for it on the local miss.  No fault is recorded. */
+static int host_needs_module(const char *host) {
+  unsigned char addr[16];
+  if (inet_pton(AF_INET, host, addr) == 1 || inet_pton(AF_INET6, host, addr) == 1) return 0;
+  FILE *f = fopen("/etc/nsswitch.conf", "re");
+  char line[1024];
+  int needs = 0, options = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    char *w = line + strspn(line, " \t"), *save = NULL;
+    if (strncmp(w, "hosts:", 6)) continue;
+    for (w = strtok_r(w + 6, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+      if (*w == '[') options = 1; /* [NOTFOUND=return] and the like name no service */
+      if (!options && strcmp(w, "files") && strcmp(w, "dns")) needs = 1;
+      if (options && w[strlen(w) - 1] == ']') options = 0;
+    }
+  }
+  if (f) fclose(f);
+  return needs;
+}
+#else
+static int host_needs_module(const char *host) { return (void)host, 0; }
+#endif
+
 /* The connection, made when first needed: connect, AUTH, SELECT, each bounded by the
-** timeout.  0, or -1 when the tier is (now) off. */
+** timeout.  0, or -1 when the tier is (now) off, or not this program's to ask. */
 static int remote_ready(cache *c) {
   remote_tier *r = c->remote;
-  if (r->dead) return -1;
+  if (r->dead || r->not_here) return -1;
   if (r->ctx) return 0;
+  if (!r->path.len && host_needs_module(sb_str(&r->host))) {
+    r->not_here = 1;
+    return -1;
+  }
   struct timeval tv = {(time_t)(r->timeout_ms / 1000), (suseconds_t)(r->timeout_ms % 1000) * 1000};
   redisContext *ctx = r->path.len ? redisConnectUnixWithTimeout(sb_str(&r->path), tv)
                                   : redisConnectWithTimeout(sb_str(&r->host), r->port, tv);

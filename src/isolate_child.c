@@ -36,7 +36,7 @@ static int child_environment(child_job *c, reader *r) {
 
 /* The job the host sent, rebuilt: options resolved as the host resolved them. */
 static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
-  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len, 0};
+  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len, 0, NULL};
   const char *target = get_str(&r), *chip = get_str(&r), *features = get_str(&r);
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .features = features};
   o.lib_dirs = get_str(&r);

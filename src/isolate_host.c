@@ -37,11 +37,11 @@ static int take_result(job *j, const strbuf *rec) {
   if (rec->len >= sizeof sum) memcpy(&sum, rec->s + rec->len - sizeof sum, sizeof sum);
   if (rec->len < sizeof sum || sum != XXH3_64bits(rec->s, rec->len - sizeof sum))
     return set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated job's result was cut short", j->name);
-  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len - sizeof sum, 0};
+  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len - sizeof sum, 0, NULL};
   int rc = (int)get_u64(&r);
   const char *msg = get_str(&r), *warnings = get_str(&r);
-  get_blob(&r, &j->out, 0);
-  get_blob(&r, &j->asm_out, 0);
+  get_blob(&r, &j->out, BLOB_COPY);
+  get_blob(&r, &j->asm_out, BLOB_COPY);
   const char *chip = get_str(&r);
   if (chip && strlen(chip) < sizeof j->chip && !strncmp(chip, j->cpu, strlen(j->cpu)))
     memcpy(j->chip, chip, strlen(chip) + 1);

@@ -651,6 +651,17 @@ static void test_stream(void) {
   compile(&two, big, &r, &rc2);
   check_stream("cache: gpublob_cache_lookup_stream of two 300 KB outputs (beyond the first piece: read whole)", &two,
                big, &r, 1);
+  size_t bn = 0;
+  unsigned char *bir = slurp(big, &bn);
+  sink_buf fails = {.fail_at = 1};
+  gpublob_result none = {0};
+  rc2 = bir ? gpublob_cache_lookup_stream(g, &two, &(gpublob_input){GPUBLOB_INPUT_LLVM, bir, bn, NULL, big}, &none,
+                                          sink_write, &fails)
+            : -1;
+  check(rc2 == GPUBLOB_IO && none.count == 0,
+        "cache: gpublob_cache_lookup_stream read whole, its write failing: IO, and no output", "rc %d, %zu outputs", rc2,
+        none.count);
+  free(bir);
   gpublob_result_free(&r);
   compile(&o, big, &good, &rc);
   check(rc == 0 && good.count == 1 && good.outputs[0].blob.size > 300000,

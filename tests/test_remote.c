@@ -259,6 +259,61 @@ static const char *reference(void) {
 
 /* Two machines share: the second's call is answered by the front from the server,
 ** with no compiler beside it (a miss would fail), and its own cache is filled. */
+/* The bytes gpublob_cache_lookup_stream hands on, collected; fail: refuse them. */
+typedef struct collected {
+  unsigned char *p;
+  size_t n;
+  int fail;
+} collected;
+
+static int collect(void *ctx, const void *bytes, size_t size) {
+  collected *c = ctx;
+  unsigned char *p = c->fail ? NULL : realloc(c->p, c->n + size + 1);
+  if (!p) return -1;
+  memcpy(p + c->n, bytes, size);
+  c->p = p;
+  c->n += size;
+  return 0;
+}
+
+/* Whether the output's bytes match the reference compile. */
+static int same_bytes(const collected *c) {
+  size_t n;
+  unsigned char *want = slurp(reference(), &n);
+  int same = want && n == c->n && !memcmp(want, c->p, n);
+  free(want);
+  return same;
+}
+
+/* A streamed lookup from the server (the local cache has no entry, or a corrupt
+** one): the same bytes; a write that fails there is IO, with no output. */
+static void stream_remote(gpublob *g, gpublob_options *o, const gpublob_input *in) {
+  gpublob_result r;
+  collected c = {0};
+  o->cache_dir = machine();
+  int rc = gpublob_cache_lookup_stream(g, o, in, &r, collect, &c);
+  check(rc == GPUBLOB_OK && r.count == 1 && same_bytes(&c), "shared: gpublob_cache_lookup_stream from the server",
+        "rc %d, %zu bytes: %s", rc, c.n, gpublob_error_message(g));
+  if (!rc) gpublob_result_free(&r);
+  free(c.p);
+  c = (collected){.fail = 1};
+  o->cache_dir = machine();
+  rc = gpublob_cache_lookup_stream(g, o, in, &r, collect, &c);
+  check(rc == GPUBLOB_IO && r.count == 0, "shared: gpublob_cache_lookup_stream from the server, its write failing: IO",
+        "rc %d, %zu outputs", rc, r.count);
+  char cmd[9000];
+  snprintf(cmd, sizeof cmd, "for f in %s/v1/*/*.e; do printf X | dd of=$f bs=1 seek=0 conv=notrunc 2>/dev/null; done",
+           o->cache_dir);
+  int spoiled = system(cmd) == 0; /* the local entry's magic: a corrupt header */
+  c = (collected){0};
+  rc = gpublob_cache_lookup_stream(g, o, in, &r, collect, &c);
+  check_if(spoiled, rc == GPUBLOB_OK && r.count == 1 && same_bytes(&c),
+           "shared: gpublob_cache_lookup_stream past a corrupt local entry asks the server", "rc %d, %zu bytes: %s",
+           rc, c.n, gpublob_error_message(g));
+  if (!rc) gpublob_result_free(&r);
+  free(c.p);
+}
+
 static void test_shared(void) {
 #define T "shared"
   server s;
@@ -315,6 +370,7 @@ static void test_shared(void) {
         T ": gpublob_cache_lookup counts two remote hits", "rc %d, %zu hits, %zu misses, %llu bytes: %s", rc,
         st.remote_hits, st.remote_misses, st.remote_bytes_read, gpublob_warnings(g));
   if (!rc) gpublob_result_free(&r);
+  stream_remote(g, &o, &in);
   gpublob_close(g);
   server_stop(&s);
 #undef T

@@ -6,8 +6,9 @@
 ** cache_write wraps in a valid header; bit 1: the same for ENTRY.  The manifest
 ** goes where a fixed call looks for it; the entry where that manifest leads.
 ** Then gpublob_cache_lookup (MODE bit 2: gpublob_cache_lookup_stream, whose sink
-** must get exactly the last output's bytes on a hit), and the temporary cache
-** directory goes.
+** must get exactly the bytes gpublob_cache_lookup then gives for the last output;
+** bit 3: the sink fails at its second call, and the lookup must be IO or a miss
+** with no output), and the temporary cache directory goes.
 ** It uses cache_open, call_key, cache_place, cache_write and manifest_key. */
 #include "src/front.c"
 
@@ -15,10 +16,31 @@
 
 static const char sep[] = "--entry--";
 
-static int count_bytes(void *ctx, const void *bytes, size_t size) {
+typedef struct sink {
+  unsigned char *p;
+  size_t n, calls;
+  int fail_second;
+} sink;
+
+static int collect(void *ctx, const void *bytes, size_t size) {
+  sink *s = ctx;
   if (size && !bytes) abort();
-  *(size_t *)ctx += size;
+  if (++s->calls == 2 && s->fail_second) return 1;
+  unsigned char *p = realloc(s->p, s->n + size + 1);
+  if (!p) abort();
+  memcpy(p + s->n, bytes, size);
+  s->p = p;
+  s->n += size;
   return 0;
+}
+
+/* A streamed hit's bytes against the same lookup's, not streamed: the same. */
+static void check_streamed(gpublob *g, const gpublob_options *o, const gpublob_input *in, const sink *s) {
+  gpublob_result whole;
+  if (gpublob_cache_lookup(g, o, in, &whole) != GPUBLOB_OK || !whole.count) abort();
+  const gpublob_blob *b = &whole.outputs[whole.count - 1].blob;
+  if (b->size != s->n || (s->n && memcmp(b->data, s->p, s->n))) abort();
+  gpublob_result_free(&whole);
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *f) {
@@ -83,9 +105,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   gpublob_result res;
   const gpublob_input in = {GPUBLOB_INPUT_LLVM, input, sizeof input - 1, NULL, "fuzz.ll"};
-  size_t streamed = 0;
+  sink streamed = {.fail_second = (mode & 8) != 0};
   int stream = (mode & 4) != 0;
-  int rc = stream ? gpublob_cache_lookup_stream(g, &o, &in, &res, count_bytes, &streamed)
+  int rc = stream ? gpublob_cache_lookup_stream(g, &o, &in, &res, collect, &streamed)
                   : gpublob_cache_lookup(g, &o, &in, &res);
   if (getenv("FUZZ_VERBOSE")) /* what each input gives, when replaying one */
     fprintf(stderr, "%s (%zu outputs)\n", rc ? gpublob_error_message(g) : "hit", res.count);
@@ -93,11 +115,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < res.count; i++) /* every string owned and non-NULL */
       if (!res.outputs[i].chip || !res.outputs[i].tool || !res.outputs[i].blob.suffix) abort();
     if (stream && (!res.count || res.outputs[res.count - 1].blob.data ||
-                   res.outputs[res.count - 1].blob.size != streamed))
+                   res.outputs[res.count - 1].blob.size != streamed.n))
       abort(); /* the last output: no data, and as many bytes as the sink got */
+    if (stream && streamed.fail_second && streamed.calls > 1) abort(); /* a failed write is no hit */
+    if (stream) check_streamed(g, &o, &in, &streamed);
   } else if (res.count || res.outputs) {
     abort();
   }
+  free(streamed.p);
   gpublob_result_free(&res);
   gpublob_close(g);
   nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
