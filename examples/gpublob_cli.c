@@ -1285,24 +1285,34 @@ static int streams_to_file(const cli *c, int mlir, const struct stat *in_st) {
   return S_ISREG(st.st_mode) && !(st.st_dev == in_st->st_dev && st.st_ino == in_st->st_ino);
 }
 
-static int write_to_fd(void *fd, const void *bytes, size_t size) {
-  return write_all(*(int *)fd, bytes, size);
+/* The streamed hit's temporary, made at its first bytes: a miss touches no directory. */
+typedef struct temp_sink {
+  const char *path;
+  char **tmp;
+  int fd;
+} temp_sink;
+
+static int write_to_temp(void *ctx, const void *bytes, size_t size) {
+  temp_sink *t = ctx;
+  if (t->fd < 0 && (t->fd = open_temp(t->path, t->tmp)) < 0) return -1;
+  return write_all(t->fd, bytes, size);
 }
 
 /* A hit of one output streamed into a temporary beside -o FILE as the cache's bytes
 ** are read, and renamed into place once the lookup has checked them: a 665 KB
 ** module is never held whole (its fresh pages cost more than the copy).  1 when
 ** written; 2 a hit that could not be put in place (said); 0 when the temporary
-** could not be made (the caller looks up as usual); -1 for a miss or anything
-** else, the temporary removed. */
+** could not be made (the caller looks up as usual, and says why it cannot write);
+** -1 for a miss or anything else, the temporary (if made) removed. */
 static int lookup_streamed(const cli *c, gpublob *g, const gpublob_input *in, gpublob_result *r) {
   char *tmps[1] = {NULL};
   catch_signals(); /* the temporary is the handler's to remove until renamed */
   pending_tmps = tmps;
   pending_count = 1;
-  int fd = open_temp(c->output, &tmps[0]);
-  int bad = fd < 0 || gpublob_cache_lookup_stream(g, &c->opts, in, r, write_to_fd, &fd) || r->count != 1;
-  if (fd >= 0) bad |= close(fd);
+  temp_sink t = {c->output, &tmps[0], -1};
+  int rc = gpublob_cache_lookup_stream(g, &c->opts, in, r, write_to_temp, &t);
+  int bad = rc || r->count != 1 || t.fd < 0;
+  if (t.fd >= 0) bad |= close(t.fd);
   int placed = !bad && !rename(tmps[0], c->output);
   if (!bad && !placed) /* as write_outputs reports it */
     fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", c->output, strerror(errno));
@@ -1310,9 +1320,9 @@ static int lookup_streamed(const cli *c, gpublob *g, const gpublob_input *in, gp
   if (bad) gpublob_result_free(r);
   pending_tmps = NULL;
   pending_count = 0;
-  int made = tmps[0] != NULL;
+  int unmade = rc == GPUBLOB_IO && t.fd < 0; /* its temporary could not be made */
   free(tmps[0]);
-  return placed ? 1 : !bad ? 2 : made ? -1 : 0;
+  return placed ? 1 : !bad ? 2 : unmade ? 0 : -1;
 }
 
 /* 0 and the outputs on a hit; 1 on a hit already written (streamed), 2 on one that

@@ -301,16 +301,11 @@ typedef struct blob_sink {
   void *ctx;
 } blob_sink;
 
-/* Up to n bytes of fd (fewer only at its end), or -1. */
-static ssize_t read_piece(int fd, unsigned char *p, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = read(fd, p + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return r < 0 ? -1 : (ssize_t)got;
-    got += (size_t)r;
-  }
-  return (ssize_t)got;
+/* Up to n bytes of fd into the piece's buffer, replacing what it held (fewer only
+** at the file's end), or -1: read_upto's loop, into room made once. */
+static ssize_t read_piece(int fd, strbuf *piece, size_t n) {
+  piece->len = 0;
+  return read_upto(fd, piece, n);
 }
 
 /* The header of an entry of key k whose file is file_size bytes: 0, or 1 when it is none. */
@@ -324,12 +319,12 @@ static int entry_header_check(const unsigned char *p, size_t got, const key128 *
 
 /* The rest of the payload (left bytes after the first piece): hashed, and handed to
 ** s.  0; 1 when the file ends short or runs on; -2 when s failed. */
-static int stream_rest(int fd, unsigned char *piece, uint64_t left, XXH3_state_t *st, blob_sink *s) {
+static int stream_rest(int fd, strbuf *piece, uint64_t left, XXH3_state_t *st, blob_sink *s) {
   while (left) {
     ssize_t got = read_piece(fd, piece, left < STREAM_PIECE ? (size_t)left : STREAM_PIECE);
     if (got <= 0) return 1;
-    XXH3_128bits_update(st, piece, (size_t)got);
-    if (s->write(s->ctx, piece, (size_t)got)) return -2;
+    XXH3_128bits_update(st, piece->s, (size_t)got);
+    if (s->write(s->ctx, piece->s, (size_t)got)) return -2;
     left -= (uint64_t)got;
   }
   return read_piece(fd, piece, 1) == 0 ? 0 : 1;
@@ -340,14 +335,15 @@ static int stream_rest(int fd, unsigned char *piece, uint64_t left, XXH3_state_t
 ** s has bytes (a miss: the file goes); 2 not streamed, nothing handed on (it is
 ** read whole instead: cache_read checks it, removes only a corrupt file, and asks
 ** the remote tier); -2 s failed. */
-static int entry_stream_fd(int fd, off_t file_size, const key128 *k, unsigned char *piece,
+static int entry_stream_fd(int fd, off_t file_size, const key128 *k, strbuf *piece,
                            gpublob_result *out, blob_sink *s) {
   entry_header h;
   size_t want = (uint64_t)file_size < STREAM_PIECE ? (size_t)file_size : STREAM_PIECE;
-  ssize_t got = read_piece(fd, piece, want);
-  if (got != (ssize_t)want || entry_header_check(piece, (size_t)got, k, file_size, &h)) return 2;
-  const unsigned char *payload = piece + sizeof h;
-  reader r = {payload, piece + got, 0, NULL};
+  ssize_t got = read_piece(fd, piece, want); /* into room made for a piece: piece->s stays */
+  const unsigned char *first = (const unsigned char *)piece->s;
+  if (got != (ssize_t)want || entry_header_check(first, (size_t)got, k, file_size, &h)) return 2;
+  const unsigned char *payload = first + sizeof h;
+  reader r = {payload, first + got, 0, NULL};
   uint64_t count = get_u64(&r);
   for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
     if (entry_output(&r, out, i + 1 == count ? BLOB_STREAM : BLOB_COPY)) break;
@@ -391,15 +387,16 @@ static int same_file(int dirfd, const char *name, const struct stat *st) {
 static int entry_stream(cache *c, const key128 *k, gpublob_result *out, blob_sink *s) {
   char name[40];
   int dirfd = c->rootfd < 0 ? -1 : cache_place(c, k, 'e', name, 0), rc = 2;
-  unsigned char *piece = dirfd < 0 ? NULL : malloc(STREAM_PIECE);
-  int fd = piece ? openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+  strbuf piece = {0};
+  int room = dirfd >= 0 && !sb_room(&piece, STREAM_PIECE + 1);
+  int fd = room ? openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
   struct stat st;
-  if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) rc = entry_stream_fd(fd, st.st_size, k, piece, out, s);
+  if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) rc = entry_stream_fd(fd, st.st_size, k, &piece, out, s);
   if (!rc) futimens(fd, NULL); /* used now: the last to be evicted */
   if (fd >= 0) close(fd);
   if (rc == 1 && same_file(dirfd, name, &st) && !unlinkat(dirfd, name, 0)) cache_account(c, -(long long)st.st_size);
   if (dirfd >= 0) close(dirfd);
-  free(piece);
+  sb_free(&piece);
   if (rc) gpublob_result_free(out);
   if (rc == 2) return entry_whole_to_sink(c, k, out, s); /* absent here (the remote tier), or not streamed */
   return rc == 1 ? -1 : rc;
