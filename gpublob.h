@@ -147,11 +147,15 @@ enum gpublob_attach {
 
 /* Which program or library turns the backend's output into the blob.  Zero: auto. */
 enum gpublob_tool_mode {
-  GPUBLOB_TOOL_AUTO = 0,      /* the spec's in-process provider (nvjitlink) when the call
-                                 has enough jobs for it and its library loads, else the
-                                 program (ptxas) */
+  GPUBLOB_TOOL_AUTO = 0,      /* the program (ptxas), whatever the call's size; a provider
+                                 that gives the program's own bytes (amdgcn's lld, linked
+                                 in; the spec's provider_bytes) wherever it is available;
+                                 any other provider (nvjitlink) only where the program is
+                                 not found */
   GPUBLOB_TOOL_PROGRAM = 1,   /* always the program, as a subprocess */
-  GPUBLOB_TOOL_INPROCESS = 2  /* always the provider; NOTOOL when its library is missing */
+  GPUBLOB_TOOL_INPROCESS = 2  /* always the provider; NOTOOL when its library is missing
+                                 (or, for lld, when the build has none, or an earlier
+                                 fatal error in this process left it unable to run) */
 };
 
 /* One (target, chips, features) to compile for.  target may name chips after a

@@ -1166,6 +1166,7 @@ static int list_targets(gpublob *g, const cli *c) {
     printf("  blob tool (%s):\n", t.tool_kind);
     print_tool(g, c, t.name, c->opts.tool_mode, "this call's mode");
     if (c->opts.tool_mode != GPUBLOB_TOOL_INPROCESS) print_tool(g, c, t.name, GPUBLOB_TOOL_INPROCESS, "in-process");
+    if (c->opts.tool_mode != GPUBLOB_TOOL_PROGRAM) print_tool(g, c, t.name, GPUBLOB_TOOL_PROGRAM, "program");
     print_libs(g, c, t.name, t.chip);
   }
   return 0;

@@ -110,6 +110,8 @@ static const char *const ph_tool_argv[] = {"tool", "chip", "chipid", "targetid",
                                            "out", "outstem", "tooloptions", "opt", NULL};
 static const char *const ph_tool_version[] = {"tool", NULL};
 static const char *const ph_job[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", NULL};
+static const char *const ph_provider_argv[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", "in",
+                                               "out", NULL};
 static const char *const ph_mlir_lower[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", "lowerchip",
                                             NULL};
 static const char *const ph_pack_argv[] = {"tool", "chip", "chipid", "targetid", "chipversion", "abi", "out",
@@ -577,14 +579,15 @@ static void check_hex(const target *t, int k) {
     die(t->key_line[k], "'%s': '%s' is not 1 to 32 whole bytes of hex", keys[k].name, v);
 }
 
-/* An in-process provider stands in for an exec tool, and needs its library. */
+/* An in-process provider stands in for an exec tool, and needs its library unless it
+   is linked into gpublob. */
 static void check_provider(const target *t) {
   if (!strcmp(t->val[K_provider], "none")) return;
   if (strcmp(t->val[K_tool_kind], "exec"))
     die(t->key_line[K_provider], "target '%s': a provider stands in for tool_kind exec", t->name);
   char why[128];
   snprintf(why, sizeof why, "provider %s", t->val[K_provider]);
-  need_keys(t, provider_keys, why);
+  if (strcmp(t->val[K_provider_from], "linked")) need_keys(t, provider_keys, why);
 }
 
 /* Calling-convention names become LLVM's numbers; a number is taken as it is. */
@@ -851,7 +854,7 @@ static void check_mlir_flags(const target *t) {
 static void check_templates(const target *t) {
   static const struct { int key; const char *const *allowed; } templ[] = {
       {K_tool_argv, ph_tool_argv}, {K_libs, ph_job},           {K_mlir_lower, ph_mlir_lower}, {K_constants, ph_job}, {K_tool_version, ph_tool_version},
-      {K_provider_argv, ph_job},   {K_pack_argv, ph_pack_argv}, {K_pack_image, ph_pack_image},
+      {K_provider_argv, ph_provider_argv},   {K_pack_argv, ph_pack_argv}, {K_pack_image, ph_pack_image},
       {K_pack_asm_image, ph_pack_image}, {K_pack_target, ph_job},  {K_pack_provider_argv, ph_job},
       {K_libm_float, ph_libm},   {K_libm_double, ph_libm}};
   for (size_t i = 0; i < sizeof templ / sizeof *templ; i++)

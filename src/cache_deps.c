@@ -129,7 +129,8 @@ static void hash_job(cache *c, XXH3_state_t *st, job *j, int pack, const char *p
   hash_u64(st, (uint64_t)j->keep_asm << 32 | (uint64_t)j->abi);
   hash_u64(st, j->o->abi); /* asked for, or a default a module's own may replace */
   hash_str(st, j->tool_name);
-  if (*j->provider_path) hash_file(c, st, j->provider_path);
+  if (*j->provider_path && provider_ops_of(j->t)->linked) hash_str(st, j->provider_path); /* its identity */
+  else if (*j->provider_path) hash_file(c, st, j->provider_path);
   else if (needs_blob_tool(j)) hash_file(c, st, j->tool);
   hash_libs(c, st, j);
   hash_str(st, j->o->tool_options); /* the options' and the attribute's words */

@@ -7,6 +7,10 @@
 #define GPUBLOB_MLIR 0 /* 1: MLIR input, with the MLIR C API */
 #endif
 
+#ifndef GPUBLOB_LLD
+#define GPUBLOB_LLD 0 /* 1: lld's ELF driver linked in (src/lld.cpp), with GPUBLOB_LLD_ID */
+#endif
+
 #ifndef GPUBLOB_TOOL_TIMEOUT_DEFAULT
 #define GPUBLOB_TOOL_TIMEOUT_DEFAULT 300 /* seconds a blob or pack tool may run */
 #endif

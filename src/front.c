@@ -14,6 +14,7 @@
 #include "template.c"
 #include "search.c"
 #include "provider_nvjitlink.c"
+#include "provider_lld.c"
 #include "provider.c"
 #include "tool_choice.c"
 #include "digest.c"
@@ -33,5 +34,13 @@
 static void engine_open(void) {}
 static void engine_close(gpublob *g) { (void)g; }
 static void job_release_llvm(job *j) { (void)j; }
+#if GPUBLOB_LLD
+/* lld runs in the compiler; the front, a fresh process, only names it in keys. */
+static int lld_usable(void) { return 1; }
+static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts) {
+  (void)p, (void)opts, (void)nopts;
+  return set_error(j->g, GPUBLOB_NOTOOL, "the cache front links no lld");
+}
+#endif
 
 #include "api.c"

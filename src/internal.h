@@ -137,6 +137,10 @@ typedef struct provider_ops {
   const char *name;            /* the spec's provider = NAME */
   const char *const *symbols;  /* the entry points its library must export; NULL-terminated */
   int (*run)(job *j, const provider *p, const char **opts, uint32_t nopts); /* j->out in, blob out */
+  const char *linked;          /* linked into gpublob (the spec's provider_from = linked): its
+                                  identity for the cache's keys; NULL for a library to load */
+  int (*usable)(void);         /* 0 once it cannot run in this process; NULL: always usable */
+  int files;                   /* it reads {in} and writes {out}, files in a private directory */
 } provider_ops;
 enum { MAX_PROVIDER_SYMBOLS = 32 };
 struct provider {

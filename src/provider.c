@@ -5,9 +5,15 @@
 ** its ops, and a line in provider_registry. */
 
 /* ---- the providers gpublob has ---- */
-static const provider_ops *const provider_registry[] = {&nvjitlink_ops};
+static const provider_ops *const provider_registry[] = {
+    &nvjitlink_ops,
+#if GPUBLOB_LLD
+    &lld_ops,
+#endif
+};
 
-/* The target's provider, or NULL when the spec names none (or one this gpublob has not). */
+/* The target's provider, or NULL when the spec names none (or one this gpublob has not:
+** lld where the build did not link it). */
 static const provider_ops *provider_ops_of(const target_desc *t) {
   for (size_t i = 0; i < sizeof provider_registry / sizeof *provider_registry; i++)
     if (!strcmp(provider_registry[i]->name, t->provider_name)) return provider_registry[i];
@@ -15,6 +21,8 @@ static const provider_ops *provider_ops_of(const target_desc *t) {
 }
 
 /* ---- the libraries: loaded once per process, never closed ---- */
+/* A linked provider (ops->linked) is entered in the same table, with its identity as
+** its path, and is ready at once. */
 /* A library is loaded on a thread of its own, started when the call's plan finds it:
 ** nvJitLink's 98 MB take 25 to 50 ms to load, and the jobs parse, link, optimise and
 ** emit meanwhile; a job waits for it only at its blob tool.  Every call waits for the
@@ -98,13 +106,13 @@ static provider *provider_get(gpublob *g, const provider_ops *ops, const char *p
     if (providers[i].ops == ops && !strcmp(providers[i].path, path)) p = &providers[i];
   char *copy = !p && nproviders < MAX_PROVIDERS ? strdup(path) : NULL;
   if (!p && nproviders < MAX_PROVIDERS && !copy) p = &no_memory;
-  *started = copy != NULL;
-  if (copy) {
-    g->providers_started |= 1u << nproviders;
+  *started = copy != NULL && !ops->linked;
+  if (copy) { /* a linked provider has nothing to load */
+    if (!ops->linked) g->providers_started |= 1u << nproviders;
     p = &providers[nproviders++];
     p->ops = ops;
     p->path = copy;
-    provider_start_loader(p);
+    if (!ops->linked) provider_start_loader(p);
   }
   pthread_mutex_unlock(&providers_mu);
   return p;

@@ -76,4 +76,4 @@ static int nvjitlink_run(job *j, const provider *p, const char **opts, uint32_t 
   return rc;
 }
 
-static const provider_ops nvjitlink_ops = {"nvjitlink", nvjitlink_symbols, nvjitlink_run};
+static const provider_ops nvjitlink_ops = {.name = "nvjitlink", .symbols = nvjitlink_symbols, .run = nvjitlink_run};

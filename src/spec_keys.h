@@ -50,8 +50,14 @@
   X(tool_argv, OPTIONAL, LIST, "argv template of the blob tool")                                   \
   X(tool_search, OPTIONAL, LIST, "directories searched for the blob tool")                         \
   X(tool_version, OPTIONAL, LIST, "argv template that asks the blob tool its version ({tool} --version)") \
-  X(provider, DEFAULT("none"), CENUM(provider_kind, PROVIDER_, "none nvjitlink"),                  \
+  X(provider, DEFAULT("none"), CENUM(provider_kind, PROVIDER_, "none nvjitlink lld"),              \
     "in-process provider of the blob step")                                                         \
+  X(provider_from, DEFAULT("library"), CENUM(provider_from, PROVIDER_FROM_, "library linked"),      \
+    "where the provider is: a library loaded at run time (provider_lib), or linked into gpublob "   \
+    "where its build has it")                                                                       \
+  X(provider_bytes, DEFAULT("own"), CENUM(provider_bytes, PROVIDER_BYTES_, "own program"),         \
+    "program: the provider gives the blob program's bytes, so auto takes it wherever it is "        \
+    "available; own: bytes of its own (auto keeps the program)")                                    \
   X(provider_lib, OPTIONAL, LIST, "candidate file names of the provider's library")                \
   X(provider_search, OPTIONAL, LIST, "directories searched for the provider's library")            \
   X(provider_argv, OPTIONAL, LIST, "the provider's options (template)")                            \
@@ -115,7 +121,9 @@
 enum emit_kind { EMIT_asm, EMIT_obj };
 enum tool_kind { TOOL_exec, TOOL_none };
 enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
-enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink };
+enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink, PROVIDER_lld };
+enum provider_from { PROVIDER_FROM_library, PROVIDER_FROM_linked };
+enum provider_bytes { PROVIDER_BYTES_own, PROVIDER_BYTES_program };
 enum pack_provider_kind { PACK_PROVIDER_none, PACK_PROVIDER_offload_bundle };
 enum metadata_kind { METADATA_none, METADATA_amdgpu_note, METADATA_nv_info };
 enum pack_metadata_kind { PACK_METADATA_none, PACK_METADATA_offload_bundle, PACK_METADATA_fatbin };

@@ -47,12 +47,20 @@ static int tool_options_split(job *j, strbuf *words, size_t *count, const char *
   return GPUBLOB_OK;
 }
 
-/* In-process mode takes the provider; auto and program run the spec's program, for
-** every call size, so that a job's blob depends only on its own input and options
-** (the provider makes other code from the same assembly).  Auto takes the provider
-** only where the program is not found. */
+/* In-process mode takes the provider; program runs the spec's program.  Auto takes a
+** provider that gives the program's bytes (the spec's provider_bytes = program: lld)
+** wherever it is available, and otherwise runs the program, for every call size, so
+** that a job's blob depends only on its own input and options (nvJitLink makes other
+** code from the same assembly than ptxas); it takes any other provider only where the
+** program is not found. */
 static int wants_provider(const job *j) {
   return provider_ops_of(j->t) && !j->o->tool && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS;
+}
+
+static int auto_takes_provider(const job *j) {
+  const provider_ops *ops = provider_ops_of(j->t);
+  return ops && !j->o->tool && j->o->tool_mode == GPUBLOB_TOOL_AUTO &&
+         j->t->provider_bytes == PROVIDER_BYTES_program && (!ops->usable || ops->usable());
 }
 
 static int provider_stands_in(const job *j) {
@@ -64,8 +72,25 @@ static const char *base_name(const char *path) {
   return slash ? slash + 1 : path;
 }
 
+/* A linked provider: its identity is its path; NOTOOL once it cannot run here. */
+static int choose_linked(job *j, const provider_ops *ops, int load) {
+  if (ops->usable && !ops->usable())
+    return set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, linked in) cannot run again in this process "
+                     "after a fatal error; --tool-mode auto or program runs the program", ops->name);
+  strbuf id = {0};
+  sb_add(&id, ops->linked);
+  if (id.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  job_path_take(&j->provider_path, &id);
+  int rc = load ? provider_load(j) : GPUBLOB_OK;
+  if (!rc) j->tool_name = j->t->provider_name;
+  else job_path_free(&j->provider_path);
+  return rc;
+}
+
 /* The provider, found (and, with load, loaded): OK; NOTOOL, with its message, when it is not. */
 static int choose_provider(job *j, int load) {
+  const provider_ops *ops = provider_ops_of(j->t);
+  if (ops->linked) return choose_linked(j, ops, load);
   search s = {0};
   int found = find_provider(j, &s);
   int rc = s.oom ? GPUBLOB_NOMEM : found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
@@ -117,6 +142,12 @@ static int resolve_tool(job *j, int load) {
   sb_free(&words);
   if (split) return split;
   if (wants_provider(j)) return choose_provider(j, load);
+  if (auto_takes_provider(j) && !bad) {
+    int rc = choose_provider(j, load);
+    if (rc != GPUBLOB_NOTOOL) return rc;
+    j->g->code = GPUBLOB_OK; /* not available: the program */
+    sb_reset(&j->g->msg);
+  }
   strbuf path = {0};
   int rc = find_tool_path(j, &path);
   if (!rc) {

@@ -1,0 +1,78 @@
+// src/lld.cpp: lld's ELF driver in-process, behind a C interface: the lld
+// provider (src/provider_lld.c) links an hsaco with it instead of starting the
+// ld.lld program.  lld's API is C++ (lld/Common/Driver.h), so this is the one C++
+// file of gpublob, outside the C core; a build without it (the vendored file, a
+// configure without liblld-22-dev) runs the ld.lld program instead.
+//
+// lld keeps global state, so every link runs under one process-wide lock.  It must
+// never end the host: it runs with exitEarly off, and inside LLVM's crash recovery
+// (enabled only while it runs), so that lld's fatal() returns here instead of
+// calling _exit.  After a fatal error or a crash lld says it cannot run again: this
+// file remembers that, and gpublob__lld_usable() is 0 for the rest of the process
+// (gpublob then runs the ld.lld program).
+#include "lld/Common/Driver.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Plugins/PassPlugin.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+LLD_HAS_DRIVER(elf)
+
+// lld's LTO (which gpublob never runs: it links objects) registers the passes of
+// LLVM's static extensions, and Debian's LLVM 22 names Polly among them
+// (llvm/Support/Extension.def) without shipping it in the static archives that
+// gpublob links: gpublob has no Polly, so its plugin entry registers no pass.
+static void no_polly_passes(llvm::PassBuilder &) {}
+llvm::PassPluginLibraryInfo getPollyPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "Polly", "absent from gpublob", no_polly_passes};
+}
+
+namespace {
+std::mutex lld_mu;                   // one link at a time, process-wide
+std::atomic<bool> lld_broken{false}; // a fatal error or a crash: never again
+
+char *copy_out(const std::string &s) {
+  char *p = static_cast<char *>(std::malloc(s.size() + 1));
+  if (p) std::memcpy(p, s.c_str(), s.size() + 1);
+  return p;
+}
+} // namespace
+
+extern "C" {
+// 1 while lld may run in this process; 0 after a fatal error or a crash.
+int gpublob__lld_usable(void) { return !lld_broken.load(); }
+
+// Runs ld.lld's driver on argv (argv[0] names the flavour: ld.lld).  Returns lld's
+// exit code (0: linked), or -1 when lld cannot run (it failed fatally before in
+// this process); *log (malloc'd, or NULL when out of memory) has what lld printed;
+// *fatal is 1 when this run ended fatally and lld is now unusable.
+int gpublob__lld_elf(int argc, const char *const *argv, char **log, int *fatal) {
+  std::lock_guard<std::mutex> hold(lld_mu);
+  *log = nullptr;
+  *fatal = 0;
+  if (lld_broken.load()) {
+    *log = copy_out("lld cannot run again in this process after an earlier fatal error");
+    return -1;
+  }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  llvm::SmallVector<const char *, 16> args(argv, argv + argc);
+  llvm::CrashRecoveryContext::Enable(); // lld's fatal() longjmps back instead of _exit
+  lld::Result r = lld::lldMain(args, os, os, {{lld::Gnu, &lld::elf::link}});
+  llvm::CrashRecoveryContext::Disable();
+  os.flush();
+  if (!r.canRunAgain) {
+    lld_broken.store(true);
+    *fatal = 1;
+  }
+  *log = copy_out(text);
+  return r.canRunAgain || r.retCode ? r.retCode : 1;
+}
+}

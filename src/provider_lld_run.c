@@ -1,0 +1,30 @@
+/* src/provider_lld_run.c: The lld provider's run: src/lld.cpp's C interface, called
+** with provider_argv's words ({in} and {out}: files in the job's private directory,
+** src/provider_run.c).  lld's own message is the job's TOOL error; after a fatal
+** error lld cannot run again in this process, so later jobs run the program (auto)
+** or are NOTOOL (in-process). */
+#if GPUBLOB_LLD
+int gpublob__lld_usable(void);
+int gpublob__lld_elf(int argc, const char *const *argv, char **log, int *fatal);
+
+static int lld_usable(void) { return gpublob__lld_usable(); }
+
+static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts) {
+  char *log = NULL;
+  int fatal = 0;
+  int r = gpublob__lld_elf((int)nopts, opts, &log, &fatal);
+  const char *text = log ? log : "";
+  int rc = GPUBLOB_OK;
+  if (r) {
+    set_error(j->g, GPUBLOB_TOOL, "lld (in-process) for %s:%s %s", j->t->name, j->chip,
+              fatal ? "failed fatally (lld cannot run again in this process: auto runs the program from now on)" : "failed");
+    add_detail(j->g, text);
+    rc = GPUBLOB_TOOL;
+  } else if (*text && (j->flags & GPUBLOB_FLAG_TOOL_LOG)) {
+    sb_add(&j->tool_log, text);
+  }
+  free(log);
+  (void)p;
+  return rc;
+}
+#endif
