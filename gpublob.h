@@ -551,6 +551,10 @@ GPUBLOB_API int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opt
                                           gpublob_blob *out);
 
 /* With the MLIR C API: include mlir-c/IR.h (and mlir-c/Pass.h) before this header.
+** These calls take the caller's MLIR objects, which must be the same MLIR as
+** gpublob's: they are in libgpublob.a only, and libgpublob.so.1 (whose LLVM and
+** MLIR are private) does not export them; MLIR text and bytecode compile through
+** gpublob_compile from either library.
 ** The caller's context needs the dialects of its module registered (for instance
 ** by mlirRegisterAllDialects); gpublob registers the LLVM IR translations. */
 #ifdef MLIR_C_IR_H

@@ -21,13 +21,19 @@ export GPUBLOB_CACHE_DIR
 unset GPUBLOB_REMOTE_CACHE GPUBLOB_REMOTE_PASSWORD GPUBLOB_REMOTE_FAULT
 trap 'rm -rf "$GPUBLOB_CACHE_DIR"' EXIT
 p=0 f=0 s=0
-for t in ${named:-build/tests/test_*}; do
-  if [ ! -x "$t" ]; then
+# tests/test_python.py (the ctypes binding, through build/libgpublob.so): the one
+# test that is not a C program, run with python3 after the C programs.
+py=""
+[ -z "$named" ] && py=tests/test_python.py
+for t in ${named:-build/tests/test_*} $py; do
+  if [ "$t" = tests/test_python.py ]; then
+    if ! command -v python3 >/dev/null 2>&1; then echo "== $t: skipped (no python3)"; s=$((s + 1)); continue; fi
+  elif [ ! -x "$t" ]; then
     [ -n "$named" ] && { echo "$t is missing"; f=$((f + 1)); }
     continue
   fi
   echo "== $t"
-  out=$("$t" 2>&1); rc=$?
+  case "$t" in *.py) out=$(python3 "$t" 2>&1); rc=$? ;; *) out=$("$t" 2>&1); rc=$? ;; esac
   printf '%s\n' "$out"
   last=$(printf '%s\n' "$out" | tail -n 1)
   case "$last" in

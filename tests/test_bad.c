@@ -846,8 +846,10 @@ static const bad_case cases[] = {
 
     /* ---- blob tools not found: NOTOOL ---- */
     {"notool: ptxas on no search path", "--no-default-search -t nvptx " NV, .exit = E(NOTOOL)},
-    {"notool: ld.lld on no search path", "--no-default-search -t amdgcn " AM, .exit = E(NOTOOL)},
-    {"notool: --tool-dir that does not exist", "--no-default-search --tool-dir /nonexistent -t amdgcn " AM,
+    /* --tool-mode program: where lld is linked in, auto needs no ld.lld program */
+    {"notool: ld.lld on no search path", "--tool-mode program --no-default-search -t amdgcn " AM, .exit = E(NOTOOL)},
+    {"notool: --tool-dir that does not exist",
+     "--tool-mode program --no-default-search --tool-dir /nonexistent -t amdgcn " AM,
      .exit = E(NOTOOL), .msg = "/nonexistent"},
     {"notool: --tool that does not exist", "--tool /nonexistent/ld.lld -t amdgcn " AM, .exit = E(NOTOOL)},
     {"notool: --tool without the execute bit", "--tool @S/tools/noexec -t amdgcn " AM, .exit = E(NOTOOL)},

@@ -88,6 +88,9 @@ static int copy(const char *from, const char *to) {
 static const char *const files[] = {
     "include/gpublob.h",
     "lib/libgpublob.a",
+    "lib/libgpublob.so.1",
+    "lib/libgpublob.so",
+    "lib/pkgconfig/gpublob-static.pc",
     "bin/gpublob",
     "bin/gpublob-compiler",
     "lib/pkgconfig/gpublob.pc",
@@ -200,16 +203,31 @@ int main(void) {
     check(contains(out, GPUBLOB_MLIR ? "yes" : "no"), "pkg-config: mlir variable as this build",
           "want %s: %s", GPUBLOB_MLIR ? "yes" : "no", tail(out));
     free(out);
+    rc = sh("pkg-config --libs gpublob", &out);
+    check(rc == 0 && out && strlen(out) < 200 && contains(out, "-lgpublob") && lacks(out, "LLVM"),
+          "pkg-config --libs gpublob: -L... -lgpublob, under 200 characters", "exit %d: %zu characters: %s", rc,
+          out ? strlen(out) : 0, tail(out));
+    free(out);
     t0 = now();
-    rc = sh(fmt("cc -std=c11 -o %s/user-pc tests/install/user.c $(pkg-config --cflags --static --libs gpublob)",
+    rc = sh(fmt("cc -std=c11 -o %s/user-pc tests/install/user.c $(pkg-config --cflags --libs gpublob)", s), &out);
+    t_pc = now() - t0;
+    check(rc == 0, "pkg-config: cc user.c $(pkg-config --cflags --libs gpublob) (the shared library)",
+          "exit %d: %s", rc, tail(out));
+    free(out);
+    rc = sh(fmt("cc -std=c11 -o %s/user-pc-static tests/install/user.c $(pkg-config --cflags --libs gpublob-static)",
                 s),
             &out);
-    t_pc = now() - t0;
-    check(rc == 0, "pkg-config: cc user.c $(pkg-config --cflags --static --libs gpublob)", "exit %d: %s", rc,
-          tail(out));
+    check(rc == 0, "pkg-config: cc user.c $(pkg-config --cflags --libs gpublob-static) (the static library)",
+          "exit %d: %s", rc, tail(out));
     free(out);
     unsetenv("PKG_CONFIG_PATH");
-    if (rc == 0) check_user("pkg-config", fmt("%s/user-pc", s));
+    setenv("LD_LIBRARY_PATH", fmt("%s/lib", prefix), 1); /* a prefix the loader does not search */
+    if (exists(fmt("%s/user-pc", s))) check_user("pkg-config, shared", fmt("%s/user-pc", s));
+    unsetenv("LD_LIBRARY_PATH");
+    if (exists(fmt("%s/user-pc-static", s))) check_user("pkg-config, static", fmt("%s/user-pc-static", s));
+    rc = sh(fmt(LLVM_BINDIR "/llvm-readelf --dynamic %s/user-pc-static", s), &out);
+    check(rc == 0 && lacks(out, "libgpublob"), "pkg-config, static: needs no libgpublob.so", "%s", tail(out));
+    free(out);
   }
 
   /* ---- CMake, on the moved DESTDIR install ---- */
@@ -223,11 +241,13 @@ int main(void) {
     free(out);
     if (rc == 0) {
       rc = sh(fmt("cmake --build %s/cmake", s), &out);
-      check(rc == 0, "CMake: links against gpublob::gpublob", "exit %d: %s", rc, tail(out));
+      check(rc == 0, "CMake: links against gpublob::gpublob (shared) and gpublob::static", "exit %d: %s", rc,
+            tail(out));
       free(out);
     }
     t_cmake = now() - t0;
-    if (rc == 0) check_user("CMake", fmt("%s/cmake/user", s));
+    if (rc == 0) check_user("CMake, gpublob::gpublob", fmt("%s/cmake/user", s));
+    if (rc == 0) check_user("CMake, gpublob::static", fmt("%s/cmake/user_static", s));
 
     /* gpublobConfigVersion.cmake: which requests it accepts. */
     char next_major[32], next_minor[32];

@@ -281,3 +281,15 @@ const char *rocm_folder(void) {
     return NULL;
   return root;
 }
+
+const char *auto_tool(const char *target) {
+  static char name[64];
+  gpublob *g;
+  name[0] = 0;
+  if (gpublob_open(&g)) return name;
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = target};
+  gpublob_tool_info t;
+  if (gpublob_tool_info_get(g, &o, 1, &t, sizeof t) == GPUBLOB_OK) snprintf(name, sizeof name, "%s", t.name);
+  gpublob_close(g);
+  return name;
+}

@@ -72,6 +72,9 @@ int leftovers(const char *dir, const char *part);
 struct gpublob;
 struct gpublob_options;
 int tool_path(struct gpublob *g, const struct gpublob_options *opts, char *buf, size_t size);
+/* What auto makes target's blobs with, as gpublob_tool_info_get names it ("ld.lld",
+** or "lld" where the build links lld in-process); "" if none. */
+const char *auto_tool(const char *target);
 /* Whether the CUDA toolkit's ptxas is found the way gpublob finds it. */
 int have_ptxas(void);
 /* clang-offload-bundler -unbundle -type=o: the entry id of bundle into the file out;

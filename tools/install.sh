@@ -14,18 +14,22 @@
 #
 # What goes where:
 #   INCLUDEDIR/gpublob.h
-#   LIBDIR/libgpublob.a
+#   LIBDIR/libgpublob.so.1    the shared library: LLVM, lld and MLIR inside, gpublob.h's
+#   LIBDIR/libgpublob.so      calls alone exported (a link to libgpublob.so.1)
+#   LIBDIR/libgpublob.a       the static library (and the MLIR pass, the calls that take
+#                             the caller's MLIR objects)
 #   BINDIR/gpublob            the CLI's LLVM-free front: it answers cache hits and
 #   BINDIR/gpublob-compiler   runs this, found beside itself (/proc/self/exe), for
 #                             anything else: the pair works wherever it is, together
-#   LIBDIR/pkgconfig/gpublob.pc
+#   LIBDIR/pkgconfig/gpublob.pc         -lgpublob, the shared library
+#   LIBDIR/pkgconfig/gpublob-static.pc  libgpublob.a and what it needs
 #   LIBDIR/cmake/gpublob/gpublobConfig.cmake, gpublobConfigVersion.cmake
-#                             (IMPORTED target gpublob::gpublob)
+#                             (IMPORTED targets gpublob::gpublob, shared, and gpublob::static)
 # The .pc and CMake files find the library and header relative to themselves
 # (${pcfiledir}, CMAKE_CURRENT_LIST_DIR), so a tree installed under DESTDIR or
 # another PREFIX works wherever it is moved as a whole.  Their link flags are
-# the configuration's (build/config.ninja's user_libs): static LLVM, and MLIR's
-# archives when the library was built with MLIR.  Each file is copied beside
+# the configuration's (build/config.ninja's user_libs) for the static library:
+# static LLVM and lld, and MLIR's archives when the library was built with MLIR.  Each file is copied beside
 # its destination and renamed over it: a running gpublob is never written into.
 set -eu
 cd "$(dirname "$0")/.."
@@ -47,7 +51,7 @@ cfg=build/config.ninja
 get() { sed -n "s/^$1 = //p" "$cfg" | tail -n 1; }
 c_prefix=$(get prefix)
 [ -n "$c_prefix" ] || die "$cfg has no prefix: run ./configure again"
-for f in gpublob.h build/libgpublob.a build/gpublob build/gpublob-compiler; do
+for f in gpublob.h build/libgpublob.a build/libgpublob.so.1 build/gpublob build/gpublob-compiler; do
   [ -f "$f" ] || die "$f is missing: run ninja first (ninja install does)"
 done
 version=$(sed -n 's/^#define GPUBLOB_VERSION_STRING "\(.*\)"$/\1/p' gpublob.h)
@@ -133,17 +137,25 @@ write() {
 
 put gpublob.h "$includedir" gpublob.h 644
 put build/libgpublob.a "$libdir" libgpublob.a 644
+put build/libgpublob.so.1 "$libdir" libgpublob.so.1 755
+# the link name, made beside and renamed over, as the files are
+mkdir -p "$dest$libdir"
+tmp="$dest$libdir/.libgpublob.so.install-$$"
+ln -sf libgpublob.so.1 "$tmp" && mv -f "$tmp" "$dest$libdir/libgpublob.so" || { rm -f "$tmp"; die "cannot link $dest$libdir/libgpublob.so"; }
+tmp=""
+say "install: $dest$libdir/libgpublob.so -> libgpublob.so.1"
 # The compiler first: a front installed before it would start an older one.
 put build/gpublob-compiler "$bindir" gpublob-compiler 755
 put build/gpublob "$bindir" gpublob 755
 
 what="LLVM 22 $( [ "$shared_llvm" = 1 ] && echo shared || echo static), $( [ "$mlir" = yes ] && echo 'with MLIR' || echo 'without MLIR')"
 
-# pkg-config: the library is static, so a link takes --static (Libs.private).
+# pkg-config: gpublob is the shared library (-lgpublob: LLVM inside, nothing more to
+# link); its --static line adds what the static library needs.  gpublob-static links
+# libgpublob.a by its path, for a program that wants no shared gpublob.
 pc_dir=$libdir/pkgconfig
-write "$pc_dir" gpublob.pc <<EOF
-# gpublob.pc: gpublob $version ($what), written by tools/install.sh.
-# A static library: link with  cc prog.c \$(pkg-config --cflags --static --libs gpublob)
+pc_head() {
+  cat <<EOF
 prefix=\${pcfiledir}/$(relpath "$pc_dir" "$prefix")
 libdir=\${pcfiledir}/..
 includedir=\${pcfiledir}/$(relpath "$pc_dir" "$includedir")
@@ -151,17 +163,37 @@ bindir=\${pcfiledir}/$(relpath "$pc_dir" "$bindir")
 mlir=$mlir
 shared_llvm=$shared_llvm
 
+Version: $version
+EOF
+}
+{
+  echo "# gpublob.pc: gpublob $version ($what), written by tools/install.sh."
+  echo "# The shared library: cc prog.c \$(pkg-config --cflags --libs gpublob)"
+  pc_head
+  cat <<EOF
 Name: gpublob
 Description: GPU kernel modules (LLVM IR, MLIR) to GPU blobs: PTX, cubin, fatbin, hsaco, SPIR-V
-Version: $version
-Cflags: -I\${includedir}${user_cflags:+ $user_cflags}
+Cflags: -I\${includedir}
 Libs: -L\${libdir} -lgpublob
 Libs.private: $user_libs
 EOF
+} | write "$pc_dir" gpublob.pc
+{
+  echo "# gpublob-static.pc: gpublob $version ($what), written by tools/install.sh."
+  echo "# The static library: cc prog.c \$(pkg-config --cflags --libs gpublob-static)"
+  pc_head
+  cat <<EOF
+Name: gpublob-static
+Description: gpublob, the static library with its whole link (LLVM, lld, MLIR: archives)
+Cflags: -I\${includedir}${user_cflags:+ $user_cflags}
+Libs: \${libdir}/libgpublob.a $user_libs
+EOF
+} | write "$pc_dir" gpublob-static.pc
 
-# CMake: an IMPORTED static library whose interface carries the whole link (a
-# C-only project has no C++ linker to add libstdc++); -L directories go to
-# INTERFACE_LINK_DIRECTORIES, everything else stays in order.
+# CMake: gpublob::gpublob, the shared library (IMPORTED SHARED, nothing more to
+# link), and gpublob::static, an IMPORTED static library whose interface carries the
+# whole link (a C-only project has no C++ linker to add libstdc++); -L directories
+# go to INTERFACE_LINK_DIRECTORIES, everything else stays in order.
 cm_dir=$libdir/cmake/gpublob
 links="" linkdirs=""
 for w in $user_libs; do
@@ -180,8 +212,10 @@ write "$cm_dir" gpublobConfig.cmake <<EOF
 # gpublobConfig.cmake: gpublob $version ($what), written by tools/install.sh.
 #   find_package(gpublob $major.$minor REQUIRED)
 #   target_link_libraries(app PRIVATE gpublob::gpublob)
-# gpublob::gpublob is the static library with its whole link: LLVM$( [ "$mlir" = yes ] && echo ', MLIR'),
-# libstdc++, xxHash, pthread, ...: a C-only project (project(x C)) links it as it is.
+# gpublob::gpublob is libgpublob.so.1: LLVM$( [ "$mlir" = yes ] && echo ', MLIR') and lld inside, its own calls alone
+# exported, so a program with an LLVM of its own links it too.  gpublob::static is
+# libgpublob.a with its whole link (LLVM, libstdc++, xxHash, pthread, ...): a C-only
+# project (project(x C)) links either as it is.
 # gpublob_MLIR is ON when the library was built with MLIR (otherwise its MLIR
 # calls return GPUBLOB_NOMLIR).
 if(TARGET gpublob::gpublob)
@@ -189,15 +223,21 @@ if(TARGET gpublob::gpublob)
 endif()
 get_filename_component(_gpublob_libdir "\${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
 get_filename_component(_gpublob_includedir "\${_gpublob_libdir}/$(relpath "$libdir" "$includedir")" ABSOLUTE)
-if(NOT EXISTS "\${_gpublob_libdir}/libgpublob.a" OR NOT EXISTS "\${_gpublob_includedir}/gpublob.h")
+if(NOT EXISTS "\${_gpublob_libdir}/libgpublob.a" OR NOT EXISTS "\${_gpublob_libdir}/libgpublob.so.1" OR
+   NOT EXISTS "\${_gpublob_includedir}/gpublob.h")
   set(gpublob_FOUND FALSE)
-  set(gpublob_NOT_FOUND_MESSAGE "no \${_gpublob_libdir}/libgpublob.a or \${_gpublob_includedir}/gpublob.h")
+  set(gpublob_NOT_FOUND_MESSAGE "no \${_gpublob_libdir}/libgpublob.a, libgpublob.so.1 or \${_gpublob_includedir}/gpublob.h")
   return()
 endif()
+add_library(gpublob::gpublob SHARED IMPORTED)
+set_target_properties(gpublob::gpublob PROPERTIES
+  IMPORTED_LOCATION "\${_gpublob_libdir}/libgpublob.so.1"
+  IMPORTED_SONAME "libgpublob.so.1"
+  INTERFACE_INCLUDE_DIRECTORIES "\${_gpublob_includedir}")
 set(_gpublob_link_dirs$linkdirs)
 set(_gpublob_link$links)
-add_library(gpublob::gpublob STATIC IMPORTED)
-set_target_properties(gpublob::gpublob PROPERTIES
+add_library(gpublob::static STATIC IMPORTED)
+set_target_properties(gpublob::static PROPERTIES
   IMPORTED_LOCATION "\${_gpublob_libdir}/libgpublob.a"
   IMPORTED_LINK_INTERFACE_LANGUAGES C
   INTERFACE_INCLUDE_DIRECTORIES "\${_gpublob_includedir}$incdirs"

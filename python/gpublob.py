@@ -1,0 +1,516 @@
+"""gpublob for Python: compile GPU kernel modules into blobs, through ctypes.
+
+A thin binding of libgpublob (gpublob.h is the contract), standard library only,
+for quick experiments:
+
+    import gpublob
+    outs = gpublob.compile("k.ll", targets=["nvptx:sm_90", "amdgcn:gfx90a"])
+    for o in outs:
+        print(o.target, o.chip, o.tool, len(o.data), o.kernels)
+    print(outs.warnings)
+
+The library is found as: $GPUBLOB_LIBRARY (a path) if set; else libgpublob.so.1
+or libgpublob.so beside this file, then in ../build/ (the build tree); else the
+loader's search path (libgpublob.so.1).  Errors are gpublob.Error.
+
+    python3 -m gpublob --version | --targets | FILE [-t TARGET]... [-f FORMAT]
+"""
+
+import ctypes
+import os
+import sys
+from dataclasses import dataclass, field
+
+__all__ = ["compile", "version", "targets", "mlir_enabled", "Error", "Output", "Outputs",
+           "CODES", "FLAGS", "OPTIONS_VERSION"]
+
+# ---- the C declarations, as gpublob.h has them ----
+
+# The codes of GPUBLOB_ERRORS, in value order (the values are stable).
+_NAMES = ("OK", "MISUSE", "NOMEM", "IO", "PARSE", "BITCODE", "VERIFY", "TARGET", "CHIP",
+          "FEATURES", "FORMAT", "NOLIB", "LINK", "BACKEND", "NOTOOL", "TOOL", "OPTION",
+          "NOMLIR", "NOGPU", "LOWER", "NOTCACHED", "INTERRUPTED")
+CODES = {name: value for value, name in enumerate(_NAMES)}
+
+_FORMATS = {"bin": 1, "asm": 2, "llvm": 3, "pack": 4, "fatbin": 4, "ll": 5}
+_KINDS = {"auto": 0, "llvm": 1, "mlir": 2}
+_ATTACH = {"binary": 1, "legacy": 2}
+_TOOL_MODES = {"auto": 0, "program": 1, "in-process": 2, "inprocess": 2}
+
+# GPUBLOB_FLAG_*, by the keyword that sets each (True) in compile().
+FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
+         "mlir_bytecode": 0x8, "retarget": 0x10, "isolate": 0x20, "finite_only": 0x40,
+         "unsafe_math": 0x80, "unsafe_sqrt": 0x100, "tool_log": 0x200,
+         "remote_read_only": 0x400}
+
+# The gpublob_options version this binding fills: the fields of versions 1 to 7.
+OPTIONS_VERSION = 7
+
+
+class _TargetChoice(ctypes.Structure):
+    _fields_ = [("target", ctypes.c_char_p), ("chip", ctypes.c_char_p),
+                ("features", ctypes.c_char_p)]
+
+
+class _Options(ctypes.Structure):
+    """gpublob_options, version 7: exactly its fields, in order."""
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("target", ctypes.c_char_p), ("chip", ctypes.c_char_p), ("features", ctypes.c_char_p),
+        ("format", ctypes.c_int), ("opt", ctypes.c_int), ("flags", ctypes.c_uint),
+        ("tool", ctypes.c_char_p), ("tool_dirs", ctypes.c_char_p), ("lib_dirs", ctypes.c_char_p),
+        # version 2
+        ("targets", ctypes.POINTER(_TargetChoice)), ("ntargets", ctypes.c_size_t),
+        ("attach", ctypes.c_int), ("pipeline", ctypes.c_char_p),
+        # version 3
+        ("jobs", ctypes.c_uint), ("cache_dir", ctypes.c_char_p),
+        ("cache_max", ctypes.c_ulonglong), ("tool_mode", ctypes.c_int),
+        # version 4
+        ("tool_timeout", ctypes.c_uint), ("max_input", ctypes.c_ulonglong),
+        # version 5
+        ("abi", ctypes.c_uint),
+        # version 6
+        ("link", ctypes.POINTER(ctypes.c_char_p)), ("nlink", ctypes.c_size_t),
+        ("tool_options", ctypes.c_char_p), ("toolkit", ctypes.c_char_p),
+        ("dump_dir", ctypes.c_char_p), ("section", ctypes.c_char_p),
+        # version 7
+        ("remote_cache", ctypes.c_char_p), ("remote_timeout_ms", ctypes.c_uint),
+        ("remote_max", ctypes.c_ulonglong),
+    ]
+
+
+class _Input(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("data", ctypes.c_void_p), ("size", ctypes.c_size_t),
+                ("path", ctypes.c_char_p), ("name", ctypes.c_char_p)]
+
+
+class _Blob(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t),
+                ("suffix", ctypes.c_char_p)]
+
+
+class _Output(ctypes.Structure):
+    _fields_ = [("blob", _Blob), ("target", ctypes.c_char_p), ("chip", ctypes.c_char_p),
+                ("tool", ctypes.c_char_p)]
+
+
+class _Result(ctypes.Structure):
+    _fields_ = [("outputs", ctypes.POINTER(_Output)), ("count", ctypes.c_size_t)]
+
+
+class _KernelInfo(ctypes.Structure):
+    """gpublob_kernel_info as of 1.0 (it grows at the end; filled as far as our size)."""
+    _fields_ = [("name", ctypes.c_char_p), ("chip", ctypes.c_char_p)] + [
+        (f, ctypes.c_longlong) for f in
+        ("registers", "sgprs", "agprs", "spills", "vgpr_spills", "sgpr_spills", "shared_bytes",
+         "local_bytes", "max_threads", "params_bytes", "wave_size")] + [
+        ("reqd_threads", ctypes.c_longlong * 3)]
+
+
+class _TargetInfo(ctypes.Structure):
+    """gpublob_target_info as of 1.0 (it grows at the end; filled as far as our size)."""
+    _fields_ = [(f, ctypes.c_char_p) for f in
+                ("name", "triple", "chip", "features", "attribute", "suffix_asm", "suffix_bin",
+                 "tool_kind", "chips", "mlir_target", "libs")]
+
+
+def _declare(lib):
+    """Give each function of gpublob.h that the binding calls its C signature."""
+    h, p = ctypes.c_void_p, ctypes.POINTER
+    sigs = {
+        "gpublob_open": (ctypes.c_int, [p(h)]),
+        "gpublob_close": (None, [h]),
+        "gpublob_compile": (ctypes.c_int, [h, p(_Options), p(_Input), p(_Result)]),
+        "gpublob_result_free": (None, [p(_Result)]),
+        "gpublob_kernel_count": (ctypes.c_int, [h, p(_Result), ctypes.c_size_t, p(ctypes.c_size_t)]),
+        "gpublob_kernel_get": (ctypes.c_int, [h, p(_Result), ctypes.c_size_t, ctypes.c_size_t,
+                                              p(_KernelInfo), ctypes.c_size_t]),
+        "gpublob_warnings": (ctypes.c_char_p, [h]),
+        "gpublob_error_code": (ctypes.c_int, [h]),
+        "gpublob_error_message": (ctypes.c_char_p, [h]),
+        "gpublob_error_string": (ctypes.c_char_p, [ctypes.c_int]),
+        "gpublob_target_count": (ctypes.c_int, []),
+        "gpublob_target_get": (ctypes.c_int, [ctypes.c_int, p(_TargetInfo), ctypes.c_size_t]),
+        "gpublob_version": (ctypes.c_char_p, []),
+        "gpublob_mlir_enabled": (ctypes.c_int, []),
+    }
+    for name, (restype, argtypes) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = restype, argtypes
+    return lib
+
+
+# ---- finding the library ----
+
+def _candidates():
+    """The paths tried before the loader's search, in order."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    names = ("libgpublob.so.1", "libgpublob.so")
+    return [os.path.join(d, n) for d in (here, os.path.join(here, "..", "build")) for n in names]
+
+
+def _load():
+    """Load libgpublob: $GPUBLOB_LIBRARY, beside this file, ../build/, then the loader."""
+    env = os.environ.get("GPUBLOB_LIBRARY")
+    if env:
+        try:
+            return ctypes.CDLL(env)
+        except OSError as e:
+            raise OSError(f"gpublob: cannot load GPUBLOB_LIBRARY={env}: {e}") from None
+    tried = []
+    for path in _candidates():
+        if os.path.exists(path):
+            try:
+                return ctypes.CDLL(path)
+            except OSError as e:
+                tried.append(f"{path}: {e}")
+        else:
+            tried.append(f"{os.path.normpath(path)}: no such file")
+    try:
+        return ctypes.CDLL("libgpublob.so.1")
+    except OSError as e:
+        tried.append(f"libgpublob.so.1 (the loader's path): {e}")
+    raise OSError("gpublob: libgpublob not found; set GPUBLOB_LIBRARY to its path. Tried:\n  "
+                  + "\n  ".join(tried))
+
+
+_lib_cache = None
+
+
+def _lib():
+    """The loaded, declared library (loaded on first use, so import never fails)."""
+    global _lib_cache
+    if _lib_cache is None:
+        _lib_cache = _declare(_load())
+    return _lib_cache
+
+
+def _str(b):
+    """A C string (bytes or None) as str; None is ""."""
+    return b.decode("utf-8", "replace") if b else ""
+
+
+# ---- errors ----
+
+class Error(Exception):
+    """A gpublob call failed: code (the stable int), name ("NOTOOL"), message, warnings."""
+
+    def __init__(self, code, message, warnings=()):
+        self.code = code
+        self.name = _NAMES[code] if 0 <= code < len(_NAMES) else f"CODE{code}"
+        self.message = message
+        self.warnings = list(warnings)
+        super().__init__(f"{self.name}: {message}")
+
+
+class _Handle:
+    """A gpublob handle for one call (with ... as g), closed at the end."""
+
+    def __enter__(self):
+        self.lib, self.h = _lib(), ctypes.c_void_p()
+        rc = self.lib.gpublob_open(ctypes.byref(self.h))
+        if rc:
+            raise Error(rc, _str(self.lib.gpublob_error_string(rc)))
+        return self
+
+    def __exit__(self, *exc):
+        self.lib.gpublob_close(self.h)
+
+    def warnings(self):
+        """The last call's warnings, a list of lines."""
+        return _str(self.lib.gpublob_warnings(self.h)).splitlines()
+
+    def check(self, rc, warnings=()):
+        """Raise Error for a failed call's code rc, with the handle's message."""
+        if rc:
+            raise Error(rc, _str(self.lib.gpublob_error_message(self.h)), warnings)
+
+
+# ---- options ----
+
+def _cstr(value, key):
+    """A text or path option as bytes; None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return os.fsencode(value)
+    raise TypeError(f"gpublob: option {key} takes a str or path, not {type(value).__name__}")
+
+
+def _dirs(value, key):
+    """A colon list: a str, or a list of directories joined with ':'."""
+    if isinstance(value, (list, tuple)):
+        return b":".join(_cstr(v, key) for v in value)
+    return _cstr(value, key)
+
+
+def _uint(bits):
+    """A converter for an unsigned field of that many bits."""
+    def convert(value, key):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"gpublob: option {key} takes an int, not {type(value).__name__}")
+        if not 0 <= value < 1 << bits:
+            raise ValueError(f"gpublob: option {key} out of range: {value}")
+        return value
+    return convert
+
+
+def _choice(table, what):
+    """A converter for a field that takes one of the names of table."""
+    def convert(value, key):
+        if value not in table:
+            raise ValueError(f"gpublob: {key}={value!r}: not a {what} ({', '.join(table)})")
+        return table[value]
+    return convert
+
+
+def _opt_level(value, key):
+    """opt=0..3 is GPUBLOB_OPT_O0..O3 (1..4)."""
+    if isinstance(value, bool) or value not in (0, 1, 2, 3):
+        raise ValueError(f"gpublob: option {key} is 0, 1, 2 or 3, not {value!r}")
+    return value + 1
+
+
+# compile()'s keyword -> (gpublob_options field, converter).
+_OPTIONS = {
+    "features": ("features", _cstr), "opt": ("opt", _opt_level), "flags": ("flags", _uint(32)),
+    "tool": ("tool", _cstr), "tool_dirs": ("tool_dirs", _dirs), "lib_dirs": ("lib_dirs", _dirs),
+    "attach": ("attach", _choice(_ATTACH, "attach mode")), "pipeline": ("pipeline", _cstr),
+    "jobs": ("jobs", _uint(32)), "cache_dir": ("cache_dir", _cstr),
+    "cache_max": ("cache_max", _uint(64)),
+    "tool_mode": ("tool_mode", _choice(_TOOL_MODES, "tool mode")),
+    "tool_timeout": ("tool_timeout", _uint(32)), "max_input": ("max_input", _uint(64)),
+    "abi": ("abi", _uint(32)), "tool_options": ("tool_options", _cstr),
+    "toolkit": ("toolkit", _cstr), "dump_dir": ("dump_dir", _cstr), "section": ("section", _cstr),
+    "remote_cache": ("remote_cache", _cstr), "remote_timeout_ms": ("remote_timeout_ms", _uint(32)),
+    "remote_max": ("remote_max", _uint(64)),
+}
+
+
+def _target_choices(targets, features):
+    """The targets list as a gpublob_target_choice array (None: the spec's first target).
+    Each item is "NAME[:CHIP,...]" or a (target, chip, features) tuple; features= fills
+    the features of an item without its own."""
+    if targets is None:
+        return None
+    if isinstance(targets, (str, bytes)):
+        targets = [targets]
+    arr = (_TargetChoice * len(targets))()
+    for c, t in zip(arr, targets):
+        t = tuple(t) if isinstance(t, (tuple, list)) else (t,)
+        if not 1 <= len(t) <= 3:
+            raise ValueError(f"gpublob: a target is NAME[:CHIPS] or (target, chip, features): {t!r}")
+        target, chip, feats = (t + (None, None))[:3]
+        c.target, c.chip = _cstr(target, "targets"), _cstr(chip, "targets")
+        c.features = _cstr(feats, "targets") or features
+    return arr
+
+
+def _options(fmt, targets, options):
+    """A gpublob_options of OPTIONS_VERSION from compile()'s arguments."""
+    o = _Options(version=OPTIONS_VERSION)
+    if fmt not in _FORMATS:
+        raise ValueError(f"gpublob: format={fmt!r}: not one of {', '.join(_FORMATS)}")
+    o.format = _FORMATS[fmt]
+    for key, value in options.items():
+        if key not in FLAGS and key not in _OPTIONS and key != "link":
+            raise TypeError(f"gpublob.compile() got an unexpected keyword argument '{key}'")
+        if value is None:
+            continue
+        if key in FLAGS:
+            o.flags |= FLAGS[key] if value else 0
+        elif key == "link":
+            paths = [_cstr(p, key) for p in ([value] if isinstance(value, (str, os.PathLike)) else value)]
+            o.link, o.nlink = (ctypes.c_char_p * len(paths))(*paths), len(paths)
+        else:
+            name, convert = _OPTIONS[key]
+            setattr(o, name, convert(value, key))
+    arr = _target_choices(targets, o.features)
+    if arr is not None:
+        o.targets, o.ntargets = arr, len(arr)
+    return o
+
+
+def _input(data_or_path, kind, name):
+    """A gpublob_input: bytes-like data in memory, or a str / os.PathLike path."""
+    i = _Input(kind=_choice(_KINDS, "input kind")(kind, "kind"), name=_cstr(name, "name"))
+    if isinstance(data_or_path, (str, os.PathLike)):
+        i.path = os.fsencode(data_or_path)
+    elif isinstance(data_or_path, (bytes, bytearray, memoryview)):
+        buf = ctypes.create_string_buffer(bytes(data_or_path))  # a NUL after: never NULL
+        i.data, i.size = ctypes.addressof(buf), len(buf) - 1
+        i._buf = buf  # kept alive with the struct
+    else:
+        raise TypeError(f"gpublob: input is bytes or a path, not {type(data_or_path).__name__}")
+    return i
+
+
+# ---- results ----
+
+@dataclass
+class Output:
+    """One blob of a call: per (target, chip), or per target for format "pack"."""
+    data: bytes
+    target: str   # the spec target's name; "" for MLIR's whole module
+    chip: str     # its chip; a pack's chips comma-separated; "" for MLIR
+    tool: str     # what made it: "ptxas", "nvjitlink", "ld.lld", "fatbinary", ... or ""
+    suffix: str   # ".cubin", ".hsaco", ".ptx", ...
+    kernels: list = field(default_factory=list)  # dicts; [] when the blob records none
+
+    def __repr__(self):
+        return (f"Output(target={self.target!r}, chip={self.chip!r}, tool={self.tool!r}, "
+                f"{len(self.data)} bytes, {len(self.kernels)} kernels)")
+
+
+class Outputs(list):
+    """The outputs of a call, in order, with the call's warnings (a list of lines)."""
+    warnings = ()
+
+
+_KERNEL_FIGURES = ("registers", "sgprs", "agprs", "spills", "vgpr_spills", "sgpr_spills",
+                   "shared_bytes", "local_bytes", "max_threads", "params_bytes", "wave_size")
+
+
+def _kernels(g, result, i):
+    """The kernels of output i as dicts; [] when its format records none (FORMAT)."""
+    count = ctypes.c_size_t()
+    rc = g.lib.gpublob_kernel_count(g.h, ctypes.byref(result), i, ctypes.byref(count))
+    if rc == CODES["FORMAT"]:
+        return []
+    g.check(rc)
+    kernels = []
+    for k in range(count.value):
+        ki = _KernelInfo()
+        g.check(g.lib.gpublob_kernel_get(g.h, ctypes.byref(result), i, k, ctypes.byref(ki),
+                                         ctypes.sizeof(ki)))
+        d = {"name": _str(ki.name), "chip": _str(ki.chip)}
+        d.update((f, getattr(ki, f)) for f in _KERNEL_FIGURES)
+        d["reqd_threads"] = list(ki.reqd_threads)
+        kernels.append(d)
+    return kernels
+
+
+def _outputs(g, result):
+    """Copy every output of result (and its kernels) into Python objects."""
+    outs = []
+    for i in range(result.count):
+        o = result.outputs[i]
+        data = ctypes.string_at(o.blob.data, o.blob.size) if o.blob.size else b""
+        outs.append(Output(data, _str(o.target), _str(o.chip), _str(o.tool),
+                           _str(o.blob.suffix), _kernels(g, result, i)))
+    return outs
+
+
+# ---- the calls ----
+
+def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None, **options):
+    """Compile a kernel module; returns an Outputs list of Output (data, target, chip,
+    tool, suffix, kernels), with .warnings.  Raises Error (code, name, message).
+
+    data_or_path: bytes-like (LLVM IR text or bitcode, MLIR text or bytecode) or a path
+      (str or os.PathLike; "-" is stdin).  kind: "auto" (by content), "llvm", "mlir".
+      name: labels diagnostics.
+    targets: a list of "NAME[:CHIP,CHIP...]" ("nvptx:sm_80,sm_90", "amdgcn:gfx90a") or
+      (target, chip, features) tuples, a single such string, or None (the spec's first
+      target).  Outputs come in this order, each target's chips as given.
+    format: "bin" (cubin, hsaco, SPIR-V), "asm" (PTX, AMDGCN, SPIR-V text), "llvm"
+      (bitcode), "ll" (LLVM IR text), "pack" (alias "fatbin": every chip of a target in
+      one blob).
+
+    Options (the fields of gpublob_options; None or absent: the library's default):
+      features=STR         LLVM features added to the spec's ("+ptx80"), for each target
+      opt=0..3             optimisation level (default 3)
+      flags=INT            raw GPUBLOB_FLAG_* bits (or'ed with the flag keywords)
+      ftz, daz, fast_math, finite_only, unsafe_math, unsafe_sqrt, no_default_search,
+      mlir_bytecode, retarget, isolate, tool_log, remote_read_only = True: those flags
+      tool=PATH            the blob tool to run, instead of searching
+      tool_dirs, lib_dirs  directories searched first (a ':' list, or a list)
+      toolkit=DIR          a CUDA or ROCm root, searched first
+      tool_mode            "auto", "program" or "in-process"
+      tool_options=STR     words for the blob tool (ptxas), split as a shell does
+      tool_timeout=SECONDS kill a blob tool running longer (default 300)
+      link=[PATH, ...]     bitcode linked into every module before the device libraries
+      jobs=N               compile threads (default one per core)
+      cache_dir=DIR, cache_max=BYTES   the content-addressed cache (default none)
+      remote_cache=URL, remote_timeout_ms=MS, remote_max=BYTES   its remote tier
+      max_input=BYTES      refuse a larger input (IO; default 1 GiB)
+      abi=N                the target's ABI version (amdgcn: 400, 500, 600)
+      dump_dir=DIR         each job's intermediates are written there
+      attach="binary"|"legacy", pipeline=STR, section=STR   MLIR input only
+    An unknown keyword is TypeError; a bad value TypeError or ValueError.
+    """
+    opts = _options(format, targets, options)
+    inp = _input(data_or_path, kind, name)
+    result = _Result()
+    with _Handle() as g:
+        rc = g.lib.gpublob_compile(g.h, ctypes.byref(opts), ctypes.byref(inp), ctypes.byref(result))
+        warnings = g.warnings()  # before the kernel calls replace them
+        g.check(rc, warnings)
+        try:
+            outs = Outputs(_outputs(g, result))
+        finally:
+            g.lib.gpublob_result_free(ctypes.byref(result))
+    outs.warnings = warnings
+    return outs
+
+
+def version():
+    """The library's version string, gpublob_version() ("1.0.0")."""
+    return _str(_lib().gpublob_version())
+
+
+def mlir_enabled():
+    """True when the library was built with MLIR."""
+    return bool(_lib().gpublob_mlir_enabled())
+
+
+def targets():
+    """The spec's targets as dicts: name, triple, chip (the default), features,
+    attribute, suffix_asm, suffix_bin, tool_kind, chips (a list), mlir_target, libs."""
+    lib, out = _lib(), []
+    for i in range(lib.gpublob_target_count()):
+        ti = _TargetInfo()
+        rc = lib.gpublob_target_get(i, ctypes.byref(ti), ctypes.sizeof(ti))
+        if rc:
+            raise Error(rc, _str(lib.gpublob_error_string(rc)))
+        d = {f: _str(getattr(ti, f)) for f, _ in _TargetInfo._fields_}
+        d["chips"] = d["chips"].split()
+        out.append(d)
+    return out
+
+
+# ---- python3 -m gpublob ----
+
+def _main(argv=None):
+    """A tiny CLI: --version, --targets, or compile FILE and print each output."""
+    import argparse
+    ap = argparse.ArgumentParser(prog="python3 -m gpublob", description=__doc__.splitlines()[0])
+    ap.add_argument("--version", action="store_true", help="print gpublob_version()")
+    ap.add_argument("--targets", action="store_true", help="list the spec's targets and chips")
+    ap.add_argument("file", nargs="?", help="compile FILE and print its outputs and kernels")
+    ap.add_argument("-t", "--target", action="append", help="NAME[:CHIPS] (repeatable)")
+    ap.add_argument("-f", "--format", default="bin", choices=sorted(_FORMATS))
+    args = ap.parse_args(argv)
+    try:
+        if args.version:
+            print(version())
+        if args.targets:
+            for t in targets():
+                print(f"{t['name']}\t{t['triple']}\t{t['chip']}\t{' '.join(t['chips'])}")
+        if args.file:
+            for o in compile(args.file, args.target, args.format):
+                print(f"{o.target} {o.chip}: {len(o.data)} bytes ({o.tool or '-'})")
+                for k in o.kernels:
+                    print(f"  {k['name']}: {k['registers']} registers, "
+                          f"{k['shared_bytes']} bytes shared, {k['spills']} spills")
+        elif not (args.version or args.targets):
+            ap.print_usage(sys.stderr)
+            return 2
+    except (Error, OSError) as e:
+        print(f"gpublob: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

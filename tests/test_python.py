@@ -1,0 +1,273 @@
+#!/usr/bin/python3
+"""tests/test_python.py: the Python binding (python/gpublob.py) against the library.
+
+Run with Debian's /usr/bin/python3:  /usr/bin/python3 tests/test_python.py
+The library: $GPUBLOB_LIBRARY if set, else the build tree (build/libgpublob.so.1).
+Ends with one line "N passed, N failed, N skipped"; exit status 1 on any failure.
+"""
+
+import ctypes
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+PYDIR = os.path.join(ROOT, "python")
+SAXPY_AMD = os.path.join(ROOT, "examples", "saxpy_amdgcn.ll")
+SAXPY_NV = os.path.join(ROOT, "examples", "saxpy_nvptx.ll")
+READELF = "/usr/lib/llvm-22/bin/llvm-readelf"
+PTXAS = "/usr/local/cuda/bin/ptxas"
+# A module without a triple: any target takes it.
+PLAIN = b"define void @f(ptr addrspace(1) %p) {\n  store i32 1, ptr addrspace(1) %p\n  ret void\n}\n"
+
+sys.dont_write_bytecode = True  # no python/__pycache__ in the tree
+sys.path.insert(0, PYDIR)
+import gpublob  # noqa: E402
+
+counts = {"passed": 0, "failed": 0, "skipped": 0}
+
+
+def fail_at(line, what):
+    counts["failed"] += 1
+    print(f"{os.path.relpath(__file__, ROOT)}:{line}: FAIL: {what}")
+
+
+def check(cond, what):
+    """Count cond; a failure prints this file's line of the check."""
+    if cond:
+        counts["passed"] += 1
+    else:
+        fail_at(sys._getframe(1).f_lineno, what)
+    return cond
+
+
+def skip(what):
+    counts["skipped"] += 1
+    print(f"skipped: {what}")
+
+
+def raises(fn, *args, **kw):
+    """The exception fn(*args, **kw) raises, or None."""
+    try:
+        fn(*args, **kw)
+    except Exception as e:  # noqa: BLE001 - the caller checks its type
+        return e
+    return None
+
+
+def readelf_h(data):
+    """llvm-readelf -h of bytes, through a temporary file."""
+    with tempfile.NamedTemporaryFile(suffix=".hsaco") as f:
+        f.write(data)
+        f.flush()
+        return subprocess.run([READELF, "-h", f.name], capture_output=True, text=True).stdout
+
+
+def header_version():
+    """GPUBLOB_VERSION_STRING of gpublob.h."""
+    with open(os.path.join(ROOT, "gpublob.h")) as f:
+        return re.search(r'#define GPUBLOB_VERSION_STRING "([^"]*)"', f.read()).group(1)
+
+
+# ---- the tests ----
+
+def test_library():
+    check(gpublob.version() == header_version(), f"version() {gpublob.version()!r}")
+    path = gpublob._lib()._name
+    want = os.environ.get("GPUBLOB_LIBRARY") or os.path.join(ROOT, "build")
+    check(os.path.realpath(path).startswith(os.path.realpath(want)), f"loaded {path}, not from {want}")
+    names = {t["name"]: t for t in gpublob.targets()}
+    check("amdgcn" in names and "nvptx" in names, f"targets() {list(names)}")
+    check("gfx90a" in names.get("amdgcn", {}).get("chips", []), "amdgcn's chips lack gfx90a")
+    check(names.get("nvptx", {}).get("triple") == "nvptx64-nvidia-cuda", "nvptx's triple")
+
+
+def c_layout():
+    """Every struct's field offsets and sizes as gpublob.h gives them, via cc; None without cc."""
+    cc = shutil.which("cc")
+    if not cc:
+        return None
+    fields = {name: [f for f, _ in cls._fields_] for name, cls in STRUCTS.items()}
+    lines = [f'printf("{s} {f} %zu\\n", offsetof({s}, {f}));' for s, fs in fields.items() for f in fs]
+    lines += [f'printf("{s} sizeof %zu\\n", sizeof({s}));' for s in fields]
+    src = ("#include <stdio.h>\n#include <stddef.h>\n#include \"gpublob.h\"\n"
+           "int main(void) {\n" + "\n".join(lines) +
+           '\nprintf("version %d\\n", GPUBLOB_OPTIONS_VERSION);\nreturn 0;\n}\n')
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "layout.c"), "w") as f:
+            f.write(src)
+        exe = os.path.join(d, "layout")
+        subprocess.run([cc, "-I", ROOT, "-o", exe, os.path.join(d, "layout.c")], check=True)
+        out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+    return {tuple(l.split()[:-1]): int(l.split()[-1]) for l in out.splitlines()}
+
+
+STRUCTS = {"gpublob_options": gpublob._Options, "gpublob_target_choice": gpublob._TargetChoice,
+           "gpublob_input": gpublob._Input, "gpublob_blob": gpublob._Blob,
+           "gpublob_output": gpublob._Output, "gpublob_result": gpublob._Result,
+           "gpublob_kernel_info": gpublob._KernelInfo, "gpublob_target_info": gpublob._TargetInfo}
+GROWING = ("gpublob_options", "gpublob_kernel_info", "gpublob_target_info")
+
+
+def test_layout():
+    c = c_layout()
+    if c is None:
+        skip("struct layout against gpublob.h (no cc)")
+        return
+    check(c[("version",)] >= gpublob.OPTIONS_VERSION, "the binding's options version is newer than gpublob.h's")
+    for s, cls in STRUCTS.items():
+        for f, _ in cls._fields_:
+            check(getattr(cls, f).offset == c[(s, f)], f"{s}.{f}: offset {getattr(cls, f).offset}, C {c[(s, f)]}")
+        size, csize = ctypes.sizeof(cls), c[(s, "sizeof")]
+        check(size <= csize if s in GROWING else size == csize, f"sizeof {s}: {size}, C {csize}")
+
+
+def test_amd_bin():
+    outs = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], format="bin")
+    if not check(len(outs) == 1, f"{len(outs)} outputs"):
+        return
+    o = outs[0]
+    check((o.target, o.chip) == ("amdgcn", "gfx90a"), f"output {o.target} {o.chip}")
+    check(o.data[:4] == b"\x7fELF", f"not ELF: {o.data[:4]!r}")
+    check(o.tool != "", "no tool named")
+    check(isinstance(outs.warnings, list), "warnings is not a list")
+    header = readelf_h(o.data)
+    check("gfx90a" in header, f"llvm-readelf -h does not name gfx90a:\n{header}")
+    check(re.search(r"ABI Version:\s+3\b", header) is not None, "default ABI is not code object v5")
+    check(len(o.kernels) == 1, f"kernels {o.kernels}")
+    k = o.kernels[0] if o.kernels else {}
+    check(k.get("name") == "saxpy" and k.get("chip") == "gfx90a", f"kernel {k}")
+    check(0 < k.get("registers", 0) <= 512 and 0 < k.get("sgprs", 0) <= 112, f"registers {k}")
+    check(k.get("spills") == 0 and k.get("shared_bytes") == 0 and k.get("local_bytes") == 0, f"spills {k}")
+    check(k.get("wave_size") == 64 and k.get("max_threads") == 1024, f"wave or threads {k}")
+    check(k.get("params_bytes", 0) >= 24 and k.get("reqd_threads") == [0, 0, 0], f"params {k}")
+    with open(SAXPY_AMD, "rb") as f:
+        text = f.read()
+    same = gpublob.compile(text, targets=["amdgcn:gfx90a"])
+    check(len(same) == 1 and same[0].data == o.data, "bytes input differs from the path's")
+    same = gpublob.compile(bytearray(text), "amdgcn:gfx90a", kind="llvm", name="k.ll")
+    check(len(same) == 1 and same[0].data == o.data, "bytearray input differs from the path's")
+
+
+def test_amd_formats():
+    asm = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], format="asm")
+    check(len(asm) == 1 and b"s_endpgm" in asm[0].data, "asm lacks s_endpgm")
+    check(len(asm) == 1 and asm[0].kernels == [], "asm has kernels")
+    ll = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], format="ll")
+    check(len(ll) == 1 and b"amdgpu_kernel" in ll[0].data, "ll lacks amdgpu_kernel")
+    bc = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], format="llvm")
+    check(len(bc) == 1 and bc[0].data[:4] == b"BC\xc0\xde", "llvm is not bitcode")
+
+
+def test_chips_in_order():
+    two = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a,gfx908"])
+    check([o.chip for o in two] == ["gfx90a", "gfx908"], f"chips {[o.chip for o in two]}")
+    check(all(o.data[:4] == b"\x7fELF" and o.kernels and o.kernels[0]["chip"] == o.chip for o in two),
+          "a chip's blob or kernels")
+    back = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx908", ("amdgcn", "gfx90a")])
+    check([o.chip for o in back] == ["gfx908", "gfx90a"], f"chips {[o.chip for o in back]}")
+    check(len(back) == 2 and back[1].data == two[0].data, "gfx90a differs between the two calls")
+    mixed = gpublob.compile(PLAIN, targets=["nvptx:sm_90", "amdgcn:gfx90a"], format="asm")
+    check([(o.target, o.chip) for o in mixed] == [("nvptx", "sm_90"), ("amdgcn", "gfx90a")],
+          f"mixed {[(o.target, o.chip) for o in mixed]}")
+    pack = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a,gfx908"], format="pack")
+    check(len(pack) == 1 and pack[0].chip == "gfx90a,gfx908", f"pack {pack}")
+    check(len(pack) == 1 and [k["chip"] for k in pack[0].kernels] == ["gfx90a", "gfx908"],
+          f"pack kernels {pack[0].kernels if pack else None}")
+
+
+def test_options():
+    """Fields of each options version reach the library where the header puts them."""
+    v4 = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], abi=400, opt=2, fast_math=True, jobs=1)
+    check(len(v4) == 1 and re.search(r"ABI Version:\s+2\b", readelf_h(v4[0].data)) is not None,
+          "abi=400 is not code object v4")
+    e = raises(gpublob.compile, SAXPY_AMD, targets=["amdgcn:gfx90a"], max_input=10)
+    check(isinstance(e, gpublob.Error) and e.name == "IO", f"max_input=10: {e!r}")
+    e = raises(gpublob.compile, SAXPY_AMD, targets=["nvptx:sm_90"], abi=400)
+    check(isinstance(e, gpublob.Error) and e.name == "OPTION", f"abi for nvptx: {e!r}")
+    with tempfile.TemporaryDirectory() as d:
+        cache, dump = os.path.join(d, "cache"), os.path.join(d, "dump")
+        first = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], cache_dir=cache, dump_dir=dump,
+                                remote_cache="redis://127.0.0.1:1", remote_timeout_ms=100)
+        check(os.path.isdir(cache) and os.listdir(cache), "cache_dir not used")
+        check(os.path.isdir(dump) and os.listdir(dump), "dump_dir not used")
+        check(any("redis://127.0.0.1:1" in w for w in first.warnings),
+              f"no warning for a remote cache that is down: {first.warnings}")
+        again = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], cache_dir=cache)
+        check(len(again) == 1 and again[0].data == first[0].data, "a cache hit differs")
+        check(again.warnings == [], f"warnings on a plain hit: {again.warnings}")
+
+
+def test_nvptx():
+    ptx = gpublob.compile(SAXPY_NV, targets=["nvptx:sm_90"], format="asm")
+    check(len(ptx) == 1 and b".entry saxpy" in ptx[0].data, "PTX lacks .entry saxpy")
+    if not os.path.exists(PTXAS):
+        skip(f"NVIDIA bin ({PTXAS} absent)")
+        return
+    cubin = gpublob.compile(SAXPY_NV, targets=["nvptx:sm_80,sm_90"], tool_mode="program")
+    check([o.chip for o in cubin] == ["sm_80", "sm_90"], f"chips {[o.chip for o in cubin]}")
+    for o in cubin:
+        check(o.data[:4] == b"\x7fELF" and o.tool == "ptxas", f"{o.chip}: {o.data[:4]!r} by {o.tool}")
+        k = o.kernels[0] if len(o.kernels) == 1 else {}
+        check(k.get("name") == "saxpy" and k.get("chip") == o.chip, f"{o.chip} kernels {o.kernels}")
+        check(0 < k.get("registers", 0) <= 255 and k.get("params_bytes", 0) >= 24, f"figures {k}")
+        check(k.get("spills") == -1 and k.get("sgprs") == -1, f"NVIDIA's unrecorded figures {k}")
+
+
+def test_errors():
+    e = raises(gpublob.compile, SAXPY_AMD, targets=["nosuch:x"])
+    check(isinstance(e, gpublob.Error), f"bad target: {e!r}")
+    if isinstance(e, gpublob.Error):
+        check(e.code == 7 == gpublob.CODES["TARGET"] and e.name == "TARGET", f"code {e.code} {e.name}")
+        check("nosuch" in e.message and "nosuch" in str(e), f"message {e.message!r}")
+    e = raises(gpublob.compile, b"define void @f( {", targets=["amdgcn:gfx90a"])
+    check(isinstance(e, gpublob.Error) and e.code == 4 and e.name == "PARSE", f"bad bytes: {e!r}")
+    e = raises(gpublob.compile, SAXPY_AMD, targets=["amdgcn:gfx9999"])
+    check(isinstance(e, gpublob.Error) and e.name == "CHIP" and "gfx9999" in e.message, f"bad chip: {e!r}")
+    e = raises(gpublob.compile, os.path.join(ROOT, "no-such-file.ll"))
+    check(isinstance(e, gpublob.Error) and e.name == "IO", f"missing file: {e!r}")
+    e = raises(gpublob.compile, SAXPY_AMD, targets=["amdgcn:gfx90a"], optimise=3)
+    check(isinstance(e, TypeError) and "optimise" in str(e), f"unknown keyword: {e!r}")
+    check(isinstance(raises(gpublob.compile, SAXPY_AMD, jobs="2"), TypeError), "jobs='2' is not TypeError")
+    check(isinstance(raises(gpublob.compile, 42), TypeError), "an int input is not TypeError")
+    check(isinstance(raises(gpublob.compile, SAXPY_AMD, format="elf"), ValueError), "format='elf'")
+    check(isinstance(raises(gpublob.compile, SAXPY_AMD, opt=4), ValueError), "opt=4")
+
+
+def run_module(*args, env=None, cwd=PYDIR):
+    """python3 -m gpublob ARGS, without bytecode files."""
+    env = dict(os.environ if env is None else env, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run([sys.executable, "-m", "gpublob", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True)
+
+
+def test_cli():
+    r = run_module("--version")
+    check(r.returncode == 0 and r.stdout.strip() == gpublob.version(), f"--version: {r}")
+    r = run_module("--targets", env=dict(os.environ, PYTHONPATH=PYDIR), cwd=ROOT)
+    check(r.returncode == 0 and re.search(r"^amdgcn\t", r.stdout, re.M), f"--targets: {r}")
+    r = run_module(SAXPY_AMD, "-t", "amdgcn:gfx90a")
+    check(r.returncode == 0 and "amdgcn gfx90a:" in r.stdout and "saxpy:" in r.stdout, f"compile: {r}")
+    r = run_module("--version", env=dict(os.environ, GPUBLOB_LIBRARY="/nonexistent/libgpublob.so.1"))
+    check(r.returncode == 1 and "GPUBLOB_LIBRARY" in r.stderr, f"a missing library: {r}")
+
+
+def main():
+    for name, fn in list(globals().items()):
+        if not name.startswith("test_"):
+            continue
+        try:
+            fn()
+        except Exception:  # noqa: BLE001 - an unexpected error fails the test, at its line
+            tb = [f for f in traceback.extract_tb(sys.exc_info()[2]) if f.filename == __file__]
+            fail_at(tb[-1].lineno if tb else 0, f"{name}: {traceback.format_exc().strip()}")
+    print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
+    return 1 if counts["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
