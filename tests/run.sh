@@ -9,7 +9,12 @@
 #                                       (tests/sanitize.sh runs the sanitized suite so)
 cd "$(dirname "$0")/.." || exit 2
 named=""
+# tests/test_python.py (the ctypes binding, through build/libgpublob.so): the one
+# test that is not a C program, run with python3 after the C programs; not in a
+# sanitized suite (ROOT given), whose build has no libgpublob.so.
+py=tests/test_python.py
 if [ $# -gt 0 ]; then
+  py=""
   cd "$1" || exit 2
   shift
   for n in "$@"; do named="$named build/tests/$n"; done
@@ -21,10 +26,6 @@ export GPUBLOB_CACHE_DIR
 unset GPUBLOB_REMOTE_CACHE GPUBLOB_REMOTE_PASSWORD GPUBLOB_REMOTE_FAULT
 trap 'rm -rf "$GPUBLOB_CACHE_DIR"' EXIT
 p=0 f=0 s=0
-# tests/test_python.py (the ctypes binding, through build/libgpublob.so): the one
-# test that is not a C program, run with python3 after the C programs.
-py=""
-[ -z "$named" ] && py=tests/test_python.py
 for t in ${named:-build/tests/test_*} $py; do
   if [ "$t" = tests/test_python.py ]; then
     if ! command -v python3 >/dev/null 2>&1; then echo "== $t: skipped (no python3)"; s=$((s + 1)); continue; fi
