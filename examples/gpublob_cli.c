@@ -549,6 +549,10 @@ static int output_paths(const cli *c, const gpublob_result *r, int mlir, char **
   struct stat in_st, out_st;
   int have_in = strcmp(c->input, "-") && !stat(c->input, &in_st);
   if (check_many(c, r->count)) return 2;
+  /* a name beside /dev/null, /dev/fd/63 or a FIFO would be a new file there */
+  if (!c->output && strcmp(c->input, "-") && (!have_in || !S_ISREG(in_st.st_mode)))
+    return fail("the input '%s' is not a regular file, so no output name can be made from it: give -o FILE "
+                "(or -o - for standard output)", c->input);
   for (size_t i = 0; i < r->count; i++) {
     if (!(paths[i] = output_path(c, r, i, mlir))) return fail("%s", "out of memory");
     for (size_t k = 0; k < i; k++)

@@ -168,6 +168,25 @@ static void test_file_no_dir(void) {
   free(log);
 }
 
+/* An output named beside an input that is not a regular file (/dev/null) would be a
+** new file in /dev: IO, asking for -o, and nothing written there. */
+static void test_not_regular(void) {
+  const char *argv[] = {CLI, "--no-cache", "-t", "nvptx:sm_80", "-f", "asm", "/dev/null", NULL};
+  char *log = NULL;
+  int was = exists("/dev/null.ptx");
+  int rc = run(argv, &log);
+  check(rc == 10 + GPUBLOB_IO && contains(log, "not a regular file") && contains(log, "give -o"),
+        "an input that is not a regular file needs -o: IO, saying so", "exit %d: %s", rc, shown(log));
+  check(was || !exists("/dev/null.ptx"), "an input that is not a regular file needs -o: no /dev/null.ptx", "%s",
+        shown(log));
+  free(log);
+  const char *with_o[] = {CLI, "--no-cache", "-t", "nvptx:sm_80", "-f", "asm", "/dev/null", "-o", "-", NULL};
+  rc = run(with_o, &log);
+  check(rc == 0 && contains(log, ".version"), "/dev/null with -o -: the PTX on standard output", "exit %d: %s", rc,
+        shown(log));
+  free(log);
+}
+
 /* ---- a directory that cannot be made ---- */
 static void test_impossible(void) {
   char base[4300], plain[4300], out[4300], want[4400];
@@ -456,6 +475,7 @@ int main(void) {
   test_pattern();
   test_mlir_dir();
   test_file_no_dir();
+  test_not_regular();
   test_impossible();
   test_rollback();
   test_front();
