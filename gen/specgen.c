@@ -893,6 +893,17 @@ static void check_unsupported_types(const target *t) {
           "fp128 x86_fp80 ppc_fp128", (int)n, w);
 }
 
+/* bin_chip: "object", or "flags:SHIFT:MASK" with SHIFT below 32 and MASK from 1 up. */
+static void check_bin_chip(const target *t) {
+  const char *v = t->val[K_bin_chip];
+  if (!v || !*v || !strcmp(v, "object")) return;
+  unsigned shift, mask;
+  char end;
+  if (sscanf(v, "flags:%u:%u%c", &shift, &mask, &end) != 2 || shift > 31 || !mask)
+    die(t->key_line[K_bin_chip], "'bin_chip': '%s' is not 'object' or 'flags:SHIFT:MASK' (SHIFT 0 to 31, "
+        "MASK from 1)", v);
+}
+
 static void check_target(target *t) {
   check_keys(t);
   check_llvm_target(t);
@@ -903,6 +914,7 @@ static void check_target(target *t) {
         t->val[K_llvm_target]);
   check_hex(t, K_bin_magic);
   check_hex(t, K_pack_magic);
+  check_bin_chip(t);
   check_provider(t);
   check_pack(t);
   check_metadata(t);

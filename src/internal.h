@@ -206,6 +206,7 @@ typedef struct job {
   double provider_load_ms; /* loading its in-process provider, where this job loaded it */
   int provider_loader;     /* this job started its provider's load (its time is this job's) */
   double tool_cpu_ms;      /* its tools' own CPU: programs' user + sys, a provider's thread CPU */
+  long long object_flags;  /* the backend object's ELF e_flags before the blob tool; -1: none */
 } job;
 
 #endif /* GPUBLOB_INTERNAL_H */

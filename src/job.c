@@ -9,6 +9,7 @@ static int run_blob_tool(job *j) {
     if (j->format == GPUBLOB_FORMAT_BIN) j->out.suffix = j->t->suffix_bin; /* the object is the blob */
     return GPUBLOB_OK;
   }
+  note_object_flags(j);
   int rc = dump_tool_script(j);
   if (!rc && j->prov) return dump_tool_log(j, (rc = provider_ready(j)) ? rc : provider_run(j));
   if (!rc && !j->run.p.pid) rc = tool_start(j);

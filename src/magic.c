@@ -53,9 +53,71 @@ static int check_pack_magic(job *const *members, size_t n, const gpublob_blob *b
   return rc;
 }
 
+/* ---- a bin blob that reads back: its structure, machine and chip ---- */
+/* The ELF64 e_flags of an object or blob; -1 when it is not one. */
+static long long elf_flags(const gpublob_blob *b) {
+  if (b->size < 64 || memcmp(b->data, "\177ELF", 4) || b->data[4] != 2) return -1;
+  return (long long)le_n(b->data + 0x30, 4);
+}
+
+/* The backend's object, before the blob tool links it: its e_flags, for the spec's
+** bin_chip = object (the tool keeps them). */
+static void note_object_flags(job *j) {
+  j->object_flags = j->t->emit == EMIT_obj ? elf_flags(&j->out) : -1;
+}
+
+/* What the blob's e_flags must hold for the job's chip (the spec's bin_chip); OK, or
+** code naming both. */
+static int check_chip_flags(job *j, const char *maker, int code) {
+  const char *how = j->t->bin_chip;
+  long long flags = elf_flags(&j->out);
+  unsigned shift, mask;
+  if (!strcmp(how, "object")) {
+    if (j->object_flags < 0 || flags == j->object_flags) return GPUBLOB_OK;
+    return set_error(j->g, code, "%s for %s:%s gave a blob whose ELF flags 0x%llx are not the backend "
+                     "object's 0x%llx: it is not the blob for %s", maker, j->t->name, j->chip, flags,
+                     j->object_flags, j->chip);
+  }
+  if (sscanf(how, "flags:%u:%u", &shift, &mask) != 2) return GPUBLOB_OK;
+  unsigned long want = strtoul(chip_id(j), NULL, 10), got = (unsigned long)(flags >> shift) & mask;
+  if (got == want) return GPUBLOB_OK;
+  return set_error(j->g, code, "%s for %s:%s gave a blob for another chip: its ELF flags 0x%llx name %lu, "
+                   "not %lu", maker, j->t->name, j->chip, flags, got, want);
+}
+
+/* The blob reads back as the spec says it is: the metadata reader parses it (its ELF
+** header, section table and kernel records), its machine is bin_machine and its
+** flags name the job's chip; else code, so that nothing is written or cached. */
+static int check_readable(job *j, const char *maker, int code) {
+  const target_desc *t = j->t;
+  if (t->metadata != METADATA_none) {
+    ktable kt = {0};
+    int rc = read_bin_kernels(j->g, t, j->out.data, j->out.size, j->chip, &kt);
+    kt_free(&kt);
+    if (rc == GPUBLOB_NOMEM) return rc;
+    if (rc) {
+      strbuf why = {0};
+      sb_add(&why, sb_str(&j->g->msg));
+      set_error(j->g, code, "%s for %s:%s gave %zu bytes that are no %s blob gpublob can read: %s", maker, t->name,
+                j->chip, j->out.size, t->suffix_bin, sb_str(&why));
+      sb_free(&why);
+      return code;
+    }
+  }
+  if (t->bin_machine) {
+    unsigned machine = j->out.size >= 64 ? (unsigned)le_n(j->out.data + 0x12, 2) : 0;
+    if (machine != (unsigned)t->bin_machine)
+      return set_error(j->g, code, "%s for %s:%s gave an ELF file for machine %u, not %d", maker, t->name, j->chip,
+                       machine, t->bin_machine);
+  }
+  return *t->bin_chip ? check_chip_flags(j, maker, code) : GPUBLOB_OK;
+}
+
 /* A bin blob from the tool, the provider or (tool_kind none) LLVM itself. */
 static int check_blob(job *j) {
   if (j->format != GPUBLOB_FORMAT_BIN) return GPUBLOB_OK;
-  if (!needs_blob_tool(j)) return check_magic(j, &j->out, j->t->bin_magic, "LLVM's backend", GPUBLOB_BACKEND);
-  return check_magic(j, &j->out, j->t->bin_magic, *j->tool_name ? j->tool_name : "the blob tool", GPUBLOB_TOOL);
+  int tool = needs_blob_tool(j), code = tool ? GPUBLOB_TOOL : GPUBLOB_BACKEND;
+  const char *maker = !tool ? "LLVM's backend" : *j->tool_name ? j->tool_name : "the blob tool";
+  int rc = check_magic(j, &j->out, j->t->bin_magic, maker, code);
+  return rc ? rc : check_readable(j, maker, code);
 }

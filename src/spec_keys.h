@@ -81,6 +81,11 @@
   X(suffix_bin, REQUIRED, STRING, "file suffix of the blob")                                       \
   X(bin_magic, OPTIONAL, STRING, "hex bytes every blob of the bin format starts with")             \
   X(pack_magic, OPTIONAL, STRING, "hex bytes every pack starts with")                              \
+  X(bin_machine, DEFAULT("0"), INTEGER(0, 65535, "ELF machine"), "the ELF e_machine of every bin "    \
+    "blob (0: none checked)")                                                                       \
+  X(bin_chip, OPTIONAL, STRING, "how a bin blob names its chip: object (its ELF e_flags are the "    \
+    "backend object's, which a linker keeps) or flags:SHIFT:MASK (e_flags >> SHIFT & MASK is the "  \
+    "number {chipid} starts with)")                                                                 \
   X(symbol_chars, OPTIONAL, STRING, "characters a public symbol may hold (ranges a-z allowed)")    \
   X(libs, OPTIONAL, LIST, "device bitcode libraries (templates)")                                  \
   X(lib_search, OPTIONAL, LIST, "directories searched for device libraries")                       \

@@ -525,6 +525,15 @@ static const struct {
     {"badmagic", TOOL_HEAD DRAIN "printf '\\177ELG" EI(ELFCLASS32) EI(ELFDATA2LSB) EI(EV_CURRENT) EI(ELFOSABI_NONE)
                                  "\\000\\000\\000\\000' > \"$out\"\nexit 0\n"}, /* "ELG": the magic, wrong */
     {"empty", TOOL_HEAD DRAIN ": > \"$out\"\nexit 0\n"},
+    /* an ELF magic and class, then garbage: a blob no reader takes */
+    {"elf-garbage", TOOL_HEAD DRAIN "printf '\\177ELF" EI(ELFCLASS64) EI(ELFDATA2LSB) EI(EV_CURRENT)
+                                    "' > \"$out\"\nhead -c 200 /dev/urandom >> \"$out\"\nexit 0\n"},
+    /* the real tool's blob, for another chip: ld.lld's hsaco with another EF_AMDGPU_MACH, ptxas for
+       sm_80 whatever the job's chip */
+    {"ld.lld-other-chip", TOOL_HEAD LLVM_BINDIR "/ld.lld \"$@\" || exit 1\n"
+                          "printf '\\100' | dd of=\"$out\" bs=1 seek=48 count=1 conv=notrunc 2>/dev/null\n"},
+    {"ptxas-other-chip", TOOL_HEAD "sed 's/^[.]target sm_[0-9a-z]*/.target sm_80/' | "
+                         "\"${PTXAS:-ptxas}\" -arch=sm_80 - -o \"$out\"\n"},
     {"nooutput", TOOL_HEAD DRAIN "exit 0\n"},
     {"elf-then-fail", TOOL_HEAD DRAIN "printf '\\177ELF" EI(ELFCLASS64) EI(ELFDATA2LSB) EI(EV_CURRENT)
                                       "' > \"$out\"\necho 'fake tool: failed late' >&2\nexit 1\n"},
@@ -875,6 +884,14 @@ static const bad_case cases[] = {
     {"tool: killed by SIGKILL", AT("sigkill"), .exit = E(TOOL)},
     {"tool: writes garbage, not an ELF file", AT("garbage"), .exit = E(TOOL)},
     {"tool: writes a wrong magic", AT("badmagic"), .exit = E(TOOL)},
+    {"tool: writes the ELF magic, then garbage (amdgcn)", AT("elf-garbage"), .exit = E(TOOL),
+     .msg = "gpublob can read"},
+    {"tool: writes the ELF magic, then garbage (nvptx)", NT("elf-garbage"), .exit = E(TOOL),
+     .msg = "gpublob can read"},
+    {"tool: an hsaco for another chip", AT("ld.lld-other-chip"), .exit = E(TOOL),
+     .msg = "not the backend object's"},
+    {"tool: a cubin for another chip", "--tool @S/tools/ptxas-other-chip --tool-mode program -t nvptx:sm_90 " NV,
+     .exit = E(TOOL), .msg = "for another chip", .needs_ptxas = 1},
     {"tool: writes an empty output", AT("empty"), .exit = E(TOOL)},
     {"tool: writes no output and exits 0", AT("nooutput"), .exit = E(TOOL)},
     {"tool: writes an output, then exits 1", AT("elf-then-fail"), .exit = E(TOOL)},
@@ -1869,6 +1886,15 @@ int main(void) {
   make_lib_dirs();
   need_bc(); /* once, before the workers start */
   ptxas_found = have_ptxas();
+  if (ptxas_found) { /* for the fake tool that runs the real ptxas for another chip */
+    gpublob *pg;
+    char path[4096] = "";
+    gpublob_options po = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx"};
+    if (!gpublob_open(&pg)) {
+      if (!tool_path(pg, &po, path, sizeof path) && *path) setenv("PTXAS", path, 1);
+      gpublob_close(pg);
+    }
+  }
   run_table();
   test_device_output();
   test_fifo_output();
