@@ -66,6 +66,7 @@
 #include "src/type_check.c"
 #include "src/optimise.c"
 #include "src/emit.c"
+#include "src/tmp_sweep.c"
 #include "src/tool.c"
 #include "src/proc.c"
 #include "src/dump.c"

@@ -18,12 +18,17 @@ static void workdir_remove(workdir *w) {
   workdir_free(w);
 }
 
-/* TMPDIR/gpublob-XXXXXX, made and entered in the table of live directories (whose
-** slots hold LIVE_PATH bytes: a longer path is refused, not cut); on an error
-** nothing of it is left. */
+/* TMPDIR/gpublob-PID-START-XXXXXX (src/tmp_sweep.c), made and entered in the table
+** of live directories (whose slots hold LIVE_PATH bytes: a longer path is refused,
+** not cut); on an error nothing of it is left.  The first one a process makes sweeps
+** the stale ones of makers that are gone. */
 static int make_dir(job *j, workdir *w) {
   const char *tmp = getenv("TMPDIR");
-  sb_addf(&w->dir, "%s/gpublob-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  tmp = tmp && *tmp ? tmp : "/tmp";
+  sweep_stale_dirs(tmp);
+  sb_addf(&w->dir, "%s/", tmp);
+  workdir_prefix(&w->dir);
+  sb_add(&w->dir, "XXXXXX");
   int rc = GPUBLOB_OK;
   if (w->dir.oom) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   else if (w->dir.len >= LIVE_PATH)

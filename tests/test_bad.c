@@ -1650,6 +1650,114 @@ static void test_fifo_output(void) {
   free(o.err);
 }
 
+/* This process's start time, /proc/self/stat's field 22, as the library names its
+** private directories (gpublob-PID-START-XXXXXX). */
+static unsigned long long own_start_time(void) {
+  char buf[1024] = "";
+  FILE *f = fopen("/proc/self/stat", "r");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  buf[n] = 0;
+  char *p = strrchr(buf, ')');
+  for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
+  return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* A pid that ran and is gone. */
+static long gone_pid(void) {
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  waitpid(pid, NULL, 0);
+  return (long)pid;
+}
+
+/* A call killed with SIGKILL leaves its private directory; the next call's first
+** directory sweeps it, and every stale one whose maker is gone (or whose pid now runs
+** a process that started at another time), never a live maker's, another user's, a
+** link, or a name of another shape. */
+static void test_stale_dirs(void) {
+  const char *tmp = fresh_dir("stale-tmp"), *out = tmp_path("stale.hsaco");
+  char slow[4400], slow_pids[4400], path[4400];
+  snprintf(slow, sizeof slow, "%s/slow", tools_dir);
+  snprintf(slow_pids, sizeof slow_pids, "%s/slow-pids", scratch());
+  unlink(slow_pids);
+  double t0 = now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0), dup2(null, 1), dup2(null, 2);
+    setenv("TMPDIR", tmp, 1);
+    execl(CLI, CLI, "--no-cache", "--tool", slow, "-t", "amdgcn", AM, "-o", out, (char *)NULL);
+    _exit(127);
+  }
+  while (now() - t0 < 15 && !exists(slow_pids)) usleep(10000);
+  usleep(300000);
+  kill(pid, SIGKILL); /* the CLI alone: nothing of it runs to clean up */
+  waitpid(pid, NULL, 0);
+  FILE *f = fopen(slow_pids, "r");
+  long p;
+  while (f && fscanf(f, "%ld", &p) == 1) kill((pid_t)p, SIGKILL);
+  if (f) fclose(f);
+  check(leftovers(tmp, "gpublob-") == 1, "stale: a call killed with SIGKILL leaves its directory", "%d in %s",
+        leftovers(tmp, "gpublob-"), tmp);
+  long dead = gone_pid();
+  unsigned long long start = own_start_time();
+  struct { const char *fmt; int stays; } dirs[] = {
+      {"gpublob-%ld-12345-abcdef", 0},  /* its maker is gone */
+      {"gpublob-%ld-1-abcdeg", 0},      /* this pid, another start: a reused pid */
+      {"gpublob-%ld-%llu-livexx", 1},   /* this process: live */
+      {"gpublob-%ld-7-otheru", 1},      /* another user's */
+      {"gpublob-abcdef", 1},            /* another shape (1.0's names) */
+      {"gpublob-%ld-9-abcdef-x", 1},    /* another shape */
+  };
+  char made[6][4400];
+  for (size_t i = 0; i < 6; i++) {
+    long who = i == 1 || i == 2 ? (long)getpid() : dead;
+    char name[128];
+    snprintf(name, sizeof name, dirs[i].fmt, who, start);
+    snprintf(made[i], sizeof made[i], "%s/%s", tmp, name);
+    mkdir(made[i], 0700);
+    snprintf(path, sizeof path, "%s/in.o", made[i]);
+    spill(path, "x", 1);
+    if (i == 3 && chown(made[i], 65534, 65534)) check(0, "stale: chown for another user's directory", "%s", made[i]);
+  }
+  char link[4400], target[4400];
+  snprintf(target, sizeof target, "%s/keep", tmp);
+  mkdir(target, 0700);
+  snprintf(link, sizeof link, "%s/gpublob-%ld-3-linkxx", tmp, dead);
+  if (symlink(target, link)) check(0, "stale: a link named so", "%s", link);
+  char *err = NULL;
+  const char *argv[] = {CLI, "--no-cache", "--tool-mode", "program", "-t", "amdgcn", AM, "-o", out, NULL};
+  setenv("TMPDIR", tmp, 1);
+  int rc = run(argv, &err);
+  unsetenv("TMPDIR");
+  check(rc == 0, "stale: the next call compiles", "exit %d: %s", rc, shown(err));
+  free(err);
+  int killed_left = 0;
+  DIR *d = opendir(tmp);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    long who;
+    unsigned long long st;
+    char tail[16];
+    if (sscanf(e->d_name, "gpublob-%ld-%llu-%15s", &who, &st, tail) == 3 && who == (long)pid) killed_left++;
+  }
+  if (d) closedir(d);
+  check(killed_left == 0, "stale: the next call sweeps the killed call's directory", "%d left in %s", killed_left,
+        tmp);
+  for (size_t i = 0; i < 6; i++) {
+    struct stat st;
+    int there = !lstat(made[i], &st);
+    check(there == dirs[i].stays, dirs[i].stays ? "stale: a directory that is not stale stays"
+                                                : "stale: a dead maker's directory goes",
+          "%s %s", made[i], there ? "is there" : "is gone");
+  }
+  struct stat st;
+  check(!lstat(link, &st) && S_ISLNK(st.st_mode) && exists(target), "stale: a link named so stays, and its target",
+        "%s", link);
+}
+
 /* SIGINT / SIGTERM to the CLI while its tool runs: the tool is killed, nothing is left. */
 static void test_signal(int sig, const char *signame) {
   char name[200], tmpname[64], outname[64], pidsname[64];
@@ -1900,6 +2008,7 @@ int main(void) {
   test_fifo_output();
   test_signal(SIGINT, "SIGINT");
   test_signal(SIGTERM, "SIGTERM");
+  test_stale_dirs();
   test_tool_child_good();
   test_tool_tmpdir();
   test_no_entry_point();

@@ -1,0 +1,66 @@
+/* src/tmp_sweep.c: Stale private directories.  A call killed with SIGKILL leaves its
+** TMPDIR/gpublob-* directories behind: nothing of it runs to remove them.  So each
+** name holds its maker's pid and start time (gpublob-PID-START-XXXXXX, START being
+** /proc/PID/stat's field 22), and the first directory a process makes sweeps, once,
+** those whose maker is gone: only this user's own directories (never a link), named
+** exactly so, whose pid runs no more, or runs a process that started at another time
+** (the pid was reused).  A directory of a live maker, another user's, or a name of
+** another shape is left alone. */
+
+/* /proc/PID/stat's starttime (clock ticks after boot); 0 when there is no such process. */
+static unsigned long long proc_start_time(long pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  char *p = strrchr(buf, ')'); /* after the command's name, which may hold anything */
+  for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
+  return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* A private directory's name for this process: gpublob-PID-START- (mkdtemp's XXXXXX follow). */
+static void workdir_prefix(strbuf *b) {
+  long self = (long)getpid();
+  sb_addf(b, "gpublob-%ld-%llu-", self, proc_start_time(self));
+}
+
+/* name is gpublob-PID-START-XXXXXX exactly; its maker's pid and start time. */
+static int stale_name(const char *name, long *pid, unsigned long long *start) {
+  char tail[16];
+  int used = 0;
+  if (sscanf(name, "gpublob-%ld-%llu-%15[A-Za-z0-9]%n", pid, start, tail, &used) != 3 || name[used] ||
+      strlen(tail) != 6 || *pid <= 0)
+    return 0;
+  return 1;
+}
+
+static void sweep_dir(const char *tmp) {
+  DIR *d = opendir(tmp);
+  struct dirent *e;
+  uid_t me = geteuid();
+  while (d && (e = readdir(d))) {
+    long pid;
+    unsigned long long start;
+    struct stat st;
+    if (!stale_name(e->d_name, &pid, &start)) continue;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) || st.st_uid != me) continue;
+    unsigned long long now = proc_start_time(pid);
+    if (now && now == start) continue; /* its maker still runs */
+    strbuf path = {0};
+    sb_addf(&path, "%s/%s", tmp, e->d_name);
+    if (!path.oom) remove_tree(sb_str(&path));
+    sb_free(&path);
+  }
+  if (d) closedir(d);
+}
+
+/* Once a process, at its first private directory: the stale ones in tmp go. */
+static void sweep_stale_dirs(const char *tmp) {
+  static atomic_int swept_by; /* the pid that swept: a forked child sweeps again */
+  int self = (int)getpid();
+  if (atomic_exchange(&swept_by, self) != self) sweep_dir(tmp);
+}
