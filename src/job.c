@@ -72,6 +72,7 @@ static int job_llvm(job *j) {
   int rc = j->src ? parse_module(j, j->src, j->src_size) : GPUBLOB_OK;
   if (!rc) rc = dump_module(j, "0-input.ll");
   if (!rc) rc = check_triple(j);
+  if (!rc) rc = adopt_pinned_version(j);
   if (!rc) rc = make_target_machine(j);
   if (!rc) rc = verify_module(j);
   if (!rc) rc = check_module(j);

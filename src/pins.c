@@ -127,6 +127,62 @@ static int adopt_pinned_modifiers(job *j) {
   return rc || !adopted ? rc : resolve_target_id(j);
 }
 
+/* The version of the spec's versioned feature (version_feature: ptx) that word w (n
+** bytes, "+ptx88") names; -1 for any other word. */
+static long version_of(const job *j, const char *w, size_t n) {
+  const char *vf = j->t->version_feature;
+  size_t p = strlen(vf);
+  if (!p || n <= p + 1 || w[0] != '+' || strncmp(w + 1, vf, p)) return -1;
+  for (size_t i = p + 1; i < n; i++)
+    if (!isdigit((unsigned char)w[i])) return -1;
+  return strtol(w + 1 + p, NULL, 10);
+}
+
+/* The highest version the definitions pin ("target-features"="+ptx88,+sm_90", as clang
+** writes for the CUDA it found); -1 when none does. */
+static long pinned_version(job *j) {
+  long best = -1;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
+    unsigned len;
+    const char *feats = LLVMIsDeclaration(f) ? NULL : fn_attr(f, "target-features", &len), *w;
+    strbuf list = {0};
+    if (feats) sb_addn(&list, feats, len);
+    const char *p = sb_str(&list);
+    size_t n;
+    long v;
+    while (feats && (w = next_word(&p, ",", &n)))
+      if ((v = version_of(j, w, n)) > best) best = v;
+    sb_free(&list);
+  }
+  return best;
+}
+
+/* Where the job's features name no version (--features +ptx80 does), the version the
+** definitions pin becomes the target machine's, as clang's is: LLVM writes the
+** module's .version from the target machine, not from the functions.  Called before
+** the target machine is made.  A version below the chip's minimum stays out (the
+** pin is then refused, CHIP), and so does one the spec's feature_names lack. */
+static int adopt_pinned_version(job *j) {
+  if (!*j->t->version_feature || (j->flags & GPUBLOB_FLAG_RETARGET)) return GPUBLOB_OK;
+  const char *have = sb_str(&j->features), *w;
+  size_t n;
+  while ((w = next_word(&have, ",", &n)))
+    if (version_of(j, w, n) >= 0) return GPUBLOB_OK;
+  long v = pinned_version(j);
+  if (v < 0) return GPUBLOB_OK;
+  char word[64];
+  int wn = snprintf(word, sizeof word, "+%s%ld", j->t->version_feature, v);
+  size_t mn;
+  if (wn <= 0 || (size_t)wn >= sizeof word || feature_below_min(j, word, (size_t)wn, &mn)) return GPUBLOB_OK;
+  const char *pats = *j->t->feature_names ? j->t->feature_names : "*", *pw;
+  int known = 0;
+  while (!known && (pw = next_word(&pats, " ", &n))) known = glob_match(pw, n, word + 1);
+  if (!known) return GPUBLOB_OK;
+  sb_addf(&j->features, "%s%s", j->features.len ? "," : "", word);
+  sb_addf(&j->condfeat, "%s%s", j->condfeat.len ? "," : "", word);
+  return j->features.oom || j->condfeat.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+}
+
 static int check_pins(job *j) {
   if (j->flags & GPUBLOB_FLAG_RETARGET) return retarget(j);
   int rc = adopt_pinned_modifiers(j);

@@ -119,6 +119,21 @@ static void cuda_kernel(const char *src, const char *stem, const char *kernel, i
   check(rc == 0, PART("exit 0"), "exit %d: %s", rc, log);
   check(contains(text, ".target sm_90"), PART(".target sm_90"), "%.300s", text ? text : "(no PTX)");
   check(contains(text, entry), name, "no '%s' in %.300s", entry, text ? text : "(no PTX)");
+  /* the PTX version clang pins ("target-features"="+ptx88") is the module's, as in clang's own PTX */
+  char clang_ptx[4200];
+  snprintf(clang_ptx, sizeof clang_ptx, "%s/cuda_%s.clang.ptx", scratch(), stem);
+  const char *to_ptx[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                          "-O2", "-S", debug ? "-g" : "-O2", NULL};
+  snprintf(what, sizeof what, "CUDA %s (sm_90) to PTX", src);
+  if (!clang_ir(to_ptx, src, clang_ptx, what)) {
+    char *theirs = (char *)slurp(clang_ptx, NULL);
+    const char *v1 = text ? strstr(text, "\n.version ") : NULL, *v2 = theirs ? strstr(theirs, "\n.version ") : NULL;
+    size_t n1 = v1 ? strcspn(v1 + 1, "\n") : 0, n2 = v2 ? strcspn(v2 + 1, "\n") : 0;
+    snprintf(name, sizeof name, "cuda %s: the PTX's .version is clang's (the version clang pins)", stem);
+    check(v1 && v2 && n1 == n2 && !memcmp(v1, v2, n1 + 1), name, "gpublob %.*s, clang %.*s", (int)n1,
+          v1 ? v1 + 1 : "", (int)n2, v2 ? v2 + 1 : "");
+    free(theirs);
+  }
   if (debug) {
     snprintf(name, sizeof name, "cuda %s: the PTX keeps clang's debug information (.loc, .file)", stem);
     check(contains(text, ".loc"), PART(".loc"), NULL);
