@@ -1194,14 +1194,12 @@ static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir)
   const gpublob_input in = {*mlir ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM, data, size, NULL, name};
   rc = gpublob_compile(g, &c->opts, &in, r);
   free(data);
+  /* the error is stderr's first line; the call's warnings follow it */
+  if (rc) fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));
   print_warnings(g);
   if (c->remote_fault) fprintf(stderr, "gpublob: warning: %s\n", c->remote_fault);
   if (c->time) print_time(g, "compiler", c->opts.remote_cache && *c->opts.remote_cache);
-  if (rc) {
-    fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));
-    return 10 + gpublob_error_code(g);
-  }
-  return 0;
+  return rc ? 10 + gpublob_error_code(g) : 0;
 }
 
 /* An LLVM fatal error in this process (--no-isolate, or MLIR's translation) ends it: cleanly. */

@@ -98,24 +98,34 @@ static int parse_constant(job *j, const char *w, size_t n, constant *c) {
   return GPUBLOB_OK;
 }
 
-/* The global the module gets: linkonce_odr, so a library's own definition or the
-** optimiser may drop it; protected and local unnamed_addr, as MLIR writes them. */
-/* A module's own definition: kept where the libraries can see it and, for a constant
-** that must agree, with the job's value. */
-static int module_defines(job *j, const constant *c, LLVMValueRef g) {
-  LLVMLinkage l = LLVMGetLinkage(g);
-  if (l == LLVMInternalLinkage || l == LLVMPrivateLinkage)
-    return set_error(j->g, GPUBLOB_LINK, "%s: the module defines @%s with internal linkage, which the device "
-                     "libraries cannot see; make it linkonce_odr, or leave it to gpublob", j->name, sb_str(&c->name));
+/* A module's own definition of a constant that must agree (==) has the job's value:
+** OK, or CHIP (OPTION for one the ABI version sets, {abi}) naming both values.  clang's
+** HIP output, its device libraries linked in, defines them for the chip it was for. */
+static int own_value_agrees(job *j, const constant *c, LLVMValueRef g, const char *tmpl) {
   LLVMValueRef init = LLVMGetInitializer(g);
   if (!c->must_agree) return GPUBLOB_OK;
   if (init && LLVMIsAConstantInt(init) && LLVMConstIntGetZExtValue(init) == c->v) return GPUBLOB_OK;
-  return set_error(j->g, GPUBLOB_LINK, "%s: the module defines @%s, but not as %s, the value for %s:%s (was it "
-                   "compiled, with its device libraries, for another chip? compile it for this one, or without "
-                   "them)", j->name, sb_str(&c->name), sb_str(&c->value), j->t->name, j->chip);
+  int abi = strstr(tmpl, "{abi}") != NULL;
+  char own[32] = "not a number";
+  if (init && LLVMIsAConstantInt(init)) snprintf(own, sizeof own, "%llu", LLVMConstIntGetZExtValue(init));
+  return set_error(j->g, abi ? GPUBLOB_OPTION : GPUBLOB_CHIP, "%s: the module defines @%s as %s, but %s:%s%s "
+                   "needs %s (were its device libraries linked for another %s? compile it for this one, or "
+                   "without them)", j->name, sb_str(&c->name), own, j->t->name, j->chip, abi ? " at this ABI" : "",
+                   sb_str(&c->value), abi ? "ABI version" : "chip");
 }
 
-static int define_constant(job *j, const constant *c) {
+/* The global the module gets: linkonce_odr, so a library's own definition or the
+** optimiser may drop it; protected and local unnamed_addr, as MLIR writes them. */
+/* A module's own definition: its value checked, and made visible to the libraries
+** (an internal one, as clang leaves them, becomes linkonce_odr: the same value). */
+static int module_defines(job *j, const constant *c, LLVMValueRef g, const char *tmpl) {
+  int rc = own_value_agrees(j, c, g, tmpl);
+  LLVMLinkage l = LLVMGetLinkage(g);
+  if (!rc && (l == LLVMInternalLinkage || l == LLVMPrivateLinkage)) LLVMSetLinkage(g, LLVMLinkOnceODRLinkage);
+  return rc;
+}
+
+static int define_constant(job *j, const constant *c, const char *tmpl) {
   LLVMModuleRef m = j->llvm->mod;
   LLVMTypeRef type = LLVMIntTypeInContext(j->llvm->ctx, c->bits);
   unsigned space = (unsigned)j->t->constant_space;
@@ -125,7 +135,7 @@ static int define_constant(job *j, const constant *c) {
     return set_error(j->g, GPUBLOB_LINK, "%s: the module has an ifunc @%s, which gpublob defines as a constant",
                      j->name, name);
   LLVMValueRef g = LLVMGetNamedGlobal(m, name);
-  if (g && !LLVMIsDeclaration(g)) return module_defines(j, c, g);
+  if (g && !LLVMIsDeclaration(g)) return module_defines(j, c, g, tmpl);
   if (g && (LLVMGlobalGetValueType(g) != type || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != space))
     return set_error(j->g, GPUBLOB_LINK, "%s: the module declares @%s, which gpublob defines as an i%u in "
                      "address space %u, with another type or address space", j->name, sb_str(&c->name),
@@ -143,17 +153,29 @@ static int define_constant(job *j, const constant *c) {
   return GPUBLOB_OK;
 }
 
-/* Every constant of the spec, or the first error. */
-static int write_constants(job *j) {
+/* Every constant of the spec (defined where the module has none, checked where it
+** has), or the first error; with check_only, the module's own are only checked. */
+static int each_constant(job *j, int check_only) {
   const char *list = j->t->constants, *w;
   size_t n;
   int rc = GPUBLOB_OK;
   while (!rc && (w = next_word(&list, " ", &n))) {
     constant c = {0};
+    strbuf tmpl = {0};
+    sb_addn(&tmpl, w, n);
     rc = parse_constant(j, w, n, &c);
-    if (!rc) rc = define_constant(j, &c);
+    LLVMValueRef g = rc || !check_only ? NULL : LLVMGetNamedGlobal(j->llvm->mod, sb_str(&c.name));
+    if (!rc && !check_only) rc = define_constant(j, &c, sb_str(&tmpl));
+    else if (!rc && g && !LLVMIsDeclaration(g)) rc = own_value_agrees(j, &c, g, sb_str(&tmpl));
     sb_free(&c.name);
     sb_free(&c.value);
+    sb_free(&tmpl);
   }
   return rc;
 }
+
+static int write_constants(job *j) { return each_constant(j, 0); }
+
+/* A module that links no library: its own definitions of the constants (clang's HIP
+** output carries them, internal) must agree with the job's chip and ABI. */
+static int check_own_constants(job *j) { return each_constant(j, 1); }

@@ -14,11 +14,19 @@ static int is_undefined_ref(LLVMValueRef v) {
   return LLVMIsDeclaration(v) && !LLVMGetIntrinsicID(v);
 }
 
-static int module_has_undefined(LLVMModuleRef m) {
+/* A global declaration the target's ABI leaves external (the spec's extern_spaces:
+** dynamic shared memory, extern __shared__), which no library defines. */
+static int abi_extern(const job *j, LLVMValueRef g) {
+  char space[24];
+  snprintf(space, sizeof space, "%u", LLVMGetPointerAddressSpace(LLVMTypeOf(g)));
+  return list_index(j->t->extern_spaces, space, strlen(space)) >= 0;
+}
+
+static int module_has_undefined(const job *j, LLVMModuleRef m) {
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f))
     if (is_undefined_ref(f)) return 1;
   for (LLVMValueRef g = LLVMGetFirstGlobal(m); g; g = LLVMGetNextGlobal(g))
-    if (LLVMIsDeclaration(g)) return 1;
+    if (LLVMIsDeclaration(g) && !abi_extern(j, g)) return 1;
   return 0;
 }
 
@@ -194,7 +202,10 @@ static int libm_rename(job *j, devlib *libs, int n);
 static int link_device_libs(job *j) {
   /* an intrinsic the backend cannot select needs a library only where a backend runs */
   int ir_only = j->format == GPUBLOB_FORMAT_LLVM || j->format == GPUBLOB_FORMAT_LL;
-  if (!*j->t->libs || (!module_has_undefined(j->llvm->mod) && (ir_only || !libm_wanted(j)))) return GPUBLOB_OK;
+  /* a module that carries its libraries (clang's HIP -emit-llvm) compiles as it is; its
+     own control constants must agree with the job */
+  if (!*j->t->libs || (!module_has_undefined(j, j->llvm->mod) && (ir_only || !libm_wanted(j))))
+    return check_own_constants(j);
   enum { MAX_LIBS = 32 };
   devlib *libs = calloc(MAX_LIBS, sizeof *libs);
   if (!libs) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");

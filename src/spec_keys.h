@@ -102,6 +102,8 @@
   X(libm_double, OPTIONAL, STRING, "device-library function for a double C math function (template)") \
   X(libm_intrinsics, OPTIONAL, LIST, "glob patterns of llvm.* math intrinsics the backend cannot "  \
     "select (PATTERN!afn: unless the call has afn), called as their C function's libm_ name")      \
+  X(extern_spaces, OPTIONAL, LIST, "address spaces whose external global declarations the target's "  \
+    "ABI leaves undefined (dynamic shared memory: extern __shared__): they need no device library") \
   X(undefined_ok, OPTIONAL, LIST, "glob patterns of functions a bin blob may leave undefined (the "  \
     "tool or driver provides them; * for any)")                                                     \
   X(unsupported_types, OPTIONAL, LIST, "LLVM types the backend cannot lower (half bfloat float double "  \

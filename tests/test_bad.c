@@ -799,6 +799,15 @@ static const bad_case cases[] = {
     /* ---- chips ---- */
     {"chip: sm_999", "-t nvptx:sm_999 -f asm " NV, .exit = E(CHIP), .msg = "sm_999"},
     {"chip: gfx9999", "-t amdgcn:gfx9999 -f asm " AM, .exit = E(CHIP)},
+    /* clang's HIP output with its device libraries linked for gfx90a (their constants internal),
+       retargeted to gfx942: CHIP naming both ISA versions, and the error before --retarget's warning */
+    {"chip: a module's own __oclc_ISA_version for another chip (--retarget)", "--retarget -t amdgcn:gfx942 @IN",
+     .text = AMT "@__oclc_ISA_version = internal addrspace(4) constant i32 9010\n"
+                 "define amdgpu_kernel void @k(ptr addrspace(1) %p) #0 {\n"
+                 "  %v = load i32, ptr addrspace(4) @__oclc_ISA_version\n"
+                 "  store i32 %v, ptr addrspace(1) %p\n  ret void\n}\n"
+                 "attributes #0 = { \"target-cpu\"=\"gfx90a\" }\n",
+     .exit = E(CHIP), .msg = "as 9010, but amdgcn:gfx942 needs 9402"},
     {"chip: an amdgcn chip for nvptx", "-t nvptx:gfx90a -f asm " NV, .exit = E(CHIP)},
     {"chip: an nvptx chip for amdgcn", "-t amdgcn:sm_90 -f asm " AM, .exit = E(CHIP)},
     {"chip: a chip for spirv", "-t spirv:gfx90a " SP, .exit = E(CHIP)},

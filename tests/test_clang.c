@@ -419,6 +419,57 @@ static void opencl_kernel(void) {
   free(log);
 }
 
+/* HIP as clang compiles it by default: the device libraries linked by clang itself
+** (ROCm's bitcode, where gpublob finds it; code object v5, which Debian's ROCm has), a
+** fixed -cuid, at -O0 and -O2.  gpublob compiles the IR as it is, at the same level,
+** into clang's own hsaco, byte for byte. */
+static void hip_with_libs(const char *opt) {
+  char ll[4200], ours[4200], theirs[4200], libdir[4200], libflag[4300], name[300], label[400];
+  gpublob *g;
+  const char *paths = "";
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a"};
+  if (gpublob_open(&g)) return;
+  int found = !gpublob_libs_find(g, &o, &paths) && *paths;
+  snprintf(libdir, sizeof libdir, "%.*s", (int)strcspn(paths, "\n"), paths);
+  gpublob_close(g);
+  char *slash = strrchr(libdir, '/');
+  if (!found || !slash) {
+    skip("hip with its device libraries", "no ROCm bitcode found (apt-get install rocm-device-libs)");
+    return;
+  }
+  *slash = 0;
+  snprintf(libflag, sizeof libflag, "--rocm-device-lib-path=%s", libdir);
+  snprintf(ll, sizeof ll, "%s/hip_libs%s.ll", scratch(), opt);
+  snprintf(ours, sizeof ours, "%s/hip_libs%s.hsaco", scratch(), opt);
+  snprintf(theirs, sizeof theirs, "%s/hip_libs%s.clang.hsaco", scratch(), opt);
+  const char *to_ir[] = {"-x", "hip", "--cuda-device-only", "--offload-arch=gfx90a", "-nogpuinc", libflag,
+                         "-mcode-object-version=5", "-cuid=gpublob-test", opt, "-S", "-emit-llvm", NULL};
+  const char *to_hsaco[] = {"-x", "hip", "--cuda-device-only", "--offload-arch=gfx90a", "-nogpuinc", libflag,
+                            "-mcode-object-version=5", "-cuid=gpublob-test", opt, "--no-gpu-bundle-output", NULL};
+  char what[128];
+  snprintf(what, sizeof what, "HIP dynshared.hip %s with its device libraries to LLVM IR", opt);
+  if (clang_ir(to_ir, SRC "dynshared.hip", ll, what)) return;
+  snprintf(what, sizeof what, "HIP dynshared.hip %s with its device libraries to an hsaco", opt);
+  if (clang_ir(to_hsaco, SRC "dynshared.hip", theirs, what)) return;
+  char *ir = (char *)slurp(ll, NULL);
+  snprintf(name, sizeof name, "hip with libraries %s", opt);
+  check(contains(ir, "@__oclc_ISA_version = internal") || !strcmp(opt, "-O2"),
+        PART("clang left the device libraries' constants internal"), NULL);
+  check(contains(ir, "external hidden") && contains(ir, "addrspace(3) global [0 x float]"),
+        PART("the dynamic shared array is an external declaration"), NULL);
+  free(ir);
+  char *log = NULL;
+  const char *args[] = {"-t", "amdgcn:gfx90a", opt, ll, "-o", ours, NULL};
+  int rc = gpublob_cli(args, &log);
+  check(rc == 0, PART("compiles as it is"), "exit %d: %s", rc, shown(log));
+  free(log);
+  size_t a = 0, b = 0;
+  unsigned char *x = slurp(ours, &a), *y = slurp(theirs, &b);
+  check(x && y && a == b && !memcmp(x, y, a), PART("the hsaco is clang's, byte for byte"), "%zu and %zu bytes", a, b);
+  free(x);
+  free(y);
+}
+
 int main(void) {
   if (!exists(CLI)) {
     printf("%s not built\n", CLI);
@@ -441,6 +492,8 @@ int main(void) {
   hip_kernel(SRC "saxpy.hip", "saxpy", "saxpy");
   hip_kernel(SRC "reduce.hip", "reduce", "reduce_sum");
   hip_kernel(SRC "asm.hip", "asm", "with_asm");
+  hip_with_libs("-O0");
+  hip_with_libs("-O2");
   opencl_kernel();
   check(leftovers(scratch(), "gpublob-") == 0, "clang: no temporary left in TMPDIR (gpublob-*)", "%d left",
         leftovers(scratch(), "gpublob-"));
