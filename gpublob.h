@@ -137,6 +137,11 @@ enum gpublob_opt {
 ** local cache, but nothing is stored to the server (CI jobs that must not publish).
 ** It changes no output byte, so it is not in the cache's keys. */
 #define GPUBLOB_FLAG_REMOTE_READ_ONLY 0x400
+/* (1.3) The module is optimised already (clang's -O3 -emit-llvm, a JIT's own pipeline):
+** the middle end does not run again, only the backend at the level asked, as llc runs
+** after opt; nothing is internalised, and only what no function or global uses
+** (device-library code the module did not call) is dropped (globaldce). */
+#define GPUBLOB_FLAG_BACKEND_ONLY 0x800
 
 /* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
 enum gpublob_attach {

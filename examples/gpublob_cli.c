@@ -104,6 +104,8 @@ static const char usage_all[] =
     "                                   missing); such a call compiles (no cache hit)\n"
     "Compile:\n"
     "  -O0 .. -O3                       default -O3\n"
+    "      --backend-only               the module is optimised already: the backend alone\n"
+    "                                   at -O (as llc after opt), no middle end\n"
     "      --ftz, --daz                 flush denormals to zero\n"
     "      --finite-only                no NaN or infinity in or out\n"
     "      --unsafe-math                results may lose accuracy\n"
@@ -340,6 +342,8 @@ static int parse_flag(cli *c, const char *a) {
     c->opts.flags |= GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
   } else if (!strcmp(a, "--retarget")) {
     c->opts.flags |= GPUBLOB_FLAG_RETARGET;
+  } else if (!strcmp(a, "--backend-only")) {
+    c->opts.flags |= GPUBLOB_FLAG_BACKEND_ONLY;
   } else if (!strcmp(a, "--isolate")) {
     c->opts.flags |= GPUBLOB_FLAG_ISOLATE;
   } else if (!strcmp(a, "--no-isolate")) {

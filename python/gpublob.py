@@ -41,7 +41,7 @@ _TOOL_MODES = {"auto": 0, "program": 1, "in-process": 2, "inprocess": 2}
 FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
          "mlir_bytecode": 0x8, "retarget": 0x10, "isolate": 0x20, "finite_only": 0x40,
          "unsafe_math": 0x80, "unsafe_sqrt": 0x100, "tool_log": 0x200,
-         "remote_read_only": 0x400}
+         "remote_read_only": 0x400, "backend_only": 0x800}
 
 # The gpublob_options version this binding fills: the fields of versions 1 to 7.
 OPTIONS_VERSION = 7
@@ -422,7 +422,7 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
       opt=0..3             optimisation level (default 3)
       flags=INT            raw GPUBLOB_FLAG_* bits (or'ed with the flag keywords)
       ftz, daz, fast_math, finite_only, unsafe_math, unsafe_sqrt, no_default_search,
-      mlir_bytecode, retarget, isolate, tool_log, remote_read_only = True: those flags
+      mlir_bytecode, retarget, isolate, tool_log, remote_read_only, backend_only = True: those flags
       tool=PATH            the blob tool to run, instead of searching
       tool_dirs, lib_dirs  directories searched first (a ':' list, or a list)
       toolkit=DIR          a CUDA or ROCm root, searched first

@@ -8,7 +8,7 @@
 ** and those no entry reaches are not optimised and compiled for nothing.
 ** Global variables stay visible: the driver can look them up. */
 static void keep_entries(job *j) {
-  if (j->format != GPUBLOB_FORMAT_BIN || !*j->t->entry_cc) return;
+  if (j->format != GPUBLOB_FORMAT_BIN || !*j->t->entry_cc || (j->flags & GPUBLOB_FLAG_BACKEND_ONLY)) return;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
     LLVMLinkage l = LLVMGetLinkage(f);
     if (!LLVMIsDeclaration(f) && l != LLVMInternalLinkage && l != LLVMPrivateLinkage && !is_entry(j, f))
@@ -28,10 +28,14 @@ static int keeps_every_function(job *j) {
   return 1;
 }
 
+/* BACKEND_ONLY: no middle end (the module's producer ran its own); what nothing uses
+** goes, as the device libraries' unused linkonce_odr code. */
 static int optimise(job *j) {
-  if (j->opt > 0 && keeps_every_function(j)) return GPUBLOB_OK;
+  int backend_only = (j->flags & GPUBLOB_FLAG_BACKEND_ONLY) != 0;
+  if (j->opt > 0 && !backend_only && keeps_every_function(j)) return GPUBLOB_OK;
   char passes[32];
-  snprintf(passes, sizeof passes, "default<O%d>", j->opt);
+  if (backend_only) snprintf(passes, sizeof passes, "globaldce");
+  else snprintf(passes, sizeof passes, "default<O%d>", j->opt);
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
   double t = now_ms();
   LLVMErrorRef err = LLVMRunPasses(j->llvm->mod, passes, j->llvm->tm, po);

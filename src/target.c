@@ -336,7 +336,7 @@ static int resolve_levels(job *j) {
   if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH | GPUBLOB_FLAG_NO_DEFAULT_SEARCH |
                                 GPUBLOB_FLAG_MLIR_BYTECODE | GPUBLOB_FLAG_RETARGET | GPUBLOB_FLAG_ISOLATE |
                                 GPUBLOB_FLAG_FINITE_ONLY | GPUBLOB_FLAG_UNSAFE_MATH | GPUBLOB_FLAG_UNSAFE_SQRT |
-                                GPUBLOB_FLAG_TOOL_LOG | GPUBLOB_FLAG_REMOTE_READ_ONLY))
+                                GPUBLOB_FLAG_TOOL_LOG | GPUBLOB_FLAG_REMOTE_READ_ONLY | GPUBLOB_FLAG_BACKEND_ONLY))
     return set_error(j->g, GPUBLOB_OPTION, "unknown flags 0x%x", j->o->flags);
   if (j->o->tool_mode < GPUBLOB_TOOL_AUTO || j->o->tool_mode > GPUBLOB_TOOL_INPROCESS)
     return set_error(j->g, GPUBLOB_OPTION, "unknown tool mode %d", j->o->tool_mode);

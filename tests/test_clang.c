@@ -419,6 +419,51 @@ static void opencl_kernel(void) {
   free(log);
 }
 
+/* Text without its comment lines ("//" after blanks) and blank lines (LLVM's verbose
+** assembly puts a comment where the plain one leaves a line empty), into a buffer of
+** its own. */
+static char *without_comments(const char *text) {
+  size_t n = text ? strlen(text) : 0, o = 0;
+  char *out = malloc(n + 1);
+  for (const char *p = text; out && p && *p;) {
+    size_t len = strcspn(p, "\n"), k = strspn(p, " \t");
+    if (k < len && !(k + 1 < len && p[k] == '/' && p[k + 1] == '/')) {
+      memcpy(out + o, p, len);
+      o += len;
+      out[o++] = '\n';
+    }
+    p += len + (p[len] == '\n');
+  }
+  if (out) out[o] = 0;
+  return out;
+}
+
+/* IR clang optimised itself (-O3 -emit-llvm), with --backend-only: the backend alone,
+** so the PTX is clang's own -O3 -S PTX, but for comments. */
+static void cuda_backend_only(void) {
+  char ll[4200], ours[4200], theirs[4200], label[400];
+  const char *name = "cuda reduce -O3, --backend-only";
+  snprintf(ll, sizeof ll, "%s/cuda_reduce_O3.ll", scratch());
+  snprintf(ours, sizeof ours, "%s/cuda_reduce_O3.ptx", scratch());
+  snprintf(theirs, sizeof theirs, "%s/cuda_reduce_O3.clang.ptx", scratch());
+  const char *to_ir[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                         "-O3", "-S", "-emit-llvm", NULL};
+  const char *to_ptx[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                          "-O3", "-S", NULL};
+  if (clang_ir(to_ir, SRC "reduce.cu", ll, "CUDA reduce.cu -O3 to LLVM IR")) return;
+  if (clang_ir(to_ptx, SRC "reduce.cu", theirs, "CUDA reduce.cu -O3 to PTX")) return;
+  char *log = NULL;
+  const char *args[] = {"--backend-only", "-t", "nvptx:sm_90", "-f", "asm", ll, "-o", ours, NULL};
+  int rc = gpublob_cli(args, &log);
+  check(rc == 0, PART("compiles"), "exit %d: %s", rc, shown(log));
+  free(log);
+  char *a = (char *)slurp(ours, NULL), *b = (char *)slurp(theirs, NULL);
+  char *x = without_comments(a), *y = without_comments(b);
+  check(x && y && !strcmp(x, y), PART("the PTX is clang's -O3 -S PTX"), "gpublob:\n%.600s\nclang:\n%.600s", shown(x),
+        shown(y));
+  free(a), free(b), free(x), free(y);
+}
+
 /* HIP as clang compiles it by default: the device libraries linked by clang itself
 ** (ROCm's bitcode, where gpublob finds it; code object v5, which Debian's ROCm has), a
 ** fixed -cuid, at -O0 and -O2.  gpublob compiles the IR as it is, at the same level,
@@ -492,6 +537,7 @@ int main(void) {
   hip_kernel(SRC "saxpy.hip", "saxpy", "saxpy");
   hip_kernel(SRC "reduce.hip", "reduce", "reduce_sum");
   hip_kernel(SRC "asm.hip", "asm", "with_asm");
+  cuda_backend_only();
   hip_with_libs("-O0");
   hip_with_libs("-O2");
   opencl_kernel();

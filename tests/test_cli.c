@@ -284,6 +284,7 @@ static const struct {
   int mlir;
 } options[] = {
     {"-t", 0},           {"--target", 0},      {"--features", 0},       {"--retarget", 0},
+    {"--backend-only", 0},
     {"-f", 0},           {"--format", 0},      {"-o", 0},               {"-O0", 0},
     {"--ftz", 0},        {"--fast-math", 0},   {"-j", 0},               {"--jobs", 0},
     {"--isolate", 0},    {"--no-isolate", 0},  {"--max-input", 0},      {"--tool", 0},
