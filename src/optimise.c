@@ -1,14 +1,26 @@
 /* src/optimise.c: Whole program and optimisation: a blob keeps its entry points, and the new pass
 ** manager runs the level asked for. */
 
-/* ---- whole program: a blob keeps its entry points, the optimiser drops the rest ---- */
-/* A cubin or hsaco is whole-program: nothing but its kernels can be called from
-** outside (ptxas drops every function no kernel reaches).  So for bin, functions
-** that are not entries (the spec's entry_cc) become internal before optimisation,
-** and those no entry reaches are not optimised and compiled for nothing.
-** Global variables stay visible: the driver can look them up. */
+/* ---- whole program: where the spec says so, a module keeps its entry points ---- */
+/* A target whose peer compiles a whole program (the spec's internalize = yes: clang's
+** HIP, -amdgpu-internalize-symbols) makes the functions that are not entries (the
+** spec's entry_cc) internal before optimisation, in each format the backend runs for,
+** so that -f asm prints what -f bin assembles (-f llvm and -f ll keep them public): those no entry reaches are dropped.  A target whose
+** peer keeps them (clang's CUDA: internalize = no) leaves every linkage alone, in
+** every format, so the cubin is ptxas's of the very PTX -f asm prints.  A module with
+** no entry (a library compiled whole) keeps its functions.  Global variables stay
+** visible: the driver can look them up. */
+static int has_entry(job *j) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && is_entry(j, f)) return 1;
+  return 0;
+}
+
 static void keep_entries(job *j) {
-  if (j->format != GPUBLOB_FORMAT_BIN || !*j->t->entry_cc || (j->flags & GPUBLOB_FLAG_BACKEND_ONLY)) return;
+  int backend = j->format == GPUBLOB_FORMAT_ASM || j->format == GPUBLOB_FORMAT_BIN; /* not -f llvm, ll */
+  if (!backend || j->t->internalize != INTERNALIZE_yes || !*j->t->entry_cc ||
+      (j->flags & GPUBLOB_FLAG_BACKEND_ONLY) || !has_entry(j))
+    return;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
     LLVMLinkage l = LLVMGetLinkage(f);
     if (!LLVMIsDeclaration(f) && l != LLVMInternalLinkage && l != LLVMPrivateLinkage && !is_entry(j, f))
@@ -17,15 +29,13 @@ static void keep_entries(job *j) {
 }
 
 /* ---- optimisation with the new pass manager ---- */
-/* A blob keeps every function when no entry point selects what lives: an asm (or a
-** bin of a target without entry points) of a module with no kernel, such as a device
-** library compiled whole.  There the middle end specialises nothing, and the
-** backend's own pipeline is what llc runs; kernels keep it (it inlines their calls). */
+/* An asm or bin keeps every function when no entry point selects what lives: a
+** module with no kernel, such as a device library compiled whole.  There the middle
+** end specialises nothing, and the backend's own pipeline is what llc runs; kernels
+** keep it (it inlines their calls). */
 static int keeps_every_function(job *j) {
-  if (j->format != GPUBLOB_FORMAT_ASM && (j->format != GPUBLOB_FORMAT_BIN || *j->t->entry_cc)) return 0;
-  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && is_entry(j, f)) return 0;
-  return 1;
+  if (j->format != GPUBLOB_FORMAT_ASM && j->format != GPUBLOB_FORMAT_BIN) return 0;
+  return !has_entry(j);
 }
 
 /* BACKEND_ONLY: no middle end (the module's producer ran its own); what nothing uses

@@ -108,7 +108,10 @@
     "tool or driver provides them; * for any)")                                                     \
   X(unsupported_types, OPTIONAL, LIST, "LLVM types the backend cannot lower (half bfloat float double "  \
     "fp128 x86_fp80 ppc_fp128): a module that still holds one before the backend is TARGET")      \
-  X(entry_cc, OPTIONAL, LIST, "calling conventions of entry points; bin keeps only them")          \
+  X(entry_cc, OPTIONAL, LIST, "calling conventions of entry points")                               \
+  X(internalize, DEFAULT("no"), CENUM(internalize, INTERNALIZE_, "no yes"), "yes: a module with entry " \
+    "points is a whole program in every format (the functions that are not entries become internal " \
+    "before optimisation, as clang's HIP does); no: every function keeps its linkage (clang's CUDA)") \
   X(mlir_target, OPTIONAL, STRING, "MLIR target attribute that selects the target, e.g. nvvm.target") \
   X(mlir_chip, OPTIONAL, STRING, "chip the MLIR attribute means when it names none")               \
   X(mlir_lower, OPTIONAL, STRING, "MLIR passes (template) that lower a gpu.module body")           \
@@ -131,6 +134,7 @@ enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
 enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink, PROVIDER_lld };
 enum provider_from { PROVIDER_FROM_library, PROVIDER_FROM_linked };
 enum provider_bytes { PROVIDER_BYTES_own, PROVIDER_BYTES_program };
+enum internalize { INTERNALIZE_no, INTERNALIZE_yes };
 enum pack_provider_kind { PACK_PROVIDER_none, PACK_PROVIDER_offload_bundle };
 enum metadata_kind { METADATA_none, METADATA_amdgpu_note, METADATA_nv_info };
 enum pack_metadata_kind { PACK_METADATA_none, PACK_METADATA_offload_bundle, PACK_METADATA_fatbin };

@@ -427,15 +427,79 @@ static char *without_comments(const char *text) {
   char *out = malloc(n + 1);
   for (const char *p = text; out && p && *p;) {
     size_t len = strcspn(p, "\n"), k = strspn(p, " \t");
-    if (k < len && !(k + 1 < len && p[k] == '/' && p[k + 1] == '/')) {
-      memcpy(out + o, p, len);
-      o += len;
+    const char *cut = k < len ? memmem(p, len, "//", 2) : NULL; /* a comment after code goes too */
+    size_t keep = cut ? (size_t)(cut - p) : len;
+    while (keep && (p[keep - 1] == ' ' || p[keep - 1] == '\t')) keep--;
+    if (keep) {
+      memcpy(out + o, p, keep);
+      o += keep;
       out[o++] = '\n';
     }
     p += len + (p[len] == '\n');
   }
   if (out) out[o] = 0;
   return out;
+}
+
+/* The dump's ISA of a bin compile (--dump-dir DIR: DIR/STEM.TARGET.CHIP.3-isa.SUFFIX). */
+static char *dumped_isa(const char *dir, const char *stem, const char *target, const char *suffix) {
+  char path[4400];
+  snprintf(path, sizeof path, "%s/%s.%s.3-isa%s", dir, stem, target, suffix);
+  return (char *)slurp(path, NULL);
+}
+
+/* One job optimises one way, whatever its format: -f asm prints what -f bin assembles
+** (the ISA --dump-dir keeps of the bin compile).  CUDA keeps every function, as clang
+** does (its PTX is clang's -S PTX but for comments); HIP internalises all but the
+** kernels, as clang's HIP does, so no unused or weak helper is left. */
+static void formats_agree(const char *lang, const char *src, const char *target, const char *suffix) {
+  char ll[4200], asm_out[4200], bin_out[4200], dir[4200], clang_asm[4200], name[300], label[400], stem[64];
+  snprintf(stem, sizeof stem, "agree_%s", lang);
+  snprintf(name, sizeof name, "%s helper: -f asm, -f bin and --dump-dir agree", lang);
+  snprintf(ll, sizeof ll, "%s/%s.ll", scratch(), stem);
+  snprintf(asm_out, sizeof asm_out, "%s/%s%s", scratch(), stem, suffix);
+  snprintf(bin_out, sizeof bin_out, "%s/%s.bin", scratch(), stem);
+  snprintf(dir, sizeof dir, "%s/%s-dump", scratch(), stem);
+  snprintf(clang_asm, sizeof clang_asm, "%s/%s.clang%s", scratch(), stem, suffix);
+  int cuda = !strcmp(lang, "cuda");
+  const char *cu[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                      "-O2", "-S", "-emit-llvm", NULL};
+  const char *hip[] = {"-x", "hip", "--cuda-device-only", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib",
+                       "-O2", "-S", "-emit-llvm", NULL};
+  const char *cu_s[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                        "-O2", "-S", NULL};
+  char what[128];
+  snprintf(what, sizeof what, "%s %s to LLVM IR", lang, src);
+  if (clang_ir(cuda ? cu : hip, src, ll, what)) return;
+  char *log = NULL;
+  const char *a1[] = {"-t", target, "-f", "asm", ll, "-o", asm_out, NULL};
+  const char *a2[] = {"-t", target, "--dump-dir", dir, ll, "-o", bin_out, NULL};
+  int rc = gpublob_cli(a1, &log);
+  free(log);
+  log = NULL;
+  int rc2 = gpublob_cli(a2, &log);
+  check(rc == 0 && rc2 == 0, PART("both compile"), "exit %d, %d: %s", rc, rc2, shown(log));
+  free(log);
+  char dotted[64];
+  snprintf(dotted, sizeof dotted, "%s", target);
+  for (char *c = dotted; *c; c++) *c = *c == ':' ? '.' : *c;
+  char *printed = (char *)slurp(asm_out, NULL), *assembled = dumped_isa(dir, stem, dotted, suffix);
+  check(printed && assembled && !strcmp(printed, assembled), PART("-f asm prints what -f bin assembles"),
+        "%zu and %zu bytes", printed ? strlen(printed) : 0, assembled ? strlen(assembled) : 0);
+  if (cuda) {
+    check(contains(printed, "unused_helper"), PART("the function no kernel calls is kept, as clang keeps it"), NULL);
+    if (!clang_ir(cu_s, src, clang_asm, "CUDA helper.cu to PTX")) {
+      char *theirs = (char *)slurp(clang_asm, NULL), *x = without_comments(printed), *y = without_comments(theirs);
+      check(x && y && !strcmp(x, y), PART("the PTX is clang's -S PTX, but for comments"), "gpublob:\n%.400s\nclang:\n%.400s",
+            shown(x), shown(y));
+      free(theirs), free(x), free(y);
+    }
+  } else {
+    check(lacks(printed, "unused_helper") && lacks(printed, "weak_helper"),
+          PART("no helper no kernel calls, weak or not: internalised, as clang's HIP does"), NULL);
+  }
+  free(printed);
+  free(assembled);
 }
 
 /* IR clang optimised itself (-O3 -emit-llvm), with --backend-only: the backend alone,
@@ -538,6 +602,8 @@ int main(void) {
   hip_kernel(SRC "reduce.hip", "reduce", "reduce_sum");
   hip_kernel(SRC "asm.hip", "asm", "with_asm");
   cuda_backend_only();
+  formats_agree("cuda", SRC "helper.cu", "nvptx:sm_90", ".ptx");
+  formats_agree("hip", SRC "helper.hip", "amdgcn:gfx90a", ".s");
   hip_with_libs("-O0");
   hip_with_libs("-O2");
   opencl_kernel();
