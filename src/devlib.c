@@ -198,6 +198,36 @@ static int share_libs(job *j, lib_share *share, devlib *libs, int n) {
 static int libm_wanted(job *j);
 static int libm_rename(job *j, devlib *libs, int n);
 
+/* The functions the libraries added get the module's pins, as clang's
+** -mlink-builtin-bitcode gives them its own: the "target-cpu", "target-features" and
+** convergent of the module's first pinned definition, where they have none (clang pins
+** every function it writes, so a definition without "target-cpu" came from a library).
+** A module without pins (not clang's) is left as it is. */
+static void pin_linked_functions(job *j) {
+  LLVMModuleRef m = j->llvm->mod;
+  LLVMValueRef pinned = NULL;
+  unsigned len;
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !pinned; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f) && fn_attr(f, "target-cpu", &len)) pinned = f;
+  if (!pinned) return;
+  unsigned conv = LLVMGetEnumAttributeKindForName("convergent", 10);
+  int convergent = LLVMGetEnumAttributeAtIndex(pinned, LLVMAttributeFunctionIndex, conv) != NULL;
+  strbuf cpu = {0}, feats = {0};
+  const char *v = fn_attr(pinned, "target-cpu", &len);
+  sb_addn(&cpu, v, len);
+  if ((v = fn_attr(pinned, "target-features", &len))) sb_addn(&feats, v, len);
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !cpu.oom && !feats.oom; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f) || fn_attr(f, "target-cpu", &len)) continue;
+    LLVMAddTargetDependentFunctionAttr(f, "target-cpu", sb_str(&cpu));
+    if (feats.len && !fn_attr(f, "target-features", &len))
+      LLVMAddTargetDependentFunctionAttr(f, "target-features", sb_str(&feats));
+    if (convergent && !LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, conv))
+      LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(j->llvm->ctx, conv, 0));
+  }
+  sb_free(&cpu);
+  sb_free(&feats);
+}
+
 /* Passes over the libraries until none adds anything: ocml may need ockl, and so on. */
 static int link_device_libs(job *j) {
   /* an intrinsic the backend cannot select needs a library only where a backend runs */
@@ -227,6 +257,7 @@ static int link_device_libs(job *j) {
     before = links;
     for (int i = 0; !rc && i < n; i++) rc = link_if_needed(j, &libs[i], &links);
   }
+  if (!rc && links) pin_linked_functions(j);
   if (!rc) internalize(j->llvm->mod, keep, nkeep);
   for (int i = 0; i < nkeep; i++) free(keep[i]);
   free(keep);

@@ -579,6 +579,44 @@ static void hip_with_libs(const char *opt) {
   free(y);
 }
 
+/* HIP without its device libraries (-nogpulib): the ocml and ockl functions gpublob
+** links get the module's pins, as clang's -mlink-builtin-bitcode gives them: "target-cpu",
+** "target-features" and convergent (-O0 -f ll keeps them to look at). */
+static void hip_linked_pins(void) {
+  char ll[4200], out[4200], label[400];
+  const char *name = "hip -nogpulib, the libraries gpublob links";
+  snprintf(ll, sizeof ll, "%s/hip_pins.ll", scratch());
+  snprintf(out, sizeof out, "%s/hip_pins.out.ll", scratch());
+  const char *flags[] = {"-x", "hip", "--cuda-device-only", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib",
+                         "-O2", "-S", "-emit-llvm", NULL};
+  if (clang_ir(flags, SRC "dynshared.hip", ll, "HIP dynshared.hip -nogpulib to LLVM IR")) return;
+  char *log = NULL;
+  const char *args[] = {"-O0", "-f", "ll", "-t", "amdgcn:gfx90a", ll, "-o", out, NULL};
+  int rc = gpublob_cli(args, &log);
+  check(rc == 0, PART("compiles"), "exit %d: %s", rc, shown(log));
+  free(log);
+  char *text = (char *)slurp(out, NULL);
+  const char *def = NULL; /* its definition's line, not a call's */
+  for (const char *p = text ? strstr(text, "\ndefine ") : NULL; p && !def; p = strstr(p + 1, "\ndefine ")) {
+    const char *e = strchr(p + 1, '\n'), *at = strstr(p, "@__ocml_sin_f32(");
+    if (at && (!e || at < e)) def = at;
+  }
+  const char *line_end = def ? strchr(def, '\n') : NULL, *hash = NULL;
+  for (const char *p = def; p && p < line_end; p++)
+    if (*p == '#') hash = p;
+  char group[64] = "";
+  if (hash) snprintf(group, sizeof group, "attributes %.*s = {", (int)strspn(hash + 1, "0123456789") + 1, hash);
+  const char *attrs = *group && text ? strstr(text, group) : NULL;
+  size_t an = attrs ? strcspn(attrs, "\n") : 0;
+  char *line = attrs ? strndup(attrs, an) : NULL;
+  check(line && contains(line, "\"target-cpu\"=\"gfx90a\""), PART("ocml's sin has the module's target-cpu"), "%s",
+        shown(line));
+  check(line && contains(line, "\"target-features\"="), PART("and its target-features"), "%s", shown(line));
+  check(line && contains(line, "convergent"), PART("and convergent"), "%s", shown(line));
+  free(line);
+  free(text);
+}
+
 int main(void) {
   if (!exists(CLI)) {
     printf("%s not built\n", CLI);
@@ -604,6 +642,7 @@ int main(void) {
   cuda_backend_only();
   formats_agree("cuda", SRC "helper.cu", "nvptx:sm_90", ".ptx");
   formats_agree("hip", SRC "helper.hip", "amdgcn:gfx90a", ".s");
+  hip_linked_pins();
   hip_with_libs("-O0");
   hip_with_libs("-O2");
   opencl_kernel();
