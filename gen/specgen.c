@@ -853,7 +853,7 @@ static void check_mlir_flags(const target *t) {
 
 static void check_templates(const target *t) {
   static const struct { int key; const char *const *allowed; } templ[] = {
-      {K_tool_argv, ph_tool_argv}, {K_libs, ph_job},           {K_mlir_lower, ph_mlir_lower}, {K_constants, ph_job}, {K_tool_version, ph_tool_version},
+      {K_tool_argv, ph_tool_argv}, {K_libs, ph_job}, {K_lang_libs, ph_job},           {K_mlir_lower, ph_mlir_lower}, {K_constants, ph_job}, {K_tool_version, ph_tool_version},
       {K_provider_argv, ph_provider_argv},   {K_pack_argv, ph_pack_argv}, {K_pack_image, ph_pack_image},
       {K_pack_asm_image, ph_pack_image}, {K_pack_target, ph_job},  {K_pack_provider_argv, ph_job},
       {K_libm_float, ph_libm},   {K_libm_double, ph_libm}};

@@ -101,11 +101,12 @@ static void hash_file(cache *c, XXH3_state_t *st, const char *path) {
   else hash_bytes(st, d.b, sizeof d.b);
 }
 
-/* Each device library the spec lists for the job: its digest, or that it is missing. */
-static void hash_libs(cache *c, XXH3_state_t *st, job *j) {
-  const char *list = j->t->libs, *w;
+static void hash_lib_list(cache *c, XXH3_state_t *st, job *j, const char *list, int lang) {
+  const char *w;
   size_t n;
   while ((w = next_word(&list, " ", &n))) {
+    const char *colon = lang ? memchr(w, ':', n) : NULL; /* lang_libs' LANG:LIBRARY */
+    if (colon) n -= (size_t)(colon + 1 - w), w = colon + 1;
     strbuf name = {0};
     search s = {0};
     if (find_lib(j, w, n, &name, &s)) hash_file(c, st, sb_str(&s.found));
@@ -113,6 +114,13 @@ static void hash_libs(cache *c, XXH3_state_t *st, job *j) {
     sb_free(&name);
     search_end(&s);
   }
+}
+
+/* Each device library the spec lists for the job, and each its lang_libs name for any
+** language (the key is made before the module is read): its digest, or that it is missing. */
+static void hash_libs(cache *c, XXH3_state_t *st, job *j) {
+  hash_lib_list(c, st, j, j->t->libs, 0);
+  hash_lib_list(c, st, j, j->t->lang_libs, 1);
 }
 
 /* How a job's pack is made, as a manifest records it: no pack, the pack program, or

@@ -124,8 +124,35 @@ static int link_if_needed(job *j, devlib *l, unsigned *links) {
   return rc;
 }
 
+static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *count);
+
+/* The module's source language, as its producer records it: "opencl" for a module
+** with !opencl.ocl.version (clang's OpenCL C); NULL for any other. */
+static const char *module_lang(const job *j) {
+  return LLVMGetNamedMetadata(j->llvm->mod, "opencl.ocl.version", 18) ? "opencl" : NULL;
+}
+
+/* The spec's lang_libs for the module's language (LANG:LIBRARY words), then its libs, as
+** one list of library templates into out. */
+static void libs_of_module(const job *j, strbuf *out) {
+  const char *lang = module_lang(j), *list = j->t->lang_libs, *w;
+  size_t n, ln = lang ? strlen(lang) : 0;
+  while (lang && (w = next_word(&list, " ", &n)))
+    if (n > ln + 1 && w[ln] == ':' && !strncmp(w, lang, ln)) sb_addf(out, "%.*s ", (int)(n - ln - 1), w + ln + 1);
+  sb_add(out, j->t->libs);
+}
+
 static int find_libs(job *j, devlib *libs, int max, int *count) {
-  const char *list = j->t->libs, *w;
+  strbuf all = {0};
+  libs_of_module(j, &all);
+  if (all.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  int rc = find_lib_list(j, sb_str(&all), libs, max, count);
+  sb_free(&all);
+  return rc;
+}
+
+static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *count) {
+  const char *w;
   size_t n;
   *count = 0;
   while ((w = next_word(&list, " ", &n))) {

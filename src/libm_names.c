@@ -368,6 +368,10 @@ static int check_undefined(job *j) {
                    "target %s defines %s, and the target leaves %s%s undefined in a blob (the spec's undefined_ok)%s",
                    j->name, count > 1 ? "s" : "", sb_str(&names), j->t->name, count > 1 ? "them" : "it",
                    *j->t->undefined_ok ? "only " : "nothing", j->t->undefined_ok, sb_str(&hints));
+  if (rc == GPUBLOB_LINK && module_lang(j) && !strstr(j->t->lang_libs, module_lang(j)))
+    sb_addf(&j->g->msg, "; the module is %s (!opencl.ocl.version), whose built-ins (get_global_id, ...) need "
+            "a library of its language, and target %s names none (the spec's lang_libs)", module_lang(j),
+            j->t->name);
   sb_free(&names);
   sb_free(&hints);
   return rc;

@@ -89,6 +89,8 @@
   X(symbol_chars, OPTIONAL, STRING, "characters a public symbol may hold (ranges a-z allowed)")    \
   X(libs, OPTIONAL, LIST, "device bitcode libraries (templates)")                                  \
   X(lib_search, OPTIONAL, LIST, "directories searched for device libraries")                       \
+  X(lang_libs, OPTIONAL, LIST, "LANG:LIBRARY: a device library (template) a module of language LANG " \
+    "needs before libs (opencl: a module with !opencl.ocl.version)")                                \
   X(module_flags, OPTIONAL, LIST, "NAME=BEHAVIOUR:VALUE module flags")                             \
   X(abi, OPTIONAL, STRING, "default ABI version, {abi} in templates (AMD: the code object version)") \
   X(abi_versions, OPTIONAL, LIST, "the ABI versions a caller may choose")                             \

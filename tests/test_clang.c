@@ -502,6 +502,40 @@ static void formats_agree(const char *lang, const char *src, const char *target,
   free(assembled);
 }
 
+/* OpenCL C compiled by clang for amdgcn and nvptx (-nogpulib): amdgcn links ROCm's
+** opencl.bc (the spec's lang_libs) before ocml and ockl, as clang does, so get_global_id
+** resolves; nvptx has no OpenCL library, and its LINK error says so. */
+static void opencl_native(void) {
+  char ll[4200], nvll[4200], hsaco[4200], cubin[4200], label[400];
+  const char *name = "opencl vadd for amdgcn and nvptx";
+  snprintf(ll, sizeof ll, "%s/cl_amd.ll", scratch());
+  snprintf(nvll, sizeof nvll, "%s/cl_nv.ll", scratch());
+  snprintf(hsaco, sizeof hsaco, "%s/cl_amd.hsaco", scratch());
+  snprintf(cubin, sizeof cubin, "%s/cl_nv.cubin", scratch());
+  const char *amd[] = {"-x", "cl", "-cl-std=CL2.0", "--target=amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-nogpulib",
+                       "-O2", "-S", "-emit-llvm", NULL};
+  const char *nv[] = {"-x", "cl", "-cl-std=CL2.0", "--target=nvptx64-nvidia-cuda", "-march=sm_90", "-nogpulib",
+                      "-O2", "-S", "-emit-llvm", NULL};
+  if (clang_ir(amd, SRC "vadd.cl", ll, "OpenCL vadd.cl (amdgcn, gfx90a) to LLVM IR")) return;
+  char *log = NULL;
+  const char *a1[] = {"-t", "amdgcn:gfx90a", ll, "-o", hsaco, NULL};
+  int rc = gpublob_cli(a1, &log);
+  check(rc == 0, PART("amdgcn links opencl.bc: get_global_id resolves"), "exit %d: %s", rc, shown(log));
+  free(log);
+  log = NULL;
+  hsaco_facts f = look_at_hsaco(hsaco, "gfx90a", "vadd");
+  check(f.elf && f.mach && f.named, PART("an hsaco for gfx90a with the kernel vadd"), "%.300s", shown(f.notes));
+  facts_free(&f);
+  if (clang_ir(nv, SRC "vadd.cl", nvll, "OpenCL vadd.cl (nvptx, sm_90) to LLVM IR")) return;
+  const char *a2[] = {"-t", "nvptx:sm_90", nvll, "-o", cubin, NULL};
+  rc = gpublob_cli(a2, &log);
+  check(rc == 10 + GPUBLOB_LINK && contains(log, "_Z13get_global_idj") && contains(log, "lang_libs"),
+        PART("nvptx has no OpenCL library: LINK, naming get_global_id and the spec's lang_libs"), "exit %d: %s", rc,
+        shown(log));
+  check(!exists(cubin), PART("nvptx: no output"), "%s is there", cubin);
+  free(log);
+}
+
 /* IR clang optimised itself (-O3 -emit-llvm), with --backend-only: the backend alone,
 ** so the PTX is clang's own -O3 -S PTX, but for comments. */
 static void cuda_backend_only(void) {
@@ -640,6 +674,7 @@ int main(void) {
   hip_kernel(SRC "reduce.hip", "reduce", "reduce_sum");
   hip_kernel(SRC "asm.hip", "asm", "with_asm");
   cuda_backend_only();
+  opencl_native();
   formats_agree("cuda", SRC "helper.cu", "nvptx:sm_90", ".ptx");
   formats_agree("hip", SRC "helper.hip", "amdgcn:gfx90a", ".s");
   hip_linked_pins();
