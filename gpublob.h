@@ -172,10 +172,10 @@ typedef struct gpublob_target_choice {
 /* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline.
 ** 3: jobs, cache_dir, cache_max, tool_mode.  4: tool_timeout, max_input.  5: abi.
 ** 6: link, nlink, tool_options, toolkit, dump_dir, section.
-** 7: remote_cache, remote_timeout_ms, remote_max.
+** 7: remote_cache, remote_timeout_ms, remote_max.  8 (1.3): job_timeout.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
-#define GPUBLOB_OPTIONS_VERSION 7
+#define GPUBLOB_OPTIONS_VERSION 8
 
 /* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version. */
 #define GPUBLOB_OPTIONS_INIT {.version = GPUBLOB_OPTIONS_VERSION}
@@ -244,6 +244,13 @@ typedef struct gpublob_options {
                                without hiredis) are one warning a call, never an error */
   unsigned remote_timeout_ms; /* the connect and each command's timeout; 0: 50 ms */
   unsigned long long remote_max; /* a larger cache file is not stored remotely; 0: 64 MiB */
+  /* version 8 (1.3): */
+  unsigned job_timeout;  /* seconds one job's LLVM work (parse to emission) may take; 0: no
+                            limit.  Past it the job is BACKEND, naming the limit: an isolated
+                            job's process is killed at the limit (GPUBLOB_FLAG_ISOLATE); in
+                            the calling process LLVM cannot be stopped within a phase, so
+                            the job stops at the end of the phase that ran past it (parse,
+                            link, optimisation, emission) */
 } gpublob_options;
 
 /* A blob handed back to the caller; free it with gpublob_blob_free. */

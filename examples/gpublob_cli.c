@@ -122,10 +122,13 @@ static const char usage_all[] =
     "      --tool PATH                  the blob tool to run, instead of searching\n"
     "      --tool-dir DIR               search DIR first for the blob tool (repeatable)\n"
     "      --tool-mode auto|program|in-process\n"
-    "                                   auto: the program (ptxas) whatever the call's size,\n"
-    "                                   the provider (nvJitLink) only where it is missing; a\n"
-    "                                   pack: the in-process one (offload_bundle)\n"
+    "                                   auto: a provider of the program's own bytes (lld,\n"
+    "                                   linked in) where it is, else the program (ptxas)\n"
+    "                                   whatever the call's size, the provider (nvJitLink)\n"
+    "                                   only where it is missing; a pack: the in-process one\n"
     "      --tool-timeout SECONDS       kill a blob or pack tool running longer (default 300)\n"
+    "      --job-timeout SECONDS        a job's LLVM work longer is BACKEND: --isolate kills it\n"
+    "                                   then; in-process it stops at the end of that phase\n"
     "      --lib-dir DIR                search DIR first for device libraries (repeatable)\n"
     "      --no-default-search          search only --tool-dir and --lib-dir (and --toolkit)\n"
     "      --toolkit DIR                a toolkit's root (CUDA, ROCm), searched first: DIR/bin\n"
@@ -235,7 +238,7 @@ static int takes_value(const char *a) {
   static const char *const with[] = {"-t", "--target", "--features", "-f", "--format", "-o", "--tool",
                                      "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
                                      "--jobs", "--cache-dir", "--cache-size", "--tool-mode",
-                                     "--tool-timeout", "--max-input", "--abi", "--metadata", "-l",
+                                     "--tool-timeout", "--job-timeout", "--max-input", "--abi", "--metadata", "-l",
                                      "--opts", "--toolkit", "--section", "--dump-dir", "--emit-c",
                                      "--remote-cache", "--remote-timeout", "--remote-max", NULL};
   for (int i = 0; with[i]; i++)
@@ -317,6 +320,13 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     if (*end || end == v || *v == '-' || errno || n < 1 || n > 86400)
       return fail("--tool-timeout wants seconds from 1 to 86400, not '%s'", v);
     c->opts.tool_timeout = (unsigned)n;
+  } else if (!strcmp(a, "--job-timeout")) {
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end || end == v || *v == '-' || errno || n < 1 || n > 86400)
+      return fail("--job-timeout wants seconds from 1 to 86400, not '%s'", v);
+    c->opts.job_timeout = (unsigned)n;
   }
   return 0;
 }

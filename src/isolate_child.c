@@ -57,6 +57,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   for (uint64_t i = 0; i < nlink; i++) link[i] = get_str(&r);
   o.link = link;
   o.nlink = (size_t)nlink;
+  o.job_timeout = (unsigned)get_u64(&r);
   const char *cwd = get_str(&r);
   if (r.bad || !target || !chip || !cwd || child_environment(c, &r) || chdir(cwd)) return -1;
   c->size = (size_t)get_u64(&r);
@@ -85,6 +86,7 @@ static void child_main(int fd) {
   if (get_record(fd, &kind, &rec) || kind != REC_JOB) _exit(71);
   c.rc = child_read_job(&c, &g, &rec);
   if (c.rc < 0) _exit(72);
+  if (c.j.o->job_timeout) alarm(c.j.o->job_timeout); /* the job's limit: SIGALRM ends this process */
   pthread_t t;
   if (!c.rc) {
     if (thread_start(&t, GPUBLOB_PARSE_STACK, child_work, &c)) child_work(&c);

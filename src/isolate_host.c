@@ -59,6 +59,10 @@ static int isolated_failure(job *j, const char *fatal, int have_status, uint64_t
   if (fatal)
     set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM aborted compiling for %s:%s %s: %s", j->name, j->t->name,
               j->chip, where, fatal);
+  else if (have_status && status != UINT64_MAX && WIFSIGNALED((int)status) && WTERMSIG((int)status) == SIGALRM &&
+           j->o->job_timeout)
+    set_error(j->g, GPUBLOB_BACKEND, "%s: compiling for %s:%s ran past the job timeout (%u s, --job-timeout): "
+              "its isolated process was killed", j->name, j->t->name, j->chip, j->o->job_timeout);
   else if (have_status && status != UINT64_MAX && WIFSIGNALED((int)status)) {
     set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM crashed compiling for %s:%s %s: signal %d (%s)", j->name,
               j->t->name, j->chip, where, WTERMSIG((int)status), strsignal(WTERMSIG((int)status)));

@@ -65,11 +65,24 @@ static int check_module(job *j) {
   return rc;
 }
 
+/* The job's time limit (options' job_timeout) in the calling process: LLVM cannot be
+** stopped within a phase, so a job past it stops at the end of the phase that ran past
+** it, BACKEND naming the limit and the phase.  (An isolated job's process is killed at
+** the limit: src/isolate_child.c.) */
+static int within_job_timeout(job *j, double t0, const char *phase) {
+  if (!j->o->job_timeout || now_ms() - t0 <= 1000.0 * j->o->job_timeout) return GPUBLOB_OK;
+  return set_error(j->g, GPUBLOB_BACKEND, "%s: compiling for %s:%s ran past the job timeout (%u s, "
+                   "--job-timeout) in its %s; in the calling process LLVM cannot be stopped within a phase "
+                   "(--isolate stops it at the limit)", j->name, j->t->name, j->chip, j->o->job_timeout, phase);
+}
+
 /* Parse (LLVM IR; MLIR's translation gave the module already) through emission:
 ** the job's LLVM work, the part an isolated job does in a child process.  The
 ** triple and data layout are set before verification (LLVM's verifier needs them). */
 static int job_llvm(job *j) {
+  double t0 = now_ms();
   int rc = j->src ? parse_module(j, j->src, j->src_size) : GPUBLOB_OK;
+  if (!rc) rc = within_job_timeout(j, t0, "parse");
   if (!rc) rc = dump_module(j, "0-input.ll");
   if (!rc) rc = check_triple(j);
   if (!rc) rc = adopt_pinned_version(j);
@@ -80,17 +93,20 @@ static int job_llvm(job *j) {
   if (!rc) add_module_flags(j);
   if (!rc) rc = link_files(j);
   if (!rc) rc = link_device_libs(j);
+  if (!rc) rc = within_job_timeout(j, t0, "device-library link");
   if (!rc) rc = dump_module(j, "1-linked.ll");
   if (!rc) rc = check_unselectable(j, 0);
   if (!rc) keep_entries(j);
   if (!rc) rc = optimise(j);
   if (!rc) rc = diag_failed(j, "optimisation");
+  if (!rc) rc = within_job_timeout(j, t0, "optimisation");
   if (!rc) rc = dump_module(j, "2-optimised.ll");
   if (!rc) rc = check_unresolved(j);
   if (!rc) rc = check_unsupported_types(j);
   LLVMModuleRef isa = rc ? NULL : dump_isa_module(j);
   if (!rc) rc = emit_output(j);
   if (!rc) rc = diag_failed(j, "code generation");
+  if (!rc) rc = within_job_timeout(j, t0, "code generation");
   return dump_emitted(j, isa, rc);
 }
 

@@ -14,7 +14,8 @@ static size_t options_size(unsigned version) {
   static const size_t ends[] = {offsetof(gpublob_options, targets), offsetof(gpublob_options, targets),
                                 offsetof(gpublob_options, jobs), offsetof(gpublob_options, tool_timeout),
                                 offsetof(gpublob_options, abi), offsetof(gpublob_options, link),
-                                offsetof(gpublob_options, remote_cache), sizeof(gpublob_options)};
+                                offsetof(gpublob_options, remote_cache), offsetof(gpublob_options, job_timeout),
+                                sizeof(gpublob_options)};
   return version < sizeof ends / sizeof *ends ? ends[version] : sizeof(gpublob_options);
 }
 

@@ -1659,6 +1659,43 @@ static void test_fifo_output(void) {
   free(o.err);
 }
 
+/* --job-timeout: a kernel whose code generation takes seconds (a chain of 1,800 loads,
+** adds and stores the scheduler weighs against each other).  Isolated, its process is
+** killed at the limit; in the calling process it stops at the end of the phase. */
+static void test_job_timeout(void) {
+  const char *ll = tmp_path("slow.ll"), *out = tmp_path("slow.hsaco");
+  FILE *f = fopen(ll, "w");
+  if (!f) {
+    check(0, "job timeout: the slow kernel written", "%s", ll);
+    return;
+  }
+  fprintf(f, "target triple = \"amdgcn-amd-amdhsa\"\ndefine amdgpu_kernel void @slow(ptr addrspace(1) %%p) {\n"
+             "  %%x0 = load float, ptr addrspace(1) %%p\n");
+  for (int i = 1; i < 1800; i++)
+    fprintf(f, "  %%q%d = getelementptr float, ptr addrspace(1) %%p, i64 %d\n  %%y%d = load float, ptr addrspace(1) "
+               "%%q%d\n  %%x%d = fadd float %%x%d, %%y%d\n  store float %%x%d, ptr addrspace(1) %%q%d\n",
+            i, i, i, i, i, i - 1, i, i, i);
+  fprintf(f, "  ret void\n}\n");
+  fclose(f);
+  static const char *const modes[] = {"--isolate", "--no-isolate"};
+  for (int m = 0; m < 2; m++) {
+    char *err = NULL, name[200];
+    unlink(out);
+    const char *argv[] = {CLI, "--no-cache", modes[m], "--job-timeout", "1", "-t", "amdgcn:gfx90a", ll, "-o", out, NULL};
+    double t0 = now();
+    int rc = run(argv, &err);
+    double secs = now() - t0;
+    snprintf(name, sizeof name, "job timeout, %s: BACKEND naming the limit, no output", modes[m]);
+    check(rc == E(BACKEND) && contains(err, "job timeout (1 s") && !exists(out) &&
+              !strncmp(err ? err : "", "gpublob: error: ", 16),
+          name, "exit %d after %.1f s: %s", rc, secs, shown(err));
+    if (m == 0) check(secs < 6, "job timeout, --isolate: killed at the limit", "%.1f s", secs);
+    else check(contains(err, "in its code generation"), "job timeout, in-process: stops after the phase, naming it",
+               "%s", shown(err));
+    free(err);
+  }
+}
+
 /* This process's start time, /proc/self/stat's field 22, as the library names its
 ** private directories (gpublob-PID-START-XXXXXX). */
 static unsigned long long own_start_time(void) {
@@ -2018,6 +2055,7 @@ int main(void) {
   test_signal(SIGINT, "SIGINT");
   test_signal(SIGTERM, "SIGTERM");
   test_stale_dirs();
+  test_job_timeout();
   test_tool_child_good();
   test_tool_tmpdir();
   test_no_entry_point();
