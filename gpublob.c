@@ -8,8 +8,8 @@
 **           cc -std=c11 -O2 -c gpublob.c $(llvm-config-22 --cflags), linked with
 **           $(llvm-config-22 --ldflags --libs) -lxxhash -lpthread.  For MLIR input
 **           add -DGPUBLOB_MLIR=1 and link the MLIR C API archives, -lMLIR, -lstdc++
-**           and -Wl,-rpath,$(llvm-config-22 --libdir) (README.md, "Using gpublob in
-**           your project", has the lines, which tests/test_install.c runs).
+**           and -Wl,-rpath,$(llvm-config-22 --libdir) (docs/building.md, "Using gpublob
+**           in your project", has the lines, which tests/test_install.c runs).
 **
 ** The parts under src/ run in pipeline order: the shared ones (strings, the handle,
 ** options and targets, templates, search, the blob tool's choice, digests and the

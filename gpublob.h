@@ -1,7 +1,7 @@
 /* gpublob.h: turn GPU kernel modules (LLVM IR, MLIR) into the blobs a GPU driver loads.
 **
 ** This header is the reference: each call says the codes it returns, what it owns
-** and what the caller frees.  README.md is the tour.
+** and what the caller frees.  README.md is the tour, docs/ the manual.
 **
 ** Conventions, for every call:
 **   - A call returns GPUBLOB_OK (0) or one of the stable codes of GPUBLOB_ERRORS.
@@ -25,7 +25,7 @@
 ** table.
 **
 ** Build: ./configure && ninja (then ninja install: pkg-config gpublob, or CMake's
-** find_package(gpublob)); vendored: README.md, "Using gpublob".
+** find_package(gpublob)); vendored: docs/building.md, "Vendoring".
 */
 #ifndef GPUBLOB_H
 #define GPUBLOB_H
@@ -229,7 +229,7 @@ typedef struct gpublob_options {
   const char *dump_dir;  /* each job's intermediates are written here: the IR as read,
                             linked and optimised, the ISA, the tool's command and log
                             (made if missing; a file that cannot be written is IO; files
-                            STEM.TARGET.CHIP.N-WHAT, README.md "Dumps").  A call with it
+                            STEM.TARGET.CHIP.N-WHAT, docs/cli.md, --dump-dir).  A call with it
                             compiles: the cache is not looked up, but is stored to (it
                             changes no output, and is not in the cache's keys) */
   const char *section;   /* MLIR: the ELF section each #gpu.object's blob goes in
@@ -529,7 +529,7 @@ GPUBLOB_API const char *gpublob_version(void);
 **   - A host that ignores SIGCHLD (SIG_IGN) loses its children's exit statuses:
 **     blob tools fail (TOOL, "lost the exit status"), and a helper is forked again
 **     on each call.
-** Cost, measured on a 2-core VM (README.md, "Benchmarks"): 1.7 to 2.6 ms a job
+** Cost, measured on a 2-core VM (docs/benchmarks.md): 1.7 to 2.6 ms a job
 ** (2.6 ms, 11%, on a 24 ms saxpy cubin; 2.0 ms a job over 32 jobs).  OK, or TOOL when no
 ** process can be made. */
 GPUBLOB_API int gpublob_helper_start(gpublob *g);

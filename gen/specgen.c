@@ -1311,6 +1311,8 @@ static int vendor(const char *core, const char *def, const char *out) {
   }
   char tmp[4096];
   v->out = open_out(out, tmp, sizeof tmp);
+  /* what the core's messages name as the fix differs for a project that compiles this */
+  fputs("#define GPUBLOB_VENDORED 1 /* the one-file form, written by specgen --vendor */\n", v->out);
   int rc = vendor_file(v, core, 0);
   if (!rc && v->pasted < 2)
     rc = fprintf(stderr, "specgen: %s must include gpublob_targets.def (it does %d times)\n", core,

@@ -90,8 +90,13 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
     on_parse_stack(mlir_compile_run, &mc); /* MLIR parses, lowers and translates here */
     rc = mc.rc;
 #else
-    rc = set_error(g, GPUBLOB_NOMLIR,
-                   "%s: MLIR input needs a gpublob built with MLIR (configure with libmlir-22-dev)", name);
+    rc = set_error(g, GPUBLOB_NOMLIR, "%s: MLIR input needs a gpublob built with MLIR (%s)", name,
+#if GPUBLOB_VENDORED /* build/vendor/gpublob.c, compiled by a project of its own */
+                   "compile gpublob.c with -DGPUBLOB_MLIR=1 and link the MLIR C API: docs/building.md, Vendoring"
+#else
+                   "install libmlir-22-dev, LLVM's MLIR C API, and run ./configure again without --without-mlir"
+#endif
+    );
 #endif
   } else if (!hit && !rc) {
     rc = ir_compile(g, opts, data, size, name, cached ? &c : NULL, &k0, out);

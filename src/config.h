@@ -7,6 +7,10 @@
 #define GPUBLOB_MLIR 0 /* 1: MLIR input, with the MLIR C API */
 #endif
 
+#ifndef GPUBLOB_VENDORED
+#define GPUBLOB_VENDORED 0 /* 1: build/vendor/gpublob.c (specgen --vendor defines it) */
+#endif
+
 #ifndef GPUBLOB_LLD
 #define GPUBLOB_LLD 0 /* 1: lld's ELF driver linked in (src/lld.cpp), with GPUBLOB_LLD_ID */
 #endif

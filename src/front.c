@@ -15,7 +15,22 @@
 #include "search.c"
 #include "provider_nvjitlink.c"
 #include "provider_lld.c"
+#if GPUBLOB_STATIC_FRONT
+/* The static front loads no library: one loaded into a static program brings a
+** second libc.  None of its calls loads one (a lookup names a provider in the keys
+** without loading it; --list-targets and every compile are gpublob-compiler's), so
+** provider.c's dlopen is compiled out here: a provider asked of this object does
+** not load, saying why, and the static link needs no dlopen (nor warns of it). */
+static void *front_dlopen(const char *path, int mode) { return (void)path, (void)mode, NULL; }
+static const char *front_dlerror(void) { return "the static cache front loads no library"; }
+#define dlopen front_dlopen
+#define dlerror front_dlerror
+#endif
 #include "provider.c"
+#if GPUBLOB_STATIC_FRONT
+#undef dlopen
+#undef dlerror
+#endif
 #include "tool_choice.c"
 #include "digest.c"
 #include "cache_dir.c"

@@ -10,7 +10,7 @@
 ** rounded up to -bundle-align=N (default 1, as clang-offload-bundler's; HIP uses
 ** 4096), and the file ends where the last entry ends.  For the same inputs these are
 ** clang-offload-bundler's bytes (tests/test_pack.c compares them), made without a
-** process or a file.  Why it exists beside the program: README, "pack (fatbin)". */
+** process or a file.  Why it exists beside the program: docs/benchmarks.md, "amdgcn packs". */
 
 /* ---- offload bundles: the entries, their layout, the bytes ---- */
 /* bundle_magic and BUNDLE_MAGIC_LEN: src/meta_pack.c, which reads bundles. */

@@ -134,6 +134,7 @@ static void test_auto_binary(void) {
   if (!gpublob_mlir_enabled()) return skip("compile: MLIR bytecode", "built without MLIR");
   const char *mlir = file_with("k.mlir", kernel_mlir), *mlirbc = tmp_path("k.data");
   const char *opt[] = {LLVM_BINDIR "/mlir-opt", "--emit-bytecode", mlir, "-o", mlirbc, NULL};
+  if (!have_program(opt[0])) return skip("compile: MLIR bytecode", "mlir-opt not found (mlir-22-tools)");
   made = run(opt, &log) == 0;
   free(log);
   check(made, "mlir-opt makes MLIR bytecode", NULL);
@@ -303,19 +304,26 @@ static void test_tool_figures(void) {
   gpublob_stats s;
   o.target = "amdgcn:gfx90a";
   o.tool_mode = GPUBLOB_TOOL_PROGRAM;
-  int rc = gpublob_file_compile_all(g, &o, "examples/saxpy_amdgcn.ll", &r);
-  gpublob_stats_get(g, &s, sizeof s);
-  check(rc == 0 && s.tool_cpu_ms > 0 && s.provider_load_ms == 0,
-        "stats: a tool program's own CPU time (ld.lld), no provider load", "rc %d: %s; tool CPU %g ms, load %g ms", rc,
-        gpublob_error_message(g), s.tool_cpu_ms, s.provider_load_ms);
-  gpublob_result_free(&r);
-  o.target = "amdgcn:gfx90a,gfx942";
-  o.format = GPUBLOB_FORMAT_PACK;
-  rc = gpublob_file_compile_all(g, &o, "examples/saxpy_amdgcn.ll", &r);
-  gpublob_stats_get(g, &s, sizeof s);
-  check(rc == 0 && s.tool_cpu_ms > 0, "stats: a pack (its program, ld.lld for each chip): the tools' CPU time",
-        "rc %d: %s; tool CPU %g ms", rc, gpublob_error_message(g), s.tool_cpu_ms);
-  gpublob_result_free(&r);
+  int rc;
+  if (!have_program(LLVM_BINDIR "/ld.lld") || !have_program(LLVM_BINDIR "/clang-offload-bundler") ||
+      !have_rocm_bitcode()) {
+    skip("stats: the blob and pack programs' CPU time",
+         "the ld.lld program (lld-22), clang-offload-bundler (clang-tools-22) or ROCm's bitcode not found");
+  } else {
+    rc = gpublob_file_compile_all(g, &o, "examples/saxpy_amdgcn.ll", &r);
+    gpublob_stats_get(g, &s, sizeof s);
+    check(rc == 0 && s.tool_cpu_ms > 0 && s.provider_load_ms == 0,
+          "stats: a tool program's own CPU time (ld.lld), no provider load", "rc %d: %s; tool CPU %g ms, load %g ms",
+          rc, gpublob_error_message(g), s.tool_cpu_ms, s.provider_load_ms);
+    gpublob_result_free(&r);
+    o.target = "amdgcn:gfx90a,gfx942";
+    o.format = GPUBLOB_FORMAT_PACK;
+    rc = gpublob_file_compile_all(g, &o, "examples/saxpy_amdgcn.ll", &r);
+    gpublob_stats_get(g, &s, sizeof s);
+    check(rc == 0 && s.tool_cpu_ms > 0, "stats: a pack (its program, ld.lld for each chip): the tools' CPU time",
+          "rc %d: %s; tool CPU %g ms", rc, gpublob_error_message(g), s.tool_cpu_ms);
+    gpublob_result_free(&r);
+  }
   if (!have_ptxas()) {
     skip("stats: the in-process provider's load and CPU time", "no CUDA toolkit");
     return;

@@ -54,7 +54,8 @@
 #define LLVM_AS LLVM_BINDIR "/llvm-as"
 #define LLVM_DIS LLVM_BINDIR "/llvm-dis"
 #define MLIR_OPT LLVM_BINDIR "/mlir-opt"
-#define ROCM_BC "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
+#define ROCM_BC ROCM_BITCODE
+#define LD_LLD LLVM_BINDIR "/ld.lld"
 
 extern char **environ;
 
@@ -485,6 +486,9 @@ typedef struct bad_case {
   int (*setup)(const char *dir); /* prepares the case's directory (before the snapshot) */
   int bitcode_check;      /* skip the case if llvm-dis accepts the input */
   int needs_ptxas;        /* nvptx bin: skipped without the CUDA toolkit */
+  int needs_ld_lld;       /* runs the ld.lld program: skipped without it (lld-22) */
+  int needs_rocm;         /* links ROCm's device libraries: skipped without them; so is
+                             every case of saxpy_amdgcn.ll (AM) whose error comes after */
   int tools_dead;         /* the tool's process group must be gone when the CLI ends */
 } bad_case;
 
@@ -878,14 +882,14 @@ static const bad_case cases[] = {
      "--no-default-search --tool-dir @S/ptxas-only -t nvptx:sm_80,sm_90 -f fatbin " NV, .exit = E(NOTOOL)},
     {"notool: clang-offload-bundler missing (--tool-mode program, only ld.lld on the path)",
      "--tool-mode program --no-default-search --tool-dir @S/lld-only -t amdgcn:gfx90a,gfx1030 -f fatbin " AM,
-     .exit = E(NOTOOL), .msg = "clang-offload-bundler"},
+     .exit = E(NOTOOL), .msg = "clang-offload-bundler", .needs_ld_lld = 1},
 
     /* ---- blob tools failing: TOOL ---- */
 #define PACKT(dir) "--tool-mode program --tool-dir @S/" dir " -t amdgcn:gfx90a,gfx1030 -f fatbin " AM
     {"tool: clang-offload-bundler exits 1 (--tool-mode program)", PACKT("bundler-exit1"), .exit = E(TOOL),
-     .msg = "fake bundler: refused"},
+     .msg = "fake bundler: refused", .needs_ld_lld = 1},
     {"tool: clang-offload-bundler writes no bundle (--tool-mode program)", PACKT("bundler-garbage"), .exit = E(TOOL),
-     .msg = "5f5f434c414e475f"},
+     .msg = "5f5f434c414e475f", .needs_ld_lld = 1},
 #define AT(tool) "--tool @S/tools/" tool " -t amdgcn " AM
 #define NT(tool) "--tool @S/tools/" tool " --tool-mode program -t nvptx " NV
     {"tool: exits 1", AT("exit1"), .exit = E(TOOL), .msg = "fake tool: refused"},
@@ -930,7 +934,7 @@ static const bad_case cases[] = {
      .limit = 12, .tools_dead = 1},
     {"tool: ptxas stand-in never reads stdin", NT("noread"), .exit = E(TOOL)},
     {"link: unresolved device call (before ld.lld --no-undefined)", "-t amdgcn @IN", .text = undefined_call_amdgcn,
-     .exit = E(LINK), .msg = "'no_such_device_function'"},
+     .exit = E(LINK), .msg = "'no_such_device_function'", .needs_rocm = 1},
 
     /* ---- device libraries ---- */
     {"nolib: ROCm device libraries on no search path",
@@ -939,7 +943,7 @@ static const bad_case cases[] = {
      .exit = E(NOLIB), .msg = "/nonexistent/libdevice.10.bc"},
     {"nolib: ockl.bc on no search path (only ocml.bc's directory)",
      "--no-default-search --tool-dir " LLVM_BINDIR " --lib-dir @S/only-ocml -t amdgcn " AM, .exit = E(NOLIB),
-     .msg = "ockl.bc"},
+     .msg = "ockl.bc", .needs_rocm = 1},
     /* ---- AMD: target ids, ABI versions, generic targets ---- */
     {"chip: a target id modifier the chip lacks (gfx1100:xnack+)", "-t amdgcn:gfx1100:xnack+ " AM, .exit = E(CHIP),
      .msg = "the chip has no 'xnack+'"},
@@ -977,7 +981,7 @@ static const bad_case cases[] = {
              "  %v = load i32, ptr addrspace(1) @__oclc_ABI_version\n"
              "  %x = sitofp i32 %v to float\n  %y = call float @__ocml_sin_f32(float %x)\n"
              "  store float %y, ptr addrspace(1) %p\n  ret void\n}\n",
-     .exit = E(LINK), .msg = "__oclc_ABI_version"},
+     .exit = E(LINK), .msg = "__oclc_ABI_version", .needs_rocm = 1},
 
     {"link: ocml.bc is garbage", "--no-default-search --tool-dir " LLVM_BINDIR " --lib-dir @S/bad-ocml -t amdgcn " AM,
      .exit = E(LINK), .alt = E(BITCODE)},
@@ -1073,7 +1077,7 @@ static const bad_case cases[] = {
                               "    llvm.func @missing()\n"
                               "    llvm.func @b() attributes {gpu.kernel, rocdl.kernel} {\n"
                               "      llvm.call @missing() : () -> ()\n      llvm.return\n    }\n"),
-     .exit = E(LINK), .msg = "'missing'"},
+     .exit = E(LINK), .msg = "'missing'", .needs_rocm = 1},
     {"mlir: nvvm op in a gpu.module for rocdl", MT(""),
      .text = MLIR_LLVM_KERNEL("[#rocdl.target<chip = \"gfx90a\">]",
                               "    llvm.func @b(%p: !llvm.ptr<1>) attributes {gpu.kernel, rocdl.kernel} {\n"
@@ -1279,6 +1283,17 @@ static void run_case(size_t i, verdict *v) {
   if (c->needs_ptxas && !ptxas_found) {
     v->skipped = 1;
     snprintf(v->why, sizeof v->why, "CUDA toolkit (ptxas) not found");
+    return;
+  }
+  if ((c->needs_rocm || (strstr(c->args, AM) && (c->exit == E(TOOL) || c->exit == E(LINK) || c->exit == E(IO)))) &&
+      !have_rocm_bitcode()) {
+    v->skipped = 1;
+    snprintf(v->why, sizeof v->why, "ROCm's device libraries not found (ocml.bc in '%s')", ROCM_BITCODE);
+    return;
+  }
+  if (c->needs_ld_lld && !have_program(LD_LLD)) {
+    v->skipped = 1;
+    snprintf(v->why, sizeof v->why, "the ld.lld program not found (lld-22)");
     return;
   }
   if (c->bitcode_check && bitcode_accepted(in)) {
@@ -1808,6 +1823,7 @@ static void test_stale_dirs(void) {
 static void test_signal(int sig, const char *signame) {
   char name[200], tmpname[64], outname[64], pidsname[64];
   snprintf(name, sizeof name, "extra: %s to the CLI while its tool runs kills the tool, leaves nothing", signame);
+  if (!need_rocm(name)) return; /* the tool runs after saxpy's ocml is linked */
   snprintf(tmpname, sizeof tmpname, "sig-tmp-%d", sig);
   snprintf(outname, sizeof outname, "sig-out-%d.hsaco", sig);
   const char *tmp = fresh_dir(tmpname), *out = tmp_path(outname);
@@ -1874,6 +1890,12 @@ static void test_tool_child_good(void) {
   const char *tmp = fresh_dir("child-tmp"), *out = tmp_path("child.hsaco");
   char tool[4400];
   snprintf(tool, sizeof tool, "%s/lld-child-holds-stdout", tools_dir);
+  if (!need_rocm("extra: a good tool leaving a child that holds stdout does not hang the CLI")) return;
+  if (!have_program(LD_LLD)) {
+    skip("extra: a good tool leaving a child that holds stdout does not hang the CLI",
+         "the tool runs the ld.lld program, not found (lld-22)");
+    return;
+  }
   const char *args[] = {"--tool", tool, "-t", "amdgcn", AM, "-o", out, NULL};
   outcome o = cli(args, tmp, 15);
   size_t n = 0;
@@ -1895,6 +1917,12 @@ static void test_tool_tmpdir(void) {
   const char *tmp = fresh_dir("tooltmp-tmp"), *out = tmp_path("tooltmp.hsaco"), *seen = tmp_path("tool-tmpdir");
   char tool[4400];
   snprintf(tool, sizeof tool, "%s/lld-record-tmpdir", tools_dir);
+  if (!need_rocm("extra: the tool's TMPDIR is a private directory under TMPDIR, removed afterwards")) return;
+  if (!have_program(LD_LLD)) {
+    skip("extra: the tool's TMPDIR is a private directory under TMPDIR, removed afterwards",
+         "the tool runs the ld.lld program, not found (lld-22)");
+    return;
+  }
   unlink(seen);
   const char *args[] = {"--tool", tool, "-t", "amdgcn", AM, "-o", out, NULL};
   outcome o = cli(args, tmp, 15);

@@ -670,7 +670,7 @@ int main(void) {
   cuda_kernel(SRC "saxpy.cu", "saxpy", "saxpy", 0);
   cuda_kernel(SRC "reduce.cu", "reduce", "reduce_sum", 0);
   cuda_kernel(SRC "debug.cu", "debug", "scale_clamped", 1);
-  hip_kernel(SRC "saxpy.hip", "saxpy", "saxpy");
+  if (need_rocm("hip saxpy (its expf is ocml's)")) hip_kernel(SRC "saxpy.hip", "saxpy", "saxpy");
   hip_kernel(SRC "reduce.hip", "reduce", "reduce_sum");
   hip_kernel(SRC "asm.hip", "asm", "with_asm");
   cuda_backend_only();

@@ -8,7 +8,9 @@
 **    root, exits 0 and leaves the tree as it was; a block is left out only by the
 **    HTML comment on the line before it: <!-- docs-test: skip (why) --> (never run),
 **    <!-- docs-test: gpu --> (needs a GPU: never run here), <!-- docs-test: cuda -->
-**    (run where the CUDA toolkit's ptxas is found, else skipped);
+**    (run where the CUDA toolkit's ptxas is found, else skipped), <!-- docs-test: needs
+**    WHAT... --> (run where each is found, else skipped naming it: rocm, ROCm's bitcode;
+**    spirv-val);
 **  - README.md has at most 300 lines, the product's docs name no issue numbers, and
 **    every relative link of README.md and docs/ reaches a file. */
 #define _GNU_SOURCE
@@ -197,6 +199,28 @@ static char *tree_state(void) {
   return out ? out : strdup("");
 }
 
+/* The words after "needs" in a <!-- docs-test: needs WHAT... --> marker: 1 when each
+** is here, else 0 and why (what is missing); -1 for a word not understood. */
+static int needs_met(const char *mark, char *why, size_t size) {
+  const char *p = strstr(mark, "needs") + 5;
+  int met = 1;
+  for (;;) {
+    while (*p == ' ') p++;
+    size_t n = strcspn(p, " ");
+    if (!n || !strncmp(p, "-->", 3)) break;
+    int here = n == 4 && !strncmp(p, "rocm", 4) ? have_rocm_bitcode()
+               : n == 9 && !strncmp(p, "spirv-val", 9) ? have_program(SPIRV_VAL)
+                                                       : -1;
+    if (here != 1) {
+      size_t at = strlen(why);
+      snprintf(why + at, size - at, "%s%s %.*s", at ? "; " : "", here < 0 ? "unknown word" : "needs", (int)n, p);
+      if (met >= 0) met = here < 0 ? -1 : 0;
+    }
+    p += n;
+  }
+  return met;
+}
+
 static void readme_blocks(const char *readme) {
   char last[512] = ""; /* the last non-blank line before a block: its marker */
   int nblock = 0, ran = 0;
@@ -219,6 +243,12 @@ static void readme_blocks(const char *readme) {
       if (mark && !strcmp(what, "cuda")) {
         go = have_ptxas();
         if (!go) skip(name, "needs the CUDA toolkit (ptxas)");
+      } else if (mark && !strcmp(what, "needs")) {
+        char why[160] = "";
+        int met = needs_met(mark, why, sizeof why);
+        go = met == 1;
+        if (!met) skip(name, why);
+        else if (met < 0) check(0, name, "%s in %.60s", why, mark);
       } else if (mark && (!strcmp(what, "skip") || !strcmp(what, "gpu"))) skip(name, mark);
       else if (mark) check(0, name, "unknown marker %.40s", mark);
       if (go) {

@@ -391,7 +391,8 @@ static void test_review_inputs(void) {
   int vr = rc == 0 ? run(val, NULL) : -1;
 #define V15 "review: a module for spirv64v1.5 (clang -target spirv64v1.5) compiles, and spirv-val takes it"
   check(rc == 0, V15 ": compiles", "rc %d: %s", rc, gpublob_error_message(g));
-  check_if(rc == 0, vr == 0, V15, "spirv-val exit %d", vr);
+  if (have_program(SPIRV_VAL)) check_if(rc == 0, vr == 0, V15, "spirv-val exit %d", vr);
+  else skip(V15, "spirv-val not found (spirv-tools)");
 #undef V15
   gpublob_blob_free(&b);
 }
@@ -500,12 +501,14 @@ int main(void) {
   test_newer_options_not_cached();
   test_cli_sigpipe();
   test_options_v0();
-  test_untrusted_dirs();
-  test_links();
+  /* these compile saxpy_amdgcn.ll, whose expf is ocml's: ROCm's bitcode */
+  int rocm = need_rocm("cache and tools: untrusted directories, links, entries, the tool's environment");
+  if (rocm) test_untrusted_dirs();
+  if (rocm) test_links();
   test_fifo();
-  test_entries();
+  if (rocm) test_entries();
   test_front_mlir_pattern();
-  test_tool_environment();
+  if (rocm) test_tool_environment();
   gpublob_close(g);
   return report();
 }

@@ -46,6 +46,11 @@ int main(void) {
 
   gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "rdna"};
   gpublob_blob b = {0};
+  if (!have_program(LLVM_BINDIR "/ld.lld")) { /* this build links no lld: the program links rdna's hsacos */
+    skip("newtarget: rdna compiles an hsaco for gfx1100", "the ld.lld program not found (lld-22)");
+    gpublob_close(g);
+    return report();
+  }
   int rc = gpublob_module_compile(g, &o, kernel, strlen(kernel), "scale.ll", &b);
   char *hdr = NULL, *notes = NULL;
   if (!rc) {
@@ -70,6 +75,11 @@ int main(void) {
   /* The same entry's device libraries: Debian ships no oclc_isa_version_1100.bc,
      so a kernel that needs ocml either links or is refused with that file named. */
   size_t n;
+  if (!need_rocm("newtarget: device libraries resolve per chip from the template")) {
+    free(hdr), free(notes);
+    gpublob_close(g);
+    return report();
+  }
   unsigned char *ir = slurp("examples/saxpy_amdgcn.ll", &n);
   rc = gpublob_module_compile(g, &o, ir, n, "saxpy_amdgcn.ll", &b);
   check(rc == GPUBLOB_OK || rc == GPUBLOB_NOLIB, "newtarget: device libraries resolve per chip from the template",

@@ -134,6 +134,19 @@ unsigned elf_flags_of(const void *data, size_t size) {
 
 int exists(const char *path) { return access(path, F_OK) == 0; }
 
+int have_program(const char *path) {
+  struct stat st;
+  return path && *path && !stat(path, &st) && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int have_rocm_bitcode(void) { return *ROCM_BITCODE && exists(ROCM_BITCODE "/ocml.bc"); }
+
+int need_rocm(const char *what) {
+  if (have_rocm_bitcode()) return 1;
+  skip(what, "ROCm's device libraries not found (ocml.bc in '" ROCM_BITCODE "'; apt-get install rocm-device-libs)");
+  return 0;
+}
+
 unsigned char *slurp(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");
   if (size) *size = 0;
@@ -259,8 +272,12 @@ int clang_ir(const char *const *flags, const char *src, const char *out, const c
   argv[n++] = out;
   argv[n] = NULL;
   char *log = NULL, name[300];
-  int rc = run(argv, &log);
   snprintf(name, sizeof name, "clang: %s", what);
+  if (!have_program(argv[0])) {
+    skip(name, "clang-22 not found (" LLVM_BINDIR "/clang)");
+    return -1;
+  }
+  int rc = run(argv, &log);
   check(rc == 0 && exists(out), name, "clang exited %d: %s", rc, shown(log));
   free(log);
   return rc == 0 && exists(out) ? 0 : -1;
@@ -272,12 +289,13 @@ const char *rocm_folder(void) {
   snprintf(root, sizeof root, "%s", tmp_path("rocm"));
   snprintf(bin, sizeof bin, "%s/llvm/bin", root);
   snprintf(bc, sizeof bc, "%s/amdgcn", root);
+  if (!have_program(LLVM_BINDIR "/ld.lld") || !have_rocm_bitcode()) return NULL;
   const char *mk[] = {"mkdir", "-p", bin, bc, NULL};
   if (run(mk, NULL)) return NULL;
   strcat(bin, "/ld.lld");
   strcat(bc, "/bitcode");
   if ((symlink(LLVM_BINDIR "/ld.lld", bin) && errno != EEXIST) ||
-      (symlink("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode", bc) && errno != EEXIST))
+      (symlink(ROCM_BITCODE, bc) && errno != EEXIST))
     return NULL;
   return root;
 }

@@ -25,6 +25,14 @@ int clang_ir(const char *const *flags, const char *src, const char *out, const c
 const char *rocm_folder(void);
 #endif
 
+#ifndef REDIS_SERVER
+#define REDIS_SERVER "/usr/bin/redis-server"
+#endif
+/* The ROCm device libraries' bitcode directory configure found ("" when none). */
+#ifndef ROCM_BITCODE
+#define ROCM_BITCODE "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
+#endif
+
 /* check(ok, name, fmt, ...): one property.  A failure prints the test's file and
 ** line, the expression that was false, the name, and fmt's details. */
 #define check(ok, name, ...) check_at(__FILE__, __LINE__, #ok, (ok) != 0, name, __VA_ARGS__)
@@ -58,6 +66,15 @@ int is_elf(const void *data, size_t size);
 unsigned elf_machine_of(const void *data, size_t size);
 unsigned elf_flags_of(const void *data, size_t size);
 int exists(const char *path);
+/* A program at path that can run (path not NULL or ""): where a tool the tests use
+** is missing (configure's summary lists them), its checks say skipped, not failed. */
+int have_program(const char *path);
+/* ROCm's device libraries (ocml.bc in ROCM_BITCODE): AMD kernels that call ocml or
+** ockl, as saxpy's expf does, need them; without, their checks say skipped. */
+int have_rocm_bitcode(void);
+/* have_rocm_bitcode(), else skip(what, why) and 0: for checks on AMD kernels that call
+** ocml (examples/saxpy_amdgcn.ll's expf). */
+int need_rocm(const char *what);
 /* The file's bytes (malloc'd, NUL-terminated) and *size; NULL and *size 0 if unread. */
 unsigned char *slurp(const char *path, size_t *size);
 int spill(const char *path, const void *data, size_t size);
@@ -84,10 +101,11 @@ int unbundle(const char *bundle, const char *id, const char *out);
 ** names it (the EF_AMDGPU_MACH field, "Flags: 0x54c, gfx942, xnack, sramecc"). */
 int amdgpu_chip_is(const char *path, const char *chip);
 /* clang-22 FLAGS -Itests/clang SRC -o OUT: a kernel of tests/clang/ made LLVM IR the
-** way a frontend makes it; one check, "clang: WHAT"; 0 when it wrote OUT. */
+** way a frontend makes it; one check, "clang: WHAT" (skipped without clang-22); 0
+** when it wrote OUT. */
 int clang_ir(const char *const *flags, const char *src, const char *out, const char *what);
 /* A ROCm-shaped folder under scratch() for upstream's ROCDL serialiser (mlir-opt
 ** --gpu-module-to-binary toolkit=...): llvm/bin/ld.lld and amdgcn/bitcode, links to
-** this system's; its path, or NULL when it cannot be made. */
+** this system's; its path, or NULL when it cannot be made (no ld.lld or bitcode). */
 const char *rocm_folder(void);
 #endif
