@@ -266,7 +266,7 @@ static int link_device_libs(job *j) {
   enum { MAX_LIBS = 32 };
   devlib *libs = calloc(MAX_LIBS, sizeof *libs);
   if (!libs) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  int n, rc = find_libs(j, libs, MAX_LIBS, &n);
+  int n = 0, rc = find_libs(j, libs, MAX_LIBS, &n);
   char **keep = NULL;
   int nkeep = rc ? 0 : public_definitions(j->llvm->mod, &keep);
   if (nkeep < 0) {

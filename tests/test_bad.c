@@ -1738,7 +1738,7 @@ static long gone_pid(void) {
 ** link, or a name of another shape. */
 static void test_stale_dirs(void) {
   const char *tmp = fresh_dir("stale-tmp"), *out = tmp_path("stale.hsaco");
-  char slow[4400], slow_pids[4400], path[4400];
+  char slow[4400], slow_pids[4400], path[4600];
   snprintf(slow, sizeof slow, "%s/slow", tools_dir);
   snprintf(slow_pids, sizeof slow_pids, "%s/slow-pids", scratch());
   unlink(slow_pids);

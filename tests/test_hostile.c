@@ -308,9 +308,8 @@ static void test_tool_environment(void) {
   const char *script = tmp_path("probe-tool"), *listing = tmp_path("probe-fds"), *where = tmp_path("probe-tmp");
   char body[9000];
   snprintf(body, sizeof body,
-           "#!/bin/sh\nls /proc/$$/fd > %s\necho \"$TMPDIR\" > %s\nout=''\nwhile [ $# -gt 0 ]; do "
-           "[ \"$1\" = -o ] && out=$2; shift; done\nprintf '\\177ELF' > \"$out\"\n",
-           listing, where);
+           "#!/bin/sh\nls /proc/$$/fd > %s\necho \"$TMPDIR\" > %s\nexec " LLVM_BINDIR "/ld.lld \"$@\"\n",
+           listing, where); /* then ld.lld itself, so that the blob reads back */
   spill(script, body, strlen(body));
   chmod(script, 0755);
   int leak = open("/dev/null", O_RDONLY); /* no O_CLOEXEC: a careless host's */

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gpublob.h"
 #include "testlib.h"
@@ -301,10 +303,36 @@ static void hip_errors(void) {
   const char *flags[] = {"-x", "cl", "-cl-std=CL1.2", "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx90a", "-nogpulib",
                          "-DGET_GLOBAL_ID", "-O2", "-S", "-emit-llvm", NULL};
   if (!clang_ir(flags, SRC "libm.cl", ll, "OpenCL libm.cl with get_global_id (amdgcn) to LLVM IR")) {
+    /* the module is OpenCL (!opencl.ocl.version): ROCm's opencl.bc (the spec's lang_libs) defines it */
     const char *args[] = {"-t", "amdgcn", ll, "-o", out, NULL};
-    const char *words[] = {"undefined function '_Z13get_global_idj'", NULL};
-    fails("opencl get_global_id without the vendor's library: LINK naming _Z13get_global_idj", args, out,
-          GPUBLOB_LINK, words);
+    char *log = NULL;
+    int rc = cli(args, &log);
+    check(rc == 0 && exists(out), "opencl get_global_id: amdgcn links ROCm's opencl.bc, and compiles", "exit %d: %s",
+          rc, shown(log));
+    free(log);
+    unlink(out);
+    /* a library directory without opencl.bc: NOLIB naming it */
+    const char *dir = tmp_path("no-opencl-bc");
+    mkdir(dir, 0700);
+    gpublob *lg;
+    const char *paths = "";
+    gpublob_options lo = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a"};
+    if (!gpublob_open(&lg)) {
+      if (!gpublob_libs_find(lg, &lo, &paths))
+        for (const char *p = paths; *p;) {
+          size_t n = strcspn(p, "\n");
+          char from[4200], to[4400];
+          snprintf(from, sizeof from, "%.*s", (int)n, p);
+          snprintf(to, sizeof to, "%s/%s", dir, strrchr(from, '/') ? strrchr(from, '/') + 1 : from);
+          if (symlink(from, to)) check(0, "opencl: a library directory of ocml and ockl", "%s", to);
+          p += n + (p[n] == '\n');
+        }
+      gpublob_close(lg);
+    }
+    const char *bare[] = {"--no-default-search", "--lib-dir", dir, "-t", "amdgcn", ll, "-o", out, NULL};
+    const char *words[] = {"opencl.bc", NULL};
+    fails("opencl get_global_id without the vendor's OpenCL library: NOLIB naming opencl.bc", bare, out,
+          GPUBLOB_NOLIB, words);
   }
 }
 
