@@ -1779,7 +1779,7 @@ static void test_stale_dirs(void) {
     snprintf(name, sizeof name, dirs[i].fmt, who, start);
     snprintf(made[i], sizeof made[i], "%s/%s", tmp, name);
     mkdir(made[i], 0700);
-    snprintf(path, sizeof path, "%s/in.o", made[i]);
+    snprintf(path, sizeof path, "%.4400s/in.o", made[i]);
     spill(path, "x", 1);
     if (i == 3 && chown(made[i], 65534, 65534)) check(0, "stale: chown for another user's directory", "%s", made[i]);
   }
