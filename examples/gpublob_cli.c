@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h> /* memfd_create */
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -995,8 +996,11 @@ static int write_results(gpublob *g, const cli *c, const gpublob_result *r, int 
 }
 
 /* ---- signals: no output and no temporary file is left, and the exit is below 128 ---- */
+static volatile sig_atomic_t stderr_fd = 2; /* where say() writes: stderr, also while a call's is caught */
+
 static void say(const char *a, const char *b) {
-  if (write(2, a, strlen(a)) < 0 || write(2, b, strlen(b)) < 0 || write(2, "\n", 1) < 0) {}
+  int fd = stderr_fd;
+  if (write(fd, a, strlen(a)) < 0 || write(fd, b, strlen(b)) < 0 || write(fd, "\n", 1) < 0) {}
 }
 
 static const char *signal_name(int sig) {
@@ -1083,6 +1087,51 @@ static int is_mlir(const char *path, const unsigned char *p, size_t n) {
 }
 
 #if !GPUBLOB_FRONT
+/* What LLVM and MLIR write to stderr themselves during a call (cl::opt's "for the
+** --index-bitwidth option: ..." when a pass option does not parse, a dump before an
+** error), outside gpublob's message: caught in a memory file while the call runs, and
+** printed after the call's own first line, so that an error is still stderr's first. */
+typedef struct stray {
+  int saved, file;
+} stray;
+
+static stray stray_begin(void) {
+  stray s = {-1, -1};
+  fflush(stderr);
+  s.file = memfd_create("gpublob-stderr", MFD_CLOEXEC);
+  s.saved = s.file < 0 ? -1 : fcntl(2, F_DUPFD_CLOEXEC, 3);
+  if (s.saved < 0 || dup2(s.file, 2) < 0) {
+    if (s.saved >= 0) close(s.saved);
+    if (s.file >= 0) close(s.file);
+    return (stray){-1, -1};
+  }
+  stderr_fd = s.saved;
+  return s;
+}
+
+/* stderr back, before anything is printed. */
+static void stray_end(stray *s) {
+  if (s->file < 0) return;
+  fflush(stderr);
+  dup2(s->saved, 2);
+  stderr_fd = 2;
+  close(s->saved);
+  s->saved = -1;
+}
+
+/* What was caught, as it was written, after the call's own lines. */
+static void stray_print(stray *s) {
+  if (s->file < 0) return;
+  char buf[4096];
+  ssize_t n;
+  fflush(stderr);
+  lseek(s->file, 0, SEEK_SET);
+  while ((n = read(s->file, buf, sizeof buf)) > 0)
+    if (write(2, buf, (size_t)n) < 0) break;
+  close(s->file);
+  s->file = -1;
+}
+
 static void print_warnings(gpublob *g) {
   const char *w = gpublob_warnings(g);
   while (*w) {
@@ -1206,11 +1255,14 @@ static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir)
     return 2;
   }
   const gpublob_input in = {*mlir ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM, data, size, NULL, name};
+  stray caught = stray_begin();
   rc = gpublob_compile(g, &c->opts, &in, r);
   free(data);
-  /* the error is stderr's first line; the call's warnings follow it */
+  stray_end(&caught); /* stderr is stderr again before anything is printed */
+  /* the error is stderr's first line; the call's warnings, and what LLVM wrote, follow it */
   if (rc) fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));
   print_warnings(g);
+  stray_print(&caught);
   if (c->remote_fault) fprintf(stderr, "gpublob: warning: %s\n", c->remote_fault);
   if (c->time) print_time(g, "compiler", c->opts.remote_cache && *c->opts.remote_cache);
   return rc ? 10 + gpublob_error_code(g) : 0;

@@ -1064,6 +1064,9 @@ static const bad_case cases[] = {
      .text = MLIR_GPU_KERNEL(""), .exit = E(OPTION)},
     {"mlir: malformed --pipeline", MT("-t amdgcn --pipeline builtin.module("), .text = MLIR_GPU_KERNEL(""),
      .exit = E(OPTION)},
+    /* MLIR's own "for the --index-bitwidth option: ..." comes after gpublob's error line */
+    {"mlir: a pass option that does not parse", MT("-t amdgcn --pipeline convert-gpu-to-rocdl{index-bitwidth=banana}"),
+     .text = MLIR_GPU_KERNEL(""), .exit = E(OPTION), .msg = "index-bitwidth=banana"},
     {"mlir: --pipeline leaving the gpu dialect", MT("-t amdgcn --pipeline convert-scf-to-cf"),
      .text = MLIR_GPU_KERNEL(""), .exit = E(LOWER)},
     {"mlir: --pipeline none on a gpu-dialect body", MT("-t amdgcn --pipeline none"), .text = MLIR_GPU_KERNEL(""),
