@@ -902,7 +902,7 @@ static const bad_case cases[] = {
     {"tool: writes the ELF magic, then garbage (nvptx)", NT("elf-garbage"), .exit = E(TOOL),
      .msg = "gpublob can read"},
     {"tool: an hsaco for another chip", AT("ld.lld-other-chip"), .exit = E(TOOL),
-     .msg = "not the backend object's"},
+     .msg = "not the backend object's", .needs_ld_lld = 1},
     {"tool: a cubin for another chip", "--tool @S/tools/ptxas-other-chip --tool-mode program -t nvptx:sm_90 " NV,
      .exit = E(TOOL), .msg = "for another chip", .needs_ptxas = 1},
     {"tool: writes an empty output", AT("empty"), .exit = E(TOOL)},
@@ -1740,6 +1740,12 @@ static long gone_pid(void) {
 ** a process that started at another time), never a live maker's, another user's, a
 ** link, or a name of another shape. */
 static void test_stale_dirs(void) {
+  /* a killed call of saxpy (ocml), then one that runs the ld.lld program */
+  if (!need_rocm("stale: private directories of killed calls are swept")) return;
+  if (!have_program(LD_LLD)) {
+    skip("stale: private directories of killed calls are swept", "the ld.lld program not found (lld-22)");
+    return;
+  }
   const char *tmp = fresh_dir("stale-tmp"), *out = tmp_path("stale.hsaco");
   char slow[4400], slow_pids[4400], path[4600];
   snprintf(slow, sizeof slow, "%s/slow", tools_dir);
