@@ -185,8 +185,13 @@ int main(void) {
   char kind[32], name[32];
   gpublob_options o = options("amdgcn:gfx90a", GPUBLOB_TOOL_AUTO);
   tool_of(&o, kind, name, sizeof kind);
+  char program[4096] = "";
+  gpublob_options po = options("amdgcn:gfx90a", GPUBLOB_TOOL_PROGRAM);
   if (strcmp(name, "lld")) {
     skip("lld in-process", "this build links no lld (./configure found no liblld-22-dev, or --without-lld)");
+  } else if (tool_path(g, &po, program, sizeof program) || !*program) {
+    skip("lld in-process against ld.lld", "no ld.lld program to compare with (apt-get install lld-22)");
+  } else if (!need_rocm("lld in-process: saxpy's expf needs ocml")) {
   } else {
     every_chip();
     bundles();
