@@ -163,6 +163,19 @@ enum gpublob_tool_mode {
                                  fatal error in this process left it unable to run) */
 };
 
+/* (1.3) Floating-point contraction: whether a multiply and an add may become one
+** fused operation (and, for nvptx, whether ptxas may fuse them: mul.f32 rather than
+** mul.rn.f32).  Zero is the default: the spec's (fp_contract), "on" for every target. */
+enum gpublob_fp_contract {
+  GPUBLOB_FP_CONTRACT_DEFAULT = 0,
+  GPUBLOB_FP_CONTRACT_ON = 1,   /* as the IR says: its contract flags and llvm.fmuladd (llc's and
+                                   mlir-opt's default) */
+  GPUBLOB_FP_CONTRACT_FAST = 2, /* every fadd, fsub and fmul may fuse, as clang's CUDA and HIP
+                                   (-ffp-contract=fast) tell the backend */
+  GPUBLOB_FP_CONTRACT_OFF = 3   /* none does: the IR's contract flags are dropped (llvm.fmuladd,
+                                   an explicit request, stays) */
+};
+
 /* One (target, chips, features) to compile for.  target may name chips after a
 ** colon, several separated by commas: "nvptx:sm_80,sm_90"; so may chip. */
 typedef struct gpublob_target_choice {
@@ -172,7 +185,7 @@ typedef struct gpublob_target_choice {
 /* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline.
 ** 3: jobs, cache_dir, cache_max, tool_mode.  4: tool_timeout, max_input.  5: abi.
 ** 6: link, nlink, tool_options, toolkit, dump_dir, section.
-** 7: remote_cache, remote_timeout_ms, remote_max.  8 (1.3): job_timeout.
+** 7: remote_cache, remote_timeout_ms, remote_max.  8 (1.3): job_timeout, fp_contract.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
 #define GPUBLOB_OPTIONS_VERSION 8
@@ -251,6 +264,7 @@ typedef struct gpublob_options {
                             the calling process LLVM cannot be stopped within a phase, so
                             the job stops at the end of the phase that ran past it (parse,
                             link, optimisation, emission) */
+  int fp_contract;       /* enum gpublob_fp_contract; in the cache's keys */
 } gpublob_options;
 
 /* A blob handed back to the caller; free it with gpublob_blob_free. */

@@ -105,6 +105,8 @@ static const char usage_all[] =
     "                                   missing); such a call compiles (no cache hit)\n"
     "Compile:\n"
     "  -O0 .. -O3                       default -O3\n"
+    "      --fp-contract fast|on|off    fuse multiplies into adds: on (default), as the IR\n"
+    "                                   says; fast, as clang's CUDA and HIP; off, never\n"
     "      --backend-only               the module is optimised already: the backend alone\n"
     "                                   at -O (as llc after opt), no middle end\n"
     "      --ftz, --daz                 flush denormals to zero\n"
@@ -240,6 +242,7 @@ static int takes_value(const char *a) {
                                      "--tool-dir", "--lib-dir", "--attach", "--pipeline", "-j",
                                      "--jobs", "--cache-dir", "--cache-size", "--tool-mode",
                                      "--tool-timeout", "--job-timeout", "--max-input", "--abi", "--metadata", "-l",
+                                     "--fp-contract",
                                      "--opts", "--toolkit", "--section", "--dump-dir", "--emit-c",
                                      "--remote-cache", "--remote-timeout", "--remote-max", NULL};
   for (int i = 0; with[i]; i++)
@@ -321,6 +324,12 @@ static int parse_valued(cli *c, const char *a, const char *v) {
     if (*end || end == v || *v == '-' || errno || n < 1 || n > 86400)
       return fail("--tool-timeout wants seconds from 1 to 86400, not '%s'", v);
     c->opts.tool_timeout = (unsigned)n;
+  } else if (!strcmp(a, "--fp-contract")) {
+    static const char *const modes[] = {"", "on", "fast", "off"};
+    c->opts.fp_contract = 0;
+    for (int i = 1; i < 4; i++)
+      if (!strcmp(v, modes[i])) c->opts.fp_contract = i;
+    if (!c->opts.fp_contract) return fail("--fp-contract wants fast, on or off, not '%s'", v);
   } else if (!strcmp(a, "--job-timeout")) {
     char *end;
     errno = 0;

@@ -136,6 +136,7 @@ static void hash_job(cache *c, XXH3_state_t *st, job *j, int pack, const char *p
   hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | (j->flags & ~OUTPUT_NEUTRAL_FLAGS));
   hash_u64(st, (uint64_t)j->keep_asm << 32 | (uint64_t)j->abi);
   hash_u64(st, j->o->abi); /* asked for, or a default a module's own may replace */
+  hash_u64(st, (uint64_t)j->fp_contract);
   hash_str(st, j->tool_name);
   if (*j->provider_path && provider_ops_of(j->t)->linked) hash_str(st, j->provider_path); /* its identity */
   else if (*j->provider_path) hash_file(c, st, j->provider_path);
@@ -180,6 +181,7 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
   hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | (o->flags & ~OUTPUT_NEUTRAL_FLAGS));
   hash_u64(&st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
   hash_u64(&st, o->abi);
+  hash_u64(&st, (uint64_t)o->fp_contract);
   hash_u64(&st, o->ntargets);
   hash_u64(&st, o->link ? o->nlink : 0); /* the files' bytes are in each job's key (hash_job) */
   for (size_t i = 0; o->link && i < o->nlink; i++) hash_str(&st, o->link[i]);

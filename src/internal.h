@@ -182,6 +182,7 @@ typedef struct job {
   strbuf features;  /* what LLVM gets: spec default, then the caller's */
   strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */
   int format, opt;  /* a pack's member compiles as bin */
+  int fp_contract;  /* enum gpublob_fp_contract, resolved: ON, FAST or OFF */
   unsigned flags;
   const gpublob_options *o; /* &opts */
   gpublob_options opts;     /* the caller's, normalised, with this job's target */

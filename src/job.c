@@ -100,6 +100,7 @@ static int job_llvm(job *j) {
   if (!rc) rc = optimise(j);
   if (!rc) rc = diag_failed(j, "optimisation");
   if (!rc) rc = within_job_timeout(j, t0, "optimisation");
+  if (!rc) set_fp_contract(j);
   if (!rc) rc = dump_module(j, "2-optimised.ll");
   if (!rc) rc = check_unresolved(j);
   if (!rc) rc = check_unsupported_types(j);

@@ -38,6 +38,25 @@ static int keeps_every_function(job *j) {
   return !has_entry(j);
 }
 
+/* ---- floating-point contraction, for the backend (options' fp_contract) ---- */
+/* FAST: every fadd, fsub and fmul gets the contract flag, which is what the backend
+** reads of clang's -ffp-contract=fast (the target machine's AllowFPOpFusion, which
+** LLVM's C API does not reach): it may fuse a multiply into an add, and NVPTX leaves
+** ptxas free to fuse (mul.f32, not mul.rn.f32).  OFF: the flag goes from each.  ON:
+** the IR as it is.  After the middle end, so the optimiser works as before. */
+static void set_fp_contract(job *j) {
+  if (j->fp_contract == GPUBLOB_FP_CONTRACT_ON) return;
+  int fast = j->fp_contract == GPUBLOB_FP_CONTRACT_FAST;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+      for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+        LLVMOpcode op = LLVMGetInstructionOpcode(i);
+        if ((op != LLVMFAdd && op != LLVMFSub && op != LLVMFMul) || !LLVMCanValueUseFastMathFlags(i)) continue;
+        LLVMFastMathFlags m = LLVMGetFastMathFlags(i);
+        LLVMSetFastMathFlags(i, fast ? m | LLVMFastMathAllowContract : m & ~(LLVMFastMathFlags)LLVMFastMathAllowContract);
+      }
+}
+
 /* BACKEND_ONLY: no middle end (the module's producer ran its own); what nothing uses
 ** goes, as the device libraries' unused linkonce_odr code. */
 static int optimise(job *j) {

@@ -111,6 +111,9 @@
   X(unsupported_types, OPTIONAL, LIST, "LLVM types the backend cannot lower (half bfloat float double "  \
     "fp128 x86_fp80 ppc_fp128): a module that still holds one before the backend is TARGET")      \
   X(entry_cc, OPTIONAL, LIST, "calling conventions of entry points")                               \
+  X(fp_contract, DEFAULT("on"), CENUM(fp_contract, FP_CONTRACT_, "on fast off"), "floating-point " \
+    "contraction by default (options' fp_contract): on, as the IR says; fast, every fadd, fsub and "  \
+    "fmul may fuse; off, none may")                                                                 \
   X(internalize, DEFAULT("no"), CENUM(internalize, INTERNALIZE_, "no yes"), "yes: a module with entry " \
     "points is a whole program in every format (the functions that are not entries become internal " \
     "before optimisation, as clang's HIP does); no: every function keeps its linkage (clang's CUDA)") \
@@ -137,6 +140,7 @@ enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink, PROVIDER_lld };
 enum provider_from { PROVIDER_FROM_library, PROVIDER_FROM_linked };
 enum provider_bytes { PROVIDER_BYTES_own, PROVIDER_BYTES_program };
 enum internalize { INTERNALIZE_no, INTERNALIZE_yes };
+enum fp_contract { FP_CONTRACT_on, FP_CONTRACT_fast, FP_CONTRACT_off };
 enum pack_provider_kind { PACK_PROVIDER_none, PACK_PROVIDER_offload_bundle };
 enum metadata_kind { METADATA_none, METADATA_amdgpu_note, METADATA_nv_info };
 enum pack_metadata_kind { PACK_METADATA_none, PACK_METADATA_offload_bundle, PACK_METADATA_fatbin };

@@ -333,6 +333,11 @@ static int resolve_levels(job *j) {
   if (opt < GPUBLOB_OPT_O0 || opt > GPUBLOB_OPT_O3)
     return set_error(j->g, GPUBLOB_OPTION, "unknown optimisation level %d", j->o->opt);
   j->opt = opt - GPUBLOB_OPT_O0;
+  static const int spec_fp[] = {[FP_CONTRACT_on] = GPUBLOB_FP_CONTRACT_ON, [FP_CONTRACT_fast] = GPUBLOB_FP_CONTRACT_FAST,
+                                [FP_CONTRACT_off] = GPUBLOB_FP_CONTRACT_OFF};
+  if (j->o->fp_contract < GPUBLOB_FP_CONTRACT_DEFAULT || j->o->fp_contract > GPUBLOB_FP_CONTRACT_OFF)
+    return set_error(j->g, GPUBLOB_OPTION, "unknown fp contraction %d", j->o->fp_contract);
+  j->fp_contract = j->o->fp_contract ? j->o->fp_contract : spec_fp[j->t->fp_contract];
   if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH | GPUBLOB_FLAG_NO_DEFAULT_SEARCH |
                                 GPUBLOB_FLAG_MLIR_BYTECODE | GPUBLOB_FLAG_RETARGET | GPUBLOB_FLAG_ISOLATE |
                                 GPUBLOB_FLAG_FINITE_ONLY | GPUBLOB_FLAG_UNSAFE_MATH | GPUBLOB_FLAG_UNSAFE_SQRT |

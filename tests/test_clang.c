@@ -536,6 +536,85 @@ static void opencl_native(void) {
   free(log);
 }
 
+/* The PTX's lines with a floating-point multiply, add or fma, in order. */
+static char *fp_lines(const char *ptx) {
+  size_t n = ptx ? strlen(ptx) : 0, o = 0;
+  char *out = malloc(n + 1);
+  for (const char *p = ptx; out && p && *p;) {
+    size_t len = strcspn(p, "\n");
+    const char *t = p + strspn(p, " \t");
+    if (!strncmp(t, "fma.", 4) || (!strncmp(t, "mul.", 4) && strncmp(t, "mul.wide", 8) && strncmp(t, "mul.lo", 6)) ||
+        (!strncmp(t, "add.", 4) && (strstr(t, ".f32") || strstr(t, ".f64")) && t < p + len)) {
+      memcpy(out + o, p, len);
+      o += len;
+      out[o++] = '\n';
+    }
+    p += len + (p[len] == '\n');
+  }
+  if (out) out[o] = 0;
+  return out;
+}
+
+/* --fp-contract: clang's unoptimised CUDA IR (-O3 -Xclang -disable-llvm-passes) of
+** fma.cu gives clang's own -O3 PTX with --fp-contract fast; plain IR (fmul and fadd
+** without flags) gives llc -fp-contract=fast's fma.rn.f32 with fast, llc's default
+** mul.rn.f32 and add.rn.f32 with on, as llc -fp-contract=on does. */
+static void fp_contract(void) {
+  char ll[4200], ours[4200], theirs[4200], label[400];
+  const char *name = "cuda fma.cu, --fp-contract fast";
+  snprintf(ll, sizeof ll, "%s/fma.ll", scratch());
+  snprintf(ours, sizeof ours, "%s/fma.ptx", scratch());
+  snprintf(theirs, sizeof theirs, "%s/fma.clang.ptx", scratch());
+  const char *to_ir[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                         "-O3", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", NULL};
+  const char *to_ptx[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                          "-O3", "-S", NULL};
+  if (!clang_ir(to_ir, SRC "fma.cu", ll, "CUDA fma.cu, unoptimised, to LLVM IR") &&
+      !clang_ir(to_ptx, SRC "fma.cu", theirs, "CUDA fma.cu -O3 to PTX")) {
+    char *log = NULL;
+    const char *args[] = {"--fp-contract", "fast", "-t", "nvptx:sm_90", "-f", "asm", ll, "-o", ours, NULL};
+    int rc = gpublob_cli(args, &log);
+    check(rc == 0, PART("compiles"), "exit %d: %s", rc, shown(log));
+    free(log);
+    char *a = (char *)slurp(ours, NULL), *b = (char *)slurp(theirs, NULL);
+    char *x = without_comments(a), *y = without_comments(b);
+    check(x && y && !strcmp(x, y), PART("the PTX is clang's -O3 -S PTX"), "gpublob:\n%.500s\nclang:\n%.500s",
+          shown(x), shown(y));
+    free(a), free(b), free(x), free(y);
+  }
+  /* plain IR: the backend alone, against llc */
+  static const char plain[] = "target triple = \"nvptx64-nvidia-cuda\"\n"
+                              "define ptx_kernel void @k(ptr addrspace(1) %p, float %a, float %b, float %c) {\n"
+                              "  %m = fmul float %a, %b\n  %s = fadd float %m, %c\n"
+                              "  store float %s, ptr addrspace(1) %p\n  ret void\n}\n";
+  const char *in = tmp_path("plain_fma.ll");
+  spill(in, plain, sizeof plain - 1);
+  static const char *const modes[] = {"fast", "on"};
+  for (int m = 0; m < 2; m++) {
+    char mine[4200], llc_out[4200], flag[64], n2[120];
+    snprintf(mine, sizeof mine, "%s/plain_%s.ptx", scratch(), modes[m]);
+    snprintf(llc_out, sizeof llc_out, "%s/plain_%s.llc.ptx", scratch(), modes[m]);
+    snprintf(flag, sizeof flag, "-fp-contract=%s", modes[m]);
+    snprintf(n2, sizeof n2, "plain IR, --fp-contract %s", modes[m]);
+    char *log = NULL;
+    const char *args[] = {"--backend-only", "--fp-contract", modes[m], "-t", "nvptx:sm_90", "-f", "asm", in, "-o",
+                          mine, NULL};
+    int rc = gpublob_cli(args, &log);
+    free(log);
+    const char *llc[] = {LLVM_BINDIR "/llc", "-O3", "-mcpu=sm_90", flag, in, "-o", llc_out, NULL};
+    int lr = run(llc, &log);
+    free(log);
+    char *a = (char *)slurp(mine, NULL), *b = (char *)slurp(llc_out, NULL);
+    char *x = fp_lines(a), *y = fp_lines(b);
+    snprintf(label, sizeof label, "%s: gpublob's fp operations are llc %s's (%s)", n2, flag,
+             m == 0 ? "fma.rn.f32" : "mul.rn.f32, add.rn.f32");
+    check(rc == 0 && lr == 0 && x && y && *x && !strcmp(x, y) &&
+              contains(x, m == 0 ? "fma.rn.f32" : "add.rn.f32"),
+          label, "exit %d, llc %d\ngpublob:\n%s\nllc:\n%s", rc, lr, shown(x), shown(y));
+    free(a), free(b), free(x), free(y);
+  }
+}
+
 /* IR clang optimised itself (-O3 -emit-llvm), with --backend-only: the backend alone,
 ** so the PTX is clang's own -O3 -S PTX, but for comments. */
 static void cuda_backend_only(void) {
@@ -674,6 +753,7 @@ int main(void) {
   hip_kernel(SRC "reduce.hip", "reduce", "reduce_sum");
   hip_kernel(SRC "asm.hip", "asm", "with_asm");
   cuda_backend_only();
+  fp_contract();
   opencl_native();
   formats_agree("cuda", SRC "helper.cu", "nvptx:sm_90", ".ptx");
   formats_agree("hip", SRC "helper.hip", "amdgcn:gfx90a", ".s");

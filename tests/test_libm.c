@@ -329,7 +329,8 @@ static void hip_errors(void) {
         }
       gpublob_close(lg);
     }
-    const char *bare[] = {"--no-default-search", "--lib-dir", dir, "-t", "amdgcn", ll, "-o", out, NULL};
+    /* -f asm: no blob tool to find (--no-default-search hides the ld.lld program too) */
+    const char *bare[] = {"--no-default-search", "--lib-dir", dir, "-t", "amdgcn", "-f", "asm", ll, "-o", out, NULL};
     const char *words[] = {"opencl.bc", NULL};
     fails("opencl get_global_id without the vendor's OpenCL library: NOLIB naming opencl.bc", bare, out,
           GPUBLOB_NOLIB, words);
