@@ -36,6 +36,7 @@ _FORMATS = {"bin": 1, "asm": 2, "llvm": 3, "pack": 4, "fatbin": 4, "ll": 5}
 _KINDS = {"auto": 0, "llvm": 1, "mlir": 2}
 _ATTACH = {"binary": 1, "legacy": 2}
 _TOOL_MODES = {"auto": 0, "program": 1, "in-process": 2, "inprocess": 2}
+_FP_CONTRACT = {"on": 1, "fast": 2, "off": 3}
 
 # GPUBLOB_FLAG_*, by the keyword that sets each (True) in compile().
 FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
@@ -44,7 +45,7 @@ FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
          "remote_read_only": 0x400, "backend_only": 0x800}
 
 # The gpublob_options version this binding fills: the fields of versions 1 to 7.
-OPTIONS_VERSION = 7
+OPTIONS_VERSION = 8
 
 
 class _TargetChoice(ctypes.Structure):
@@ -53,7 +54,7 @@ class _TargetChoice(ctypes.Structure):
 
 
 class _Options(ctypes.Structure):
-    """gpublob_options, version 7: exactly its fields, in order."""
+    """gpublob_options, version 8: exactly its fields, in order."""
     _fields_ = [
         ("version", ctypes.c_uint),
         ("target", ctypes.c_char_p), ("chip", ctypes.c_char_p), ("features", ctypes.c_char_p),
@@ -76,6 +77,8 @@ class _Options(ctypes.Structure):
         # version 7
         ("remote_cache", ctypes.c_char_p), ("remote_timeout_ms", ctypes.c_uint),
         ("remote_max", ctypes.c_ulonglong),
+        # version 8
+        ("job_timeout", ctypes.c_uint), ("fp_contract", ctypes.c_int),
     ]
 
 
@@ -284,6 +287,8 @@ _OPTIONS = {
     "toolkit": ("toolkit", _cstr), "dump_dir": ("dump_dir", _cstr), "section": ("section", _cstr),
     "remote_cache": ("remote_cache", _cstr), "remote_timeout_ms": ("remote_timeout_ms", _uint(32)),
     "remote_max": ("remote_max", _uint(64)),
+    "job_timeout": ("job_timeout", _uint(32)),
+    "fp_contract": ("fp_contract", _choice(_FP_CONTRACT, "fp contraction")),
 }
 
 
@@ -429,6 +434,8 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
       tool_mode            "auto", "program" or "in-process"
       tool_options=STR     words for the blob tool (ptxas), split as a shell does
       tool_timeout=SECONDS kill a blob tool running longer (default 300)
+      job_timeout=SECONDS  a job's LLVM work longer is BACKEND (default none)
+      fp_contract          "on" (default: as the IR says), "fast" or "off"
       link=[PATH, ...]     bitcode linked into every module before the device libraries
       jobs=N               compile threads (default one per core)
       cache_dir=DIR, cache_max=BYTES   the content-addressed cache (default none)

@@ -200,6 +200,17 @@ def test_options():
         again = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], cache_dir=cache)
         check(len(again) == 1 and again[0].data == first[0].data, "a cache hit differs")
         check(again.warnings == [], f"warnings on a plain hit: {again.warnings}")
+    # version 8: fp_contract changes the code (v_fma where the IR's fmul feeds an fadd), job_timeout
+    # is read (a second is plenty for saxpy)
+    plain = (b'target triple = "amdgcn-amd-amdhsa"\n'
+             b'define amdgpu_kernel void @k(ptr addrspace(1) %p, float %a, float %b, float %c) {\n'
+             b'  %m = fmul float %a, %b\n  %s = fadd float %m, %c\n'
+             b'  store float %s, ptr addrspace(1) %p\n  ret void\n}\n')
+    on = gpublob.compile(plain, targets=["amdgcn:gfx90a"], format="asm", fp_contract="on", job_timeout=60)
+    fast = gpublob.compile(plain, targets=["amdgcn:gfx90a"], format="asm", fp_contract="fast")
+    check(b"v_fma" not in on[0].data and b"v_fma" in fast[0].data,
+          "fp_contract='fast' does not fuse the multiply into the add (or 'on' does)")
+    check(isinstance(raises(gpublob.compile, plain, fp_contract="sometimes"), ValueError), "fp_contract='sometimes'")
 
 
 def test_nvptx():
