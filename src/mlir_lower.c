@@ -32,6 +32,47 @@ static int reuse_lowered(mlir_call_state *m, gpu_item *it) {
 
 static void pipeline_error(MlirStringRef r, void *arg) { sb_addn(arg, r.data, r.length); }
 
+/* ---- MLIR: gpu.launch bodies outlined into gpu.modules, as upstream's pipelines do ---- */
+/* A module with gpu.launch ops and no gpu.module (upstream's integration tests, a
+** frontend that leaves outlining to the pipeline) gets MLIR's gpu-kernel-outlining
+** first: each launch's body becomes a gpu.func in a gpu.module, and the launch a
+** gpu.launch_func, which is what upstream runs before gpu-module-to-binary.  Only on
+** a module of gpublob's own (the compile calls parse it): a caller's module passed to
+** gpublob_mlir_serialize or the pass is never changed before its compile succeeds. */
+static MlirWalkResult find_launch(MlirOperation op, void *arg) {
+  int *found = arg;
+  if (op_is(op, "gpu.module")) {
+    found[0] = 1;
+    return MlirWalkResultInterrupt;
+  }
+  if (op_is(op, "gpu.launch")) found[1] = 1;
+  return MlirWalkResultAdvance;
+}
+
+static int outline_launches(mlir_call_state *m, MlirOperation top) {
+  int found[2] = {0, 0}; /* a gpu.module; a gpu.launch */
+  mlirOperationWalk(top, find_launch, found, MlirWalkPreOrder);
+  if (found[0] || !found[1]) return GPUBLOB_OK;
+  pthread_once(&passes_once, passes_init);
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(m->ctx, cref("builtin.module"));
+  strbuf err = {0};
+  int rc = GPUBLOB_OK;
+  if (mlirLogicalResultIsFailure(mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                                                       cref("builtin.module(gpu-kernel-outlining)"),
+                                                       pipeline_error, &err)))
+    rc = set_error(m->g, GPUBLOB_LOWER, "%s: MLIR has no gpu-kernel-outlining pass: %s", m->name, sb_str(&err));
+  sb_reset(&m->diag);
+  if (!rc && mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, top))) {
+    set_error(m->g, GPUBLOB_LOWER, "%s: outlining its gpu.launch bodies into gpu.modules (gpu-kernel-outlining) "
+              "failed", m->name);
+    add_detail(m->g, sb_str(&m->diag));
+    rc = GPUBLOB_LOWER;
+  }
+  sb_free(&err);
+  mlirPassManagerDestroy(pm);
+  return rc;
+}
+
 static int add_lowering(mlir_call_state *m, gpu_item *it, MlirPassManager pm) {
   pthread_once(&passes_once, passes_init);
   const char *p = sb_str(&it->pipeline);

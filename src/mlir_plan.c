@@ -29,6 +29,7 @@ typedef struct mlir_call_state {
   int oom;
   cache *c;          /* where the result goes, or NULL */
   const key128 *k0;
+  int may_outline;   /* the module is gpublob's own (parsed from the input): gpu.launch may be outlined */
 } mlir_call_state;
 
 static int op_is(MlirOperation op, const char *name) {
@@ -52,7 +53,8 @@ static MlirWalkResult collect_gpu_module(MlirOperation op, void *arg) {
 static int find_gpu_modules(mlir_call_state *m, MlirOperation top) {
   mlirOperationWalk(top, collect_gpu_module, m, MlirWalkPreOrder);
   if (m->oom) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
-  if (!m->ngpu_modules) return set_error(m->g, GPUBLOB_NOGPU, "%s: no gpu.module in the module", m->name);
+  if (!m->ngpu_modules)
+    return set_error(m->g, GPUBLOB_NOGPU, "%s: no gpu.module in the module (nor a gpu.launch to outline)", m->name);
   return GPUBLOB_OK;
 }
 

@@ -19,8 +19,11 @@ static void mlir_call_state_end(mlir_call_state *m) {
   plan_end(&m->p);
 }
 
+static int outline_launches(mlir_call_state *m, MlirOperation top); /* src/mlir_lower.c */
+
 static int serialize(mlir_call_state *m, MlirOperation top) {
-  int rc = find_gpu_modules(m, top);
+  int rc = m->may_outline ? outline_launches(m, top) : GPUBLOB_OK;
+  if (!rc) rc = find_gpu_modules(m, top);
   for (size_t i = 0; !rc && i < m->ngpu_modules; i++) rc = plan_module(m, m->gpu_modules[i]);
   if (!rc) rc = check_items(m);
   if (!rc) rc = check_attach(m);
@@ -58,9 +61,10 @@ static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation t
   mlir_call_state m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
   options_normalise(opts, &m.o);
   plan_begin(&m.p, g, &m.o, name);
-  if (out) {
+  if (out) { /* the compile calls: the module is gpublob's own */
     m.c = out->c;
     m.k0 = out->k0;
+    m.may_outline = 1;
   }
   if (m.o.ntargets && !m.o.targets)
     return set_error(g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", m.o.ntargets);

@@ -654,6 +654,47 @@ static void print_to(MlirStringRef s, void *arg) {
   (*p)[n + s.length] = 0;
 }
 
+/* gpu.launch without a gpu.module (upstream's integration tests, before their pipeline
+** outlines): a compile outlines it (gpu-kernel-outlining) and serialises the result; a
+** caller's module given to gpublob_mlir_serialize is left as it was (NOGPU). */
+static const char launch_only[] =
+    "module {\n  func.func @main(%arg0: memref<16xf32>) {\n    %c1 = arith.constant 1 : index\n"
+    "    %c16 = arith.constant 16 : index\n"
+    "    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1) threads(%tx, %ty, %tz) in "
+    "(%sx = %c16, %sy = %c1, %sz = %c1) {\n"
+    "      %v = memref.load %arg0[%tx] : memref<16xf32>\n      %w = arith.addf %v, %v : f32\n"
+    "      memref.store %w, %arg0[%tx] : memref<16xf32>\n      gpu.terminator\n    }\n    return\n  }\n}\n";
+
+static void test_launch_only(void) {
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a"};
+  gpublob_blob b = {0};
+  int rc = gpublob_mlir_compile(g, &o, launch_only, sizeof launch_only - 1, "launch.mlir", &b);
+  const char *t = rc ? "" : text_of(&b);
+  check(rc == 0 && contains(t, "gpu.binary @main_kernel") && contains(t, "gpu.launch_func") && lacks(t, "gpu.launch "),
+        "mlir: a gpu.launch without a gpu.module is outlined, then serialised", "rc %d: %s", rc,
+        rc ? gpublob_error_message(g) : t);
+  objects os = {0};
+  int read = !rc && read_objects(b.data, b.size, &os);
+  check(read && os.n == 1 && elf_machine(&os.o[0]) == EM_AMDGPU, "mlir: the outlined kernel's object is an hsaco",
+        "%d objects", os.n);
+  objects_free(&os);
+  gpublob_blob_free(&b);
+  MlirContext ctx = test_context();
+  MlirOperation top = mlirOperationCreateParse(ctx, mlirStringRefCreate(launch_only, sizeof launch_only - 1),
+                                               mlirStringRefCreateFromCString("launch.mlir"));
+  char *before = NULL, *after = NULL;
+  mlirOperationPrint(top, print_to, &before);
+  rc = gpublob_mlir_serialize(g, &o, top);
+  mlirOperationPrint(top, print_to, &after);
+  check(rc == GPUBLOB_NOGPU && same_str(before, after),
+        "mlir: a caller's module with gpu.launch alone is NOGPU to gpublob_mlir_serialize, and left as it was",
+        "rc %d: %s", rc, gpublob_error_message(g));
+  free(before);
+  free(after);
+  mlirOperationDestroy(top);
+  mlirContextDestroy(ctx);
+}
+
 static void test_untouched(void) {
   MlirContext ctx = test_context();
   static const char text[] =
@@ -1022,6 +1063,7 @@ int main(void) {
   if (rocm) test_legacy_and_bytecode();
   test_errors();
   if (rocm) test_untouched();
+  test_launch_only();
   if (rocm) test_pass();
   test_downstream("nvptx", EM_CUDA);
   if (rocm) test_downstream("amdgcn", EM_AMDGPU);
