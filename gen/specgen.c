@@ -908,6 +908,8 @@ static void check_target(target *t) {
   check_keys(t);
   check_llvm_target(t);
   if (!strcmp(t->val[K_tool_kind], "exec")) need_keys(t, exec_keys, "tool_kind exec");
+  if (!strcmp(t->val[K_tool_kind], "asked")) need_keys(t, exec_keys, "tool_kind asked");
+  check_hex(t, K_tool_magic);
   if (!strcmp(t->val[K_asm_parser], "yes") && in_list(no_asm_parser, t->val[K_llvm_target],
                                                       strlen(t->val[K_llvm_target])))
     die(t->key_line[K_asm_parser], "'asm_parser': LLVM's %s backend has no assembly parser",

@@ -50,8 +50,9 @@ static const char *static_suffix(const char *s) {
   for (size_t i = 0; s && i < sizeof fixed / sizeof *fixed; i++)
     if (!strcmp(s, fixed[i])) return fixed[i];
   for (int i = 0; s && i < NTARGETS; i++) {
-    const char *const mine[] = {targets[i].suffix_asm, targets[i].suffix_bin, targets[i].suffix_pack};
-    for (int k = 0; k < 3; k++)
+    const char *const mine[] = {targets[i].suffix_asm, targets[i].suffix_bin, targets[i].suffix_pack,
+                                targets[i].tool_suffix};
+    for (int k = 0; k < 4; k++)
       if (*mine[k] && !strcmp(s, mine[k])) return mine[k];
   }
   return NULL;

@@ -189,7 +189,7 @@ static char **dump_tool_argv(job *j, const char *tool, argvec *a) {
   dump_path(j, "", &w.in);
   sb_addf(&w.in, "%s%s", j->t->emit == EMIT_asm ? "3-isa" : "3-object", j->t->emit == EMIT_asm ? j->t->suffix_asm : ".o");
   dump_path(j, "", &w.out);
-  sb_addf(&w.out, "6-blob%s", j->t->suffix_bin);
+  sb_addf(&w.out, "6-blob%s", blob_suffix(j));
   char **argv = w.in.oom || w.out.oom ? NULL : build_argv(j, tool, &w, a);
   workdir_free(&w);
   return argv;

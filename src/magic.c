@@ -33,7 +33,7 @@ static int check_magic_of(job *j, const gpublob_blob *b, const char *magic, cons
 
 static int check_magic(job *j, const gpublob_blob *b, const char *magic, const char *maker, int code) {
   strbuf kind = {0};
-  sb_addf(&kind, "%s blob", j->t->suffix_bin);
+  sb_addf(&kind, "%s blob", blob_suffix(j));
   int rc = kind.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
                     : check_magic_of(j, b, magic, maker, code, j->chip, sb_str(&kind));
   sb_free(&kind);
@@ -90,6 +90,7 @@ static int check_chip_flags(job *j, const char *maker, int code) {
 ** flags name the job's chip; else code, so that nothing is written or cached. */
 static int check_readable(job *j, const char *maker, int code) {
   const target_desc *t = j->t;
+  if (strcmp(blob_suffix(j), t->suffix_bin)) return GPUBLOB_OK; /* a tool's blob of another kind (ocloc's) */
   if (t->metadata != METADATA_none) {
     ktable kt = {0};
     int rc = read_bin_kernels(j->g, t, j->out.data, j->out.size, j->chip, &kt);
@@ -118,6 +119,7 @@ static int check_blob(job *j) {
   if (j->format != GPUBLOB_FORMAT_BIN) return GPUBLOB_OK;
   int tool = needs_blob_tool(j), code = tool ? GPUBLOB_TOOL : GPUBLOB_BACKEND;
   const char *maker = !tool ? "LLVM's backend" : *j->tool_name ? j->tool_name : "the blob tool";
-  int rc = check_magic(j, &j->out, j->t->bin_magic, maker, code);
+  const char *magic = tool && *j->t->tool_magic ? j->t->tool_magic : j->t->bin_magic;
+  int rc = check_magic(j, &j->out, magic, maker, code);
   return rc ? rc : check_readable(j, maker, code);
 }

@@ -272,7 +272,7 @@ static int read_tool_output(job *j, const char *path) {
   gpublob_blob_free(&j->out);
   j->out.data = data;
   j->out.size = size;
-  j->out.suffix = j->t->suffix_bin;
+  j->out.suffix = blob_suffix(j);
   return GPUBLOB_OK;
 }
 

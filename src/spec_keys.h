@@ -43,7 +43,11 @@
   X(version_feature, OPTIONAL, STRING, "prefix of a versioned feature, such as ptx")               \
   X(feature_min, OPTIONAL, LIST, "CHIP:FEATURE minimum versioned feature per chip")                \
   X(emit, REQUIRED, CENUM(emit_kind, EMIT_, "asm obj"), "what the backend emits for the blob step") \
-  X(tool_kind, REQUIRED, CENUM(tool_kind, TOOL_, "exec none"), "kind of blob tool")                \
+  X(tool_kind, REQUIRED, CENUM(tool_kind, TOOL_, "exec none asked"), "kind of blob tool (asked: "   \
+    "the backend's object is the blob, and the tool runs only with --tool-mode program)")          \
+  X(tool_suffix, OPTIONAL, STRING, "file suffix of the tool's blob where it differs from suffix_bin " \
+    "(tool_kind asked: the native binary beside the object)")                                       \
+  X(tool_magic, OPTIONAL, STRING, "hex bytes the tool's blob starts with, where not bin_magic")     \
   X(tool_input, DEFAULT("file"), CENUM(tool_input, INPUT_, "file stdin pipe"),                     \
     "how the tool gets its input")                                                                  \
   X(tool, OPTIONAL, LIST, "candidate names of the blob tool")                                      \
@@ -134,7 +138,7 @@
 
 /* The C enums of the CENUM keys, a constant per word of the key's V. */
 enum emit_kind { EMIT_asm, EMIT_obj };
-enum tool_kind { TOOL_exec, TOOL_none };
+enum tool_kind { TOOL_exec, TOOL_none, TOOL_asked };
 enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
 enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink, PROVIDER_lld };
 enum provider_from { PROVIDER_FROM_library, PROVIDER_FROM_linked };

@@ -47,7 +47,7 @@ static int make_workdir(job *j, workdir *w) {
   int rc = make_dir(j, w);
   if (rc) return rc;
   const char *dir = sb_str(&w->dir), *suffix = j->t->emit == EMIT_asm ? j->t->suffix_asm : ".o";
-  sb_addf(&w->out, "%s/out%s", dir, j->t->suffix_bin);
+  sb_addf(&w->out, "%s/out%s", dir, blob_suffix(j));
   if (j->t->tool_input == INPUT_stdin) sb_add(&w->in, "-");
   else if (j->t->tool_input == INPUT_pipe) sb_add(&w->in, "/dev/fd/3");
   else sb_addf(&w->in, "%s/in%s", dir, suffix);
@@ -114,7 +114,7 @@ static int argv_add_tool_options(argvec *a, const job *j) {
 ** -options takes them so). */
 static char **build_argv(job *j, const char *tool, const workdir *w, argvec *a) {
   strbuf stem = {0}, joined = {0}; /* {outstem}: {out} without the blob's suffix, for a tool that adds it */
-  sb_addn(&stem, sb_str(&w->out), w->out.len - strlen(j->t->suffix_bin));
+  sb_addn(&stem, sb_str(&w->out), w->out.len - strlen(blob_suffix(j)));
   int one_word = strstr(j->t->tool_argv, "{tooloptions}") != NULL;
   size_t n = 0;
   if (one_word && !shell_words(j->o->tool_options, &joined, &n)) /* checked when the tool was chosen */

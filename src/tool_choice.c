@@ -2,8 +2,16 @@
 ** loads, else its program; decided before any compile work. */
 
 /* ---- the blob tool of a job: the spec's in-process provider, or its program ---- */
+/* The spec's tool_kind exec always; asked (xevm: ocloc's native binary beside the
+** backend's SPIR-V) only where the call asks for the program. */
 static int needs_blob_tool(const job *j) {
-  return j->format == GPUBLOB_FORMAT_BIN && j->t->tool_kind == TOOL_exec;
+  return j->format == GPUBLOB_FORMAT_BIN &&
+         (j->t->tool_kind == TOOL_exec || (j->t->tool_kind == TOOL_asked && j->o->tool_mode == GPUBLOB_TOOL_PROGRAM));
+}
+
+/* The suffix of the job's bin blob: the tool's own (tool_suffix) when it makes it. */
+static const char *blob_suffix(const job *j) {
+  return needs_blob_tool(j) && *j->t->tool_suffix ? j->t->tool_suffix : j->t->suffix_bin;
 }
 
 /* The provider's option for the caller's blob tool option w (the spec's

@@ -3,6 +3,7 @@
 ** #rocdl.target and #xevm.target, each honoured (its effect looked at with the real
 ** tools: ptxas's register count in the cubin, llvm-nm's symbols, ld.lld's link,
 ** spirv-val, mlir-translate's section) or refused with a message naming it. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -573,7 +574,27 @@ static void test_rocdl(void) {
   free(out);
 }
 
-/* XeVM: SPIR-V from the xevm lowering (spirv-val), ocloc for bin. */
+/* The bytes of the first #gpu.object's bin = "..." in MLIR text (MLIR's escapes: \HH, \\, \"). */
+static size_t object_bin(const char *text, unsigned char *out, size_t max) {
+  const char *p = text ? strstr(text, "bin = \"") : NULL;
+  size_t n = 0;
+  for (p = p ? p + 7 : NULL; p && *p && *p != '"' && n < max; n++) {
+    if (*p == '\\' && isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+      char h[3] = {p[1], p[2], 0};
+      out[n] = (unsigned char)strtoul(h, NULL, 16);
+      p += 3;
+    } else if (*p == '\\' && p[1]) {
+      out[n] = (unsigned char)p[1];
+      p += 2;
+    } else {
+      out[n] = (unsigned char)*p++;
+    }
+  }
+  return n;
+}
+
+/* XeVM: SPIR-V from the xevm lowering (spirv-val); bin is the SPIR-V module, as
+** mlir-opt-22 gives it, ocloc's native binary only with --tool-mode program. */
 static void test_xevm(void) {
   const char *gpu =
       "module attributes {gpu.container_module} {\n  gpu.module @k [#xevm.target<chip = \"pvc\"%s>] {\n"
@@ -611,11 +632,39 @@ static void test_xevm(void) {
           rc, ar, vr, shown(out));
   else skip("xevm: the SPIR-V passes spirv-val", "spirv-as or spirv-val not found (spirv-tools)");
   free(out);
-  /* -f bin: ocloc, searched in the toolkit and $PATH; a fake one writes a known binary */
-  gpublob_options bin = {.version = GPUBLOB_OPTIONS_VERSION, .flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH};
+  /* -f bin: the SPIR-V module, mlir-opt-22's bytes, with no tool */
+  gpublob_options plain = {.version = GPUBLOB_OPTIONS_VERSION, .flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH};
+  rc = gpublob_mlir_compile(g, &plain, text, strlen(text), "x.mlir", &b);
+  static unsigned char ours[65536], theirs[65536];
+  size_t on = rc ? 0 : object_bin((const char *)b.data, ours, sizeof ours);
+  gpublob_blob_free(&b);
+  check(rc == 0 && on > 20 && !memcmp(ours, "\x03\x02\x23\x07", 4), "xevm: -f bin is a SPIR-V module, with no tool",
+        "rc %d: %s", rc, rc ? gpublob_error_message(g) : "");
+  const char *mlir_in = tmp_path("xevm.mlir"), *mlir_out = tmp_path("xevm.up.mlir");
+  spill(mlir_in, text, strlen(text));
+  if (!have_program(LLVM_BINDIR "/mlir-opt")) {
+    skip("xevm: -f bin is mlir-opt-22's SPIR-V, byte for byte", "no mlir-opt-22");
+  } else {
+    const char *up[] = {LLVM_BINDIR "/mlir-opt", mlir_in,
+                        "--pass-pipeline=builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-llvm-spv{"
+                        "use-64bit-index=true},convert-xevm-to-llvm,convert-to-llvm,reconcile-unrealized-casts),"
+                        "gpu-module-to-binary{format=bin})",
+                        "-o", mlir_out, NULL};
+    char *upl = NULL;
+    int ur = run(up, &upl);
+    free(upl);
+    char *upt = (char *)slurp(mlir_out, NULL);
+    size_t tn = upt ? object_bin(upt, theirs, sizeof theirs) : 0;
+    free(upt);
+    check(ur == 0 && tn == on && on && !memcmp(ours, theirs, on), "xevm: -f bin is mlir-opt-22's SPIR-V, byte for byte",
+          "mlir-opt exit %d: %zu and %zu bytes", ur, on, tn);
+  }
+  /* --tool-mode program: ocloc, searched in the toolkit and $PATH; a fake one writes a known binary */
+  gpublob_options bin = {.version = GPUBLOB_OPTIONS_VERSION, .flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH,
+                         .tool_mode = GPUBLOB_TOOL_PROGRAM};
   rc = gpublob_mlir_compile(g, &bin, text, strlen(text), "x.mlir", &b);
   check(rc == GPUBLOB_NOTOOL && contains(gpublob_error_message(g), "ocloc not found"),
-        "xevm: -f bin without ocloc is NOTOOL naming it", "rc %d: %s", rc, gpublob_error_message(g));
+        "xevm: --tool-mode program without ocloc is NOTOOL naming it", "rc %d: %s", rc, gpublob_error_message(g));
   char root[512], dir[600], fake[700];
   snprintf(root, sizeof root, "%s", tmp_path("oneapi"));
   snprintf(dir, sizeof dir, "%s/bin", root);
