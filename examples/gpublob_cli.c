@@ -106,7 +106,8 @@ static const char usage_all[] =
     "Compile:\n"
     "  -O0 .. -O3                       default -O3\n"
     "      --fp-contract fast|on|off    fuse multiplies into adds: on (default), as the IR\n"
-    "                                   says; fast, as clang's CUDA and HIP; off, never\n"
+    "                                   says; fast, as clang's CUDA and HIP; off, drop the\n"
+    "                                   IR's contract flags (an llvm.fmuladd stays)\n"
     "      --backend-only               the module is optimised already: the backend alone\n"
     "                                   at -O (as llc after opt), no middle end\n"
     "      --ftz, --daz                 flush denormals to zero\n"
@@ -573,8 +574,11 @@ static int output_paths(const cli *c, const gpublob_result *r, int mlir, char **
   struct stat in_st, out_st;
   int have_in = strcmp(c->input, "-") && !stat(c->input, &in_st);
   if (check_many(c, r->count)) return 2;
-  /* a name beside /dev/null, /dev/fd/63 or a FIFO would be a new file there */
-  if (!c->output && strcmp(c->input, "-") && (!have_in || !S_ISREG(in_st.st_mode)))
+  /* a name beside /dev/null, /dev/fd/63 or a FIFO would be a new file there; lstat: a
+     link such as /dev/stdin to a regular file is no place for one either */
+  struct stat link_st;
+  if (!c->output && strcmp(c->input, "-") &&
+      (!have_in || !S_ISREG(in_st.st_mode) || lstat(c->input, &link_st) || !S_ISREG(link_st.st_mode)))
     return fail("the input '%s' is not a regular file, so no output name can be made from it: give -o FILE "
                 "(or -o - for standard output)", c->input);
   for (size_t i = 0; i < r->count; i++) {
@@ -1006,10 +1010,23 @@ static int write_results(gpublob *g, const cli *c, const gpublob_result *r, int 
 
 /* ---- signals: no output and no temporary file is left, and the exit is below 128 ---- */
 static volatile sig_atomic_t stderr_fd = 2; /* where say() writes: stderr, also while a call's is caught */
+static volatile sig_atomic_t stray_fd = -1; /* the memory file catching the call's stderr, or -1 */
+
+/* What the call wrote to its caught stderr, copied to the real one: a crash's or a
+** fatal error's last words.  System calls only (a signal handler calls it). */
+static void stray_flush(void) {
+  int from = stray_fd;
+  char buf[4096];
+  ssize_t n;
+  if (from < 0 || lseek(from, 0, SEEK_SET) < 0) return;
+  while ((n = read(from, buf, sizeof buf)) > 0)
+    if (write(stderr_fd, buf, (size_t)n) < 0) break;
+}
 
 static void say(const char *a, const char *b) {
   int fd = stderr_fd;
   if (write(fd, a, strlen(a)) < 0 || write(fd, b, strlen(b)) < 0 || write(fd, "\n", 1) < 0) {}
+  stray_flush();
 }
 
 static const char *signal_name(int sig) {
@@ -1115,6 +1132,7 @@ static stray stray_begin(void) {
     return (stray){-1, -1};
   }
   stderr_fd = s.saved;
+  stray_fd = s.file;
   return s;
 }
 
@@ -1124,6 +1142,7 @@ static void stray_end(stray *s) {
   fflush(stderr);
   dup2(s->saved, 2);
   stderr_fd = 2;
+  stray_fd = -1;
   close(s->saved);
   s->saved = -1;
 }

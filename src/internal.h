@@ -105,6 +105,7 @@ typedef struct lib_share lib_share;
 typedef struct workdir {
   strbuf dir, in, out; /* the directory; the tool's input and output */
   int live;            /* its slot in the table of live directories */
+  int lock;            /* the directory, open and flock'ed while it lives (src/tmp_sweep.c); -1: none */
 } workdir;
 
 typedef struct proc {

@@ -51,6 +51,7 @@ static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *
   j->abi_from = "from the options";
   j->run.p = (proc){0, -1, -1, -1, 0};
   j->run.w.live = -1;
+  j->run.w.lock = -1;
   j->object_flags = -1;
   g->code = GPUBLOB_OK;
   sb_reset(&g->msg);

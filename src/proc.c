@@ -313,6 +313,7 @@ static void tool_end(job *j) {
   memset(r, 0, sizeof *r);
   r->p = (proc){0, -1, -1, -1, 0};
   r->w.live = -1;
+  r->w.lock = -1;
 }
 
 static int tool_early(const job *j) {

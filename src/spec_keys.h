@@ -66,7 +66,8 @@
   X(provider_search, OPTIONAL, LIST, "directories searched for the provider's library")            \
   X(provider_argv, OPTIONAL, LIST, "the provider's options (template)")                            \
   X(provider_options, OPTIONAL, LIST, "TOOL:PROVIDER: a blob tool option the caller may give and "   \
-    "the provider's for it (a TOOL ending in * matches the words it starts; PROVIDER's * is the rest)") \
+    "the provider's for it (a TOOL ending in * matches the words it starts; PROVIDER's * is the rest); " \
+    "!GLOB: options with no counterpart in-process, checked first")                                  \
   X(pack_tool, OPTIONAL, LIST, "candidate names of the tool that packs chips into one blob")       \
   X(pack_argv, OPTIONAL, LIST, "argv template of the pack tool; {images} stands for the images")   \
   X(pack_image, OPTIONAL, LIST, "the words for each chip's blob (template, {in} its file)")        \

@@ -1,11 +1,14 @@
 /* src/tmp_sweep.c: Stale private directories.  A call killed with SIGKILL leaves its
 ** TMPDIR/gpublob-* directories behind: nothing of it runs to remove them.  So each
 ** name holds its maker's pid and start time (gpublob-PID-START-XXXXXX, START being
-** /proc/PID/stat's field 22), and the first directory a process makes sweeps, once,
-** those whose maker is gone: only this user's own directories (never a link), named
-** exactly so, whose pid runs no more, or runs a process that started at another time
-** (the pid was reused).  A directory of a live maker, another user's, or a name of
-** another shape is left alone. */
+** /proc/PID/stat's field 22), its maker holds an flock on it while it lives (the
+** kernel drops it when the maker dies, whatever the signal), and the first directory
+** a process makes sweeps, once, those whose maker is gone: only this user's own
+** directories (never a link), named exactly so, that this process can lock (no live
+** maker holds them: also one in another PID namespace or a process /proc cannot show,
+** where a TMPDIR is shared), and whose pid runs no more here or runs a process that
+** started at another time (a reused pid).  A process that cannot read its own start
+** time (no /proc) sweeps nothing, and a name with START 0 is never removed. */
 
 /* /proc/PID/stat's starttime (clock ticks after boot); 0 when there is no such process. */
 static unsigned long long proc_start_time(long pid) {
@@ -47,13 +50,20 @@ static void sweep_dir(const char *tmp) {
     unsigned long long start;
     struct stat st;
     if (!stale_name(e->d_name, &pid, &start)) continue;
-    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) || st.st_uid != me) continue;
+    if (!start || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) ||
+        st.st_uid != me)
+      continue;
     unsigned long long now = proc_start_time(pid);
     if (now && now == start) continue; /* its maker still runs */
-    strbuf path = {0};
-    sb_addf(&path, "%s/%s", tmp, e->d_name);
-    if (!path.oom) remove_tree(sb_str(&path));
-    sb_free(&path);
+    int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (!flock(fd, LOCK_EX | LOCK_NB)) { /* no live maker holds it */
+      strbuf path = {0};
+      sb_addf(&path, "%s/%s", tmp, e->d_name);
+      if (!path.oom) remove_tree(sb_str(&path));
+      sb_free(&path);
+    }
+    close(fd);
   }
   if (d) closedir(d);
 }
@@ -62,5 +72,14 @@ static void sweep_dir(const char *tmp) {
 static void sweep_stale_dirs(const char *tmp) {
   static atomic_int swept_by; /* the pid that swept: a forked child sweeps again */
   int self = (int)getpid();
-  if (atomic_exchange(&swept_by, self) != self) sweep_dir(tmp);
+  if (atomic_exchange(&swept_by, self) != self && proc_start_time(self)) sweep_dir(tmp);
+}
+
+/* The directory just made, locked while its maker lives: the sweep skips it. */
+static void workdir_lock(workdir *w) {
+  w->lock = open(sb_str(&w->dir), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (w->lock >= 0 && flock(w->lock, LOCK_EX | LOCK_NB)) {
+    close(w->lock);
+    w->lock = -1;
+  }
 }

@@ -1,11 +1,18 @@
 /* src/tool.c: The blob tool: a private directory and an argv from the spec's template. */
 
 /* ---- the blob tool: spawned with an argv in a private directory, output kept ---- */
+/* The suffix of the job's bin blob: the tool's own (tool_suffix) when it makes it. */
+static const char *blob_suffix(const job *j) {
+  return needs_blob_tool(j) && *j->t->tool_suffix ? j->t->tool_suffix : j->t->suffix_bin;
+}
+
 static int write_file(const char *path, const void *data, size_t n) {
   return write_new_file(AT_FDCWD, path, 0600, NULL, 0, data, n);
 }
 
 static void workdir_free(workdir *w) {
+  if (w->lock > 0) close(w->lock);
+  w->lock = -1;
   sb_free(&w->dir);
   sb_free(&w->in);
   sb_free(&w->out);
@@ -38,7 +45,10 @@ static int make_dir(job *j, workdir *w) {
     rc = set_error(j->g, GPUBLOB_IO, "cannot make a temporary directory %s: %s", sb_str(&w->dir),
                    strerror(errno));
   if (rc) workdir_free(w);
-  else w->live = live_dir_add(sb_str(&w->dir));
+  else {
+    w->live = live_dir_add(sb_str(&w->dir));
+    workdir_lock(w);
+  }
   return rc;
 }
 

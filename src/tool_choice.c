@@ -9,10 +9,6 @@ static int needs_blob_tool(const job *j) {
          (j->t->tool_kind == TOOL_exec || (j->t->tool_kind == TOOL_asked && j->o->tool_mode == GPUBLOB_TOOL_PROGRAM));
 }
 
-/* The suffix of the job's bin blob: the tool's own (tool_suffix) when it makes it. */
-static const char *blob_suffix(const job *j) {
-  return needs_blob_tool(j) && *j->t->tool_suffix ? j->t->tool_suffix : j->t->suffix_bin;
-}
 
 /* The provider's option for the caller's blob tool option w (the spec's
 ** provider_options), added to out (with its NUL) when there is one: 1, else 0. */
@@ -20,6 +16,15 @@ static int provider_option(const job *j, const char *w, strbuf *out) {
   const char *list = j->t->provider_options, *p;
   size_t n;
   while ((p = next_word(&list, " ", &n))) {
+    if (*p == '!') { /* !PATTERN: no counterpart in-process (a glob of the option's words) */
+      char pat[128];
+      if (n - 1 < sizeof pat) {
+        memcpy(pat, p + 1, n - 1);
+        pat[n - 1] = 0;
+        if (!fnmatch(pat, w, 0)) return 0;
+      }
+      continue;
+    }
     const char *colon = memchr(p, ':', n), *star;
     if (!colon) continue;
     size_t pn = (size_t)(colon - p), rn = n - pn - 1, wn = strlen(w);

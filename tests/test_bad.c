@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -1792,6 +1793,13 @@ static void test_stale_dirs(void) {
     spill(path, "x", 1);
     if (i == 3 && chown(made[i], 65534, 65534)) check(0, "stale: chown for another user's directory", "%s", made[i]);
   }
+  /* a directory a live maker holds (its flock: a process in another PID namespace, or one
+     /proc cannot show), named for a pid that is gone here */
+  char held[4400];
+  snprintf(held, sizeof held, "%s/gpublob-%ld-77-heldxx", tmp, dead);
+  mkdir(held, 0700);
+  int held_fd = open(held, O_RDONLY | O_DIRECTORY);
+  if (held_fd < 0 || flock(held_fd, LOCK_EX)) check(0, "stale: a held directory", "%s", held);
   char link[4400], target[4400];
   snprintf(target, sizeof target, "%s/keep", tmp);
   mkdir(target, 0700);
@@ -1826,6 +1834,9 @@ static void test_stale_dirs(void) {
   struct stat st;
   check(!lstat(link, &st) && S_ISLNK(st.st_mode) && exists(target), "stale: a link named so stays, and its target",
         "%s", link);
+  check(!lstat(held, &st) && S_ISDIR(st.st_mode), "stale: a directory its maker still holds (flock) stays", "%s",
+        held);
+  if (held_fd >= 0) close(held_fd);
 }
 
 /* SIGINT / SIGTERM to the CLI while its tool runs: the tool is killed, nothing is left. */

@@ -180,6 +180,15 @@ static void test_not_regular(void) {
   check(was || !exists("/dev/null.ptx"), "an input that is not a regular file needs -o: no /dev/null.ptx", "%s",
         shown(log));
   free(log);
+  /* /dev/stdin, a link, to a regular file: no /dev/stdin.ptx either */
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd, "%s --no-cache -t nvptx:sm_80 -f asm /dev/stdin < %s", CLI, IN);
+  const char *sh[] = {"/bin/sh", "-c", cmd, NULL};
+  was = exists("/dev/stdin.ptx");
+  rc = run(sh, &log);
+  check(rc == 10 + GPUBLOB_IO && contains(log, "not a regular file") && (was || !exists("/dev/stdin.ptx")),
+        "/dev/stdin from a regular file needs -o too: IO, and no /dev/stdin.ptx", "exit %d: %s", rc, shown(log));
+  free(log);
   const char *with_o[] = {CLI, "--no-cache", "-t", "nvptx:sm_80", "-f", "asm", "/dev/null", "-o", "-", NULL};
   rc = run(with_o, &log);
   check(rc == 0 && contains(log, ".version"), "/dev/null with -o -: the PTX on standard output", "exit %d: %s", rc,

@@ -134,6 +134,23 @@ static void undefined_symbol(void) {
   if (!rc) gpublob_result_free(&r);
 }
 
+/* Options that would reach beyond the job in-process (-mllvm: LLVM's process-wide
+** options) have no counterpart: in-process mode is OPTION, auto runs ld.lld. */
+static void process_wide_options(void) {
+  gpublob_options o = options("amdgcn:gfx90a", GPUBLOB_TOOL_INPROCESS);
+  o.tool_options = "-mllvm -print-after-all";
+  gpublob_result r = {0};
+  int rc = compile_file(&o, "examples/saxpy_amdgcn.ll", &r);
+  check(rc == GPUBLOB_OPTION && contains(gpublob_error_message(g), "-mllvm"),
+        "-mllvm in-process is OPTION, naming it", "rc %d: %s", rc, gpublob_error_message(g));
+  if (!rc) gpublob_result_free(&r);
+  o.tool_mode = GPUBLOB_TOOL_AUTO;
+  rc = compile_file(&o, "examples/saxpy_amdgcn.ll", &r);
+  check(!rc && r.count == 1 && !strcmp(r.outputs[0].tool, "ld.lld"), "-mllvm in auto runs the ld.lld program",
+        "rc %d: %s", rc, gpublob_error_message(g));
+  if (!rc) gpublob_result_free(&r);
+}
+
 /* A malformed object among lld's inputs (a tool option) is lld's fatal error: the
 ** host lives, the call is TOOL, and lld runs no more in this process. */
 static void malformed_object(void) {
@@ -196,6 +213,7 @@ int main(void) {
     every_chip();
     bundles();
     undefined_symbol();
+    process_wide_options();
     malformed_object(); /* last: lld cannot run again after it */
   }
   gpublob_close(g);
