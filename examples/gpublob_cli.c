@@ -224,6 +224,14 @@ static int parse_tool_mode(const char *s) {
 }
 
 /* 512M, 2G, 100000: bytes; 0 when malformed or too large. */
+/* Seconds from 1 to 86400 (a timeout); 0 for anything else. */
+static unsigned parse_seconds(const char *s) {
+  char *end;
+  errno = 0;
+  unsigned long n = strtoul(s, &end, 10);
+  return *end || end == s || *s == '-' || errno || n < 1 || n > 86400 ? 0 : (unsigned)n;
+}
+
 static unsigned long long parse_size(const char *s) {
   char *end;
   errno = 0;
@@ -319,12 +327,8 @@ static int parse_valued(cli *c, const char *a, const char *v) {
       return fail("--abi wants an ABI version such as 500, not '%s'", v);
     c->opts.abi = (unsigned)n;
   } else if (!strcmp(a, "--tool-timeout")) {
-    char *end;
-    errno = 0;
-    unsigned long n = strtoul(v, &end, 10);
-    if (*end || end == v || *v == '-' || errno || n < 1 || n > 86400)
+    if (!(c->opts.tool_timeout = parse_seconds(v)))
       return fail("--tool-timeout wants seconds from 1 to 86400, not '%s'", v);
-    c->opts.tool_timeout = (unsigned)n;
   } else if (!strcmp(a, "--fp-contract")) {
     static const char *const modes[] = {"", "on", "fast", "off"};
     c->opts.fp_contract = 0;
@@ -332,12 +336,8 @@ static int parse_valued(cli *c, const char *a, const char *v) {
       if (!strcmp(v, modes[i])) c->opts.fp_contract = i;
     if (!c->opts.fp_contract) return fail("--fp-contract wants fast, on or off, not '%s'", v);
   } else if (!strcmp(a, "--job-timeout")) {
-    char *end;
-    errno = 0;
-    unsigned long n = strtoul(v, &end, 10);
-    if (*end || end == v || *v == '-' || errno || n < 1 || n > 86400)
+    if (!(c->opts.job_timeout = parse_seconds(v)))
       return fail("--job-timeout wants seconds from 1 to 86400, not '%s'", v);
-    c->opts.job_timeout = (unsigned)n;
   }
   return 0;
 }

@@ -1678,6 +1678,29 @@ static void test_fifo_output(void) {
   free(o.err);
 }
 
+/* The CLI compiling saxpy with the fake tool that sleeps (tools/slow), TMPDIR=tmp, its
+** output out, in a process group of its own, returned once the tool runs (it has
+** written its pids to slow_pids: this scratch's slow-pids); *t0 when it started. */
+static pid_t start_slow_call(const char *tmp, const char *out, char *slow_pids, size_t n, double *t0) {
+  char slow[4400];
+  snprintf(slow, sizeof slow, "%s/slow", tools_dir);
+  snprintf(slow_pids, n, "%s/slow-pids", scratch());
+  unlink(slow_pids);
+  *t0 = now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0), dup2(null, 1), dup2(null, 2);
+    setenv("TMPDIR", tmp, 1);
+    execl(CLI, CLI, "--no-cache", "--tool", slow, "-t", "amdgcn", AM, "-o", out, (char *)NULL);
+    _exit(127);
+  }
+  while (now() - *t0 < 15 && !exists(slow_pids)) usleep(10000);
+  usleep(300000);
+  return pid;
+}
+
 /* --job-timeout: a kernel whose code generation takes seconds (a chain of 1,800 loads,
 ** adds and stores the scheduler weighs against each other).  Isolated, its process is
 ** killed at the limit; in the calling process it stops at the end of the phase. */
@@ -1748,22 +1771,9 @@ static void test_stale_dirs(void) {
     return;
   }
   const char *tmp = fresh_dir("stale-tmp"), *out = tmp_path("stale.hsaco");
-  char slow[4400], slow_pids[4400], path[4600];
-  snprintf(slow, sizeof slow, "%s/slow", tools_dir);
-  snprintf(slow_pids, sizeof slow_pids, "%s/slow-pids", scratch());
-  unlink(slow_pids);
-  double t0 = now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    int null = open("/dev/null", O_RDWR);
-    dup2(null, 0), dup2(null, 1), dup2(null, 2);
-    setenv("TMPDIR", tmp, 1);
-    execl(CLI, CLI, "--no-cache", "--tool", slow, "-t", "amdgcn", AM, "-o", out, (char *)NULL);
-    _exit(127);
-  }
-  while (now() - t0 < 15 && !exists(slow_pids)) usleep(10000);
-  usleep(300000);
+  char slow_pids[4400], path[4600];
+  double t0;
+  pid_t pid = start_slow_call(tmp, out, slow_pids, sizeof slow_pids, &t0);
   kill(pid, SIGKILL); /* the CLI alone: nothing of it runs to clean up */
   waitpid(pid, NULL, 0);
   FILE *f = fopen(slow_pids, "r");
@@ -1847,25 +1857,11 @@ static void test_signal(int sig, const char *signame) {
   snprintf(tmpname, sizeof tmpname, "sig-tmp-%d", sig);
   snprintf(outname, sizeof outname, "sig-out-%d.hsaco", sig);
   const char *tmp = fresh_dir(tmpname), *out = tmp_path(outname);
-  char slow[4400], slow_pids[4400];
-  snprintf(slow, sizeof slow, "%s/slow", tools_dir);
-  snprintf(slow_pids, sizeof slow_pids, "%s/slow-pids", scratch());
+  char slow_pids[4400];
   snprintf(pidsname, sizeof pidsname, "%s", "slow-pids");
-  unlink(slow_pids);
-  double t0 = now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    int null = open("/dev/null", O_RDWR);
-    dup2(null, 0), dup2(null, 1), dup2(null, 2);
-    setenv("TMPDIR", tmp, 1);
-    execl(CLI, CLI, "--no-cache", "--tool", slow, "-t", "amdgcn", AM, "-o", out, (char *)NULL);
-    _exit(127);
-  }
-  /* wait until the tool is running (it writes its pids), then signal the CLI alone */
-  while (now() - t0 < 15 && !exists(slow_pids)) usleep(10000);
-  usleep(300000);
-  kill(pid, sig);
+  double t0;
+  pid_t pid = start_slow_call(tmp, out, slow_pids, sizeof slow_pids, &t0); /* once the tool runs */
+  kill(pid, sig); /* the CLI alone */
   int status = 0, done = 0;
   while (now() - t0 < 25 && !(done = waitpid(pid, &status, WNOHANG) == pid)) usleep(10000);
   if (!done) {

@@ -419,20 +419,16 @@ static void opencl_kernel(void) {
   free(log);
 }
 
-/* Text without its comment lines ("//" after blanks) and blank lines (LLVM's verbose
-** assembly puts a comment where the plain one leaves a line empty), into a buffer of
-** its own. */
-static char *without_comments(const char *text) {
+/* The lines of text that keep() keeps, each cut to the length it returns (0: dropped),
+** into a buffer of its own. */
+static char *filter_lines(const char *text, size_t (*keep)(const char *line, size_t len)) {
   size_t n = text ? strlen(text) : 0, o = 0;
   char *out = malloc(n + 1);
   for (const char *p = text; out && p && *p;) {
-    size_t len = strcspn(p, "\n"), k = strspn(p, " \t");
-    const char *cut = k < len ? memmem(p, len, "//", 2) : NULL; /* a comment after code goes too */
-    size_t keep = cut ? (size_t)(cut - p) : len;
-    while (keep && (p[keep - 1] == ' ' || p[keep - 1] == '\t')) keep--;
-    if (keep) {
-      memcpy(out + o, p, keep);
-      o += keep;
+    size_t len = strcspn(p, "\n"), k = keep(p, len);
+    if (k) {
+      memcpy(out + o, p, k);
+      o += k;
       out[o++] = '\n';
     }
     p += len + (p[len] == '\n');
@@ -440,6 +436,18 @@ static char *without_comments(const char *text) {
   if (out) out[o] = 0;
   return out;
 }
+
+/* A line up to its comment ("//"), without trailing blanks; 0 for one blank after that. */
+static size_t code_of(const char *p, size_t len) {
+  const char *cut = memmem(p, len, "//", 2);
+  size_t keep = cut ? (size_t)(cut - p) : len;
+  while (keep && (p[keep - 1] == ' ' || p[keep - 1] == '\t')) keep--;
+  return keep;
+}
+
+/* Text without its comments and blank lines (LLVM's verbose assembly puts a comment
+** where the plain one leaves a line empty). */
+static char *without_comments(const char *text) { return filter_lines(text, code_of); }
 
 /* The dump's ISA of a bin compile (--dump-dir DIR: DIR/STEM.TARGET.CHIP.3-isa.SUFFIX). */
 static char *dumped_isa(const char *dir, const char *stem, const char *target, const char *suffix) {
@@ -536,24 +544,17 @@ static void opencl_native(void) {
   free(log);
 }
 
-/* The PTX's lines with a floating-point multiply, add or fma, in order. */
-static char *fp_lines(const char *ptx) {
-  size_t n = ptx ? strlen(ptx) : 0, o = 0;
-  char *out = malloc(n + 1);
-  for (const char *p = ptx; out && p && *p;) {
-    size_t len = strcspn(p, "\n");
-    const char *t = p + strspn(p, " \t");
-    if (!strncmp(t, "fma.", 4) || (!strncmp(t, "mul.", 4) && strncmp(t, "mul.wide", 8) && strncmp(t, "mul.lo", 6)) ||
-        (!strncmp(t, "add.", 4) && (strstr(t, ".f32") || strstr(t, ".f64")) && t < p + len)) {
-      memcpy(out + o, p, len);
-      o += len;
-      out[o++] = '\n';
-    }
-    p += len + (p[len] == '\n');
-  }
-  if (out) out[o] = 0;
-  return out;
+/* A line with a floating-point multiply, add or fma, whole; 0 for any other. */
+static size_t fp_op(const char *p, size_t len) {
+  const char *t = p + strspn(p, " \t");
+  if (t >= p + len) return 0;
+  int fp = !strncmp(t, "fma.", 4) || (!strncmp(t, "mul.", 4) && strncmp(t, "mul.wide", 8) && strncmp(t, "mul.lo", 6)) ||
+           (!strncmp(t, "add.", 4) && (memmem(t, len - (size_t)(t - p), ".f32", 4) || memmem(t, len - (size_t)(t - p), ".f64", 4)));
+  return fp ? len : 0;
 }
+
+/* The PTX's lines with a floating-point multiply, add or fma, in order. */
+static char *fp_lines(const char *ptx) { return filter_lines(ptx, fp_op); }
 
 /* --fp-contract: clang's unoptimised CUDA IR (-O3 -Xclang -disable-llvm-passes) of
 ** fma.cu gives clang's own -O3 PTX with --fp-contract fast; plain IR (fmul and fadd
