@@ -528,8 +528,9 @@ GPUBLOB_API const char *gpublob_version(void);
 ** fatal error or a crash there is BACKEND, with LLVM's reason or the signal and
 ** what LLVM printed; the output is byte for byte the in-process one.  What stays
 ** in the host: MLIR's parsing, lowering and translation, the blob tool and the
-** in-process provider, packs, the cache.  Isolated jobs have no timeout of their
-** own.
+** in-process provider, packs, the cache.  A target whose LLVM backend keeps one
+** module's state in the process for the next (the spec's isolate = always: spirv
+** and xevm, LLVM 22's SPIR-V backend) is isolated whether asked or not.
 ** Guarantees and their limits:
 **   - fork copies only the calling thread: in a host whose other threads may be
 **     inside LLVM (or hold one of its locks) at that moment, the helper could

@@ -110,47 +110,119 @@ static int dump_module(job *j, const char *what) {
   return rc;
 }
 
-/* The emission gives an object (a bin of a target whose backend emits one): a copy
-** of the module, taken before the object's emission changes it, gives the ISA. */
-static LLVMModuleRef dump_isa_module(job *j) {
-  int object = j->format == GPUBLOB_FORMAT_BIN && j->t->emit == EMIT_obj;
-  return j->dump.len && object ? LLVMCloneModule(j->llvm->mod) : NULL;
+/* The dump's name of the job's ISA, 3-isa and the spec's suffix_asm; NULL when out
+** of memory (an error set). */
+static const char *isa_name(job *j, strbuf *b) {
+  sb_addf(b, "3-isa%s", j->t->suffix_asm);
+  return b->oom ? (set_error(j->g, GPUBLOB_NOMEM, "out of memory"), NULL) : sb_str(b);
 }
 
-/* The ISA of the copy, for the dump alone: a backend that gives none (or fails) is a
-** warning.  Its diagnostics are not the job's. */
-static int dump_copy_isa(job *j, LLVMModuleRef copy, const char *what) {
-  LLVMMemoryBufferRef buf = NULL;
-  char *err = NULL;
+/* The copy's assembly: 0 with *buf, else 1 (LLVM's reason in *err, or an error
+** diagnostic).  Its diagnostics are not the job's: they go. */
+static int copy_isa_emit(job *j, LLVMModuleRef copy, LLVMMemoryBufferRef *buf, char **err) {
   size_t diag = j->diag.len;
   int errors = j->diag_errors;
-  LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(j->llvm->tm, copy, LLVMAssemblyFile, &err, &buf);
-  int rc = GPUBLOB_OK;
-  if (failed || j->diag_errors != errors)
-    add_warning(j->g, "%s (%s:%s): no %s in the dump directory: LLVM's backend gave no assembly%s%s", j->name,
-                j->t->name, j->chip, what, err ? ": " : "", err ? err : "");
-  else rc = dump_write(j, what, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), 0666);
-  if (buf) LLVMDisposeMemoryBuffer(buf);
-  LLVMDisposeMessage(err);
+  LLVMBool failed = LLVMTargetMachineEmitToMemoryBuffer(j->llvm->tm, copy, LLVMAssemblyFile, err, buf);
+  failed = failed || j->diag_errors != errors;
   j->diag.len = diag;
   if (j->diag.s) j->diag.s[diag] = 0;
   j->diag_errors = errors;
+  return failed;
+}
+
+static void warn_no_isa(job *j, const char *what, const char *why) {
+  add_warning(j->g, "%s (%s:%s): no %s in the dump directory: LLVM's backend gave no assembly%s%s", j->name,
+              j->t->name, j->chip, what, why ? ": " : "", why ? why : "");
+}
+
+/* The ISA of the copy, for the dump alone: a backend that gives none (or fails) is a
+** warning. */
+static int dump_copy_isa(job *j, LLVMModuleRef copy, const char *what) {
+  LLVMMemoryBufferRef buf = NULL;
+  char *err = NULL;
+  int rc = GPUBLOB_OK;
+  if (copy_isa_emit(j, copy, &buf, &err)) warn_no_isa(j, what, err);
+  else rc = dump_write(j, what, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), 0666);
+  if (buf) LLVMDisposeMemoryBuffer(buf);
+  LLVMDisposeMessage(err);
   return rc;
 }
 
+/* A copy of a job's module for the dump's ISA : the module, or the
+** process forked to emit it (pid; 0 when none, -1 when none could be made). */
+typedef struct isa_copy {
+  LLVMModuleRef mod;
+  pid_t pid;
+} isa_copy;
+
+/* An isolated child's job socket (src/isolate_child.c); -1 in any other process. */
+static int child_fd;
+
+/* A backend that keeps one module's state in the process for the next (the spec's
+** isolate = always: its jobs run in a child of the helper) emits once a process.  The
+** copy's ISA is therefore emitted by a process forked from that child, which is
+** single-threaded, before the object's emission: it writes the dump and exits 0, 1
+** when the file could not be written, 2 when the backend gave no assembly.  The copy
+** goes here; -1 when no process could be made. */
+static pid_t dump_isa_fork(job *j, LLVMModuleRef copy) {
+  strbuf what = {0};
+  pid_t pid = fork();
+  if (pid == 0) {
+    child_fd = -1; /* an LLVM fatal error here is this process's, not the job's */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    LLVMMemoryBufferRef buf = NULL;
+    char *err = NULL;
+    const char *name = isa_name(j, &what);
+    if (!name || copy_isa_emit(j, copy, &buf, &err)) _exit(2);
+    _exit(dump_write(j, name, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), 0666) ? 1 : 0);
+  }
+  LLVMDisposeModule(copy);
+  return pid;
+}
+
+/* The emission gives an object (a bin of a target whose backend emits one): a copy
+** of the module, taken before the object's emission changes it, gives the ISA. */
+static isa_copy dump_isa_copy(job *j) {
+  isa_copy c = {NULL, 0};
+  int object = j->format == GPUBLOB_FORMAT_BIN && j->t->emit == EMIT_obj;
+  if (!j->dump.len || !object || !(c.mod = LLVMCloneModule(j->llvm->mod))) return c;
+  if (j->t->isolate == ISOLATE_always && child_fd >= 0) {
+    c.pid = dump_isa_fork(j, c.mod);
+    c.mod = NULL;
+  }
+  return c;
+}
+
+/* The forked process's ISA (dump_isa_fork), waited for: a write that failed is IO,
+** no assembly a warning. */
+static int dump_forked_isa(job *j, pid_t pid, const char *what) {
+  int st = 0;
+  pid_t got;
+  while (pid > 0 && (got = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {}
+  int code = pid > 0 && got == pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  if (code == 1) return set_error(j->g, GPUBLOB_IO, "%s (%s:%s): cannot write %s in the dump directory", j->name,
+                                  j->t->name, j->chip, what);
+  if (code) warn_no_isa(j, what, pid < 0 ? "no process to emit it in" : NULL);
+  return GPUBLOB_OK;
+}
+
 /* After emission (rc its outcome): the ISA, and the object where there is one; the
-** copy dump_isa_module took is disposed of here. */
-static int dump_emitted(job *j, LLVMModuleRef copy, int rc) {
+** copy dump_isa_copy took is disposed of here, or its process waited for. */
+static int dump_emitted(job *j, isa_copy copy, int rc) {
   strbuf what = {0};
   int text = j->format == GPUBLOB_FORMAT_ASM || (j->format == GPUBLOB_FORMAT_BIN && j->t->emit == EMIT_asm);
+  int has_copy = copy.mod || copy.pid;
   if (!rc && j->dump.len && text) sb_addf(&what, "3-isa%s", j->t->suffix_asm);
-  else if (!rc && copy) sb_addf(&what, "3-object%s", needs_blob_tool(j) ? ".o" : j->t->suffix_bin);
+  else if (!rc && has_copy) sb_addf(&what, "3-object%s", needs_blob_tool(j) ? ".o" : j->t->suffix_bin);
   if (what.oom) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   if (!rc && what.len) rc = dump_write(j, sb_str(&what), j->out.data, j->out.size, 0666);
   sb_reset(&what);
-  sb_addf(&what, "3-isa%s", j->t->suffix_asm);
-  if (!rc && copy) rc = what.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : dump_copy_isa(j, copy, sb_str(&what));
-  if (copy) LLVMDisposeModule(copy);
+  const char *isa = has_copy ? isa_name(j, &what) : NULL;
+  if (copy.pid) {
+    int forked = dump_forked_isa(j, copy.pid, isa ? isa : "its ISA");
+    if (!rc) rc = isa ? forked : GPUBLOB_NOMEM;
+  } else if (!rc && copy.mod) rc = isa ? dump_copy_isa(j, copy.mod, isa) : GPUBLOB_NOMEM;
+  if (copy.mod) LLVMDisposeModule(copy.mod);
   sb_free(&what);
   return rc;
 }

@@ -4,6 +4,7 @@
 static int child_fd = -1; /* the child's job socket, for its fatal error handler */
 
 static void child_on_fatal(const char *reason) {
+  if (child_fd < 0) _exit(70); /* a process the child forked (src/dump.c) */
   strbuf b = {.s = (char *)reason, .len = strlen(reason)};
   put_record(child_fd, REC_FATAL, &b);
   _exit(70);

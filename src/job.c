@@ -104,7 +104,8 @@ static int job_llvm(job *j) {
   if (!rc) rc = dump_module(j, "2-optimised.ll");
   if (!rc) rc = check_unresolved(j);
   if (!rc) rc = check_unsupported_types(j);
-  LLVMModuleRef isa = rc ? NULL : dump_isa_module(j);
+  isa_copy isa = {NULL, 0};
+  if (!rc) isa = dump_isa_copy(j);
   if (!rc) rc = emit_output(j);
   if (!rc) rc = diag_failed(j, "code generation");
   if (!rc) rc = within_job_timeout(j, t0, "code generation");

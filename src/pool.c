@@ -135,9 +135,22 @@ static int pool_error(plan *p, size_t prepared, int prepare_rc) {
 ** worker may take it; a failed preparation stops the submissions. */
 typedef int (*job_preparer)(void *arg, size_t i);
 
+/* The isolation helper, started here, on the calling thread, where a job asks for
+** it (the options, or a target the spec isolates always); the number of isolated
+** jobs it forks a child ahead of. */
+static int pool_helper(plan *p) {
+  size_t isolated = 0;
+  for (size_t i = 0; i < p->njobs; i++) isolated += (p->jobs[i]->flags & GPUBLOB_FLAG_ISOLATE) != 0;
+  if (!isolated) return GPUBLOB_OK;
+  int rc = gpublob_helper_start(p->g);
+  if (!rc) helper_expect(p->g, isolated);
+  return rc;
+}
+
 static int pool_run(plan *p, job_preparer prepare, void *arg) {
   pool q;
-  if (p->njobs && (p->jobs[0]->flags & GPUBLOB_FLAG_ISOLATE)) helper_expect(p->g, p->njobs);
+  int rc = pool_helper(p);
+  if (rc) return rc;
   size_t nthreads = thread_count(&p->o, p->njobs), prepared = (size_t)-1;
   int prepare_rc = GPUBLOB_OK;
   for (size_t i = 0; i < p->njobs; i++) p->jobs[i]->g = &p->jobs[i]->sink;

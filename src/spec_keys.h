@@ -135,6 +135,9 @@
   X(llvm_target, REQUIRED, STRING, "LLVM backend to initialise and link, e.g. NVPTX")              \
   X(llvm_chip, OPTIONAL, LIST, "GLOB:CPU: the CPU LLVM's backend gets for matching chips, where not the chip") \
   X(asm_parser, DEFAULT("no"), ENUM("yes no"), "yes: the backend has an assembly parser (inline asm needs it)") \
+  X(isolate, DEFAULT("asked"), CENUM(isolate, ISOLATE_, "asked always"), "asked: jobs run in the calling "  \
+    "process unless options ask for isolation; always: each job runs in a child process of its own, for a " \
+    "backend that keeps one module's state in the process for the next (LLVM 22's SPIR-V backend)")    \
   /* the end of the list: every key's line above ends in a backslash */
 
 /* The C enums of the CENUM keys, a constant per word of the key's V. */
@@ -146,6 +149,7 @@ enum provider_from { PROVIDER_FROM_library, PROVIDER_FROM_linked };
 enum provider_bytes { PROVIDER_BYTES_own, PROVIDER_BYTES_program };
 enum internalize { INTERNALIZE_no, INTERNALIZE_yes };
 enum fp_contract { FP_CONTRACT_on, FP_CONTRACT_fast, FP_CONTRACT_off };
+enum isolate { ISOLATE_asked, ISOLATE_always };
 enum pack_provider_kind { PACK_PROVIDER_none, PACK_PROVIDER_offload_bundle };
 enum metadata_kind { METADATA_none, METADATA_amdgpu_note, METADATA_nv_info };
 enum pack_metadata_kind { PACK_METADATA_none, PACK_METADATA_offload_bundle, PACK_METADATA_fatbin };

@@ -345,7 +345,7 @@ static int resolve_levels(job *j) {
     return set_error(j->g, GPUBLOB_OPTION, "unknown flags 0x%x", j->o->flags);
   if (j->o->tool_mode < GPUBLOB_TOOL_AUTO || j->o->tool_mode > GPUBLOB_TOOL_INPROCESS)
     return set_error(j->g, GPUBLOB_OPTION, "unknown tool mode %d", j->o->tool_mode);
-  j->flags = j->o->flags;
+  j->flags = j->o->flags | (j->t->isolate == ISOLATE_always ? GPUBLOB_FLAG_ISOLATE : 0u);
   return GPUBLOB_OK;
 }
 
