@@ -103,5 +103,6 @@
 #include "src/api.c"
 #include "src/api_compile.c"
 #if GPUBLOB_MLIR
+#include "gpublob_mlir.h"
 #include "src/api_mlir.c"
 #endif

@@ -13,9 +13,24 @@
 **   - On failure every out-parameter is zeroed: nothing to free, nothing written
 **     to disk, and a caller's MLIR module unchanged.
 **   - Options: NULL or a zeroed struct means every default (GPUBLOB_OPTIONS_INIT).
-**   - Out-structs (gpublob_stats, gpublob_target_info, gpublob_tool_info) are
-**     filled as far as the size the caller passes (sizeof, at the caller's build):
-**     a later gpublob grows them at the end without breaking older callers.
+**
+** How a public struct grows (one rule a kind; a struct never changes otherwise):
+**   - What the caller fills (gpublob_options): a version field.  New fields go at
+**     the end under the next version; a field past the caller's version reads as
+**     zero.  GPUBLOB_OPTIONS_INIT, or gpublob_options_init for a caller that cannot
+**     use the macro (a foreign-function interface), sets the version.
+**   - What the library fills (gpublob_stats, gpublob_target_info, gpublob_tool_info,
+**     gpublob_kernel_info, gpublob_output_info): a size argument, sizeof at the
+**     caller's build.  New fields go at the end; the library fills as many bytes as
+**     the caller's size, so an older caller never sees them.
+**   - What callers hold in arrays (gpublob_output, gpublob_target_choice): never
+**     grows.  What a later version adds to an output is read through an accessor
+**     (gpublob_output_get).
+**
+** Versions: GPUBLOB_VERSION_* is this header's; a call, flag or field added after
+** the released 1.0 says "(since 1.N)".  The calls from before 1.0 are deprecated
+** (see "Deprecated"): still exported, and still working, for programs built
+** against 1.0.
 **
 ** Thread safety: a gpublob handle is used by one thread at a time; distinct
 ** handles may be used from distinct threads at once.  Every job runs in its own
@@ -36,22 +51,46 @@
 extern "C" {
 #endif
 
-/* GPUBLOB_API marks every public function: exported from a shared build, and the
-** one place to change for a platform that needs more (define it before this). */
+/* GPUBLOB_API marks every public function.  Building the library (GPUBLOB_BUILDING,
+** which its sources define) it exports them; a consumer of the static library, or
+** of a shared one on ELF, needs nothing, so it is empty there; a Windows consumer
+** of a DLL defines GPUBLOB_DLL to import them.  Define GPUBLOB_API before this
+** header for a platform that needs more. */
 #ifndef GPUBLOB_API
-#if defined(_WIN32)
+#if defined(GPUBLOB_BUILDING) && defined(_WIN32)
 #define GPUBLOB_API __declspec(dllexport)
-#elif defined(__GNUC__)
+#elif defined(GPUBLOB_BUILDING) && defined(__GNUC__)
 #define GPUBLOB_API __attribute__((visibility("default")))
+#elif defined(GPUBLOB_DLL) && defined(_WIN32)
+#define GPUBLOB_API __declspec(dllimport)
 #else
 #define GPUBLOB_API
 #endif
 #endif
 
+/* GPUBLOB_DEPRECATED(why) marks a call kept for programs built against 1.0: a
+** compiler warns of a call to it (-Werror=deprecated-declarations fails), naming
+** what to call instead.  GPUBLOB_DISABLE_DEPRECATE_WARNINGS, defined before this
+** header, keeps the calls without the warning; GPUBLOB_DEPRECATE_HARD leaves them
+** out of the header. */
+#ifndef GPUBLOB_DEPRECATED
+#if defined(GPUBLOB_DISABLE_DEPRECATE_WARNINGS) || defined(GPUBLOB_BUILDING)
+#define GPUBLOB_DEPRECATED(why)
+#elif defined(__GNUC__)
+#define GPUBLOB_DEPRECATED(why) __attribute__((deprecated(why)))
+#elif defined(_MSC_VER)
+#define GPUBLOB_DEPRECATED(why) __declspec(deprecated(why))
+#else
+#define GPUBLOB_DEPRECATED(why)
+#endif
+#endif
+
+/* This header's version: 1.3.0 has 1.0's calls and what 1.1, 1.2 and 1.3 added
+** (each marked "since"). */
 #define GPUBLOB_VERSION_MAJOR 1
-#define GPUBLOB_VERSION_MINOR 0
+#define GPUBLOB_VERSION_MINOR 3
 #define GPUBLOB_VERSION_PATCH 0
-#define GPUBLOB_VERSION_STRING "1.0.0"
+#define GPUBLOB_VERSION_STRING "1.3.0"
 #define GPUBLOB_VERSION_NUMBER \
   (GPUBLOB_VERSION_MAJOR * 10000 + GPUBLOB_VERSION_MINOR * 100 + GPUBLOB_VERSION_PATCH)
 
@@ -110,9 +149,15 @@ enum gpublob_opt {
   GPUBLOB_OPT_O3 = 4
 };
 
-/* Flags: choose device-library variants and module flags in the spec. */
-#define GPUBLOB_FLAG_FTZ 0x1       /* flush denormals to zero ({if:ftz:..}) */
-#define GPUBLOB_FLAG_FAST_MATH 0x2 /* unsafe, finite-only math ({if:fast-math:..}) */
+/* Flags: choose device-library variants and module flags in the spec.  Each is
+** one bit, except where it says it is a second name of another. */
+#define GPUBLOB_FLAG_FTZ 0x1 /* one bit: flush denormals to zero ({if:ftz:..}); DAZ is its
+                                other name */
+/* One bit that the math modes read as all of them at once: each of FTZ (DAZ),
+** FINITE_ONLY, UNSAFE_MATH and UNSAFE_SQRT holds when it is set
+** ({if:fast-math:..}, and each mode's own {if:..}).  GPUBLOB_FLAG_MATH_MODES is
+** the mask of the bits it stands for. */
+#define GPUBLOB_FLAG_FAST_MATH 0x2
 #define GPUBLOB_FLAG_NO_DEFAULT_SEARCH 0x4 /* search only tool_dirs and lib_dirs (hermetic) */
 #define GPUBLOB_FLAG_MLIR_BYTECODE 0x8     /* MLIR output as bytecode (.mlirbc), not text */
 /* A function clang pinned to another chip ("target-cpu", or a "target-features"
@@ -124,20 +169,23 @@ enum gpublob_opt {
 ** goes on.  The output is byte for byte the in-process one.  See "Isolation". */
 #define GPUBLOB_FLAG_ISOLATE 0x20
 /* Math modes, for the spec's templates and control constants ({if:daz:..} and so
-** on); FAST_MATH implies each of them, and FTZ is DAZ's other name. */
-#define GPUBLOB_FLAG_DAZ GPUBLOB_FLAG_FTZ   /* denormals are zero ({if:daz:..}) */
+** on); FAST_MATH implies each of them. */
+#define GPUBLOB_FLAG_DAZ GPUBLOB_FLAG_FTZ   /* the FTZ bit's second name: denormals are zero */
 #define GPUBLOB_FLAG_FINITE_ONLY 0x40       /* no NaN or infinity in or out ({if:finite-only:..}) */
 #define GPUBLOB_FLAG_UNSAFE_MATH 0x80       /* results may lose accuracy ({if:unsafe-math:..}) */
 #define GPUBLOB_FLAG_UNSAFE_SQRT 0x100      /* sqrt(float) need not round correctly ({if:unsafe-sqrt:..}) */
+/* (since 1.3) The bits FAST_MATH stands for: a mask, not a flag to pass. */
+#define GPUBLOB_FLAG_MATH_MODES \
+  (GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FINITE_ONLY | GPUBLOB_FLAG_UNSAFE_MATH | GPUBLOB_FLAG_UNSAFE_SQRT)
 /* MLIR: each #gpu.object's properties get the blob tool's info log (ISACompilerLog:
 ** what ptxas, or nvJitLink's info log, printed), as upstream's
 ** collect-compiler-diagnostics flag of #nvvm.target asks. */
-#define GPUBLOB_FLAG_TOOL_LOG 0x200
-/* The remote tier (remote_cache) is only read: hits are served and copied into the
+#define GPUBLOB_FLAG_TOOL_LOG 0x200 /* (since 1.1) */
+/* (since 1.2) The remote tier (remote_cache) is only read: hits are served and copied into the
 ** local cache, but nothing is stored to the server (CI jobs that must not publish).
 ** It changes no output byte, so it is not in the cache's keys. */
 #define GPUBLOB_FLAG_REMOTE_READ_ONLY 0x400
-/* (1.3) The module is optimised already (clang's -O3 -emit-llvm, a JIT's own pipeline):
+/* (since 1.3) The module is optimised already (clang's -O3 -emit-llvm, a JIT's own pipeline):
 ** the middle end does not run again, only the backend at the level asked, as llc runs
 ** after opt; nothing is internalised, and only what no function or global uses
 ** (device-library code the module did not call) is dropped (globaldce). */
@@ -152,18 +200,18 @@ enum gpublob_attach {
 
 /* Which program or library turns the backend's output into the blob.  Zero: auto. */
 enum gpublob_tool_mode {
-  GPUBLOB_TOOL_AUTO = 0,      /* the program (ptxas), whatever the call's size; a provider
-                                 that gives the program's own bytes (amdgcn's lld, linked
-                                 in; the spec's provider_bytes) wherever it is available;
-                                 any other provider (nvjitlink) only where the program is
-                                 not found */
+  GPUBLOB_TOOL_AUTO = 0,      /* a provider that gives the program's own bytes (the spec's
+                                 provider_bytes = program: amdgcn's lld, linked in) wherever
+                                 it is available; else the program (ptxas); a provider of
+                                 bytes of its own (nvjitlink) only where the program is not
+                                 found */
   GPUBLOB_TOOL_PROGRAM = 1,   /* always the program, as a subprocess */
   GPUBLOB_TOOL_INPROCESS = 2  /* always the provider; NOTOOL when its library is missing
                                  (or, for lld, when the build has none, or an earlier
                                  fatal error in this process left it unable to run) */
 };
 
-/* (1.3) Floating-point contraction: whether a multiply and an add may become one
+/* (since 1.3) Floating-point contraction: whether a multiply and an add may become one
 ** fused operation (and, for nvptx, whether ptxas may fuse them: mul.f32 rather than
 ** mul.rn.f32).  Zero is the default: the spec's (fp_contract), "on" for every target. */
 enum gpublob_fp_contract {
@@ -183,14 +231,16 @@ typedef struct gpublob_target_choice {
 } gpublob_target_choice;
 
 /* 1: the fields up to lib_dirs.  2: targets, ntargets, attach, pipeline.
-** 3: jobs, cache_dir, cache_max, tool_mode.  4: tool_timeout, max_input.  5: abi.
-** 6: link, nlink, tool_options, toolkit, dump_dir, section.
-** 7: remote_cache, remote_timeout_ms, remote_max.  8 (1.3): job_timeout, fp_contract.
+** 3: jobs, cache_dir, cache_max, tool_mode.  4: tool_timeout, max_input.  5 (1.0): abi.
+** 6 (since 1.1): link, nlink, tool_options, toolkit, dump_dir, section.
+** 7 (since 1.2): remote_cache, remote_timeout_ms, remote_max.
+** 8 (since 1.3): job_timeout, fp_contract.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
 #define GPUBLOB_OPTIONS_VERSION 8
 
-/* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version. */
+/* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version
+** (gpublob_options_init does the same through a call). */
 #define GPUBLOB_OPTIONS_INIT {.version = GPUBLOB_OPTIONS_VERSION}
 
 /* Compile options.  A zeroed struct (or NULL) means every default. */
@@ -226,7 +276,7 @@ typedef struct gpublob_options {
                             400, 500, 600: code object v4, v5, v6); a module's own
                             amdhsa_code_object_version must agree; 0: the module's, else
                             the spec's default for the chip (OPTION for a target without) */
-  /* version 6 (the options of MLIR's gpu-module-to-binary: l, opts, toolkit, section): */
+  /* version 6, since 1.1 (the options of MLIR's gpu-module-to-binary: l, opts, toolkit, section): */
   const char *const *link; /* bitcode files linked into every module before the device */
   size_t nlink;            /*   libraries (-l, and a target attribute's link = [...]); the
                               caller's strings, read during the call (the MLIR pass copies
@@ -247,7 +297,7 @@ typedef struct gpublob_options {
                             changes no output, and is not in the cache's keys) */
   const char *section;   /* MLIR: the ELF section each #gpu.object's blob goes in
                             (its properties' "section", for gpu-to-llvm's embedding) */
-  /* version 7 (the remote tier behind the local cache; docs/cache.md, "Remote tier"): */
+  /* version 7, since 1.2 (the remote tier behind the local cache; docs/cache.md, "Remote tier"): */
   const char *remote_cache; /* a Redis server shared by many machines:
                                "redis://[:PASSWORD@]HOST[:PORT][/DB]" or "unix:///PATH";
                                NULL or "": none.  Used only with cache_dir (looked up after
@@ -257,7 +307,7 @@ typedef struct gpublob_options {
                                without hiredis) are one warning a call, never an error */
   unsigned remote_timeout_ms; /* the connect and each command's timeout; 0: 50 ms */
   unsigned long long remote_max; /* a larger cache file is not stored remotely; 0: 64 MiB */
-  /* version 8 (1.3): */
+  /* version 8, since 1.3: */
   unsigned job_timeout;  /* seconds one job's LLVM work (parse to emission) may take; 0: no
                             limit.  Past it the job is BACKEND, naming the limit: an isolated
                             job's process is killed at the limit (GPUBLOB_FLAG_ISOLATE); in
@@ -275,7 +325,9 @@ typedef struct gpublob_blob {
 } gpublob_blob;
 
 /* One output of a call: a blob per (target, chip), or per target for FATBIN.
-** Every string is owned by the result and never NULL. */
+** Every string is owned by the result and never NULL.  Callers index these in
+** an array, so this struct never grows: what later versions add to an output is
+** read with gpublob_output_get. */
 typedef struct gpublob_output {
   gpublob_blob blob;
   const char *target; /* the spec target's name; "" for MLIR's whole module */
@@ -304,12 +356,12 @@ typedef struct gpublob_stats {
   double emit_ms;     /* LLVM's code generator */
   double tool_ms;     /* the blob tool (waiting for the program, or in-process) and packs */
   double cache_ms;    /* digests, lookups and stores */
-  /* Grown at the end (1.1): CPU and load figures, apart from the wall-time phases. */
+  /* Grown at the end (since 1.1): CPU and load figures, apart from the wall-time phases. */
   double provider_load_ms; /* loading in-process providers (dlopen and dlsym of nvJitLink):
                               once per process, so 0 when an earlier call loaded them */
   double tool_cpu_ms;      /* the blob and pack tools' own CPU time: each program's user +
                               sys (its rusage, wait4) and in-process providers' thread CPU */
-  /* Grown at the end (1.2): the remote tier (options' remote_cache), counted per cache
+  /* Grown at the end (since 1.2): the remote tier (options' remote_cache), counted per cache
   ** file (a call's hit reads two: its manifest and its entry). */
   size_t remote_hits;      /* files the server held, valid, served and copied locally */
   size_t remote_misses;    /* files it did not hold, or held invalid (never served) */
@@ -394,19 +446,23 @@ GPUBLOB_API int gpublob_compile(gpublob *g, const gpublob_options *opts, const g
 /* Frees every output's blob and strings, and zeroes *r; NULL is fine. */
 GPUBLOB_API void gpublob_result_free(gpublob_result *r);
 
-/* The calls before gpublob_compile, kept as thin wrappers of it.  _compile and
-** _file_compile give exactly one blob (a call that plans several is OPTION); the
-** _all ones are gpublob_compile with kind LLVM.  The mlir ones give the whole
-** module as one blob.  Free a blob with gpublob_blob_free (NULL is fine). */
-GPUBLOB_API int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir,
-                                       size_t size, const char *name, gpublob_blob *out);
-GPUBLOB_API int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
-                                     gpublob_blob *out);
-GPUBLOB_API int gpublob_module_compile_all(gpublob *g, const gpublob_options *opts, const void *ir,
-                                           size_t size, const char *name, gpublob_result *out);
-GPUBLOB_API int gpublob_file_compile_all(gpublob *g, const gpublob_options *opts, const char *path,
-                                         gpublob_result *out);
-GPUBLOB_API void gpublob_blob_free(gpublob_blob *b);
+/* (since 1.3) Output i of r as a struct that may grow (at the end, filled as far
+** as size, sizeof *out at the caller's build): its bytes, suffix, target, chip and
+** tool, each owned by r and never NULL; what later versions add to an output is
+** added here, never to gpublob_output.  OK, or MISUSE (a NULL r or out, i out of
+** range, a size below the struct's first version), when *out is zeroed. */
+typedef struct gpublob_output_info {
+  const unsigned char *data;
+  size_t size;
+  const char *suffix, *target, *chip, *tool;
+} gpublob_output_info;
+GPUBLOB_API int gpublob_output_get(const gpublob_result *r, size_t i, gpublob_output_info *out, size_t size);
+
+/* (since 1.3) *opts zeroed, its version set: every field its default.  For callers
+** that cannot use GPUBLOB_OPTIONS_INIT (a foreign-function interface).  version
+** is GPUBLOB_OPTIONS_VERSION at the caller's build (0 reads as it); a version this
+** library does not know, or a NULL opts, is MISUSE. */
+GPUBLOB_API int gpublob_options_init(gpublob_options *opts, unsigned version);
 
 /* The cache alone: what gpublob_compile of this input with these options would
 ** find in opts->cache_dir, without compiling.  It needs no LLVM: the CLI's front
@@ -428,14 +484,14 @@ GPUBLOB_API int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, co
 ** were the cache's: write them where they can be taken back (a temporary file),
 ** and keep them only on OK.  write returns 0 to go on, anything else to stop.
 ** Codes: as gpublob_cache_lookup's; IO also when write stopped; MISUSE also for a
-** NULL write.  Added after 1.0: a program built against 1.0 does not call it. */
+** NULL write.  (since 1.2) */
 typedef int (*gpublob_write_fn)(void *ctx, const void *bytes, size_t size);
 GPUBLOB_API int gpublob_cache_lookup_stream(gpublob *g, const gpublob_options *opts,
                                             const gpublob_input *in, gpublob_result *out,
                                             gpublob_write_fn write, void *ctx);
 
 /* ---- kernel metadata: what each kernel of a blob needs, as the blob records it ---- */
-/* One kernel of an output, read from the blob itself (the AMDGPU metadata note of
+/* (since 1.1) One kernel of an output, read from the blob itself (the AMDGPU metadata note of
 ** a code object; the .nv.info sections of a cubin), never from another compile: the
 ** spec's metadata key names the reader of a target's bin blobs, pack_metadata that
 ** of its packs.  A figure the blob does not record is -1.  New fields go at the end:
@@ -517,7 +573,7 @@ GPUBLOB_API int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, s
 ** FORMAT, OPTION for bad options; MISUSE. */
 GPUBLOB_API int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **paths);
 
-/* "1.0.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
+/* "1.3.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
 GPUBLOB_API const char *gpublob_version(void);
 
 /* Isolation (GPUBLOB_FLAG_ISOLATE).  A handle's first isolated call forks a helper
@@ -572,32 +628,39 @@ GPUBLOB_API void gpublob_process_cleanup(void);
 ** nvptx: num_regs, shared_size_bytes, local_size_bytes, max_threads_per_block,
 ** param_size_bytes, reqntid); a pack's object has none. */
 GPUBLOB_API int gpublob_mlir_enabled(void);
+
+/* The calls that take the caller's MLIR objects (gpublob_mlir_serialize,
+** gpublob_mlir_pass_create) are in gpublob_mlir.h, which includes the MLIR C API's
+** headers. */
+
+/* ---- Deprecated: the calls before gpublob_compile ----
+** Kept, exported and working for programs built against 1.0, as thin wrappers of
+** gpublob_compile; a new program calls gpublob_compile (with kind LLVM or MLIR)
+** and gpublob_result_free.  _compile and _file_compile give exactly one blob (a
+** call that plans several is OPTION); the _all ones are gpublob_compile with kind
+** LLVM.  The mlir ones give the whole module as one blob.  Free a blob with
+** gpublob_blob_free (NULL is fine). */
+#ifndef GPUBLOB_DEPRECATE_HARD
+GPUBLOB_DEPRECATED("use gpublob_compile")
+GPUBLOB_API int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir,
+                                       size_t size, const char *name, gpublob_blob *out);
+GPUBLOB_DEPRECATED("use gpublob_compile with .path")
+GPUBLOB_API int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
+                                     gpublob_blob *out);
+GPUBLOB_DEPRECATED("use gpublob_compile")
+GPUBLOB_API int gpublob_module_compile_all(gpublob *g, const gpublob_options *opts, const void *ir,
+                                           size_t size, const char *name, gpublob_result *out);
+GPUBLOB_DEPRECATED("use gpublob_compile with .path")
+GPUBLOB_API int gpublob_file_compile_all(gpublob *g, const gpublob_options *opts, const char *path,
+                                         gpublob_result *out);
+GPUBLOB_DEPRECATED("use gpublob_compile with kind GPUBLOB_INPUT_MLIR")
 GPUBLOB_API int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data,
                                      size_t size, const char *name, gpublob_blob *out);
+GPUBLOB_DEPRECATED("use gpublob_compile with kind GPUBLOB_INPUT_MLIR and .path")
 GPUBLOB_API int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
                                           gpublob_blob *out);
-
-/* With the MLIR C API: include mlir-c/IR.h (and mlir-c/Pass.h) before this header.
-** These calls take the caller's MLIR objects, which must be the same MLIR as
-** gpublob's: they are in libgpublob.a only, and libgpublob.so.1 (whose LLVM and
-** MLIR are private) does not export them; MLIR text and bytecode compile through
-** gpublob_compile from either library.
-** The caller's context needs the dialects of its module registered (for instance
-** by mlirRegisterAllDialects); gpublob registers the LLVM IR translations. */
-#ifdef MLIR_C_IR_H
-/* Serialises every gpu.module under module in place, or changes nothing on error
-** (codes as gpublob_compile's; MISUSE for a null module).  Diagnostics are
-** captured into the handle's message, not printed. */
-GPUBLOB_API int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperation module);
-#endif
-#ifdef MLIR_C_PASS_H
-/* An MLIR pass on builtin.module ("gpublob-serialize") that does what
-** gpublob_mlir_serialize does; a failure is an error diagnostic at the module and
-** fails the pass.  opts is copied.  The caller owns the pass until it adds it to
-** a pass manager, which then owns it.  A null pass when MLIR is not built in or
-** memory runs out.  gpublob_pass_create is its name before 1.0. */
-GPUBLOB_API MlirPass gpublob_mlir_pass_create(const gpublob_options *opts);
-GPUBLOB_API MlirPass gpublob_pass_create(const gpublob_options *opts);
+GPUBLOB_DEPRECATED("the blobs of gpublob_compile's result go with gpublob_result_free")
+GPUBLOB_API void gpublob_blob_free(gpublob_blob *b);
 #endif
 
 #ifdef __cplusplus

@@ -95,6 +95,35 @@ int gpublob_stats_get(const gpublob *g, gpublob_stats *out, size_t size) {
   return copy_out(out, size, &g->stats, sizeof g->stats, offsetof(gpublob_stats, provider_load_ms));
 }
 
+/* Output i as the growable struct: its first version is every field 1.3 has. */
+int gpublob_output_get(const gpublob_result *r, size_t i, gpublob_output_info *out, size_t size) {
+  size_t first = offsetof(gpublob_output_info, tool) + sizeof out->tool;
+  if (!r || i >= r->count) {
+    if (out && size >= first) memset(out, 0, size);
+    return GPUBLOB_MISUSE;
+  }
+  const gpublob_output *o = &r->outputs[i];
+  gpublob_output_info info = {o->blob.data, o->blob.size, o->blob.suffix ? o->blob.suffix : "", o->target, o->chip,
+                              o->tool};
+  return copy_out(out, size, &info, sizeof info, first);
+}
+
+/* The options struct of a caller built at version v ends where v+1's fields start:
+** only that much is the caller's to zero. */
+int gpublob_options_init(gpublob_options *opts, unsigned version) {
+  static const size_t ends[] = {
+      offsetof(gpublob_options, targets),      offsetof(gpublob_options, jobs),
+      offsetof(gpublob_options, tool_timeout), offsetof(gpublob_options, abi),
+      offsetof(gpublob_options, link),         offsetof(gpublob_options, remote_cache),
+      offsetof(gpublob_options, job_timeout),  sizeof(gpublob_options)};
+  _Static_assert(sizeof ends / sizeof *ends == GPUBLOB_OPTIONS_VERSION, "an end for each options version");
+  if (!version) version = GPUBLOB_OPTIONS_VERSION;
+  if (!opts || version > GPUBLOB_OPTIONS_VERSION) return GPUBLOB_MISUSE;
+  memset(opts, 0, ends[version - 1]);
+  opts->version = version;
+  return GPUBLOB_OK;
+}
+
 int gpublob_error_code(const gpublob *g) { return g ? g->code : GPUBLOB_MISUSE; }
 
 const char *gpublob_error_message(const gpublob *g) {

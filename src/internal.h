@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #endif
 #include "config.h"
+#define GPUBLOB_BUILDING /* GPUBLOB_API exports; no deprecation warnings */
 #include "../gpublob.h"
 
 #include <ctype.h>

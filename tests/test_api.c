@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* These checks call the 1.0 calls too (gpublob_module_compile and the like), which
+** stay supported: without their deprecation warnings. */
+#define GPUBLOB_DISABLE_DEPRECATE_WARNINGS
 #include "gpublob.h"
 #include "testlib.h"
 
@@ -448,6 +451,94 @@ static void test_wrappers(void) {
         gpublob_version());
 }
 
+/* ---- the 1.3 contract: the options' init call, the outputs' accessor, deprecation ---- */
+static void test_options_init(void) {
+  gpublob_options o;
+  memset(&o, 0xAB, sizeof o);
+  int rc = gpublob_options_init(&o, GPUBLOB_OPTIONS_VERSION);
+  gpublob_options want = GPUBLOB_OPTIONS_INIT;
+  check(rc == GPUBLOB_OK && !memcmp(&o, &want, sizeof o), "options_init: this version is GPUBLOB_OPTIONS_INIT, "
+        "byte for byte", "rc %d", rc);
+  struct { gpublob_options o; } v5;
+  memset(&v5, 0xAB, sizeof v5);
+  rc = gpublob_options_init(&v5.o, 5); /* 1.0's: up to abi */
+  const unsigned char *past = (const unsigned char *)&v5.o + offsetof(gpublob_options, link);
+  check(rc == GPUBLOB_OK && v5.o.version == 5 && v5.o.abi == 0 && past[0] == 0xAB,
+        "options_init: version 5 (1.0's struct) zeroes 1.0's fields and nothing past them", "rc %d", rc);
+  check(gpublob_options_init(&o, 0) == GPUBLOB_OK && o.version == GPUBLOB_OPTIONS_VERSION,
+        "options_init: version 0 is this header's", NULL);
+  check(gpublob_options_init(&o, GPUBLOB_OPTIONS_VERSION + 1) == GPUBLOB_MISUSE,
+        "options_init: a version this library does not know is MISUSE", NULL);
+  check(gpublob_options_init(NULL, 1) == GPUBLOB_MISUSE, "options_init: NULL is MISUSE", NULL);
+}
+
+static void test_output_get(void) {
+  gpublob_options o = asm_options();
+  gpublob_input in = {.kind = GPUBLOB_INPUT_LLVM, .data = kernel_ll, .size = sizeof kernel_ll - 1, .name = "k.ll"};
+  gpublob_result r = {0};
+  int rc = gpublob_compile(g, &o, &in, &r);
+  gpublob_output_info info;
+  memset(&info, 0xAB, sizeof info);
+  int got = rc ? -1 : gpublob_output_get(&r, 0, &info, sizeof info);
+  check(got == GPUBLOB_OK && info.data == r.outputs[0].blob.data && info.size == r.outputs[0].blob.size &&
+            !strcmp(info.suffix, ".ptx") && !strcmp(info.target, "nvptx") && !strcmp(info.chip, r.outputs[0].chip) &&
+            info.tool == r.outputs[0].tool,
+        "output_get: output 0's bytes, suffix, target, chip and tool", "rc %d, got %d", rc, got);
+  struct { gpublob_output_info i; long later[2]; } grown;
+  memset(&grown, 0xAB, sizeof grown);
+  check(!rc && gpublob_output_get(&r, 0, &grown.i, sizeof grown) == GPUBLOB_OK && grown.later[1] == 0,
+        "output_get: a later caller's larger size: what this library lacks reads as zero", NULL);
+  memset(&info, 0xAB, sizeof info);
+  check(gpublob_output_get(&r, r.count, &info, sizeof info) == GPUBLOB_MISUSE && info.data == NULL,
+        "output_get: an index past the end is MISUSE, and the struct zeroed", NULL);
+  check(gpublob_output_get(&r, 0, &info, sizeof info - 1) == GPUBLOB_MISUSE,
+        "output_get: a size below the first version is MISUSE", NULL);
+  check(gpublob_output_get(NULL, 0, &info, sizeof info) == GPUBLOB_MISUSE, "output_get: a NULL result is MISUSE",
+        NULL);
+  gpublob_result_free(&r);
+}
+
+/* A program of today's header that calls a 1.0 call: cc -Werror=deprecated-declarations
+** refuses it, naming the call to use; GPUBLOB_DISABLE_DEPRECATE_WARNINGS keeps it
+** quiet, GPUBLOB_DEPRECATE_HARD leaves it out; a program of new calls alone passes. */
+static void test_deprecated(void) {
+  if (!have_program("cc")) {
+    skip("deprecated: the 1.0 calls under -Werror=deprecated-declarations", "no cc");
+    return;
+  }
+  static const struct {
+    const char *name, *defines, *body;
+    int fails;
+    const char *says;
+  } cases[] = {
+      {"deprecated: a call of gpublob_module_compile fails -Werror=deprecated-declarations, naming gpublob_compile",
+       "", "gpublob_blob b; return gpublob_module_compile(0, 0, \"\", 0, \"k\", &b);", 1, "use gpublob_compile"},
+      {"deprecated: so does gpublob_blob_free", "", "gpublob_blob_free(0); return 0;", 1, "gpublob_result_free"},
+      {"deprecated: GPUBLOB_DISABLE_DEPRECATE_WARNINGS keeps the 1.0 calls without the warning",
+       "#define GPUBLOB_DISABLE_DEPRECATE_WARNINGS\n", "gpublob_blob b; return gpublob_file_compile(0, 0, \"k\", &b);",
+       0, NULL},
+      {"deprecated: GPUBLOB_DEPRECATE_HARD leaves them out of the header", "#define GPUBLOB_DEPRECATE_HARD\n",
+       "gpublob_blob b; return gpublob_file_compile(0, 0, \"k\", &b);", 1, "gpublob_file_compile"},
+      {"deprecated: a program of today's calls compiles clean", "",
+       "gpublob_options o; gpublob_result r = {0}; gpublob_options_init(&o, 0); gpublob_result_free(&r); return 0;", 0,
+       NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char src[1024];
+    int n = snprintf(src, sizeof src, "%s#include \"gpublob.h\"\nint main(void) { %s }\n", cases[i].defines,
+                     cases[i].body);
+    const char *path = tmp_path("deprecated.c");
+    spill(path, src, (size_t)n);
+    const char *argv[] = {"cc", "-std=c11", "-Werror=deprecated-declarations", "-Werror=implicit-function-declaration",
+                          "-I.", "-fsyntax-only", path, NULL};
+    char *out = NULL;
+    int rc = run(argv, &out);
+    check((rc != 0) == cases[i].fails && (!cases[i].says || contains(out, cases[i].says)), cases[i].name,
+          "exit %d: %s", rc, shown(out));
+    free(out);
+  }
+}
+
 int main(void) {
   if (gpublob_open(&g)) return 1;
   test_tool_figures(); /* first: the process's first provider load */
@@ -462,6 +553,9 @@ int main(void) {
   test_libs();
   test_cache_kind();
   test_wrappers();
+  test_options_init();
+  test_output_get();
+  test_deprecated();
   gpublob_close(g);
   return report();
 }

@@ -14,6 +14,7 @@
 #
 # What goes where:
 #   INCLUDEDIR/gpublob.h
+#   INCLUDEDIR/gpublob_mlir.h  the calls that take the caller's MLIR objects (libgpublob.a)
 #   LIBDIR/libgpublob.so.1    the shared library: LLVM, lld and MLIR inside, gpublob.h's
 #   LIBDIR/libgpublob.so      calls alone exported (a link to libgpublob.so.1)
 #   LIBDIR/libgpublob.a       the static library (and the MLIR pass, the calls that take
@@ -51,7 +52,7 @@ cfg=build/config.ninja
 get() { sed -n "s/^$1 = //p" "$cfg" | tail -n 1; }
 c_prefix=$(get prefix)
 [ -n "$c_prefix" ] || die "$cfg has no prefix: run ./configure again"
-for f in gpublob.h build/libgpublob.a build/libgpublob.so.1 build/gpublob build/gpublob-compiler; do
+for f in gpublob.h gpublob_mlir.h build/libgpublob.a build/libgpublob.so.1 build/gpublob build/gpublob-compiler; do
   [ -f "$f" ] || die "$f is missing: run ninja first (ninja install does)"
 done
 version=$(sed -n 's/^#define GPUBLOB_VERSION_STRING "\(.*\)"$/\1/p' gpublob.h)
@@ -136,6 +137,7 @@ write() {
 }
 
 put gpublob.h "$includedir" gpublob.h 644
+put gpublob_mlir.h "$includedir" gpublob_mlir.h 644
 put build/libgpublob.a "$libdir" libgpublob.a 644
 put build/libgpublob.so.1 "$libdir" libgpublob.so.1 755
 # the link name, made beside and renamed over, as the files are

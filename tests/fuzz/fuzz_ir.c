@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* These checks call the 1.0 calls too (gpublob_module_compile and the like), which
+** stay supported: without their deprecation warnings. */
+#define GPUBLOB_DISABLE_DEPRECATE_WARNINGS
 #include "gpublob.h"
 
 static const char libs[] = "/usr/local/cuda/nvvm/libdevice:/usr/lib/x86_64-linux-gnu/amdgcn/bitcode";
