@@ -1,8 +1,12 @@
 #!/bin/sh
-# tests/run.sh: run every test program under build/tests and add up their
-# closing lines ("N passed, N failed, N skipped").  Exit 1 on any failure.
+# tests/run.sh: run the build's test programs and add up their closing lines
+# ("N passed, N failed, N skipped").  Exit 1 on any failure.
 #
-#   sh tests/run.sh                     every build/tests/test_* of this tree
+#   sh tests/run.sh                     the build's list: the build/tests/test_*
+#                                       programs build.ninja's phony `tests` names
+#                                       (ninja -t query tests), in its order, each
+#                                       one required (a stale binary of a test no
+#                                       longer listed does not run)
 #   sh tests/run.sh ROOT [TEST...]      from ROOT (ROOT/build/tests/...; the tests'
 #                                       relative paths resolve there), only the TESTs
 #                                       named (test_jobs ...), each one required
@@ -18,6 +22,9 @@ if [ $# -gt 0 ]; then
   cd "$1" || exit 2
   shift
   for n in "$@"; do named="$named build/tests/$n"; done
+else
+  named=$(ninja -t query tests 2>/dev/null | sed -n 's|^ *\(build/tests/test_[A-Za-z0-9_]*\)$|\1|p' | tr '\n' ' ')
+  [ -n "$named" ] || { echo "tests/run.sh: no test list: ninja -t query tests (run ./configure, then ninja tests)"; exit 2; }
 fi
 # The CLI caches by default: give the tests a cache of their own, not the user's.
 GPUBLOB_CACHE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpublob-test-cache-XXXXXX") || exit 2
@@ -26,11 +33,12 @@ export GPUBLOB_CACHE_DIR
 unset GPUBLOB_REMOTE_CACHE GPUBLOB_REMOTE_PASSWORD GPUBLOB_REMOTE_FAULT
 trap 'rm -rf "$GPUBLOB_CACHE_DIR"' EXIT
 p=0 f=0 s=0
-for t in ${named:-build/tests/test_*} $py; do
+for t in $named $py; do
   if [ "$t" = tests/test_python.py ]; then
     if ! command -v python3 >/dev/null 2>&1; then echo "== $t: skipped (no python3)"; s=$((s + 1)); continue; fi
   elif [ ! -x "$t" ]; then
-    [ -n "$named" ] && { echo "$t is missing"; f=$((f + 1)); }
+    echo "$t is missing"
+    f=$((f + 1))
     continue
   fi
   echo "== $t"

@@ -4,25 +4,12 @@
 #define TESTLIB_H
 #include <stddef.h>
 
+/* The tools' places configure found (build.ninja's test_defs), else Debian's. */
 #ifndef LLVM_BINDIR
 #define LLVM_BINDIR "/usr/lib/llvm-22/bin"
-/* clang-22 FLAGS -Itests/clang SRC -o OUT: a kernel of tests/clang/ made LLVM IR the
-** way a frontend makes it; one check, "clang: WHAT"; 0 when it wrote OUT. */
-int clang_ir(const char *const *flags, const char *src, const char *out, const char *what);
-/* A ROCm-shaped folder under scratch() for upstream's ROCDL serialiser (mlir-opt
-** --gpu-module-to-binary toolkit=...): llvm/bin/ld.lld and amdgcn/bitcode, links to
-** this system's; its path, or NULL when it cannot be made. */
-const char *rocm_folder(void);
 #endif
 #ifndef SPIRV_VAL
 #define SPIRV_VAL "spirv-val"
-/* clang-22 FLAGS -Itests/clang SRC -o OUT: a kernel of tests/clang/ made LLVM IR the
-** way a frontend makes it; one check, "clang: WHAT"; 0 when it wrote OUT. */
-int clang_ir(const char *const *flags, const char *src, const char *out, const char *what);
-/* A ROCm-shaped folder under scratch() for upstream's ROCDL serialiser (mlir-opt
-** --gpu-module-to-binary toolkit=...): llvm/bin/ld.lld and amdgcn/bitcode, links to
-** this system's; its path, or NULL when it cannot be made. */
-const char *rocm_folder(void);
 #endif
 
 #ifndef REDIS_SERVER
