@@ -21,6 +21,10 @@ static int live_dir_add(const char *path) {
   for (int i = 0; i < MAX_LIVE_DIRS; i++) {
     int none = SLOT_FREE;
     if (!atomic_compare_exchange_strong(&live_dirs[i].state, &none, SLOT_WRITING)) continue;
+    if (!live_dirs[i].path && !(live_dirs[i].path = malloc(LIVE_PATH))) {
+      atomic_store(&live_dirs[i].state, SLOT_FREE);
+      return -1;
+    }
     memcpy(live_dirs[i].path, path, strlen(path) + 1);
     atomic_store(&live_dirs[i].state, SLOT_READY);
     return i;
