@@ -49,6 +49,7 @@
 #include "src/meta_pack.c"
 
 /* The compiler: LLVM from here on. */
+#include "src/internal_compile.h"
 #include "src/report.c"
 #include "src/live_enter.c"
 #include "src/cache_store.c"
@@ -86,6 +87,7 @@
 
 /* MLIR (configure: libmlir-22-dev). */
 #if GPUBLOB_MLIR
+#include "src/internal_mlir.h"
 #include "src/mlir_init.c"
 #include "src/mlir_plan.c"
 #include "src/mlir_select.c"

@@ -58,8 +58,6 @@ static void refuse_cache(cache *c, const char *why) {
   c->rootfd = -1;
 }
 
-static void remote_open(cache *c, const gpublob_options *o);
-
 static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
   memset(c, 0, sizeof *c);
   c->rootfd = -1;
@@ -150,11 +148,6 @@ static int write_new_file(int dirfd, const char *name, mode_t mode, const void *
   return rc;
 }
 
-static void cache_account(cache *c, long long delta);
-
-static void remote_put(cache *c, const key128 *k, char kind, const void *head, size_t hn, const void *data,
-                       size_t n);
-
 /* The local file: a temporary file beside the final name, then rename: readers
 ** never see a part. */
 static int cache_write_local(cache *c, const key128 *k, char kind, const entry_header *head,
@@ -238,8 +231,6 @@ static int cache_valid(const key128 *k, char kind, cache_file *m) {
   if (!ok) cache_file_free(m);
   return ok;
 }
-
-static int remote_get(cache *c, const key128 *k, char kind, cache_file *m);
 
 /* The file from the remote tier, on a local miss: validated as a local file is (a
 ** bad value is a miss, never served, and the compile's store overwrites it), then

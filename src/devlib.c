@@ -222,8 +222,6 @@ static int share_libs(job *j, lib_share *share, devlib *libs, int n) {
 }
 
 /* src/libm_names.c: C math names (sinf) renamed to the libraries' functions first. */
-static int libm_wanted(job *j);
-static int libm_rename(job *j, devlib *libs, int n);
 
 /* The functions the libraries added get the module's pins, as clang's
 ** -mlink-builtin-bitcode gives them its own: the "target-cpu", "target-features" and

@@ -155,9 +155,6 @@ typedef struct isa_copy {
   pid_t pid;
 } isa_copy;
 
-/* An isolated child's job socket (src/isolate_child.c); -1 in any other process. */
-static int child_fd;
-
 /* A backend that keeps one module's state in the process for the next (the spec's
 ** isolate = always: its jobs run in a child of the helper) emits once a process.  The
 ** copy's ISA is therefore emitted by a process forked from that child, which is

@@ -213,4 +213,33 @@ typedef struct job {
   long long object_flags;  /* the backend object's ELF e_flags before the blob tool; -1: none */
 } job;
 
+/* ---- seams: a shared part's calls into a later part, declared once, here ----
+** The parts are one translation unit (gpublob.c, or the cache front src/front.c),
+** so a part may call one that comes later in the list; each such call is
+** declared here, never on the spot.  The compiler's parts have theirs in
+** src/internal_compile.h, MLIR's in src/internal_mlir.h.  The types a later part
+** defines, which these name: */
+typedef struct key128 key128;             /* src/digest.c */
+typedef struct cache cache;               /* src/digest.c */
+typedef struct entry_header entry_header; /* src/digest.c */
+typedef struct cache_file cache_file;     /* src/cache_dir.c */
+
+/* src/cache_remote.c: the remote tier behind the local cache (src/cache_dir.c's) */
+static void remote_open(cache *c, const gpublob_options *o);
+static void remote_put(cache *c, const key128 *k, char kind, const void *head, size_t hn, const void *data,
+                       size_t n);
+static int remote_get(cache *c, const key128 *k, char kind, cache_file *m);
+/* src/cache_size.c: the cache's size, kept as files are written (src/cache_dir.c's) */
+static void cache_account(cache *c, long long delta);
+/* src/template.c: the math modes a job's templates read (src/target.c's) */
+static int check_math_modes(job *j);
+/* The engine's, which the LLVM-free cache front stands in for (src/front.c): a
+** job's LLVM objects (src/llvm.c; src/options.c's), and lld's run
+** (src/provider_lld_run.c; src/provider_lld.c's). */
+static void job_release_llvm(job *j);
+#if GPUBLOB_LLD
+static int lld_usable(void);
+static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts);
+#endif
+
 #endif /* GPUBLOB_INTERNAL_H */

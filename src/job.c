@@ -112,8 +112,6 @@ static int job_llvm(job *j) {
   return dump_emitted(j, isa, rc);
 }
 
-static int isolate_job(job *j);
-
 /* A job start to end.  The blob tool starts first when it can overlap the compile.
 ** The job's LLVM objects go as soon as it ends; its blob stays.  Its phase times
 ** hold only LLVM's own work and the blob tool's: what is left of a call's wall

@@ -56,8 +56,6 @@ static int diag_failed(job *j, const char *step) {
   return GPUBLOB_BACKEND;
 }
 
-static void tool_end(job *j);
-
 /* A job's LLVM state: its own context (one per concurrent job), the module parsed
 ** or translated into it, and the target machine. */
 struct llvm_state {

@@ -19,8 +19,6 @@ static void mlir_call_state_end(mlir_call_state *m) {
   plan_end(&m->p);
 }
 
-static int outline_launches(mlir_call_state *m, MlirOperation top); /* src/mlir_lower.c */
-
 static int serialize(mlir_call_state *m, MlirOperation top) {
   int rc = m->may_outline ? outline_launches(m, top) : GPUBLOB_OK;
   if (!rc) rc = find_gpu_modules(m, top);
@@ -40,8 +38,6 @@ typedef struct mlir_out {
   cache *c;
   const key128 *k0;
 } mlir_out;
-
-static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out);
 
 static int deliver(mlir_call_state *m, MlirOperation top, mlir_out *out) {
   gpublob_blob b = {0};

@@ -101,8 +101,6 @@ static size_t chip_rank(const job *j) {
   return i < 0 ? 0 : (size_t)i;
 }
 
-static const pack_provider_ops *pack_provider_of(const target_desc *t); /* src/pack.c */
-
 /* The pack's step: the spec's in-process pack provider, unless --tool-mode program
 ** asks for the program, which is then found before any compile work. */
 static int resolve_pack(job *j, output_plan *op) {

@@ -12,8 +12,6 @@
 #ifndef GPUBLOB_LLD_ID
 #error "GPUBLOB_LLD needs GPUBLOB_LLD_ID, lld's identity for the cache's keys (./configure writes both)"
 #endif
-static int lld_usable(void);
-static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts);
 static const provider_ops lld_ops = {.name = "lld", .run = lld_run, .linked = GPUBLOB_LLD_ID, .usable = lld_usable,
                                     .files = 1};
 #endif

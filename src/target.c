@@ -391,8 +391,6 @@ static int check_version(gpublob *g, const gpublob_options *o) {
 }
 
 /* The options of one job: a single target and chip, as the plan gave them. */
-static int check_math_modes(job *j);
-
 static int resolve_options(job *j) {
   int rc = check_version(j->g, j->o);
   if (!rc) rc = resolve_target(j);

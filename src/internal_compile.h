@@ -1,0 +1,23 @@
+/* src/internal_compile.h: the compiler's seams: a compiler part's calls into a later
+** part, declared once, here (src/internal.h has the shared parts').  gpublob.c
+** includes it before the compiler's parts; the cache front (src/front.c) has none
+** of them. */
+#ifndef GPUBLOB_INTERNAL_COMPILE_H
+#define GPUBLOB_INTERNAL_COMPILE_H
+
+typedef struct devlib devlib; /* src/devlib.c */
+
+/* src/proc.c: a blob tool still running ends (src/llvm.c's job_release_llvm) */
+static void tool_end(job *j);
+/* src/libm_names.c: C math names to the device library's (src/devlib.c's link) */
+static int libm_wanted(job *j);
+static int libm_rename(job *j, devlib *libs, int n);
+/* src/pack.c: the spec's in-process pack step (src/plan.c's) */
+static const pack_provider_ops *pack_provider_of(const target_desc *t);
+/* src/isolate_host.c: a job's LLVM work in a child of the helper (src/job.c's) */
+static int isolate_job(job *j);
+/* src/isolate_child.c: an isolated child's job socket, -1 in any other process
+** (src/dump.c forks from such a child) */
+static int child_fd;
+
+#endif /* GPUBLOB_INTERNAL_COMPILE_H */
