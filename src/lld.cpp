@@ -11,6 +11,7 @@
 // file remembers that, and gpublob__lld_usable() is 0 for the rest of the process
 // (gpublob then runs the ld.lld program).
 #include "lld/Common/Driver.h"
+#include "llvm-c/Target.h" /* LLVMInitialize*: the backends' C entry points */
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Plugins/PassPlugin.h"
@@ -34,7 +35,50 @@ llvm::PassPluginLibraryInfo getPollyPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "Polly", "absent from gpublob", no_polly_passes};
 }
 
+// lld's ELF driver initialises every backend LLVM was built with, for its LTO: the
+// inline llvm::InitializeAll* of llvm/Support/TargetSelect.h, which its Driver.cpp
+// instantiates, each in a COMDAT group.  Linked statically, those would need every
+// backend's archive (or no-op stand-ins) in every program that links gpublob.
+// gpublob links objects with lld, never bitcode (the spec's provider_options refuse
+// LTO's words), so the five are defined here as the spec's backends alone
+// (build/gpublob_targets.def, as src/llvm.c initialises them), emitted in the same
+// COMDAT groups: this object comes before lld's archives in every link of gpublob,
+// so the linker keeps these and drops lld's copies with their references.
+namespace llvm {
+inline void InitializeAllTargetInfos() {
+#define GPUBLOB_LLVM_TARGET(x) LLVMInitialize##x##TargetInfo();
+#include "gpublob_targets.def"
+#undef GPUBLOB_LLVM_TARGET
+}
+inline void InitializeAllTargets() {
+  InitializeAllTargetInfos();
+#define GPUBLOB_LLVM_TARGET(x) LLVMInitialize##x##Target();
+#include "gpublob_targets.def"
+#undef GPUBLOB_LLVM_TARGET
+}
+inline void InitializeAllTargetMCs() {
+#define GPUBLOB_LLVM_TARGET(x) LLVMInitialize##x##TargetMC();
+#include "gpublob_targets.def"
+#undef GPUBLOB_LLVM_TARGET
+}
+inline void InitializeAllAsmPrinters() {
+#define GPUBLOB_LLVM_TARGET(x) LLVMInitialize##x##AsmPrinter();
+#include "gpublob_targets.def"
+#undef GPUBLOB_LLVM_TARGET
+}
+inline void InitializeAllAsmParsers() {
+#define GPUBLOB_LLVM_ASM_PARSER(x) LLVMInitialize##x##AsmParser();
+#include "gpublob_targets.def"
+#undef GPUBLOB_LLVM_ASM_PARSER
+}
+} // namespace llvm
+
 namespace {
+// Taking their addresses emits them here (inline functions are emitted where used).
+[[maybe_unused]] __attribute__((used)) void (*const backend_inits[])() = {
+    llvm::InitializeAllTargetInfos, llvm::InitializeAllTargets, llvm::InitializeAllTargetMCs,
+    llvm::InitializeAllAsmPrinters, llvm::InitializeAllAsmParsers};
+
 std::mutex lld_mu;                   // one link at a time, process-wide
 std::atomic<bool> lld_broken{false}; // a fatal error or a crash: never again
 

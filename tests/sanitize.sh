@@ -57,7 +57,11 @@ UBSAN_OPTIONS="$common:print_stacktrace=1"
 LSAN_OPTIONS="exitcode=99$supp"
 tsupp=""
 [ -f tests/tsan.supp ] && tsupp=":suppressions=$(pwd)/tests/tsan.supp:print_suppressions=0"
-TSAN_OPTIONS="$common:second_deadlock_stack=1:report_signal_unsafe=1$tsupp"
+# die_after_fork=0: the isolation helper is forked by a host with threads (MLIR's
+# thread pool, the pool's workers) and its children start the thread a job runs
+# on; TSan cannot follow threads across such a fork and would otherwise end the
+# child (spirv's jobs, isolated always, reach that in test_mlir).
+TSAN_OPTIONS="$common:second_deadlock_stack=1:report_signal_unsafe=1:die_after_fork=0$tsupp"
 export ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS TSAN_OPTIONS
 # The build is what it claims: the runtime answers help=1 (an old build/config.ninja
 # without asan_cflags/tsan_cflags would build the suite without a sanitizer).
