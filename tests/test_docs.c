@@ -10,7 +10,7 @@
 **    <!-- docs-test: gpu --> (needs a GPU: never run here), <!-- docs-test: cuda -->
 **    (run where the CUDA toolkit's ptxas is found, else skipped), <!-- docs-test: needs
 **    WHAT... --> (run where each is found, else skipped naming it: rocm, ROCm's bitcode;
-**    spirv-val);
+**    spirv-val; mlir, a build with MLIR);
 **  - README.md has at most 300 lines, the product's docs name no issue numbers, and
 **    every relative link of README.md and docs/ reaches a file. */
 #define _GNU_SOURCE
@@ -208,7 +208,8 @@ static int needs_met(const char *mark, char *why, size_t size) {
     while (*p == ' ') p++;
     size_t n = strcspn(p, " ");
     if (!n || !strncmp(p, "-->", 3)) break;
-    int here = n == 4 && !strncmp(p, "rocm", 4) ? have_rocm_bitcode()
+    int here = n == 4 && !strncmp(p, "rocm", 4)        ? have_rocm_bitcode()
+               : n == 4 && !strncmp(p, "mlir", 4)      ? gpublob_mlir_enabled()
                : n == 9 && !strncmp(p, "spirv-val", 9) ? have_program(SPIRV_VAL)
                                                        : -1;
     if (here != 1) {
