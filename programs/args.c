@@ -229,11 +229,6 @@ static int row_of(int val) {
   return -1;
 }
 
-/* The argument getopt read last (the flag's own, before a separate value). */
-static const char *last_arg(char **argv, const char *value) {
-  return value && optind >= 2 && value == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
-}
-
 /* A long flag written in part (--verb) is no flag: getopt would take it. */
 static int abbreviated(const char *arg, int row) {
   if (arg[0] != '-' || arg[1] != '-' || !rows[row].name) return 0;
@@ -241,15 +236,11 @@ static int abbreviated(const char *arg, int row) {
   return n != strlen(rows[row].name);
 }
 
-/* getopt's complaint: a value missing, a flag unknown or given a value it takes not. */
-static int bad_arg(char **argv, int got) {
-  const char *a = argv[optind - 1];
-  if (got == ':') return fail("option %s needs a value", a);
-  if (a[0] == '-' && a[1] != '-' && optopt) {
-    char shown[3] = {'-', (char)optopt, 0};
-    return fail("unknown option '%s' (see --help)", shown);
-  }
-  return fail("unknown option '%s' (see --help)", a);
+/* getopt's complaint about arg, the argument it was reading: a value missing, a
+** flag unknown or given a value it takes not.  -O alone is no flag (-O0 .. -O3). */
+static int bad_arg(const char *arg, int got) {
+  if (got == ':' && strcmp(arg, "-O")) return fail("option %s needs a value", arg);
+  return fail("unknown option '%s' (see --help)", arg);
 }
 
 /* Every argument in order; 0 to go on, 1 when done (help, version), 2 on a usage error. */
@@ -257,15 +248,14 @@ static int take_args(cli *c, int argc, char **argv) {
   make_tables();
   opterr = 0;
   optind = 0; /* getopt starts afresh */
-  for (int got, rc = 0; !rc && (got = getopt_long(argc, argv, shorts, longs, NULL)) != -1;) {
+  for (int got, rc = 0, at = 1; !rc && (got = getopt_long(argc, argv, shorts, longs, NULL)) != -1; at = optind) {
+    const char *arg = argv[at]; /* what getopt read ("-" mode reorders nothing): a flag, its letters, an input */
+    int row = got == 1 || got == '?' || got == ':' ? -1 : row_of(got);
     if (got == 1) rc = take_input(c, optarg);
-    else if (got == '?' || got == ':') rc = bad_arg(argv, got);
-    else {
-      int row = row_of(got);
-      const char *arg = last_arg(argv, optarg);
-      if (abbreviated(arg, row)) rc = fail("unknown option '%s' (see --help)", arg);
-      else rc = rows[row].value ? take_value(c, row, optarg) : take_flag(c, row);
-    }
+    else if (row < 0) rc = bad_arg(arg, got);
+    else if (abbreviated(arg, row) || (row == OPTION_OPT && !strcmp(arg, "-O"))) /* -O's digit is joined to it */
+      rc = fail("unknown option '%s' (see --help)", abbreviated(arg, row) ? arg : "-O");
+    else rc = rows[row].value ? take_value(c, row, optarg) : take_flag(c, row);
     if (rc) return rc;
   }
   for (int i = optind; i < argc; i++) /* after -- */

@@ -320,7 +320,7 @@ static void test_opt_equals(void) {
 /* "-t nvptx:sm_90 -f asm" written -tnvptx:sm_90 -fasm, -O2 -j1 -o-: the same PTX;
 ** a bundle of letters (-hj1) is each of them. */
 static void test_short_attached(void) {
-  const char *spaced[] = {"-t", "nvptx:sm_90", "-f", "asm", "-O", "2", "-j", "1", IN, "-o", "-", NULL};
+  const char *spaced[] = {"-t", "nvptx:sm_90", "-f", "asm", "-O2", "-j", "1", IN, "-o", "-", NULL};
   const char *attached[] = {"-tnvptx:sm_90", "-fasm", "-O2", "-j1", IN, "-o-", NULL};
   char *want = NULL, *got = NULL;
   int rc = ptx80(CLI, spaced, &want), rc2 = ptx80(CLI, attached, &got);
@@ -356,7 +356,8 @@ static void test_double_dash(void) {
         "exit %d: %s", rc, shown(log));
   free(log);
   rc = run(without, &log);
-  check(rc == 2 && contains(log, "unknown option '-w'"), "--: without it, -weird.ll is flags (-w unknown): exit 2",
+  check(rc == 2 && contains(log, "unknown option '-weird.ll'"),
+        "--: without it, -weird.ll is flags, unknown: exit 2",
         "exit %d: %s", rc, shown(log));
   free(log);
   if (chdir(cwd)) check(0, "--: back to the tree", "%s", strerror(errno));
@@ -370,7 +371,9 @@ static void test_unknown(void) {
              {"--verb", "unknown option '--verb' (see --help)"}, /* no abbreviations */
              {"--verbose=1", "unknown option '--verbose=1' (see --help)"},
              {"--jobs=0", "-j wants a number of threads from 1 to 256, not '0'"},
-             {"-O7", "unknown option '-O7' (see --help)"}};
+             {"-O7", "unknown option '-O7' (see --help)"},
+             {"-O", "unknown option '-O' (see --help)"}, /* -O's digit is joined to it */
+             {"-xyz", "unknown option '-xyz' (see --help)"}};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char *log = NULL, *log2 = NULL, name[160];
     const char *argv[] = {CLI, bad[i].arg, IN, NULL}, *argv2[] = {"build/gpublob-compiler", bad[i].arg, IN, NULL};
