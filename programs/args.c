@@ -248,9 +248,9 @@ static int take_args(cli *c, int argc, char **argv) {
   make_tables();
   opterr = 0;
   optind = 0; /* getopt starts afresh */
-  for (int got, rc = 0, at = 1; !rc && (got = getopt_long(argc, argv, shorts, longs, NULL)) != -1; at = optind) {
+  for (int got, at = 1; (got = getopt_long(argc, argv, shorts, longs, NULL)) != -1; at = optind) {
     const char *arg = argv[at]; /* what getopt read ("-" mode reorders nothing): a flag, its letters, an input */
-    int row = got == 1 || got == '?' || got == ':' ? -1 : row_of(got);
+    int rc, row = got == 1 || got == '?' || got == ':' ? -1 : row_of(got);
     if (got == 1) rc = take_input(c, optarg);
     else if (row < 0) rc = bad_arg(arg, got);
     else if (abbreviated(arg, row) || (row == OPTION_OPT && !strcmp(arg, "-O"))) /* -O's digit is joined to it */

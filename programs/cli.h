@@ -77,7 +77,6 @@ void remove_pending(void);
 
 /* kernels.c */
 void text_addf(text *t, const char *fmt, ...);
-int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json);
 int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir);
 
 /* emit_c.c */

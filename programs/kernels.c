@@ -94,7 +94,7 @@ static void verbose_kernel(const gpublob_output *o, const gpublob_kernel_info *k
 /* The kernels of every output: --verbose lines, and --metadata's JSON into *json.
 ** An output that records none (assembly, bitcode, MLIR's module) has "kernels": null;
 ** a blob its reader refuses fails (its code), before any output is written. */
-int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json) {
+static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json) {
   text_addf(json, "{\"outputs\": [");
   for (size_t i = 0; i < r->count; i++) {
     const gpublob_output *o = &r->outputs[i];
