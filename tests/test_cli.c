@@ -2,10 +2,13 @@
 ** directories their outputs need (mode 0777 under the umask), in the compiler
 ** and in the cache front; a directory that cannot be made is an IO error naming
 ** it, with nothing written and no directory left.  --help files each option under
-** an honest heading; --list-targets shows each target's valid chips. */
+** an honest heading; --list-targets shows each target's valid chips.  The arguments
+** are getopt_long's: --opt=VALUE, -- to end the options, values attached to short
+** flags and bundled letters; an unknown --opt=VALUE is a usage error. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +289,109 @@ static void test_front(void) {
   free(log);
 }
 
+/* ---- arguments: --opt=VALUE, --, attached values and bundles ---- */
+/* IN's PTX for sm_90 with +ptx80, by cli and the argument words args; its exit status. */
+static int ptx80(const char *cli, const char *const *args, char **log) {
+  const char *argv[24] = {cli, "--no-cache"};
+  int n = 2;
+  while (*args && n < 23) argv[n++] = *args++;
+  argv[n] = NULL;
+  return run(argv, log);
+}
+
+static void test_opt_equals(void) {
+  static const char *const clis[] = {CLI, "build/gpublob-compiler"};
+  const char *spaced[] = {"--features", "+ptx80", "-t", "nvptx:sm_90", "-f", "asm", IN, "-o", "-", NULL};
+  const char *joined[] = {"--features=+ptx80", "--target=nvptx:sm_90", "--format=asm", IN, "-o", "-", NULL};
+  for (size_t i = 0; i < 2; i++) {
+    char *want = NULL, *got = NULL, name[160];
+    int rc = ptx80(clis[i], spaced, &want), rc2 = ptx80(clis[i], joined, &got);
+    snprintf(name, sizeof name, "--opt=VALUE: %s --features=+ptx80 --target=... --format=asm: exit 0", clis[i]);
+    check(rc == 0 && rc2 == 0, name, "exit %d and %d: %s", rc, rc2, shown(got));
+    snprintf(name, sizeof name, "--opt=VALUE: %s: the features reach the backend (.version 8.0)", clis[i]);
+    check(contains(got, ".version 8.0"), name, "%s", shown(got));
+    snprintf(name, sizeof name, "--opt=VALUE: %s: the same PTX as --opt VALUE", clis[i]);
+    check(same_str(got, want), name, "%s", shown(got));
+    free(want);
+    free(got);
+  }
+}
+
+/* "-t nvptx:sm_90 -f asm" written -tnvptx:sm_90 -fasm, -O2 -j1 -o-: the same PTX;
+** a bundle of letters (-hj1) is each of them. */
+static void test_short_attached(void) {
+  const char *spaced[] = {"-t", "nvptx:sm_90", "-f", "asm", "-O2", "-j", "1", IN, "-o", "-", NULL};
+  const char *attached[] = {"-tnvptx:sm_90", "-fasm", "-O2", "-j1", IN, "-o-", NULL};
+  char *want = NULL, *got = NULL;
+  int rc = ptx80(CLI, spaced, &want), rc2 = ptx80(CLI, attached, &got);
+  check(rc == 0 && rc2 == 0, "short flags: values attached (-tnvptx:sm_90 -fasm -O2 -j1 -o-): exit 0",
+        "exit %d and %d: %s", rc, rc2, shown(got));
+  check(contains(got, ".target sm_90") && same_str(got, want),
+        "short flags: values attached give the same PTX as values apart", "%s", shown(got));
+  free(want);
+  free(got);
+  const char *bundle[] = {CLI, "-hj1", NULL};
+  rc = run(bundle, &got);
+  check(rc == 0 && got && !strncmp(got, "usage: gpublob", 14), "short flags: a bundle (-hj1) is its letters: -h's help",
+        "exit %d: %s", rc, shown(got));
+  free(got);
+}
+
+/* -- ends the options: an input named -weird.ll (in the scratch directory) is the input. */
+static void test_double_dash(void) {
+  char cli[PATH_MAX], cwd[PATH_MAX], *log = NULL;
+  size_t size = 0;
+  unsigned char *ir = slurp(IN, &size);
+  if (!realpath(CLI, cli) || !getcwd(cwd, sizeof cwd) || !ir || chdir(scratch())) {
+    check(0, "--: set up", "%s", strerror(errno));
+    free(ir);
+    return;
+  }
+  spill("-weird.ll", ir, size);
+  free(ir);
+  const char *with[] = {cli, "--no-cache", "-t", "nvptx:sm_90", "-f", "asm", "-o", "-", "--", "-weird.ll", NULL};
+  const char *without[] = {cli, "--no-cache", "-t", "nvptx:sm_90", "-f", "asm", "-o", "-", "-weird.ll", NULL};
+  int rc = run(with, &log);
+  check(rc == 0 && contains(log, ".target sm_90"), "--: gpublob -t ... -- -weird.ll compiles -weird.ll",
+        "exit %d: %s", rc, shown(log));
+  free(log);
+  rc = run(without, &log);
+  check(rc == 2 && contains(log, "unknown option '-weird.ll'"),
+        "--: without it, -weird.ll is flags, unknown: exit 2",
+        "exit %d: %s", rc, shown(log));
+  free(log);
+  if (chdir(cwd)) check(0, "--: back to the tree", "%s", strerror(errno));
+}
+
+/* Usage errors, said by the front itself as gpublob-compiler says them: exit 2. */
+static void test_unknown(void) {
+  static const struct {
+    const char *arg, *says;
+  } bad[] = {{"--bogus=1", "unknown option '--bogus=1' (see --help)"},
+             {"--verb", "unknown option '--verb' (see --help)"}, /* no abbreviations */
+             {"--verbose=1", "unknown option '--verbose=1' (see --help)"},
+             {"--jobs=0", "-j wants a number of threads from 1 to 256, not '0'"},
+             {"-O7", "unknown option '-O7' (see --help)"},
+             {"-O", "unknown option '-O' (see --help)"}, /* -O's digit is joined to it */
+             {"-xyz", "unknown option '-xyz' (see --help)"}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char *log = NULL, *log2 = NULL, name[160];
+    const char *argv[] = {CLI, bad[i].arg, IN, NULL}, *argv2[] = {"build/gpublob-compiler", bad[i].arg, IN, NULL};
+    int rc = run(argv, &log), rc2 = run(argv2, &log2);
+    snprintf(name, sizeof name, "usage error %s: exit 2, one line saying so, from both programs", bad[i].arg);
+    check(rc == 2 && rc2 == 2 && contains(log, bad[i].says) && same_str(log, log2), name, "exit %d, %d: %s / %s",
+          rc, rc2, shown(log), shown(log2));
+    free(log);
+    free(log2);
+  }
+  char *log = NULL;
+  const char *argv[] = {CLI, "-t", NULL};
+  int rc = run(argv, &log);
+  check(rc == 2 && contains(log, "option -t needs a value"), "usage error: -t without its value", "exit %d: %s", rc,
+        shown(log));
+  free(log);
+}
+
 /* ---- --help ---- */
 /* Every option the CLI takes, and whether it is MLIR's alone. */
 static const struct {
@@ -490,6 +596,10 @@ int main(void) {
   test_impossible();
   test_rollback();
   test_front();
+  test_opt_equals();
+  test_short_attached();
+  test_double_dash();
+  test_unknown();
   test_help();
   test_short_help();
   test_list_targets();

@@ -1,0 +1,97 @@
+/* programs/cli.h: what the CLI's files share.  The CLI (docs/cli.md) is built
+** twice from these files: build/gpublob-compiler (compiler.c's main, with LLVM)
+** is the whole of it; build/gpublob (front.c's main, the core without LLVM)
+** answers a cache hit itself and starts gpublob-compiler for anything else.
+** Each file does one job: args.c the arguments (options.h's table), help.c
+** --help and --help-all (the same table), outputs.c the outputs' names and their
+** atomic writing, kernels.c --metadata and --verbose, emit_c.c --emit-c,
+** process.c the input, signals and --time, list_targets.c --list-targets.  Private to programs/. */
+#ifndef GPUBLOB_CLI_H
+#define GPUBLOB_CLI_H
+
+#include "gpublob.h"
+
+#include <signal.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#define MAX_TARGETS 64
+#define MAX_LINKS 256
+
+/* The CLI would isolate by default if that cost under 3% of the single saxpy
+** compile; bench/run.sh measures 11% (2.6 ms of 24), so --isolate asks for it.
+** In-process, an LLVM fatal error or crash still ends in one message, exit 23, no
+** output and no temporary (compiler.c's on_llvm_fatal, process.c's on_signal).
+** -DCLI_DEFAULT_FLAGS=GPUBLOB_FLAG_ISOLATE builds a CLI that isolates unless
+** --no-isolate. */
+#ifndef CLI_DEFAULT_FLAGS
+#define CLI_DEFAULT_FLAGS 0
+#endif
+
+/* The front's hand-off to gpublob-compiler, in the environment (front.c writes it,
+** compiler.c reads it): set only when the front's lookup met a fault of the remote
+** tier, which the compiler then does not try again.  Its value is lines: the first
+** HANDOFF_HEADER, then "remote-off", then "warning TEXT" for each warning of the
+** front's lookup; the compiler prints those its own call did not give. */
+#define HANDOFF_ENV "GPUBLOB_REMOTE_FAULT"
+#define HANDOFF_HEADER "gpublob-front 1"
+
+typedef struct cli {
+  gpublob_options opts;
+  gpublob_target_choice choices[MAX_TARGETS];
+  char tool_dirs[8192], lib_dirs[8192], cache_dir[4096];
+  const char *remote_cache; /* --remote-cache, else $GPUBLOB_REMOTE_CACHE */
+  const char *links[MAX_LINKS];
+  const char *input, *output;
+  const char *emit_c; /* --emit-c FILE.h */
+  int list_targets, no_cache, time;
+  const char *metadata; /* --metadata FILE */
+  int verbose;          /* --verbose */
+} cli;
+
+/* A growing text (malloc'd); oom once an allocation failed. */
+typedef struct text {
+  char *s;
+  size_t len, cap;
+  int oom;
+} text;
+
+/* args.c */
+int fail(const char *fmt, const char *arg);
+int parse_args(cli *c, int argc, char **argv);
+
+/* help.c */
+void print_help(int all);
+
+/* outputs.c */
+int open_temp(const char *path, char **tmp);
+int write_all(int fd, const unsigned char *p, size_t n);
+int is_dir(const char *p);
+int check_many(const cli *c, size_t n);
+int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths);
+size_t outputs_asked(const cli *c, int mlir);
+int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header);
+int write_metadata(const cli *c, const text *json);
+void pending_set(char **tmps, size_t count);
+void remove_pending(void);
+
+/* kernels.c */
+void text_addf(text *t, const char *fmt, ...);
+int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir);
+
+/* emit_c.c */
+int c_header(const cli *c, gpublob *g, const gpublob_result *r, gpublob_blob *b);
+
+/* process.c */
+extern volatile sig_atomic_t isolating; /* for the crash message */
+void say(const char *a, const char *b);
+void stray_watch(int file, int saved);
+void catch_signals(void);
+int read_input(const cli *c, unsigned char **data, size_t *size);
+int is_mlir(const char *path, const unsigned char *p, size_t n);
+void print_time(gpublob *g, const char *who, int remote);
+
+/* list_targets.c (gpublob-compiler's alone) */
+int list_targets(gpublob *g, const cli *c);
+
+#endif /* GPUBLOB_CLI_H */

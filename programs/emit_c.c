@@ -1,0 +1,122 @@
+/* programs/emit_c.c: --emit-c FILE.h, every output as a C array (NAME[] and
+** NAME_size) and a table of its kernels (NAME_kernels[], NAME_kernel_count), NAME
+** made by the core's names (src/names.h), so that the CLI and the dump directory
+** agree on every chip's name.  The header is one more file of write_outputs'
+** atomic writes. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "programs/cli.h"
+#include "src/names.h" /* the core's names: a chip as a part of a C identifier */
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* NAME: the input's stem, the target and the chip, each made a part of a C
+** identifier (c_name_part: gfx90a:xnack+ -> gfx90a_xnack_plus), joined by '_';
+** MLIR's one output is the stem alone.  A name an earlier output has gets _2, _3. */
+enum { C_NAME = 512 };
+
+static void c_name_of(const cli *c, const gpublob_output *o, char *name) {
+  const char *stem;
+  size_t n = name_stem(strcmp(c->input, "-") ? c->input : "stdin", &stem);
+  name[0] = 0;
+  c_name_part(name, C_NAME - 16, stem, n);
+  if (!*name) name_put(name, C_NAME - 16, "blob");
+  for (const char *part[] = {o->target, o->chip, NULL}, **p = part; *p; p++)
+    if (**p) {
+      name_put(name, C_NAME - 16, "_");
+      c_name_part(name, C_NAME - 16, *p, strlen(*p));
+    }
+}
+
+/* A C string literal: quotes, backslashes and any byte outside printable ASCII as \ooo. */
+static void c_string(text *t, const char *s) {
+  text_addf(t, "\"");
+  for (; *s; s++)
+    if (*s == '"' || *s == '\\' || *s < 0x20 || *s > 0x7e) text_addf(t, "\\%03o", (unsigned char)*s);
+    else text_addf(t, "%c", *s);
+  text_addf(t, "\"");
+}
+
+/* Output i's kernels, by the public API (gpublob_kernel_get): an empty table where the
+** blob records none (FORMAT: PTX, SPIR-V, MLIR's module) or the call fails. */
+static void c_kernels(text *f, gpublob *g, const gpublob_result *r, size_t i, const char *name) {
+  size_t n = 0;
+  if (gpublob_kernel_count(g, r, i, &n)) n = 0;
+  text_addf(f, "static const gpublob_emitted_kernel %s_kernels[%s] = {\n", name, n ? "" : "1");
+  size_t shown = 0;
+  for (size_t k = 0; k < n; k++) {
+    gpublob_kernel_info ki;
+    if (gpublob_kernel_get(g, r, i, k, &ki, sizeof ki)) continue;
+    text_addf(f, "    {");
+    c_string(f, ki.name);
+    text_addf(f, ", ");
+    c_string(f, ki.chip);
+    text_addf(f, ", %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, {%lld, %lld, %lld}},\n",
+            ki.registers, ki.sgprs, ki.agprs, ki.spills, ki.vgpr_spills, ki.sgpr_spills, ki.shared_bytes,
+            ki.local_bytes, ki.max_threads, ki.params_bytes, ki.wave_size, ki.reqd_threads[0],
+            ki.reqd_threads[1], ki.reqd_threads[2]);
+    shown++;
+  }
+  if (!shown) text_addf(f, "    {0}\n");
+  text_addf(f, "};\nstatic const size_t %s_kernel_count = %zu;\n", name, shown);
+}
+
+static const char c_kernel_type[] =
+    "#ifndef GPUBLOB_EMITTED_KERNEL\n"
+    "#define GPUBLOB_EMITTED_KERNEL\n"
+    "/* A kernel of a blob, as the blob records it (gpublob_kernel_info); -1: not recorded. */\n"
+    "typedef struct gpublob_emitted_kernel {\n"
+    "  const char *name, *chip;\n"
+    "  long long registers, sgprs, agprs, spills, vgpr_spills, sgpr_spills;\n"
+    "  long long shared_bytes, local_bytes, max_threads, params_bytes, wave_size;\n"
+    "  long long reqd_threads[3];\n"
+    "} gpublob_emitted_kernel;\n"
+    "#endif\n";
+
+/* The header's text (malloc'd) into *b: each output's bytes as NAME[] and NAME_size,
+** then its kernels as NAME_kernels[] and NAME_kernel_count.  0, or 2 (a message said). */
+int c_header(const cli *c, gpublob *g, const gpublob_result *r, gpublob_blob *b) {
+  char (*names)[C_NAME] = calloc(r->count + 1, sizeof *names), guard[C_NAME] = "";
+  text f = {0};
+  if (!names) return fail("%s", "out of memory");
+  const char *stem;
+  size_t n = name_stem(c->emit_c, &stem);
+  c_name_part(guard, sizeof guard, stem, n);
+  for (char *p = guard; *p; p++) *p = (char)toupper((unsigned char)*p);
+  text_addf(&f, "/* %.*s.h: made by gpublob %s --emit-c from %s.  Each output is NAME[] and NAME_size,\n"
+            "** and its kernels NAME_kernels[] (NAME_kernel_count of them). */\n#ifndef GPUBLOB_EMIT_%s_H\n"
+            "#define GPUBLOB_EMIT_%s_H\n#include <stddef.h>\n%s", (int)n, stem, gpublob_version(), c->input,
+            guard, guard, c_kernel_type);
+  text_addf(&f, "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
+            "#pragma GCC diagnostic ignored \"-Wunused-const-variable\"\n#endif\n");
+  for (size_t i = 0; i < r->count; i++) {
+    const gpublob_output *o = &r->outputs[i];
+    c_name_of(c, o, names[i]);
+    size_t base = strlen(names[i]);
+    for (unsigned k = 2;; k++) {
+      size_t same = 0;
+      while (same < i && strcmp(names[same], names[i])) same++;
+      if (same == i) break;
+      snprintf(names[i] + base, C_NAME - base, "_%u", k);
+    }
+    text_addf(&f, "\n/* %s%s%s (%s): %zu bytes, %s */\nstatic const unsigned char %s[] = {",
+              *o->target ? o->target : "MLIR", *o->chip ? " " : "", o->chip, *o->tool ? o->tool : "gpublob",
+              o->blob.size, o->blob.suffix ? o->blob.suffix : "", names[i]);
+    for (size_t k = 0; k < o->blob.size; k++) text_addf(&f, "%s0x%02x,", k % 12 ? " " : "\n    ", o->blob.data[k]);
+    text_addf(&f, "%s};\nstatic const size_t %s_size = %zu;\n", o->blob.size ? "\n" : "0\n", names[i], o->blob.size);
+    c_kernels(&f, g, r, i, names[i]);
+  }
+  text_addf(&f, "\n#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n#endif\n");
+  free(names);
+  if (f.oom) {
+    free(f.s);
+    return fail("%s", "out of memory");
+  }
+  *b = (gpublob_blob){(unsigned char *)f.s, f.len, ".h"};
+  return 0;
+}
+

@@ -1,0 +1,140 @@
+/* programs/kernels.c: each output's kernels, read from its blob by the public API
+** (gpublob_kernel_get): --metadata's JSON and --verbose's ptxas -v-like lines; and
+** write_results, which reads them (and makes --emit-c's header) before any output
+** is written, so that a blob its reader refuses leaves nothing written. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "programs/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void text_addf(text *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (t->oom || n < 0) return;
+  if (t->len + (size_t)n + 1 > t->cap) {
+    size_t cap = (t->len + (size_t)n + 1) * 2;
+    char *s = realloc(t->s, cap);
+    if (!s) {
+      t->oom = 1;
+      return;
+    }
+    t->s = s;
+    t->cap = cap;
+  }
+  va_start(ap, fmt);
+  vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+  va_end(ap);
+  t->len += (size_t)n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+static void json_str(text *t, const char *s) {
+  text_addf(t, "\"");
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') text_addf(t, "\\%c", ch);
+    else if (ch < 0x20) text_addf(t, "\\u%04x", ch);
+    else text_addf(t, "%c", ch);
+  }
+  text_addf(t, "\"");
+}
+
+/* A figure, null when the blob does not record it. */
+static void json_num(text *t, const char *key, long long v) {
+  if (v < 0) text_addf(t, ", \"%s\": null", key);
+  else text_addf(t, ", \"%s\": %lld", key, v);
+}
+
+static void json_kernel(text *t, const gpublob_kernel_info *k) {
+  text_addf(t, "{\"name\": ");
+  json_str(t, k->name);
+  text_addf(t, ", \"chip\": ");
+  json_str(t, k->chip);
+  json_num(t, "registers", k->registers);
+  json_num(t, "spills", k->spills);
+  json_num(t, "shared_bytes", k->shared_bytes);
+  json_num(t, "local_bytes", k->local_bytes);
+  json_num(t, "max_threads", k->max_threads);
+  json_num(t, "params_bytes", k->params_bytes);
+  const struct { const char *key; long long v; } extra[] = {
+      {"sgprs", k->sgprs}, {"agprs", k->agprs}, {"vgpr_spills", k->vgpr_spills},
+      {"sgpr_spills", k->sgpr_spills}, {"wave_size", k->wave_size}};
+  for (size_t i = 0; i < sizeof extra / sizeof *extra; i++)
+    if (extra[i].v >= 0) json_num(t, extra[i].key, extra[i].v);
+  if (k->reqd_threads[0])
+    text_addf(t, ", \"reqd_threads\": [%lld, %lld, %lld]", k->reqd_threads[0], k->reqd_threads[1], k->reqd_threads[2]);
+  text_addf(t, "}");
+}
+
+/* One ptxas -v-like line: the figures the blob records. */
+static void verbose_kernel(const gpublob_output *o, const gpublob_kernel_info *k) {
+  char line[1024];
+  int n = snprintf(line, sizeof line, "gpublob: %s (%s %s):", k->name, o->target, k->chip);
+  const struct { long long v; const char *fmt; } part[] = {
+      {k->registers, " %lld registers,"}, {k->sgprs, " %lld sgprs,"}, {k->agprs, " %lld agprs,"},
+      {k->spills, " %lld spills,"}, {k->shared_bytes, " %lld bytes shared,"}, {k->local_bytes, " %lld bytes stack,"},
+      {k->params_bytes, " %lld bytes params,"}, {k->max_threads, " max %lld threads,"},
+      {k->wave_size, " wave %lld,"}};
+  for (size_t i = 0; i < sizeof part / sizeof *part; i++)
+    if (part[i].v >= 0 && n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, part[i].fmt, part[i].v);
+  if (k->reqd_threads[0] && n > 0 && (size_t)n < sizeof line)
+    n += snprintf(line + n, sizeof line - (size_t)n, " required %lldx%lldx%lld threads,", k->reqd_threads[0],
+                  k->reqd_threads[1], k->reqd_threads[2]);
+  if (n > 0 && (size_t)n < sizeof line && line[n - 1] == ',') line[n - 1] = 0;
+  fprintf(stderr, "%s\n", line);
+}
+
+/* The kernels of every output: --verbose lines, and --metadata's JSON into *json.
+** An output that records none (assembly, bitcode, MLIR's module) has "kernels": null;
+** a blob its reader refuses fails (its code), before any output is written. */
+static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json) {
+  text_addf(json, "{\"outputs\": [");
+  for (size_t i = 0; i < r->count; i++) {
+    const gpublob_output *o = &r->outputs[i];
+    size_t n = 0;
+    int rc = gpublob_kernel_count(g, r, i, &n);
+    if (rc && rc != GPUBLOB_FORMAT) {
+      fprintf(stderr, "gpublob: error: kernel metadata of %s %s: %s\n", o->target, o->chip, gpublob_error_message(g));
+      return 10 + rc;
+    }
+    text_addf(json, "%s\n  {\"target\": ", i ? "," : "");
+    json_str(json, o->target);
+    text_addf(json, ", \"chip\": ");
+    json_str(json, o->chip);
+    text_addf(json, rc ? ", \"kernels\": null}" : ", \"kernels\": [");
+    for (size_t k = 0; !rc && k < n; k++) {
+      gpublob_kernel_info info;
+      if ((rc = gpublob_kernel_get(g, r, i, k, &info, sizeof info))) {
+        fprintf(stderr, "gpublob: error: kernel metadata: %s\n", gpublob_error_message(g));
+        return 10 + rc;
+      }
+      text_addf(json, "%s\n    ", k ? "," : "");
+      json_kernel(json, &info);
+      if (c->verbose) verbose_kernel(o, &info);
+    }
+    if (!rc) text_addf(json, "%s]}", n ? "\n  " : "");
+  }
+  text_addf(json, "\n]}\n");
+  return json->oom ? fail("%s", "out of memory") : 0;
+}
+
+
+/* The outputs, with their kernels when asked: read first, so a refused blob leaves nothing written. */
+int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir) {
+  text json = {0};
+  gpublob_blob header = {0};
+  int rc = c->metadata || c->verbose ? read_kernels(g, c, r, &json) : 0;
+  if (!rc && c->emit_c && (rc = c_header(c, g, r, &header))) rc = 10 + GPUBLOB_IO;
+  if (!rc) rc = write_outputs(c, r, mlir, &header);
+  if (!rc && c->metadata) rc = write_metadata(c, &json);
+  free(json.s);
+  free(header.data);
+  return rc;
+}

@@ -1,0 +1,173 @@
+/* programs/output_names.c: where each output goes.  -o FILE for one output, -o -
+** for stdout, -o DIR/ or -o PATTERN ({stem} {target} {chip} {suffix}) for several,
+** or beside the input (INPUT.ll -> INPUT.SUFFIX; MLIR: INPUT.out.mlir); every path
+** checked before anything is written: not stdout for several, none twice, none the
+** input, none a directory.  Also the plain writes the outputs' files are made
+** with (write_all, open_temp), which output_write.c and the front share. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "programs/cli.h"
+#include "src/names.h" /* the core's names: a chip as a file name */
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int write_all(int fd, const unsigned char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* A new temporary beside path, with the mode a new file gets (0666 under the
+** umask): its descriptor, its name in *tmp (malloc'd; the signal handler's to
+** remove from then on); -1 when none could be made. */
+int open_temp(const char *path, char **tmp) {
+  size_t n = strlen(path);
+  char *name = malloc(n + 16);
+  if (!name) return -1;
+  snprintf(name, n + 16, "%s.tmp-XXXXXX", path);
+  sigset_t all, was; /* no signal between its making and its name's storing */
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &was);
+  int fd = mkstemp(name);
+  if (fd >= 0) *tmp = name;
+  sigprocmask(SIG_SETMASK, &was, NULL);
+  if (fd < 0) {
+    free(name);
+    return -1;
+  }
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fchmod(fd, 0666 & ~mask)) {
+    close(fd);
+    return -1; /* the caller removes *tmp */
+  }
+  return fd;
+}
+
+/* INPUT.ll -> INPUT with suffix beside it; stdin -> stdout. */
+static char *default_output(const char *input, const char *suffix) {
+  if (!strcmp(input, "-")) return strdup("-");
+  const char *slash = strrchr(input, '/'), *dot = strrchr(input, '.');
+  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - input) : strlen(input);
+  char *out = malloc(stem + strlen(suffix) + 1);
+  if (out) sprintf(out, "%.*s%s", (int)stem, input, suffix);
+  return out;
+}
+
+static void add_text(char *out, size_t size, const char *s, size_t n) {
+  size_t len = strlen(out);
+  snprintf(out + len, size - len, "%.*s", (int)n, s);
+}
+
+/* A pattern's {stem} {target} {chip} {suffix}; a pack's chips are joined by '+', and a
+** target id's colons become '-' (gfx90a:xnack+ names saxpy.amdgcn.gfx90a-xnack+.hsaco):
+** make, Windows and many shells read a colon in a file name specially. */
+static void fill_pattern(const char *pat, const char *stem, size_t stemn, const gpublob_output *o,
+                         char *out, size_t size) {
+  out[0] = 0;
+  while (*pat) {
+    const char *close = *pat == '{' ? strchr(pat, '}') : NULL;
+    size_t n = close ? (size_t)(close - pat + 1) : 1;
+    if (n == 6 && !strncmp(pat, "{stem}", 6)) add_text(out, size, stem, stemn);
+    else if (n == 8 && !strncmp(pat, "{target}", 8)) add_text(out, size, o->target, strlen(o->target));
+    else if (n == 8 && !strncmp(pat, "{suffix}", 8)) add_text(out, size, o->blob.suffix, strlen(o->blob.suffix));
+    else if (n == 6 && !strncmp(pat, "{chip}", 6)) {
+      for (const char *c = o->chip; *c;) { /* each chip by the core's safe_chip_name, joined by '+' */
+        size_t cn = strcspn(c, ",");
+        safe_chip_name(out, size, c, cn);
+        c += cn;
+        if (*c && *++c) add_text(out, size, "+", 1);
+      }
+    } else add_text(out, size, pat, n);
+    pat += n;
+  }
+}
+
+int is_dir(const char *p) {
+  struct stat st;
+  size_t n = strlen(p);
+  return (n && p[n - 1] == '/') || (!stat(p, &st) && S_ISDIR(st.st_mode));
+}
+
+/* Where output i goes: -o as given (one output), -o DIR/ or -o PATTERN, or beside
+** the input.  MLIR: INPUT.mlir -> INPUT.out.mlir (also in DIR/), since the suffix
+** is the input's own. */
+static char *output_path(const cli *c, const gpublob_result *r, size_t i, int mlir) {
+  const gpublob_output *o = &r->outputs[i];
+  int pattern = c->output && strchr(c->output, '{');
+  const char *mlir_suffix = !strcmp(o->blob.suffix, ".mlirbc") ? ".out.mlirbc" : ".out.mlir";
+  if (r->count == 1 && c->output && !pattern && !is_dir(c->output)) return strdup(c->output);
+  if (r->count == 1 && !c->output) return default_output(c->input, !mlir ? o->blob.suffix : mlir_suffix);
+  const char *slash = strrchr(c->input, '/'), *base = slash ? slash + 1 : c->input;
+  const char *dot = strrchr(base, '.');
+  size_t stemn = dot ? (size_t)(dot - base) : strlen(base);
+  char pat[8192], *out = malloc(PATH_MAX);
+  if (!out) return NULL;
+  if (pattern) snprintf(pat, sizeof pat, "%s", c->output);
+  else if (c->output) snprintf(pat, sizeof pat, "%s%s{stem}%s", c->output,
+                               c->output[strlen(c->output) - 1] == '/' ? "" : "/",
+                               mlir ? mlir_suffix : ".{target}.{chip}{suffix}");
+  else snprintf(pat, sizeof pat, "%.*s{stem}.{target}.{chip}{suffix}", (int)(base - c->input), c->input);
+  fill_pattern(pat, base, stemn, o, out, PATH_MAX);
+  return out;
+}
+
+/* Several outputs need somewhere to go: a directory or a pattern, not one file. */
+int check_many(const cli *c, size_t n) {
+  if (n < 2) return 0;
+  if (!c->output ? !strcmp(c->input, "-") : !strcmp(c->output, "-"))
+    return fail("%s", "several outputs cannot go to stdout: give -o DIR/ or -o PATTERN");
+  if (c->output && !strchr(c->output, '{') && !is_dir(c->output))
+    return fail("several outputs cannot go to the one file '%s': give -o DIR/ or -o PATTERN", c->output);
+  return 0;
+}
+
+/* Outputs the options ask for: a chip each, or a pack per -t (MLIR: the module). */
+size_t outputs_asked(const cli *c, int mlir) {
+  size_t n = 0;
+  for (size_t i = 0; !mlir && i < c->opts.ntargets; i++) {
+    const char *colon = strchr(c->choices[i].target, ':');
+    n++;
+    for (const char *p = colon; p && *p && c->opts.format != GPUBLOB_FORMAT_FATBIN; p++) n += *p == ',';
+  }
+  return n;
+}
+
+/* Every output's path, checked: not stdout for several, none twice, none the input. */
+int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths) {
+  struct stat in_st, out_st;
+  int have_in = strcmp(c->input, "-") && !stat(c->input, &in_st);
+  if (check_many(c, r->count)) return 2;
+  /* a name beside /dev/null, /dev/fd/63 or a FIFO would be a new file there; lstat: a
+     link such as /dev/stdin to a regular file is no place for one either */
+  struct stat link_st;
+  if (!c->output && strcmp(c->input, "-") &&
+      (!have_in || !S_ISREG(in_st.st_mode) || lstat(c->input, &link_st) || !S_ISREG(link_st.st_mode)))
+    return fail("the input '%s' is not a regular file, so no output name can be made from it: give -o FILE "
+                "(or -o - for standard output)", c->input);
+  for (size_t i = 0; i < r->count; i++) {
+    if (!(paths[i] = output_path(c, r, i, mlir))) return fail("%s", "out of memory");
+    for (size_t k = 0; k < i; k++)
+      if (!strcmp(paths[i], paths[k]))
+        return fail("two outputs would be written to '%s': give -o PATTERN with {target} and {chip}", paths[i]);
+    if (!strcmp(paths[i], "-") || stat(paths[i], &out_st)) continue;
+    if (have_in && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
+      return fail("the output '%s' is the input; give -o", paths[i]);
+    if (S_ISDIR(out_st.st_mode)) /* found now, not when renames have begun */
+      return fail("the output '%s' is a directory", paths[i]);
+  }
+  return 0;
+}
