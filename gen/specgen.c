@@ -49,6 +49,7 @@ typedef struct value_type {
   const char *prefix; /* CENUM: of the C constants */
   long min, max;      /* INTEGER */
   const char *unit;   /* INTEGER: what it counts */
+  const char *placeholders; /* TEMPLATE: the {NAME}s it expands; NULL: no template */
 } value_type;
 
 typedef struct key_info {
@@ -65,10 +66,14 @@ typedef struct key_info {
 #define SPEC_DEFAULT_VALUE_REQUIRED NULL
 #define SPEC_DEFAULT_VALUE_OPTIONAL NULL
 #define SPEC_DEFAULT_VALUE_DEFAULT(value) value
+#define SPEC_KIND_STRING V_STRING
+#define SPEC_KIND_LIST V_LIST
 #define SPEC_TYPE_STRING {.kind = V_STRING}
 #define SPEC_TYPE_LIST {.kind = V_LIST}
-#define SPEC_TYPE_ENUM(words) {.kind = V_ENUM, .values = words}
-#define SPEC_TYPE_CENUM(tag, constant_prefix, words) {.kind = V_CENUM, .values = words, .prefix = #constant_prefix}
+#define SPEC_TYPE_TEMPLATE(type, words) {.kind = SPEC_KIND_##type, .placeholders = words}
+#define SPEC_TYPE_ENUM(words) {.kind = V_ENUM, .values = GPUBLOB_SPEC_WORDS(words)}
+#define SPEC_TYPE_CENUM(tag, constant_prefix, words) \
+  {.kind = V_CENUM, .values = GPUBLOB_SPEC_WORDS(words), .prefix = #constant_prefix}
 #define SPEC_TYPE_INTEGER(lo, hi, what) {.kind = V_INTEGER, .min = lo, .max = hi, .unit = what}
 
 #define KEY_INFO(key, presence, type, doc) \
@@ -103,22 +108,6 @@ static const char *const flag_options[] = {"ftz", "fast-math", "daz", "finite-on
 /* What else an mlir_flags FLAG may do (src/mlir_plan.c): add its strings to the blob
 ** tool's options, or keep the tool's log in the object's properties. */
 static const char *const flag_effects[] = {"tool-options", "tool-log", NULL};
-
-/* The placeholders each template key expands (gpublob.c passes {tool}, {in},
-   {out} where it has them; any other name would be kept as it is written). */
-static const char *const ph_tool_argv[] = {"tool", "chip", "chipid", "targetid", "chipversion", "abi", "in",
-                                           "out", "outstem", "tooloptions", "opt", NULL};
-static const char *const ph_tool_version[] = {"tool", NULL};
-static const char *const ph_job[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", NULL};
-static const char *const ph_provider_argv[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", "in",
-                                               "out", NULL};
-static const char *const ph_mlir_lower[] = {"chip", "chipid", "targetid", "chipversion", "abi", "opt", "lowerchip",
-                                            NULL};
-static const char *const ph_pack_argv[] = {"tool", "chip", "chipid", "targetid", "chipversion", "abi", "out",
-                                           "opt", "images", "targets", NULL};
-static const char *const ph_pack_image[] = {"chip", "chipid", "targetid", "chipversion", "abi", "in", "opt",
-                                            NULL};
-static const char *const ph_libm[] = {"name", "chip", "chipid", "targetid", "chipversion", "abi", "opt", NULL};
 
 /* LLVM 22's targets: LLVM_ALL_TARGETS and LLVM_ALL_EXPERIMENTAL_TARGETS of
    llvm/CMakeLists.txt; llvm-config-22 --targets-built on Debian's LLVM 22 lists
@@ -413,7 +402,8 @@ static void check_trigraphs(const target *t, int k) {
           keys[k].name, p[2]);
 }
 
-static void check_template(const target *t, int k, const char *const *allowed) {
+/* Each {NAME} of the value is one of the placeholders its key's line names. */
+static void check_template(const target *t, int k, const char *allowed) {
   const char *v = t->val[k];
   int line = t->key_line[k];
   for (const char *p = v; (p = strchr(p, '{')); p++) {
@@ -436,9 +426,8 @@ static void check_template(const target *t, int k, const char *const *allowed) {
       if (!(cn > 1 && (*c == '+' || *c == '-')) && !in_list(conditions, c, cn))
         die(line, "'%s': unknown condition '%.*s' (use +feature, -feature, %s)", keys[k].name, (int)cn, c,
             list_text(conditions));
-    } else if (!in_list(allowed, name, n)) {
-      die(line, "'%s': unknown placeholder '{%.*s}' (this key has: %s)", keys[k].name, (int)n, name,
-          list_text(allowed));
+    } else if (!word_in(allowed, name, n)) {
+      die(line, "'%s': unknown placeholder '{%.*s}' (this key has: %s)", keys[k].name, (int)n, name, allowed);
     }
     p = e;
   }
@@ -851,14 +840,10 @@ static void check_mlir_flags(const target *t) {
   }
 }
 
+/* Every template key of src/spec_keys.h (TEMPLATE) that the target gives a value. */
 static void check_templates(const target *t) {
-  static const struct { int key; const char *const *allowed; } templ[] = {
-      {K_tool_argv, ph_tool_argv}, {K_libs, ph_job}, {K_lang_libs, ph_job},           {K_mlir_lower, ph_mlir_lower}, {K_constants, ph_job}, {K_tool_version, ph_tool_version},
-      {K_provider_argv, ph_provider_argv},   {K_pack_argv, ph_pack_argv}, {K_pack_image, ph_pack_image},
-      {K_pack_asm_image, ph_pack_image}, {K_pack_target, ph_job},  {K_pack_provider_argv, ph_job},
-      {K_libm_float, ph_libm},   {K_libm_double, ph_libm}};
-  for (size_t i = 0; i < sizeof templ / sizeof *templ; i++)
-    if (t->val[templ[i].key]) check_template(t, templ[i].key, templ[i].allowed);
+  for (int k = 0; k < NKEYS; k++)
+    if (keys[k].type.placeholders && t->val[k]) check_template(t, k, keys[k].type.placeholders);
 }
 
 /* libm_float and libm_double make one function name from {name}; a libm_intrinsics
