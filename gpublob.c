@@ -4,7 +4,7 @@
 **           ninja install: gpublob.h, libgpublob.a, the CLI, gpublob.pc and the
 **           CMake package gpublob::gpublob, under ./configure --prefix.
 ** Vendored: build/vendor/gpublob.c is this file with every part and the target
-**           table pasted in once (specgen --vendor, as SQLite's mksqlite3c does):
+**           table pasted in once (tools/amalgamate, as SQLite's mksqlite3c does):
 **           cc -std=c11 -O2 -c gpublob.c $(llvm-config-22 --cflags), linked with
 **           $(llvm-config-22 --ldflags --libs) -lxxhash -lpthread.  For MLIR input
 **           add -DGPUBLOB_MLIR=1 and link the MLIR C API archives, -lMLIR, -lstdc++

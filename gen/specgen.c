@@ -1,8 +1,6 @@
 /* specgen: turn the target spec (targets/targets.spec) into the table gpublob.c includes.
 **
 **   specgen [--llvm-targets LIST] SPEC OUT.def   write the table (DO NOT EDIT output)
-**   specgen --vendor CORE DEF OUT.c   write CORE with DEF pasted in place of
-**                                     its #include, for vendoring in one file
 **   specgen [--llvm-targets LIST] --llvm-components SPEC
 **                                     print the LLVM components its backends need
 **   specgen [--llvm-targets LIST] --unused-backends SPEC OUT.c
@@ -21,7 +19,8 @@
 **
 ** Errors are printed as `file:line: message` and exit with status 1; no
 ** output file is left behind then.  Build: cc -std=c11 -o specgen specgen.c
-** (xxhash.h, header only: libxxhash-dev)
+** (xxhash.h, header only: libxxhash-dev).  The one-file form of the core
+** (build/vendor/gpublob.c) is another program's: tools/amalgamate.c.
 **
 ** Built with -DSPECGEN_LIBRARY there is no main(): specgen_run() parses and
 ** checks a spec held in memory, an error returns (longjmp) instead of exiting,
@@ -1223,99 +1222,6 @@ static int close_out(FILE *o, const char *tmp, const char *out) {
   return 0;
 }
 
-/* The amalgamation, as SQLite's mksqlite3c writes sqlite3.c: the core with every
-** part it includes (#include "src/..." or, inside a part, a sibling) pasted in
-** once, in place, and the target table pasted in at each of its includes.  The
-** public header stays an #include: it sits beside the one file. */
-typedef struct vendor_state {
-  FILE *out, *def;
-  char done[128][768]; /* the parts pasted so far */
-  int ndone, pasted;
-} vendor_state;
-
-static int vendor_file(vendor_state *v, const char *path, int depth);
-
-/* An #include "NAME" line's NAME, or NULL. */
-static const char *included_name(const char *line, char *name, size_t size) {
-  if (strncmp(line, "#include \"", 10)) return NULL;
-  const char *end = strchr(line + 10, '"');
-  if (!end || (size_t)(end - line - 10) >= size) return NULL;
-  snprintf(name, size, "%.*s", (int)(end - line - 10), line + 10);
-  return name;
-}
-
-static int vendor_line(vendor_state *v, const char *dir, const char *line, int depth) {
-  char name[256], path[768];
-  if (!included_name(line, name, sizeof name) || !strcmp(name, "../gpublob.h") || !strcmp(name, "gpublob.h")) {
-    fputs(strstr(line, "\"../gpublob.h\"") ? "#include \"gpublob.h\"\n" : line, v->out);
-    return 0;
-  }
-  if (!strcmp(name, "gpublob_targets.def")) {
-    rewind(v->def);
-    for (int ch; (ch = fgetc(v->def)) != EOF;) fputc(ch, v->out);
-    v->pasted++;
-    return 0;
-  }
-  snprintf(path, sizeof path, "%s%s", dir, name);
-  for (int i = 0; i < v->ndone; i++)
-    if (!strcmp(v->done[i], path)) return 0; /* once, as a header guard would */
-  if (v->ndone == 128) return fprintf(stderr, "specgen: more than 128 parts\n"), 1;
-  snprintf(v->done[v->ndone++], sizeof v->done[0], "%s", path);
-  return vendor_file(v, path, depth + 1);
-}
-
-static int vendor_file(vendor_state *v, const char *path, int depth) {
-  FILE *c = depth < 8 ? fopen(path, "r") : NULL;
-  if (!c) return fprintf(stderr, "specgen: cannot read %s\n", path), 1;
-  char dir[512], line[4096];
-  const char *slash = strrchr(path, '/');
-  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 0, path);
-  int rc = 0;
-  if (depth) fprintf(v->out, "/************** %s **************/\n", path);
-  while (!rc && fgets(line, sizeof line, c)) rc = vendor_line(v, dir, line, depth);
-  fclose(c);
-  return rc;
-}
-
-/* OUT.d: the parts OUT was made of, for ninja's depfile. */
-static int write_depfile(const vendor_state *v, const char *out, const char *core, const char *def) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s.d", out);
-  FILE *d = fopen(path, "w");
-  if (!d) return fprintf(stderr, "specgen: cannot write %s\n", path), 1;
-  fprintf(d, "%s: %s %s", out, core, def);
-  for (int i = 0; i < v->ndone; i++) fprintf(d, " \\\n  %s", v->done[i]);
-  fputc('\n', d);
-  return fclose(d) ? (fprintf(stderr, "specgen: cannot write %s\n", path), 1) : 0;
-}
-
-static int vendor(const char *core, const char *def, const char *out) {
-  vendor_state *v = calloc(1, sizeof *v);
-  if (!v || !(v->def = fopen(def, "r"))) {
-    fprintf(stderr, "specgen: cannot read %s\n", def);
-    free(v);
-    return 1;
-  }
-  char tmp[4096];
-  v->out = open_out(out, tmp, sizeof tmp);
-  /* what the core's messages name as the fix differs for a project that compiles this */
-  fputs("#define GPUBLOB_VENDORED 1 /* the one-file form, written by specgen --vendor */\n", v->out);
-  int rc = vendor_file(v, core, 0);
-  if (!rc && v->pasted < 2)
-    rc = fprintf(stderr, "specgen: %s must include gpublob_targets.def (it does %d times)\n", core,
-                 v->pasted) > 0;
-  fclose(v->def);
-  FILE *o = v->out;
-  if (!rc) rc = write_depfile(v, out, core, def);
-  free(v);
-  if (rc) {
-    fclose(o);
-    remove(tmp);
-    return 1;
-  }
-  return close_out(o, tmp, out);
-}
-
 /* Reads, parses and checks the spec at path (exits on an error). */
 static void load_spec(const char *path) {
   spec_path = path;
@@ -1342,11 +1248,9 @@ static void load_spec(const char *path) {
 static const char usage[] =
     "usage: specgen [--llvm-targets \"NVPTX AMDGPU ...\"] SPEC OUT.def\n"
     "       specgen [--llvm-targets \"NVPTX AMDGPU ...\"] --llvm-components SPEC\n"
-    "       specgen [--llvm-targets \"NVPTX AMDGPU ...\"] --unused-backends SPEC OUT.c\n"
-    "       specgen --vendor CORE.c DEF OUT.c\n";
+    "       specgen [--llvm-targets \"NVPTX AMDGPU ...\"] --unused-backends SPEC OUT.c\n";
 
 int main(int argc, char **argv) {
-  if (argc == 5 && !strcmp(argv[1], "--vendor")) return vendor(argv[2], argv[3], argv[4]);
   if (argc >= 3 && !strcmp(argv[1], "--llvm-targets")) {
     if (set_built_targets(argv[2])) {
       fprintf(stderr, "specgen: --llvm-targets '%s': not a blank-separated list of LLVM target names\n", argv[2]);
