@@ -33,8 +33,8 @@
 **
 ** The words of ENUM and CENUM are C identifiers, 1 to 8 of them.  A key's line says
 ** all specgen and the core know of it; the code that uses it, a check of its own in
-** specgen where its value has a form, and its row in docs/targets.md's key table
-** are the rest.
+** gen/spec_check.c where its value has a form, and its row in docs/targets.md's key
+** table are the rest.
 **
 ** This file is C: no system header, nothing but the list, the enums of its CENUM
 ** keys and the macros that declare target_desc's fields. */
