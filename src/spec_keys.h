@@ -34,7 +34,7 @@
 ** The words of ENUM and CENUM are C identifiers, 1 to 8 of them.  A key's line says
 ** all specgen and the core know of it; the code that uses it, a check of its own in
 ** gen/spec_check.c where its value has a form, and its row in docs/targets.md's key
-** table are the rest.
+** table (tests/test_docs.c checks the table against this list) are the rest.
 **
 ** This file is C: no system header, nothing but the list, the enums of its CENUM
 ** keys and the macros that declare target_desc's fields. */
