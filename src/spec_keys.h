@@ -31,7 +31,8 @@
 **           CENUM and INTEGER keys are REQUIRED or have a DEFAULT.
 ** DOC       what the value means
 **
-** The words of ENUM and CENUM are C identifiers, 1 to 8 of them.  A key's line says
+** The words of ENUM and CENUM are C identifiers, 1 to 8 of them, none a macro's name
+** where this file is included (they pass through macros before P##W).  A key's line says
 ** all specgen and the core know of it; the code that uses it, a check of its own in
 ** gen/spec_check.c where its value has a form, and its row in docs/targets.md's key
 ** table (tests/test_docs.c checks the table against this list) are the rest.
@@ -181,7 +182,7 @@
 #define GPUBLOB_SPEC_ENUM_INTEGER(min, max, unit)
 #define GPUBLOB_SPEC_CONSTANT(prefix, word) prefix##word,
 
-/* The words of an ENUM's or a CENUM's V as one blank-separated string ("asm obj"),
+/* The words (W, ...) of an ENUM or a CENUM as one blank-separated string ("asm obj"),
 ** for specgen: " asm" " obj" without its first blank. */
 #define GPUBLOB_SPEC_WORDS(words) (&(GPUBLOB_SPEC_EACH(GPUBLOB_SPEC_SPACED_WORD, ~, GPUBLOB_SPEC_UNPAREN words))[1])
 #define GPUBLOB_SPEC_SPACED_WORD(unused, word) " " #word
