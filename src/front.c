@@ -6,44 +6,24 @@
 */
 #include "internal.h"
 
-#include "util.c"
-#include "handle.c"
-#include "live.c"
-#include "options.c"
-#include "target.c"
-#include "template.c"
-#include "search.c"
-#include "provider_nvjitlink.c"
-#include "provider_lld.c"
 #if GPUBLOB_STATIC_FRONT
 /* The static front loads no library: one loaded into a static program brings a
 ** second libc.  None of its calls loads one (a lookup names a provider in the keys
 ** without loading it; --list-targets and every compile are gpublob-compiler's), so
-** provider.c's dlopen is compiled out here: a provider asked of this object does
-** not load, saying why, and the static link needs no dlopen (nor warns of it). */
+** provider.c's dlopen is compiled out here (the only one of the shared parts): a
+** provider asked of this object does not load, saying why, and the static link
+** needs no dlopen (nor warns of it). */
 static void *front_dlopen(const char *path, int mode) { return (void)path, (void)mode, NULL; }
 static const char *front_dlerror(void) { return "the static cache front loads no library"; }
 #define dlopen front_dlopen
 #define dlerror front_dlerror
 #endif
-#include "provider.c"
+#define GPUBLOB_PARTS_FRONT 1 /* src/parts.h's shared group alone */
+#include "parts.h"
 #if GPUBLOB_STATIC_FRONT
 #undef dlopen
 #undef dlerror
 #endif
-#include "tool_choice.c"
-#include "digest.c"
-#include "cache_dir.c"
-#include "cache_remote.c"
-#include "cache_size.c"
-#include "cache_deps.c"
-#include "cache_lookup.c"
-#include "input.c"
-#include "msgpack.c"
-#include "kernels.c"
-#include "meta_amdgpu.c"
-#include "meta_nvinfo.c"
-#include "meta_pack.c"
 
 /* The front's engine: no LLVM to initialise, no isolation helper to stop. */
 static void engine_open(void) {}

@@ -1,5 +1,5 @@
 /* src/spec_keys.h: the keys of a target section of the spec (targets/targets.spec), in
-** one list.  gen/specgen.c reads it to parse, default, check and write each key;
+** one list.  specgen (gen/) reads it to parse, default, check and write each key;
 ** src/internal.h declares a field of target_desc per key from it.  A new key is one
 ** X(...) line here, anywhere in the list, plus the code that uses it: specgen
 ** parses, defaults and checks it as its PRESENCE and TYPE say, the generated table
@@ -15,20 +15,35 @@
 **           DEFAULT(V)  a target without it has V, a string
 ** TYPE      STRING      a string
 **           LIST        blank-separated words, a string
-**           ENUM(V)     one of the words of V, kept as a string
-**           CENUM(T, P, V)
-**                       one of the words of V, as a C enum: the field is enum T, the
-**                       word W its constant P##W, and KEY_name holds the word
+**           TEMPLATE(STRING or LIST, PLACEHOLDERS)
+**                       a STRING or LIST whose {NAME}s are expanded (src/template.c):
+**                       PLACEHOLDERS, a string of blank-separated names, are those
+**                       the core passes it, and specgen refuses any other
+**           ENUM((W, ...))
+**                       one of the words W, kept as a string
+**           CENUM(T, P, (W, ...))
+**                       one of the words W, as a C enum: the field is enum T, the
+**                       word W its constant P##W (enum T is declared from this line,
+**                       a constant per word in its order), and KEY_name holds the word
 **           INTEGER(MIN, MAX, UNIT)
 **                       plain digits from MIN to MAX (no sign, no leading zero), an
 **                       int; UNIT is what it counts, for specgen's message
 **           CENUM and INTEGER keys are REQUIRED or have a DEFAULT.
 ** DOC       what the value means
 **
+** The words of ENUM and CENUM are C identifiers, 1 to 8 of them, none a macro's name
+** where this file is included (they pass through macros before P##W).  A key's line says
+** all specgen and the core know of it; the code that uses it, a check of its own in
+** gen/spec_check.c where its value has a form, and its row in docs/targets.md's key
+** table (tests/test_docs.c checks the table against this list) are the rest.
+**
 ** This file is C: no system header, nothing but the list, the enums of its CENUM
 ** keys and the macros that declare target_desc's fields. */
 #ifndef GPUBLOB_SPEC_KEYS_H
 #define GPUBLOB_SPEC_KEYS_H
+
+/* The placeholders every template key expands: the job's chip and ABI. */
+#define GPUBLOB_SPEC_CHIP_PLACEHOLDERS "chip chipid targetid chipversion abi"
 
 #define GPUBLOB_SPEC_KEYS(X)                                                                        \
   X(triple, REQUIRED, STRING, "target triple")                                                     \
@@ -42,44 +57,52 @@
   X(feature_names, OPTIONAL, LIST, "glob patterns of accepted feature names")                      \
   X(version_feature, OPTIONAL, STRING, "prefix of a versioned feature, such as ptx")               \
   X(feature_min, OPTIONAL, LIST, "CHIP:FEATURE minimum versioned feature per chip")                \
-  X(emit, REQUIRED, CENUM(emit_kind, EMIT_, "asm obj"), "what the backend emits for the blob step") \
-  X(tool_kind, REQUIRED, CENUM(tool_kind, TOOL_, "exec none asked"), "kind of blob tool (asked: "   \
+  X(emit, REQUIRED, CENUM(emit_kind, EMIT_, (asm, obj)), "what the backend emits for the blob step") \
+  X(tool_kind, REQUIRED, CENUM(tool_kind, TOOL_, (exec, none, asked)), "kind of blob tool (asked: "   \
     "the backend's object is the blob, and the tool runs only with --tool-mode program)")          \
   X(tool_suffix, OPTIONAL, STRING, "file suffix of the tool's blob where it differs from suffix_bin " \
     "(tool_kind asked: the native binary beside the object)")                                       \
   X(tool_magic, OPTIONAL, STRING, "hex bytes the tool's blob starts with, where not bin_magic")     \
-  X(tool_input, DEFAULT("file"), CENUM(tool_input, INPUT_, "file stdin pipe"),                     \
+  X(tool_input, DEFAULT("file"), CENUM(tool_input, INPUT_, (file, stdin, pipe)),                     \
     "how the tool gets its input")                                                                  \
   X(tool, OPTIONAL, LIST, "candidate names of the blob tool")                                      \
-  X(tool_argv, OPTIONAL, LIST, "argv template of the blob tool")                                   \
+  X(tool_argv, OPTIONAL, TEMPLATE(LIST, "tool " GPUBLOB_SPEC_CHIP_PLACEHOLDERS " in out outstem tooloptions opt"), \
+    "argv template of the blob tool")                                                               \
   X(tool_search, OPTIONAL, LIST, "directories searched for the blob tool")                         \
-  X(tool_version, OPTIONAL, LIST, "argv template that asks the blob tool its version ({tool} --version)") \
-  X(provider, DEFAULT("none"), CENUM(provider_kind, PROVIDER_, "none nvjitlink lld"),              \
+  X(tool_version, OPTIONAL, TEMPLATE(LIST, "tool"),                                                 \
+    "argv template that asks the blob tool its version ({tool} --version)")                         \
+  X(provider, DEFAULT("none"), CENUM(provider_kind, PROVIDER_, (none, nvjitlink, lld)),              \
     "in-process provider of the blob step")                                                         \
-  X(provider_from, DEFAULT("library"), CENUM(provider_from, PROVIDER_FROM_, "library linked"),      \
+  X(provider_from, DEFAULT("library"), CENUM(provider_from, PROVIDER_FROM_, (library, linked)),      \
     "where the provider is: a library loaded at run time (provider_lib), or linked into gpublob "   \
     "where its build has it")                                                                       \
-  X(provider_bytes, DEFAULT("own"), CENUM(provider_bytes, PROVIDER_BYTES_, "own program"),         \
+  X(provider_bytes, DEFAULT("own"), CENUM(provider_bytes, PROVIDER_BYTES_, (own, program)),         \
     "program: the provider gives the blob program's bytes, so auto takes it wherever it is "        \
     "available; own: bytes of its own (auto keeps the program)")                                    \
   X(provider_lib, OPTIONAL, LIST, "candidate file names of the provider's library")                \
   X(provider_search, OPTIONAL, LIST, "directories searched for the provider's library")            \
-  X(provider_argv, OPTIONAL, LIST, "the provider's options (template)")                            \
+  X(provider_argv, OPTIONAL, TEMPLATE(LIST, GPUBLOB_SPEC_CHIP_PLACEHOLDERS " opt in out"),          \
+    "the provider's options (template)")                                                            \
   X(provider_options, OPTIONAL, LIST, "TOOL:PROVIDER: a blob tool option the caller may give and "   \
     "the provider's for it (a TOOL ending in * matches the words it starts; PROVIDER's * is the rest); " \
     "!GLOB: options with no counterpart in-process, checked first")                                  \
   X(pack_tool, OPTIONAL, LIST, "candidate names of the tool that packs chips into one blob")       \
-  X(pack_argv, OPTIONAL, LIST, "argv template of the pack tool; {images} stands for the images")   \
-  X(pack_image, OPTIONAL, LIST, "the words for each chip's blob (template, {in} its file)")        \
-  X(pack_asm_image, OPTIONAL, LIST, "the words for the newest chip's assembly (template)")         \
-  X(pack_target, OPTIONAL, STRING, "the id of each chip's entry in a pack (template); {targets} joins them") \
-  X(pack_provider, DEFAULT("none"), CENUM(pack_provider_kind, PACK_PROVIDER_, "none offload_bundle"), \
+  X(pack_argv, OPTIONAL, TEMPLATE(LIST, "tool " GPUBLOB_SPEC_CHIP_PLACEHOLDERS " out opt images targets"), \
+    "argv template of the pack tool; {images} stands for the images")                               \
+  X(pack_image, OPTIONAL, TEMPLATE(LIST, GPUBLOB_SPEC_CHIP_PLACEHOLDERS " in opt"),                 \
+    "the words for each chip's blob (template, {in} its file)")                                     \
+  X(pack_asm_image, OPTIONAL, TEMPLATE(LIST, GPUBLOB_SPEC_CHIP_PLACEHOLDERS " in opt"),             \
+    "the words for the newest chip's assembly (template)")                                          \
+  X(pack_target, OPTIONAL, TEMPLATE(STRING, GPUBLOB_SPEC_CHIP_PLACEHOLDERS " opt"),                 \
+    "the id of each chip's entry in a pack (template); {targets} joins them")                       \
+  X(pack_provider, DEFAULT("none"), CENUM(pack_provider_kind, PACK_PROVIDER_, (none, offload_bundle)), \
     "in-process pack step that stands in for the pack tool")                                        \
-  X(pack_provider_argv, OPTIONAL, LIST, "the pack provider's options (template)")                  \
+  X(pack_provider_argv, OPTIONAL, TEMPLATE(LIST, GPUBLOB_SPEC_CHIP_PLACEHOLDERS " opt"),            \
+    "the pack provider's options (template)")                                                       \
   X(suffix_pack, OPTIONAL, STRING, "file suffix of a pack")                                        \
-  X(metadata, DEFAULT("none"), CENUM(metadata_kind, METADATA_, "none amdgpu_note nv_info"),         \
+  X(metadata, DEFAULT("none"), CENUM(metadata_kind, METADATA_, (none, amdgpu_note, nv_info)),         \
     "reader of the kernels' metadata in a bin blob (gpublob_kernel_get)")                           \
-  X(pack_metadata, DEFAULT("none"), CENUM(pack_metadata_kind, PACK_METADATA_, "none offload_bundle fatbin"), \
+  X(pack_metadata, DEFAULT("none"), CENUM(pack_metadata_kind, PACK_METADATA_, (none, offload_bundle, fatbin)), \
     "reader of a pack's members, each read by 'metadata'")                                          \
   X(attribute, REQUIRED, STRING, "MLIR attribute name of the blob")                                \
   X(suffix_asm, REQUIRED, STRING, "file suffix of assembly")                                       \
@@ -92,21 +115,26 @@
     "backend object's, which a linker keeps) or flags:SHIFT:MASK (e_flags >> SHIFT & MASK is the "  \
     "number {chipid} starts with)")                                                                 \
   X(symbol_chars, OPTIONAL, STRING, "characters a public symbol may hold (ranges a-z allowed)")    \
-  X(libs, OPTIONAL, LIST, "device bitcode libraries (templates)")                                  \
+  X(libs, OPTIONAL, TEMPLATE(LIST, GPUBLOB_SPEC_CHIP_PLACEHOLDERS " opt"),                          \
+    "device bitcode libraries (templates)")                                                         \
   X(lib_search, OPTIONAL, LIST, "directories searched for device libraries")                       \
-  X(lang_libs, OPTIONAL, LIST, "LANG:LIBRARY: a device library (template) a module of language LANG " \
+  X(lang_libs, OPTIONAL, TEMPLATE(LIST, GPUBLOB_SPEC_CHIP_PLACEHOLDERS " opt"),                     \
+    "LANG:LIBRARY: a device library (template) a module of language LANG "                          \
     "needs before libs (opencl: a module with !opencl.ocl.version)")                                \
   X(module_flags, OPTIONAL, LIST, "NAME=BEHAVIOUR:VALUE module flags")                             \
   X(abi, OPTIONAL, STRING, "default ABI version, {abi} in templates (AMD: the code object version)") \
   X(abi_versions, OPTIONAL, LIST, "the ABI versions a caller may choose")                             \
   X(abi_tool_min, OPTIONAL, LIST, "ABI:VERSION: an ABI version, and later ones, need this major tool version") \
   X(abi_min, OPTIONAL, LIST, "GLOB:NUMBER: the lowest ABI version (and the default) for matching chips") \
-  X(constants, OPTIONAL, LIST, "NAME:TYPE=VALUE constants written into the module before linking")  \
+  X(constants, OPTIONAL, TEMPLATE(LIST, GPUBLOB_SPEC_CHIP_PLACEHOLDERS " opt"),                     \
+    "NAME:TYPE=VALUE constants written into the module before linking")                             \
   X(constant_space, DEFAULT("0"), INTEGER(0, 65535, "address space"), "address space of the constants") \
   X(intrinsics, OPTIONAL, LIST, "intrinsic namespaces the backend selects, e.g. nvvm")             \
-  X(libm_float, OPTIONAL, STRING, "device-library function for a float C math function (template: "   \
+  X(libm_float, OPTIONAL, TEMPLATE(STRING, "name " GPUBLOB_SPEC_CHIP_PLACEHOLDERS " opt"),          \
+    "device-library function for a float C math function (template: "                               \
     "{name} is the C function's double name, sin for sinf)")                                       \
-  X(libm_double, OPTIONAL, STRING, "device-library function for a double C math function (template)") \
+  X(libm_double, OPTIONAL, TEMPLATE(STRING, "name " GPUBLOB_SPEC_CHIP_PLACEHOLDERS " opt"),         \
+    "device-library function for a double C math function (template)")                              \
   X(libm_intrinsics, OPTIONAL, LIST, "glob patterns of llvm.* math intrinsics the backend cannot "  \
     "select (PATTERN!afn: unless the call has afn), called as their C function's libm_ name")      \
   X(extern_spaces, OPTIONAL, LIST, "address spaces whose external global declarations the target's "  \
@@ -116,15 +144,16 @@
   X(unsupported_types, OPTIONAL, LIST, "LLVM types the backend cannot lower (half bfloat float double "  \
     "fp128 x86_fp80 ppc_fp128): a module that still holds one before the backend is TARGET")      \
   X(entry_cc, OPTIONAL, LIST, "calling conventions of entry points")                               \
-  X(fp_contract, DEFAULT("on"), CENUM(fp_contract, FP_CONTRACT_, "on fast off"), "floating-point " \
+  X(fp_contract, DEFAULT("on"), CENUM(fp_contract, FP_CONTRACT_, (on, fast, off)), "floating-point " \
     "contraction by default (options' fp_contract): on, as the IR says; fast, every fadd, fsub and "  \
     "fmul may fuse; off, none may")                                                                 \
-  X(internalize, DEFAULT("no"), CENUM(internalize, INTERNALIZE_, "no yes"), "yes: a module with entry " \
+  X(internalize, DEFAULT("no"), CENUM(internalize, INTERNALIZE_, (no, yes)), "yes: a module with entry " \
     "points is a whole program in every format (the functions that are not entries become internal " \
     "before optimisation, as clang's HIP does); no: every function keeps its linkage (clang's CUDA)") \
   X(mlir_target, OPTIONAL, STRING, "MLIR target attribute that selects the target, e.g. nvvm.target") \
   X(mlir_chip, OPTIONAL, STRING, "chip the MLIR attribute means when it names none")               \
-  X(mlir_lower, OPTIONAL, STRING, "MLIR passes (template) that lower a gpu.module body")           \
+  X(mlir_lower, OPTIONAL, TEMPLATE(STRING, GPUBLOB_SPEC_CHIP_PLACEHOLDERS " opt lowerchip"),        \
+    "MLIR passes (template) that lower a gpu.module body")                                          \
   X(mlir_dialects, OPTIONAL, LIST, "dialects a lowered gpu.module body may hold")                  \
   X(mlir_lower_chip, OPTIONAL, LIST, "CHIP:CHIP: the chip MLIR's lowering is told, {lowerchip}, where not the chip") \
   X(mlir_abi, OPTIONAL, STRING, "ABI version the MLIR attribute means when it names none (its abi)") \
@@ -134,25 +163,47 @@
     "once lowered, where it has no NAME (VALUE MLIR's text, e.g. 16:i32)")                              \
   X(llvm_target, REQUIRED, STRING, "LLVM backend to initialise and link, e.g. NVPTX")              \
   X(llvm_chip, OPTIONAL, LIST, "GLOB:CPU: the CPU LLVM's backend gets for matching chips, where not the chip") \
-  X(asm_parser, DEFAULT("no"), ENUM("yes no"), "yes: the backend has an assembly parser (inline asm needs it)") \
-  X(isolate, DEFAULT("asked"), CENUM(isolate, ISOLATE_, "asked always"), "asked: jobs run in the calling "  \
+  X(asm_parser, DEFAULT("no"), ENUM((yes, no)), "yes: the backend has an assembly parser (inline asm needs it)") \
+  X(isolate, DEFAULT("asked"), CENUM(isolate, ISOLATE_, (asked, always)), "asked: jobs run in the calling "  \
     "process unless options ask for isolation; always: each job runs in a child process of its own, for a " \
     "backend that keeps one module's state in the process for the next (LLVM 22's SPIR-V backend)")    \
   /* the end of the list: every key's line above ends in a backslash */
 
-/* The C enums of the CENUM keys, a constant per word of the key's V. */
-enum emit_kind { EMIT_asm, EMIT_obj };
-enum tool_kind { TOOL_exec, TOOL_none, TOOL_asked };
-enum tool_input { INPUT_file, INPUT_stdin, INPUT_pipe };
-enum provider_kind { PROVIDER_none, PROVIDER_nvjitlink, PROVIDER_lld };
-enum provider_from { PROVIDER_FROM_library, PROVIDER_FROM_linked };
-enum provider_bytes { PROVIDER_BYTES_own, PROVIDER_BYTES_program };
-enum internalize { INTERNALIZE_no, INTERNALIZE_yes };
-enum fp_contract { FP_CONTRACT_on, FP_CONTRACT_fast, FP_CONTRACT_off };
-enum isolate { ISOLATE_asked, ISOLATE_always };
-enum pack_provider_kind { PACK_PROVIDER_none, PACK_PROVIDER_offload_bundle };
-enum metadata_kind { METADATA_none, METADATA_amdgpu_note, METADATA_nv_info };
-enum pack_metadata_kind { PACK_METADATA_none, PACK_METADATA_offload_bundle, PACK_METADATA_fatbin };
+/* The C enums of the CENUM keys, each from its key's line: GPUBLOB_SPEC_KEYS(GPUBLOB_SPEC_ENUM)
+** declares enum T { P##W, ... } for each CENUM(T, P, (W, ...)), a constant per word in
+** its order, and nothing for another key. */
+#define GPUBLOB_SPEC_ENUM(key, presence, type, doc) GPUBLOB_SPEC_ENUM_##type
+#define GPUBLOB_SPEC_ENUM_STRING
+#define GPUBLOB_SPEC_ENUM_LIST
+#define GPUBLOB_SPEC_ENUM_TEMPLATE(type, placeholders)
+#define GPUBLOB_SPEC_ENUM_ENUM(words)
+#define GPUBLOB_SPEC_ENUM_CENUM(tag, prefix, words) \
+  enum tag { GPUBLOB_SPEC_EACH(GPUBLOB_SPEC_CONSTANT, prefix, GPUBLOB_SPEC_UNPAREN words) };
+#define GPUBLOB_SPEC_ENUM_INTEGER(min, max, unit)
+#define GPUBLOB_SPEC_CONSTANT(prefix, word) prefix##word,
+
+/* The words (W, ...) of an ENUM or a CENUM as one blank-separated string ("asm obj"),
+** for specgen: " asm" " obj" without its first blank. */
+#define GPUBLOB_SPEC_WORDS(words) (&(GPUBLOB_SPEC_EACH(GPUBLOB_SPEC_SPACED_WORD, ~, GPUBLOB_SPEC_UNPAREN words))[1])
+#define GPUBLOB_SPEC_SPACED_WORD(unused, word) " " #word
+
+/* GPUBLOB_SPEC_EACH(F, P, W1, ..., Wn): F(P, W1) ... F(P, Wn), for 1 to 8 words. */
+#define GPUBLOB_SPEC_UNPAREN(...) __VA_ARGS__
+#define GPUBLOB_SPEC_EACH(f, p, ...) GPUBLOB_SPEC_EACH_N(GPUBLOB_SPEC_COUNT(__VA_ARGS__), f, p, __VA_ARGS__)
+#define GPUBLOB_SPEC_EACH_N(n, f, p, ...) GPUBLOB_SPEC_EACH_PASTE(n)(f, p, __VA_ARGS__)
+#define GPUBLOB_SPEC_EACH_PASTE(n) GPUBLOB_SPEC_EACH_##n
+#define GPUBLOB_SPEC_COUNT(...) GPUBLOB_SPEC_NINTH(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define GPUBLOB_SPEC_NINTH(w1, w2, w3, w4, w5, w6, w7, w8, n, ...) n
+#define GPUBLOB_SPEC_EACH_1(f, p, w) f(p, w)
+#define GPUBLOB_SPEC_EACH_2(f, p, w, ...) f(p, w) GPUBLOB_SPEC_EACH_1(f, p, __VA_ARGS__)
+#define GPUBLOB_SPEC_EACH_3(f, p, w, ...) f(p, w) GPUBLOB_SPEC_EACH_2(f, p, __VA_ARGS__)
+#define GPUBLOB_SPEC_EACH_4(f, p, w, ...) f(p, w) GPUBLOB_SPEC_EACH_3(f, p, __VA_ARGS__)
+#define GPUBLOB_SPEC_EACH_5(f, p, w, ...) f(p, w) GPUBLOB_SPEC_EACH_4(f, p, __VA_ARGS__)
+#define GPUBLOB_SPEC_EACH_6(f, p, w, ...) f(p, w) GPUBLOB_SPEC_EACH_5(f, p, __VA_ARGS__)
+#define GPUBLOB_SPEC_EACH_7(f, p, w, ...) f(p, w) GPUBLOB_SPEC_EACH_6(f, p, __VA_ARGS__)
+#define GPUBLOB_SPEC_EACH_8(f, p, w, ...) f(p, w) GPUBLOB_SPEC_EACH_7(f, p, __VA_ARGS__)
+
+GPUBLOB_SPEC_KEYS(GPUBLOB_SPEC_ENUM)
 
 /* The number of keys, for #if: the generated table checks it was written for this list. */
 #define GPUBLOB_SPEC_ONE_KEY(key, presence, type, doc) +1
@@ -168,11 +219,13 @@ enum pack_metadata_kind { PACK_METADATA_none, PACK_METADATA_offload_bundle, PACK
   GPUBLOB_SPEC_NAME_##type(key)
 #define GPUBLOB_SPEC_CTYPE_STRING const char *
 #define GPUBLOB_SPEC_CTYPE_LIST const char *
+#define GPUBLOB_SPEC_CTYPE_TEMPLATE(type, placeholders) GPUBLOB_SPEC_CTYPE_##type
 #define GPUBLOB_SPEC_CTYPE_ENUM(values) const char *
 #define GPUBLOB_SPEC_CTYPE_CENUM(tag, prefix, values) enum tag
 #define GPUBLOB_SPEC_CTYPE_INTEGER(min, max, unit) int
 #define GPUBLOB_SPEC_NAME_STRING(key)
 #define GPUBLOB_SPEC_NAME_LIST(key)
+#define GPUBLOB_SPEC_NAME_TEMPLATE(type, placeholders) GPUBLOB_SPEC_NO_NAME
 #define GPUBLOB_SPEC_NAME_ENUM(values) GPUBLOB_SPEC_NO_NAME
 #define GPUBLOB_SPEC_NAME_CENUM(tag, prefix, values) GPUBLOB_SPEC_WORD_NAME
 #define GPUBLOB_SPEC_NAME_INTEGER(min, max, unit) GPUBLOB_SPEC_NO_NAME

@@ -37,6 +37,7 @@ static int spec_tests_condition(const target_desc *t, const char *name) {
 #define MODE_TESTED_IN(key, presence, type, doc) MODE_TESTED_IN_##type(key)
 #define MODE_TESTED_IN_STRING(key) || strstr(t->key, c)
 #define MODE_TESTED_IN_LIST(key) || strstr(t->key, c)
+#define MODE_TESTED_IN_TEMPLATE(type, placeholders) MODE_TESTED_IN_##type
 #define MODE_TESTED_IN_ENUM(values) MODE_NOT_TESTED
 #define MODE_TESTED_IN_CENUM(tag, prefix, values) MODE_NOT_TESTED
 #define MODE_TESTED_IN_INTEGER(min, max, unit) MODE_NOT_TESTED
@@ -45,6 +46,7 @@ static int spec_tests_condition(const target_desc *t, const char *name) {
 #undef MODE_TESTED_IN
 #undef MODE_TESTED_IN_STRING
 #undef MODE_TESTED_IN_LIST
+#undef MODE_TESTED_IN_TEMPLATE
 #undef MODE_TESTED_IN_ENUM
 #undef MODE_TESTED_IN_CENUM
 #undef MODE_TESTED_IN_INTEGER

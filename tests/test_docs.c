@@ -11,6 +11,9 @@
 **    (run where the CUDA toolkit's ptxas is found, else skipped), <!-- docs-test: needs
 **    WHAT... --> (run where each is found, else skipped naming it: rocm, ROCm's bitcode;
 **    spirv-val; mlir, a build with MLIR);
+**  - docs/targets.md's key table has a row for every key of src/spec_keys.h's list, no
+**    row names a key the list has not, and its "required" column says yes for the
+**    REQUIRED keys alone;
 **  - README.md has at most 300 lines, the product's docs name no issue numbers, and
 **    every relative link of README.md and docs/ reaches a file. */
 #define _GNU_SOURCE
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "src/spec_keys.h"
 #include "testlib.h"
 
 #define CLI "build/gpublob"
@@ -347,6 +351,67 @@ static void tests_page(void) {
   free(page);
 }
 
+/* ---- docs/targets.md's key table: a row per key of src/spec_keys.h ---- */
+#define SPEC_KEY_NAME(key, presence, type, doc) #key,
+#define SPEC_KEY_REQUIRED(key, presence, type, doc) SPEC_REQUIRED_##presence,
+#define SPEC_REQUIRED_REQUIRED 1
+#define SPEC_REQUIRED_OPTIONAL 0
+#define SPEC_REQUIRED_DEFAULT(value) 0
+static const char *const spec_keys[] = {GPUBLOB_SPEC_KEYS(SPEC_KEY_NAME)};
+static const int spec_key_required[] = {GPUBLOB_SPEC_KEYS(SPEC_KEY_REQUIRED)};
+enum { SPEC_NKEYS = sizeof spec_keys / sizeof *spec_keys };
+
+static int spec_key_index(const char *name, size_t n) {
+  for (int k = 0; k < SPEC_NKEYS; k++)
+    if (strlen(spec_keys[k]) == n && !strncmp(spec_keys[k], name, n)) return k;
+  return -1;
+}
+
+/* One row, "| key, key | required | meaning |": each key it names is marked in rows[]
+** (1: the row says required, 2: it does not); unknown gets the names the list lacks. */
+static void key_row(const char *row, int *rows, strset *unknown) {
+  const char *cell = row + 1, *end = strchr(cell, '|');
+  const char *req = end ? end + 1 : "";
+  int required = !strncmp(req, " yes |", 6);
+  while (end && cell < end) {
+    while (*cell == ' ' || *cell == '`' || *cell == ',') cell++;
+    size_t n = 0;
+    while (cell + n < end && ident_char(cell[n])) n++;
+    if (!n) break;
+    int k = spec_key_index(cell, n);
+    if (k < 0) set_add(unknown, cell, n);
+    else rows[k] = required ? 1 : 2;
+    cell += n;
+  }
+}
+
+static const char *next_line(const char *line) {
+  const char *nl = strchr(line, '\n');
+  return nl ? nl + 1 : "";
+}
+
+static void key_table(void) {
+  char *md = (char *)slurp("docs/targets.md", &(size_t){0});
+  const char *head = md ? strstr(md, "\n| key | required | meaning |\n|---|---|---|\n") : NULL;
+  check(head != NULL, "docs/targets.md: the key table", "no '| key | required | meaning |' table");
+  int rows[SPEC_NKEYS] = {0};
+  strset unknown = {0};
+  for (const char *row = head ? next_line(next_line(head + 1)) : ""; *row == '|'; row = next_line(row))
+    key_row(row, rows, &unknown);
+  char missing[4096] = "", wrong[4096] = "";
+  for (int k = 0; k < SPEC_NKEYS; k++) {
+    char *list = !rows[k] ? missing : (rows[k] == 1) != spec_key_required[k] ? wrong : NULL;
+    if (list) snprintf(list + strlen(list), sizeof missing - strlen(list), " %s", spec_keys[k]); /* one size */
+  }
+  check_if(head != NULL, !*missing, "docs/targets.md's key table has a row for every key of src/spec_keys.h",
+           "no row for:%s", missing);
+  check_if(head != NULL, unknown.n == 0, "docs/targets.md's key table names only keys of src/spec_keys.h",
+           "%zu unknown, the first '%s'", unknown.n, unknown.n ? unknown.v[0] : "");
+  check_if(head != NULL, !*wrong, "docs/targets.md's key table: 'required' is yes for the REQUIRED keys alone",
+           "wrong for:%s", wrong);
+  free(md);
+}
+
 int main(void) {
   char *readme = (char *)slurp("README.md", &(size_t){0});
   check(readme != NULL, "README.md", "cannot read it");
@@ -379,8 +444,9 @@ int main(void) {
   if (d) closedir(d);
   check(pages >= 9, "docs/: its pages", "%d pages", pages);
   tests_page();
+  key_table();
   const char *const code[][2] = {{"src", ".c .h"}, {".", ".c .h"}, {"tests", ".c .h .sh"}, {"examples", ".c .sh .ll .mlir"},
-                                 {"bench", ".sh .py .c"}, {"gen", ".c"}, {"targets", ".spec"}, {"tools", ".sh"}};
+                                 {"bench", ".sh .py .c"}, {"gen", ".c .h"}, {"targets", ".spec"}, {"tools", ".sh .c"}};
   for (size_t i = 0; i < sizeof code / sizeof *code; i++) no_issue_numbers_in(code[i][0], code[i][1]);
   free(readme);
   return report();

@@ -1,6 +1,8 @@
 /* fuzz_spec: libFuzzer harness of the spec generator's parser and checks.
-** gen/specgen.c is compiled with -DSPECGEN_LIBRARY: an error returns from
-** specgen_run (longjmp) instead of exiting, and specgen_reset frees the state.
+** gen/specgen.c is compiled with -DSPECGEN_LIBRARY and linked with the reader,
+** the checks and the writer (gen/spec_read.c, gen/spec_check.c, gen/spec_write.c):
+** an error returns from specgen_run (longjmp) instead of exiting, and
+** specgen_reset frees the state.
 ** On a spec it accepts, the table must be C11 that means what the spec says: no
 ** trigraph, no byte outside printable ASCII but newlines. */
 #define _POSIX_C_SOURCE 200809L

@@ -12,7 +12,7 @@
 # watchdog, tests/fuzz/watchdog.h, so that the stack is the busy thread's) and
 # classified by tests/whose.sh: ours when the first frame of its error stack
 # (for a leak, of an allocation stack) past the runtime, libc and the allocators
-# is in gpublob.c, gen/specgen.c or tests/fuzz; else LLVM's (or MLIR's): LLVM
+# is in gpublob.c, gen/ (specgen) or tests/fuzz; else LLVM's (or MLIR's): LLVM
 # aborts, leaks and runs out of memory on some inputs, which is why gpublob has
 # an isolation mode.  Every crash input kept in tests/fuzz/crashes-found/ is
 # also replayed so, each run.  A new crash input, ours or LLVM's, is copied

@@ -23,7 +23,7 @@ for f in "$@"; do
   printf '%s\n' "$log" | grep -a -E '^ +#[0-9]+ ' |
     grep -a -v -E 'in (__sanitizer|__asan|__lsan|__ubsan|__interceptor|malloc|calloc|realloc|free|operator new|raise|abort|__pthread_kill|fuzzer::)|libc\.so|libc_start|_start |sanitizer_common|/libstdc\+\+' |
     head -n 4 | sed 's/ (\/[^)]*)//; s/ (BuildId[^)]*)//; s/^ */  /' | cut -c1-200
-  printf '%s\n' "$log" | grep -a -E '^ +#[0-9]+ .*(gpublob\.c|specgen\.c)' | head -n 1 | sed 's/^ */  first of ours: /' | cut -c1-200
+  printf '%s\n' "$log" | grep -a -E '^ +#[0-9]+ .*(gpublob\.c|gen/spec[a-z_]*\.c)' | head -n 1 | sed 's/^ */  first of ours: /' | cut -c1-200
   printf '%s\n' "$log" >"$work"
   sh tests/whose.sh "$work" | cut -f1-3 | sed 's/^/  whose: /; s/\t/: /g' | cut -c1-240
 done
