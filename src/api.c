@@ -108,18 +108,12 @@ int gpublob_output_get(const gpublob_result *r, size_t i, gpublob_output_info *o
   return copy_out(out, size, &info, sizeof info, first);
 }
 
-/* The options struct of a caller built at version v ends where v+1's fields start:
-** only that much is the caller's to zero. */
+/* The options struct of a caller built at version v ends where v+1's fields start
+** (options_size): only that much is the caller's to zero. */
 int gpublob_options_init(gpublob_options *opts, unsigned version) {
-  static const size_t ends[] = {
-      offsetof(gpublob_options, targets),      offsetof(gpublob_options, jobs),
-      offsetof(gpublob_options, tool_timeout), offsetof(gpublob_options, abi),
-      offsetof(gpublob_options, link),         offsetof(gpublob_options, remote_cache),
-      offsetof(gpublob_options, job_timeout),  sizeof(gpublob_options)};
-  _Static_assert(sizeof ends / sizeof *ends == GPUBLOB_OPTIONS_VERSION, "an end for each options version");
   if (!version) version = GPUBLOB_OPTIONS_VERSION;
   if (!opts || version > GPUBLOB_OPTIONS_VERSION) return GPUBLOB_MISUSE;
-  memset(opts, 0, ends[version - 1]);
+  memset(opts, 0, options_size(version));
   opts->version = version;
   return GPUBLOB_OK;
 }

@@ -40,14 +40,19 @@ static void make_lazy(LLVMModuleRef lib) {
       LLVMSetLinkage(g, LLVMLinkOnceODRLinkage);
 }
 
-/* Bitcode loaded lazily into the job's context (the bytes stay the caller's). */
-static int load_bitcode(job *j, const void *bytes, size_t size, const char *name, LLVMModuleRef *out) {
+/* Bitcode loaded lazily into ctx (the bytes stay the caller's). */
+static int load_bitcode_in(job *j, LLVMContextRef ctx, const void *bytes, size_t size, const char *name,
+                           LLVMModuleRef *out) {
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(bytes, size, name, 0);
-  if (!LLVMGetBitcodeModuleInContext2(j->llvm->ctx, buf, out)) return GPUBLOB_OK;
+  if (!LLVMGetBitcodeModuleInContext2(ctx, buf, out)) return GPUBLOB_OK;
   LLVMDisposeMemoryBuffer(buf); /* owned by the module only on success */
   set_error(j->g, GPUBLOB_LINK, "cannot read device library %s", name);
   add_detail(j->g, sb_str(&j->diag));
   return GPUBLOB_LINK;
+}
+
+static int load_bitcode(job *j, const void *bytes, size_t size, const char *name, LLVMModuleRef *out) {
+  return load_bitcode_in(j, j->llvm->ctx, bytes, size, name, out);
 }
 
 /* The whole library, loaded lazily as the module's triple and layout, public
@@ -80,17 +85,27 @@ static int link_failed(job *j, const devlib *l) {
   return GPUBLOB_LINK;
 }
 
-/* The subset of l for key: the call's, else made here from the whole library (which
-** that consumes) and filed for the other jobs. */
+/* The subset of l for key: the call's, else made here and filed for the other jobs.
+** It is made from the whole library loaded anew in a context of its own: bitcode
+** lists every metadata kind its context knows, so a subset made in a job's context
+** would carry whatever that job had loaded before (ockl's srcloc), and the bitcode
+** of every job that links it (-f llvm) would depend on which job of the call made it. */
 static const lib_subset *subset_get(job *j, devlib *l, strbuf *key) {
   const lib_subset *sub = subset_find(l->shared, l->share, key);
   if (sub) return sub;
-  int rc = l->lazy ? GPUBLOB_OK : load_lazy(j, l, &l->lazy);
+  double t = now_ms();
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(ctx, on_diagnostic, j);
+  LLVMModuleRef whole = NULL;
   strbuf bitcode = {0};
-  LLVMModuleRef whole = l->lazy;
-  l->lazy = NULL;
-  double t = now_ms(); /* load_lazy counts its own time */
-  if (!rc) rc = subset_make(j, whole, key, &bitcode);
+  int rc = load_bitcode_in(j, ctx, l->shared->map, l->shared->size, sb_str(&l->path), &whole);
+  if (!rc) {
+    LLVMSetTarget(whole, j->triple);
+    LLVMSetDataLayout(whole, LLVMGetDataLayoutStr(j->llvm->mod));
+    make_lazy(whole);
+    rc = subset_make(j, whole, key, &bitcode);
+  }
+  LLVMContextDispose(ctx);
   j->ms[PH_LINK] += now_ms() - t;
   if (!rc && !(sub = subset_file(l->shared, l->share, key, &bitcode))) rc = GPUBLOB_NOMEM;
   sb_free(&bitcode);

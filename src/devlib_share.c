@@ -246,9 +246,9 @@ static const lib_subset *subset_file(shared_lib *l, lib_share *s, strbuf *key, s
 }
 
 /* The subset module: a declaration of each needed name (key's names) with lib linked
-** in (lib is consumed), as bitcode. */
+** in (lib is consumed), in lib's context, as bitcode. */
 static int subset_make(job *j, LLVMModuleRef lib, const strbuf *key, strbuf *bitcode) {
-  LLVMModuleRef sub = LLVMModuleCreateWithNameInContext("gpublob-subset", j->llvm->ctx);
+  LLVMModuleRef sub = LLVMModuleCreateWithNameInContext("gpublob-subset", LLVMGetModuleContext(lib));
   const char *p = key->s, *end = key->s + key->len;
   LLVMSetTarget(sub, p);
   p += strlen(p) + 1;

@@ -11,16 +11,9 @@ enum { NT_AMDGPU_METADATA_ = 32 };
 /* Where a kernel map's integer key goes; NULL for a key not kept. */
 static long long *amd_field(gpublob_kernel_info *k, const char *s, size_t n) {
   static const struct { const char *key; size_t off; } keys[] = {
-      {".vgpr_count", offsetof(gpublob_kernel_info, registers)},
-      {".sgpr_count", offsetof(gpublob_kernel_info, sgprs)},
-      {".agpr_count", offsetof(gpublob_kernel_info, agprs)},
-      {".vgpr_spill_count", offsetof(gpublob_kernel_info, vgpr_spills)},
-      {".sgpr_spill_count", offsetof(gpublob_kernel_info, sgpr_spills)},
-      {".group_segment_fixed_size", offsetof(gpublob_kernel_info, shared_bytes)},
-      {".private_segment_fixed_size", offsetof(gpublob_kernel_info, local_bytes)},
-      {".max_flat_workgroup_size", offsetof(gpublob_kernel_info, max_threads)},
-      {".kernarg_segment_size", offsetof(gpublob_kernel_info, params_bytes)},
-      {".wavefront_size", offsetof(gpublob_kernel_info, wave_size)},
+#define GPUBLOB_AMD_NOTE_KEY(key, field) {"." #key, offsetof(gpublob_kernel_info, field)},
+      GPUBLOB_AMDGPU_KERNEL_KEYS(GPUBLOB_AMD_NOTE_KEY)
+#undef GPUBLOB_AMD_NOTE_KEY
   };
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
     if (mp_is(s, n, keys[i].key)) return (long long *)((char *)k + keys[i].off);

@@ -1,6 +1,6 @@
-/* src/meta_pack.c: Kernel metadata of a blob and of a pack.  A bin blob is read by its
-** target's 'metadata' reader; a pack by its 'pack_metadata' reader, which finds the
-** members and reads each with 'metadata', under the member's chip:
+/* src/meta_pack.c: Kernel metadata of a pack: its 'pack_metadata' reader finds the
+** members and reads each with the target's bin reader (src/meta_blob.c), under the
+** member's chip:
 **   offload_bundle: a clang offload bundle (the layout of src/pack_bundle.c); each
 **     entry with bytes is a code object, its chip the target id its id ends with
 **     (hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+: gfx90a:xnack+).  A compressed bundle
@@ -17,18 +17,6 @@
 /* ---- the members of a pack, each read as a bin blob ---- */
 static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
 enum { BUNDLE_MAGIC_LEN = sizeof bundle_magic - 1, PACK_MAX_MEMBERS = 4096 };
-
-/* A bin blob's kernels, by the target's reader, each with chip. */
-static int read_bin_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, const char *chip,
-                            ktable *kt) {
-  switch (t->metadata) {
-  case METADATA_amdgpu_note: return read_amdgpu_note(g, p, n, chip, kt);
-  case METADATA_nv_info: return read_nv_info(g, p, n, chip, kt);
-  case METADATA_none: break;
-  }
-  return set_error(g, GPUBLOB_FORMAT, "a %s blob records no kernel metadata gpublob reads (spec: metadata = none)",
-                   t->name);
-}
 
 /* The target id an offload entry's id ends with: what follows its kind and the four
 ** parts of its triple (kind-arch-vendor-os-env-ID); the whole id when it has fewer. */
@@ -102,26 +90,4 @@ static int read_fatbin_kernels(gpublob *g, const target_desc *t, const unsigned 
     at += eh + payload;
   }
   return GPUBLOB_OK;
-}
-
-/* The kernels of output o: its target's reader for a bin blob or a pack; FORMAT for
-** any other output (assembly, bitcode, MLIR's module, a target without a reader). */
-static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) {
-  const target_desc *t = o->target ? target_named(o->target, strlen(o->target)) : NULL;
-  const char *suffix = o->blob.suffix ? o->blob.suffix : "";
-  if (!t && o->target && *o->target)
-    return set_error(g, GPUBLOB_FORMAT, "the output's target '%.64s' is none of the spec's", o->target);
-  if (!t) return set_error(g, GPUBLOB_FORMAT, "the output holds no kernel metadata (MLIR's whole module: its "
-                           "kernels are in each #gpu.object's kernel table)");
-  const unsigned char *p = o->blob.data ? o->blob.data : (const unsigned char *)"";
-  if (*t->suffix_pack && !strcmp(suffix, t->suffix_pack)) {
-    if (t->pack_metadata == PACK_METADATA_offload_bundle) return read_bundle_kernels(g, t, p, o->blob.size, kt);
-    if (t->pack_metadata == PACK_METADATA_fatbin)
-      return read_fatbin_kernels(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
-    return set_error(g, GPUBLOB_FORMAT, "a %s pack (%s) records no kernel metadata gpublob reads", t->name, suffix);
-  }
-  if (strcmp(suffix, t->suffix_bin))
-    return set_error(g, GPUBLOB_FORMAT, "a %s output of format %s records no kernel metadata (only the bin "
-                     "blob and the pack do)", t->name, *suffix ? suffix : "(none)");
-  return read_bin_kernels(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
 }

@@ -22,11 +22,10 @@ typedef struct mlir_kernel_key {
 
 #define KOFF(field) offsetof(gpublob_kernel_info, field)
 static const mlir_kernel_key amd_keys[] = {
-    {"vgpr_count", KOFF(registers)}, {"sgpr_count", KOFF(sgprs)}, {"agpr_count", KOFF(agprs)},
-    {"vgpr_spill_count", KOFF(vgpr_spills)}, {"sgpr_spill_count", KOFF(sgpr_spills)},
-    {"wavefront_size", KOFF(wave_size)}, {"max_flat_workgroup_size", KOFF(max_threads)},
-    {"group_segment_fixed_size", KOFF(shared_bytes)}, {"private_segment_fixed_size", KOFF(local_bytes)},
-    {"kernarg_segment_size", KOFF(params_bytes)}, {NULL, 0}};
+#define GPUBLOB_MLIR_AMD_KEY(key, field) {#key, KOFF(field)},
+    GPUBLOB_AMDGPU_KERNEL_KEYS(GPUBLOB_MLIR_AMD_KEY)
+#undef GPUBLOB_MLIR_AMD_KEY
+    {NULL, 0}};
 static const mlir_kernel_key nv_keys[] = {
     {"num_regs", KOFF(registers)}, {"shared_size_bytes", KOFF(shared_bytes)},
     {"local_size_bytes", KOFF(local_bytes)}, {"max_threads_per_block", KOFF(max_threads)},

@@ -19,7 +19,9 @@
 #include "handle.c"
 #include "live.c"
 #include "options.c"
+#include "job_state.c"
 #include "target.c"
+#include "resolve.c"
 #include "template.c"
 #include "search.c"
 #include "provider_nvjitlink.c"
@@ -32,12 +34,15 @@
 #include "cache_size.c"
 #include "cache_deps.c"
 #include "cache_lookup.c"
+#include "cache_stream.c"
 #include "input.c"
 #include "msgpack.c"
 #include "kernels.c"
 #include "meta_amdgpu.c"
 #include "meta_nvinfo.c"
+#include "meta_blob.c"
 #include "meta_pack.c"
+#include "meta_output.c"
 
 #if !GPUBLOB_PARTS_FRONT
 /* The compiler: LLVM from here on. */
@@ -56,6 +61,7 @@
 #include "devlib.c"
 #include "link_files.c"
 #include "libm_names.c"
+#include "unresolved.c"
 #include "type_check.c"
 #include "optimise.c"
 #include "emit.c"

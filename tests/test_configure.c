@@ -60,7 +60,7 @@ int main(void) {
   const char *dir = strdup(tmp_path("tree")); /* kept: tmp_path's buffers are a ring */
   char cmd[8192];
   snprintf(cmd, sizeof cmd,
-           "mkdir -p '%s' && cp -R configure build.ninja gpublob.c gpublob.h gen src targets tests examples "
+           "mkdir -p '%s' && cp -R configure build.ninja gpublob.c gpublob.h gpublob_mlir.h gen src targets tests examples programs "
            "bench tools '%s'/", dir, dir);
   char *out = NULL;
   int rc = in_dir(".", cmd, &out);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "gpublob.h"
+#include "src/kernel_keys.h" /* the reader's AMD keys */
 #include "testlib.h"
 
 #define CLANG LLVM_BINDIR "/clang"
@@ -287,17 +288,10 @@ static void amd_case(const char *ll, const char *stem, const char *const *kernel
       free(b);
       continue;
     }
-    static const struct { const char *key; size_t off; } keys[] = {
-        {".vgpr_count", offsetof(gpublob_kernel_info, registers)},
-        {".sgpr_count", offsetof(gpublob_kernel_info, sgprs)},
-        {".agpr_count", offsetof(gpublob_kernel_info, agprs)},
-        {".vgpr_spill_count", offsetof(gpublob_kernel_info, vgpr_spills)},
-        {".sgpr_spill_count", offsetof(gpublob_kernel_info, sgpr_spills)},
-        {".group_segment_fixed_size", offsetof(gpublob_kernel_info, shared_bytes)},
-        {".private_segment_fixed_size", offsetof(gpublob_kernel_info, local_bytes)},
-        {".max_flat_workgroup_size", offsetof(gpublob_kernel_info, max_threads)},
-        {".kernarg_segment_size", offsetof(gpublob_kernel_info, params_bytes)},
-        {".wavefront_size", offsetof(gpublob_kernel_info, wave_size)},
+    static const struct { const char *key; size_t off; } keys[] = { /* the reader's own list; values: llvm-readelf's */
+#define TEST_AMD_KEY(key, field) {"." #key, offsetof(gpublob_kernel_info, field)},
+        GPUBLOB_AMDGPU_KERNEL_KEYS(TEST_AMD_KEY)
+#undef TEST_AMD_KEY
     };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
       long long want = notes_int(b, keys[i].key), got = *(const long long *)((const char *)&ki->k + keys[i].off);

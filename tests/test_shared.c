@@ -79,13 +79,18 @@ static void map_calls(names *out) {
   char *m = (char *)slurp("src/gpublob.map", &size);
   check(m != NULL, "src/gpublob.map read", "");
   if (!m) return;
-  char *local = strstr(m, "local:");
-  for (char *p = strstr(m, "global:"); p && (!local || p < local); p++) {
-    if (strncmp(p, "gpublob_", 8) || (p > m && is_ident(p[-1]))) continue;
-    size_t n = 0;
-    while (is_ident(p[n])) n++;
-    if (p[n] == ';') add_name(out, p, n);
-    p += n;
+  /* every version node's global: list (GPUBLOB_1, then GPUBLOB_1.3, ...), up to its local: or its end */
+  for (char *g = strstr(m, "global:"); g; g = strstr(g + 7, "global:")) {
+    char *end = strstr(g + 7, "global:"), *local = strstr(g, "local:");
+    if (local && (!end || local < end)) end = local;
+    for (char *p = g; !end || p < end; p++) {
+      if (!*p) break;
+      if (strncmp(p, "gpublob_", 8) || (p > m && is_ident(p[-1]))) continue;
+      size_t n = 0;
+      while (is_ident(p[n])) n++;
+      if (p[n] == ';') add_name(out, p, n);
+      p += n;
+    }
   }
   free(m);
 }

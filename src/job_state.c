@@ -1,0 +1,48 @@
+/* src/job_state.c: A job begun and ended: the one place a job's buffers are made and
+** freed (its options normalised by src/options.c). */
+
+/* ---- one job: begun with its options, ended with everything it holds ---- */
+/* A path a job found (its tool, its provider's library): "" or its own malloc'd copy. */
+static void job_path_free(const char **path) {
+  if (**path) free((char *)*path);
+  *path = "";
+}
+
+/* b's text becomes the job's path (b is left empty); "" when b holds none. */
+static void job_path_take(const char **path, strbuf *b) {
+  job_path_free(path);
+  strbuf taken = sb_move(b);
+  if (taken.len) *path = taken.s;
+  else free(taken.s);
+}
+
+static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
+  memset(j, 0, sizeof *j);
+  j->tool = j->provider_path = "";
+  j->g = j->host = g;
+  options_normalise(o, &j->opts);
+  j->o = &j->opts;
+  j->name = name ? name : "<memory>";
+  j->abi_from = "from the options";
+  j->run.p = (proc){0, -1, -1, -1, 0};
+  j->run.w.live = -1;
+  j->run.w.lock = -1;
+  j->object_flags = -1;
+  g->code = GPUBLOB_OK;
+  sb_reset(&g->msg);
+}
+
+static void job_end(job *j) {
+  job_release_llvm(j);
+  job_path_free(&j->tool);
+  job_path_free(&j->provider_path);
+  sb_free(&j->features);
+  sb_free(&j->condfeat);
+  sb_free(&j->diag);
+  sb_free(&j->tool_log);
+  sb_free(&j->dump);
+  sb_free(&j->sink.msg);
+  sb_free(&j->sink.warn);
+  gpublob_blob_free(&j->out);
+  gpublob_blob_free(&j->asm_out);
+}

@@ -1,0 +1,26 @@
+/* src/meta_output.c: An output's kernels: which reader reads it, by its target and its
+** suffix (a bin blob's, src/meta_blob.c; a pack's, src/meta_pack.c); FORMAT for what
+** records none. */
+
+/* ---- an output: its target's reader for a bin blob or a pack ---- */
+/* The kernels of output o: its target's reader for a bin blob or a pack; FORMAT for
+** any other output (assembly, bitcode, MLIR's module, a target without a reader). */
+static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) {
+  const target_desc *t = o->target ? target_named(o->target, strlen(o->target)) : NULL;
+  const char *suffix = o->blob.suffix ? o->blob.suffix : "";
+  if (!t && o->target && *o->target)
+    return set_error(g, GPUBLOB_FORMAT, "the output's target '%.64s' is none of the spec's", o->target);
+  if (!t) return set_error(g, GPUBLOB_FORMAT, "the output holds no kernel metadata (MLIR's whole module: its "
+                           "kernels are in each #gpu.object's kernel table)");
+  const unsigned char *p = o->blob.data ? o->blob.data : (const unsigned char *)"";
+  if (*t->suffix_pack && !strcmp(suffix, t->suffix_pack)) {
+    if (t->pack_metadata == PACK_METADATA_offload_bundle) return read_bundle_kernels(g, t, p, o->blob.size, kt);
+    if (t->pack_metadata == PACK_METADATA_fatbin)
+      return read_fatbin_kernels(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
+    return set_error(g, GPUBLOB_FORMAT, "a %s pack (%s) records no kernel metadata gpublob reads", t->name, suffix);
+  }
+  if (strcmp(suffix, t->suffix_bin))
+    return set_error(g, GPUBLOB_FORMAT, "a %s output of format %s records no kernel metadata (only the bin "
+                     "blob and the pack do)", t->name, *suffix ? suffix : "(none)");
+  return read_bin_kernels(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
+}
