@@ -214,6 +214,14 @@ int main(void) {
     check(rc == 0, "pkg-config: cc user.c $(pkg-config --cflags --libs gpublob) (the shared library)",
           "exit %d: %s", rc, tail(out));
     free(out);
+    /* the static line: the spec's backends alone (lld's driver and MLIR reach no other:
+    ** src/lld.cpp's InitializeAll*), and none of MLIR's test-pass archives */
+    rc = sh("pkg-config --libs gpublob-static", &out);
+    check(rc == 0 && lacks(out, "LLVMX86CodeGen") && lacks(out, "LLVMAArch64CodeGen") && lacks(out, "LLVMRISCVCodeGen") &&
+              lacks(out, "Test") && contains(out, "LLVMAMDGPUCodeGen") && contains(out, "LLVMNVPTXCodeGen"),
+          "pkg-config --libs gpublob-static: the spec's LLVM backends (AMDGPU, NVPTX) and no other (X86, AArch64, "
+          "RISCV), no MLIR test passes", "exit %d: %s", rc, tail(out));
+    free(out);
     rc = sh(fmt("cc -std=c11 -o %s/user-pc-static tests/install/user.c $(pkg-config --cflags --libs gpublob-static)",
                 s),
             &out);
