@@ -1,8 +1,9 @@
 /* test_lean: a static build links only the LLVM backends the spec names, and
-** carries no RUNPATH.  MLIR's LLVM IR target utilities call LLVMInitializeAll*,
-** whose references would pull every backend LLVM was built with into each
-** program; build/unused_backends.o (gen/specgen.c --unused-backends) answers
-** them with no-ops.  For build/gpublob-compiler and for this test program (linked
+** carries no RUNPATH.  MLIR's LLVM IR target utilities and lld's driver call
+** llvm::InitializeAll*, whose references would pull every backend LLVM was built
+** with into each program: with lld in-process, src/lld.cpp's copies of them name
+** the spec's backends alone; without it, build/unused_backends.o (gen/specgen.c
+** --unused-backends) answers the rest with no-ops.  For build/gpublob-compiler and for this test program (linked
 ** as every test is), with llvm-nm and llvm-readelf at test time:
 **   - each backend of config.ninja's llvm_targets that the spec's components
 **     (build/specgen --llvm-components) lack has a no-op LLVMInitialize<T>Target
