@@ -9,22 +9,32 @@
 #                                       longer listed does not run)
 #   sh tests/run.sh ROOT [TEST...]      from ROOT (ROOT/build/tests/...; the tests'
 #                                       relative paths resolve there), only the TESTs
-#                                       named (test_jobs ...), each one required
-#                                       (tests/sanitize.sh runs the sanitized suite so)
+#                                       named (test_jobs ...), each one required; with
+#                                       none named, the build's list as far as ROOT's
+#                                       build has it (tests/sanitize.sh runs the
+#                                       sanitized suite so)
 cd "$(dirname "$0")/.." || exit 2
 named=""
 # tests/test_python.py (the ctypes binding, through build/libgpublob.so): the one
 # test that is not a C program, run with python3 after the C programs; not in a
 # sanitized suite (ROOT given), whose build has no libgpublob.so.
 py=tests/test_python.py
+# The build's list, read here (the tree's build.ninja), before any cd.
+listed=$(ninja -t query tests 2>/dev/null | sed -n 's|^ *\(build/tests/test_[A-Za-z0-9_]*\)$|\1|p' | tr '\n' ' ')
+[ -n "$listed" ] || { echo "tests/run.sh: no test list: ninja -t query tests (run ./configure, then ninja tests)"; exit 2; }
 if [ $# -gt 0 ]; then
   py=""
   cd "$1" || exit 2
   shift
   for n in "$@"; do named="$named build/tests/$n"; done
+  # no TEST named: the build's list, as far as ROOT's build has it (a sanitized
+  # build leaves out the tests that are not sanitized: test_install, test_shared ...)
+  if [ -z "$named" ]; then
+    for t in $listed; do [ -x "$t" ] && named="$named $t"; done
+    [ -n "$named" ] || { echo "tests/run.sh: no test of the build's list is built under $(pwd)"; exit 1; }
+  fi
 else
-  named=$(ninja -t query tests 2>/dev/null | sed -n 's|^ *\(build/tests/test_[A-Za-z0-9_]*\)$|\1|p' | tr '\n' ' ')
-  [ -n "$named" ] || { echo "tests/run.sh: no test list: ninja -t query tests (run ./configure, then ninja tests)"; exit 2; }
+  named=$listed
 fi
 # The CLI caches by default: give the tests a cache of their own, not the user's.
 GPUBLOB_CACHE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpublob-test-cache-XXXXXX") || exit 2
