@@ -34,6 +34,13 @@
 ** HANDOFF_HEADER, then "remote-off", then "warning TEXT" for each warning of the
 ** front's lookup; the compiler prints those its own call did not give. */
 #define HANDOFF_ENV "GPUBLOB_REMOTE_FAULT"
+/* The front starts the compiler with glibc's malloc in 2 MiB pages
+** (GLIBC_TUNABLES=FRONT_TUNABLES: transparent huge pages for every arena, one fault
+** a 2 MiB page), unless the user's environment has GLIBC_TUNABLES of its own; it
+** sets TUNABLES_ENV then, and the compiler takes both off again at its start, so
+** the tools it runs (ptxas, ld.lld) see the user's environment. */
+#define FRONT_TUNABLES "glibc.malloc.hugetlb=1"
+#define TUNABLES_ENV "GPUBLOB_FRONT_TUNABLES"
 #define HANDOFF_HEADER "gpublob-front 1"
 
 typedef struct cli {

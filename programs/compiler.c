@@ -154,6 +154,14 @@ static void on_llvm_fatal(const char *reason) {
 ** below 1 GiB): 10,800 faults, and 0.70 s instead of 1.03 to 1.30 s in-process
 ** (docs/benchmarks.md).  A host that links the library chooses its own malloc
 ** settings (docs/library.md). */
+/* The front's GLIBC_TUNABLES (cli.h) was read by glibc as this process started:
+** taken off, so that the tools this process runs see the user's environment. */
+static void front_tunables_take(void) {
+  if (!getenv(TUNABLES_ENV)) return;
+  unsetenv("GLIBC_TUNABLES");
+  unsetenv(TUNABLES_ENV);
+}
+
 static void malloc_keep_freed(void) {
   mallopt(M_TOP_PAD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
@@ -164,6 +172,7 @@ int main(int argc, char **argv) {
   cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION, .flags = CLI_DEFAULT_FLAGS}};
   int rc = parse_args(&c, argc, argv);
   if (rc) return rc == 1 ? 0 : 2;
+  front_tunables_take();
   malloc_keep_freed();
   front_handoff = handoff_take(&c);
   isolating = (c.opts.flags & GPUBLOB_FLAG_ISOLATE) != 0;

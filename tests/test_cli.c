@@ -583,6 +583,48 @@ static void test_list_targets(void) {
   free(out);
 }
 
+/* The front starts the compiler with glibc's malloc in 2 MiB pages (programs/cli.h,
+** FRONT_TUNABLES) unless GLIBC_TUNABLES is the user's; the tool the compiler runs
+** (here a script before ld.lld, which reads its parent's start environment from
+** /proc) sees the user's environment either way. */
+static void test_tunables(void) {
+  char script[PATH_MAX], env_file[PATH_MAX], parent_file[PATH_MAX], out[PATH_MAX], body[2 * PATH_MAX + 256];
+  at(script, sizeof script, "ld.lld-env.sh");
+  at(env_file, sizeof env_file, "tool.env");
+  at(parent_file, sizeof parent_file, "compiler.env");
+  at(out, sizeof out, "tunables.hsaco");
+  int n = snprintf(body, sizeof body, "#!/bin/sh\nenv > '%s'\ntr '\\0' '\\n' < /proc/$PPID/environ > '%s'\n"
+                   "exec " LLVM_BINDIR "/ld.lld \"$@\"\n", env_file, parent_file);
+  spill(script, body, (size_t)n);
+  chmod(script, 0755);
+  static const char *const users[] = {NULL, "glibc.malloc.check=0"};
+  for (int i = 0; i < 2; i++) {
+    if (users[i]) setenv("GLIBC_TUNABLES", users[i], 1);
+    else unsetenv("GLIBC_TUNABLES");
+    const char *argv[] = {CLI, "--no-cache", "--tool-mode", "program", "--tool", script, "-t", "amdgcn:gfx90a",
+                          "bench/kernels/saxpy_amdgcn.ll", "-o", out, NULL};
+    char *log = NULL, *tool = NULL, *parent = NULL, name[200];
+    int rc = run(argv, &log);
+    size_t size;
+    tool = (char *)slurp(env_file, &size);
+    parent = (char *)slurp(parent_file, &size);
+    snprintf(name, sizeof name, "tunables, %s: the compile runs its tool", users[i] ? "the user's" : "none set");
+    check(rc == 0 && tool && parent, name, "exit %d: %s", rc, shown(log));
+    snprintf(name, sizeof name, "tunables, %s: the compiler started with %s", users[i] ? "the user's" : "none set",
+             users[i] ? users[i] : "glibc.malloc.hugetlb=1");
+    check_if(tool && parent, contains(parent, users[i] ? users[i] : "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"), name,
+             "%s", shown(parent));
+    snprintf(name, sizeof name, "tunables, %s: the tool sees the user's environment", users[i] ? "the user's" : "none set");
+    check_if(tool && parent, users[i] ? contains(tool, users[i]) : lacks(tool, "GLIBC_TUNABLES"), name, "%s",
+             shown(tool));
+    check_if(tool && parent, lacks(tool, "GPUBLOB_FRONT_TUNABLES"), "tunables: the front's mark does not reach the tool",
+             "%s", shown(tool));
+    free(log), free(tool), free(parent);
+    remove(env_file), remove(parent_file);
+  }
+  unsetenv("GLIBC_TUNABLES");
+}
+
 int main(void) {
   gpublob_target_info t;
   for (int i = 0; i < gpublob_target_count(); i++)
@@ -603,5 +645,6 @@ int main(void) {
   test_help();
   test_short_help();
   test_list_targets();
+  test_tunables();
   return report();
 }
