@@ -7,7 +7,8 @@
 #
 # The set: examples/saxpy_amdgcn.ll for every AMD chip at every ABI version, with
 # the metadata JSON and the C header; each example in every format of its target;
-# AMD and NVIDIA packs; the MLIR examples and tests/mlir's modules; the kernels of
+# AMD and NVIDIA packs; the MLIR examples and tests/mlir's modules; the MLIR batch
+# of bench/modules.py (16 gpu.modules, NVIDIA and AMD); the kernels of
 # tests/clang made LLVM IR by clang-22 (as a frontend writes it) for their targets;
 # --list-targets.  What this machine lacks (CUDA, clang-22, ROCm's bitcode, MLIR) is
 # left out, and said on stderr: compare lists made on one machine.
@@ -59,6 +60,17 @@ for m in examples/saxpy.mlir tests/mlir/*.mlir; do
   run "mlir-$n" "$m" -o "$out/mlir-$n/$n.mlir"
   run "mlir-$n-amd" -t amdgcn:gfx90a "$m" -o "$out/mlir-$n-amd/$n.mlir"
 done
+# the MLIR batch (bench/modules.py): 16 gpu.modules in the gpu dialect, for NVIDIA
+# and, as #rocdl.target, for AMD
+if command -v python3 >/dev/null 2>&1; then
+  mkdir -p "$out/batch-src"
+  python3 bench/modules.py 16 sm_80,sm_90 >"$out/batch-src/nv.mlir"
+  python3 bench/modules.py 16 gfx90a,gfx942 |
+    sed 's/#nvvm.target<chip = "\(gfx[0-9a-z]*\)", features = "+ptx80", O = 3>/#rocdl.target<chip = "\1", O = 3>/g' \
+    >"$out/batch-src/amd.mlir"
+  for b in nv amd; do run "batch-$b" -j 2 "$out/batch-src/$b.mlir" -o "$out/batch-$b/$b.out.mlir"; done
+  rm -rf "$out/batch-src"
+fi
 # tests/clang's kernels as clang-22 writes them, and through gpublob for their target
 if command -v clang-22 >/dev/null 2>&1; then
   mkdir -p "$out/ir"
