@@ -85,6 +85,18 @@ static int link_failed(job *j, const devlib *l) {
   return GPUBLOB_LINK;
 }
 
+/* An MLIR input's job takes the spec's mlir_lib_drop out of a library, as its peer
+** does (a call's jobs are all MLIR's or none, so the call's subsets are alike). */
+static void mlir_lib_drop(job *j, LLVMModuleRef lib) {
+#if GPUBLOB_MLIR_PASSES
+  const char *list = j->t->mlir_lib_drop, *w;
+  size_t n;
+  while (j->mlir_input && (w = next_word(&list, " ", &n))) gpublob__erase_named_metadata(lib, w, n);
+#else
+  (void)j, (void)lib;
+#endif
+}
+
 /* The subset of l for key: the call's, else made here and filed for the other jobs.
 ** It is made from the whole library loaded anew in a context of its own: bitcode
 ** lists every metadata kind its context knows, so a subset made in a job's context
@@ -103,6 +115,7 @@ static const lib_subset *subset_get(job *j, devlib *l, strbuf *key) {
     LLVMSetTarget(whole, j->triple);
     LLVMSetDataLayout(whole, LLVMGetDataLayoutStr(j->llvm->mod));
     make_lazy(whole);
+    mlir_lib_drop(j, whole);
     rc = subset_make(j, whole, key, &bitcode);
   }
   LLVMContextDispose(ctx);

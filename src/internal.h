@@ -199,6 +199,7 @@ typedef struct job {
   gpublob_blob out;
   gpublob_blob asm_out; /* a pack's newest chip keeps its assembly */
   int keep_asm;
+  int mlir_input;   /* the module came from MLIR: the middle end as mlir-opt runs it (src/passes.cpp) */
   const char *tool;      /* the blob program, found before any compile work: malloc'd, or "" */
   const char *tool_name; /* what makes the blob: program or provider name, "" */
   const char *provider_path; /* the provider's library when it is the one to use: malloc'd, or "" */

@@ -5,6 +5,9 @@
 #ifndef GPUBLOB_INTERNAL_COMPILE_H
 #define GPUBLOB_INTERNAL_COMPILE_H
 
+#include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
+
 typedef struct devlib devlib; /* src/devlib.c */
 
 /* src/proc.c: a blob tool still running ends (src/llvm.c's job_release_llvm) */
@@ -16,6 +19,12 @@ static int libm_rename(job *j, devlib *libs, int n);
 static const pack_provider_ops *pack_provider_of(const target_desc *t);
 /* src/isolate_host.c: a job's LLVM work in a child of the helper (src/job.c's) */
 static int isolate_job(job *j);
+/* src/passes.cpp (C++, where configure found a compiler for it): the middle end of
+** an MLIR input's job as MLIR's serialisers run it (src/optimise.c's) */
+#if GPUBLOB_MLIR_PASSES
+void gpublob__mlir_passes(LLVMModuleRef m, LLVMTargetMachineRef tm, int level);
+void gpublob__erase_named_metadata(LLVMModuleRef m, const char *name, size_t n);
+#endif
 /* src/isolate_child.c: an isolated child's job socket, -1 in any other process
 ** (src/dump.c forks from such a child) */
 static int child_fd;

@@ -49,6 +49,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   o.abi = (unsigned)get_u64(&r);
   unsigned abi_default = (unsigned)get_u64(&r);
   int keep_asm = (int)get_u64(&r);
+  int mlir_input = (int)get_u64(&r);
   const char *toolkit = get_str(&r);
   o.toolkit = toolkit && *toolkit ? toolkit : NULL;
   uint64_t nlink = get_u64(&r);
@@ -72,6 +73,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   c->j.src_size = c->size;
   int rc = resolve_options(&c->j);
   c->j.keep_asm = keep_asm;
+  c->j.mlir_input = mlir_input;
   sb_add(&c->j.dump, dump ? dump : ""); /* the job's dumps are written here, by the child */
   return rc;
 }

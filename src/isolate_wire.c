@@ -46,6 +46,7 @@ static void put_job(strbuf *b, const job *j, const void *module, size_t size) {
   put_u64(b, o->abi);
   put_u64(b, j->abi_default);
   put_u64(b, (uint64_t)j->keep_asm);
+  put_u64(b, (uint64_t)j->mlir_input);
   put_str(b, o->toolkit ? o->toolkit : "");
   put_u64(b, o->link ? o->nlink : 0);
   for (size_t i = 0; o->link && i < o->nlink; i++) put_str(b, o->link[i] ? o->link[i] : "");

@@ -37,6 +37,7 @@ static int mlir_prepare(void *arg, size_t i) {
   job *j = m->p.jobs[i];
   double t = now_ms();
   MlirOperation src;
+  j->mlir_input = 1;
   int rc = lower_item(m, it);
   j->ms[PH_LOAD] += now_ms() - t;
   if (!rc) rc = item_source(m, it, &src);

@@ -58,10 +58,19 @@ static void set_fp_contract(job *j) {
 }
 
 /* BACKEND_ONLY: no middle end (the module's producer ran its own); what nothing uses
-** goes, as the device libraries' unused linkonce_odr code. */
+** goes, as the device libraries' unused linkonce_odr code.  An MLIR input's job runs
+** the pipeline as mlir-opt's serialisers do, where the build has src/passes.cpp. */
 static int optimise(job *j) {
   int backend_only = (j->flags & GPUBLOB_FLAG_BACKEND_ONLY) != 0;
   if (j->opt > 0 && !backend_only && keeps_every_function(j)) return GPUBLOB_OK;
+#if GPUBLOB_MLIR_PASSES
+  if (j->mlir_input && !backend_only) {
+    double t0 = now_ms();
+    gpublob__mlir_passes(j->llvm->mod, j->llvm->tm, j->opt);
+    j->ms[PH_OPT] += now_ms() - t0;
+    return GPUBLOB_OK;
+  }
+#endif
   char passes[32];
   if (backend_only) snprintf(passes, sizeof passes, "globaldce");
   else snprintf(passes, sizeof passes, "default<O%d>", j->opt);

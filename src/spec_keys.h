@@ -161,6 +161,8 @@
     "tool-options (its strings are the blob tool's) or tool-log (the tool's log in the object)")        \
   X(mlir_kernel_attrs, OPTIONAL, LIST, "NAME=VALUE: what each kernel (an llvm.func with gpu.kernel) gets "  \
     "once lowered, where it has no NAME (VALUE MLIR's text, e.g. 16:i32)")                              \
+  X(mlir_lib_drop, OPTIONAL, LIST, "named metadata taken out of each device library before an MLIR "    \
+    "input's module links it, as upstream's serialiser does (rocdl: opencl.ocl.version llvm.ident)")    \
   X(llvm_target, REQUIRED, STRING, "LLVM backend to initialise and link, e.g. NVPTX")              \
   X(llvm_chip, OPTIONAL, LIST, "GLOB:CPU: the CPU LLVM's backend gets for matching chips, where not the chip") \
   X(asm_parser, DEFAULT("no"), ENUM((yes, no)), "yes: the backend has an assembly parser (inline asm needs it)") \

@@ -975,6 +975,50 @@ static void test_compat(void) {
                "convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a},reconcile-unrealized-casts",
                "rocdl-attach-target{chip=gfx90a O=3}", root ? rocm : "--gpu-module-to-binary=format=bin", 0);
 }
+/* HIP's printf (gpu.printf, runtime=HIP) calls ockl's hostcall functions, and
+** ockl.bc marks __ockl_hostcall_internal optnone.  mlir-opt's serialiser optimises
+** without LLVM's standard instrumentations (so that function's passes run) and
+** erases opencl.ocl.version and llvm.ident from each library; gpublob's MLIR jobs do
+** the same where the build has src/passes.cpp (GPUBLOB_MLIR_PASSES): the AMDGCN
+** assembly is mlir-opt-22's, byte for byte. */
+static void test_printf_isa(void) {
+  const char *name = "compat: rocdl HIP printf (ockl's optnone hostcall): the assembly is mlir-opt's, byte for byte";
+  const char *root = rocm_folder();
+#if !GPUBLOB_MLIR_PASSES
+  skip(name, "this build has no src/passes.cpp (no C++ compiler, or a sanitized build)");
+  return;
+#endif
+  if (!have_program(MLIR_OPT) || !root) {
+    skip(name, "needs mlir-opt-22, the ld.lld program and ROCm's bitcode");
+    return;
+  }
+  char isa[4400];
+  snprintf(isa, sizeof isa, "--gpu-module-to-binary=format=isa toolkit=%s", root);
+  const char *lowered = tmp_path("printf-lowered.mlir"), *upstream = tmp_path("printf-upstream.mlir");
+  const char *a1[] = {MLIR_OPT, "tests/mlir/printf_hip.mlir",
+                      "--pass-pipeline=builtin.module(gpu.module(strip-debuginfo,convert-gpu-to-rocdl{chipset=gfx90a "
+                      "index-bitwidth=32 runtime=HIP}),rocdl-attach-target{chip=gfx90a})",
+                      "-o", lowered, NULL};
+  const char *a2[] = {MLIR_OPT, lowered, isa, "-o", upstream, NULL};
+  char *o1 = NULL, *o2 = NULL;
+  int r1 = mlir_opt(a1, &o1), r2 = r1 ? -1 : mlir_opt(a2, &o2);
+  free(o1), free(o2);
+  gpublob_blob b = {0};
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .format = GPUBLOB_FORMAT_ASM};
+  int rc = r1 || r2 ? -1 : compile_mlir(lowered, &o, &b);
+  size_t n = 0;
+  unsigned char *up = rc ? NULL : slurp(upstream, &n);
+  objects ours = {0}, theirs = {0};
+  int ok = up && read_objects(b.data, b.size, &ours) && read_objects(up, n, &theirs) && ours.n == 1 && theirs.n == 1;
+  check(ok, name, "mlir-opt exits %d, %d; gpublob rc %d; objects %d and %d", r1, r2, rc, ours.n, theirs.n);
+  check_if(ok, ours.o[0].size == theirs.o[0].size && !memcmp(ours.o[0].data, theirs.o[0].data, ours.o[0].size), name,
+           "%zu bytes against mlir-opt's %zu", ours.o[0].size, theirs.o[0].size);
+  objects_free(&ours);
+  objects_free(&theirs);
+  free(up);
+  gpublob_blob_free(&b);
+}
+
 /* ---- the CLI ---- */
 static void test_cli(void) {
   const char *in = tmp_path("k.mlir"), *bad = tmp_path("bad.mlir"), *out = tmp_path("k.out.mlir");
@@ -1071,6 +1115,7 @@ int main(void) {
   test_downstream("nvptx", EM_CUDA);
   if (rocm) test_downstream("amdgcn", EM_AMDGPU);
   test_compat();
+  test_printf_isa();
   if (rocm) test_cli();
 #else
   gpublob_blob b = {0};
