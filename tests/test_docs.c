@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpublob.h" /* gpublob_mlir_enabled, for the needs marker */
 #include "src/spec_keys.h"
 #include "testlib.h"
 
