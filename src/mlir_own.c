@@ -72,6 +72,10 @@ static int own_run(mlir_call_state *m, gpu_item *it, MlirOperation wrap, const c
 ** (another target of the gpu.module is another item's), serialised by MLIR. */
 static int own_serialize(mlir_call_state *m, gpu_item *it) {
   const char *format = own_format_name(m->o.format);
+  if (!is_lowered(it)) /* a gpu-dialect body: MLIR's serialiser would only say it failed */
+    return set_error(m->g, GPUBLOB_LOWER, "%s: its body holds operations outside the dialects MLIR's serialiser of "
+                     "#%s takes (%s): lower it first (convert-gpu-to-spirv)", sb_str(&it->name), it->t->mlir_target,
+                     it->t->mlir_dialects);
   if (!format)
     return item_error(m, it, GPUBLOB_FORMAT, "%s: MLIR's serialiser of #%s gives no such format", it->t->mlir_target);
   MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(it->gm));
