@@ -1090,7 +1090,23 @@ static const char *const spirv_env_module =
     "  }\n"
     "}\n";
 
+/* A call whose every object is MLIR's runs no job: its cache entry is found again. */
+static void spirv_env_cached(void) {
+  const char *dir = tmp_path("spirv-env-cache"), *out = tmp_path("spirv-env-cached.mlir");
+  const char *argv[] = {"build/gpublob", "--cache-dir", dir, "--time", SPIRV_ENV_IN, "-o", out, NULL};
+  char *o1 = NULL, *o2 = NULL;
+  int r1 = run(argv, &o1), r2 = run(argv, &o2);
+#define CACHED "spirv_env: the CLI's second call is a cache hit"
+  check(r1 == 0 && r2 == 0, CACHED ": exit 0", "exits %d, %d: %s", r1, r2, o1 ? o1 : "");
+  check(contains(o1, "1 misses, 1 stored"), CACHED ": the first stores", "%s", o1 ? o1 : "");
+  check(contains(o2, "cache 1 hits"), CACHED, "%s", o2 ? o2 : "");
+#undef CACHED
+  free(o1);
+  free(o2);
+}
+
 static void test_spirv_env(void) {
+  spirv_env_cached();
   spirv_env_format(GPUBLOB_FORMAT_BIN, "bin");
   spirv_env_format(GPUBLOB_FORMAT_ASM, "isa");
   spirv_env_format(GPUBLOB_FORMAT_LLVM, "llvm");
