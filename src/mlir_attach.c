@@ -61,11 +61,13 @@ static int attach_binary(mlir_call_state *m) {
   strbuf log = {0};
   for (size_t g = 0; g < m->ngpu_modules; g++) {
     intptr_t n = 0;
-    for (size_t i = 0; i < m->nitems; i++)
-      if (mlirOperationEqual(m->items[i].gm, m->gpu_modules[g]))
-        objects[n++] = mlirGPUObjectAttrGetWithKernels(m->ctx, m->items[i].attr, object_format(format),
+    for (size_t i = 0; i < m->nitems; i++) {
+      if (!mlirOperationEqual(m->items[i].gm, m->gpu_modules[g])) continue;
+      if (m->items[i].own) objects[n++] = m->items[i].object; /* as MLIR's serialiser made it */
+      else objects[n++] = mlirGPUObjectAttrGetWithKernels(m->ctx, m->items[i].attr, object_format(format),
                                                        blob_ref(&m->items[i]), object_properties(m, &m->items[i], &log),
                                                        kernel_table(m, &m->items[i], format));
+    }
     replace_by_binary(m, m->gpu_modules[g], objects, n);
   }
   free(objects);

@@ -5,7 +5,9 @@ typedef struct gpu_item { /* one gpu.module for one target: one output, a chip o
   MlirOperation gm;    /* the gpu.module */
   MlirAttribute attr;  /* its #gpu.object target; null for legacy */
   const target_desc *t;
-  size_t output;       /* its output in the plan, and so its jobs */
+  size_t output;       /* its output in the plan, and so its jobs (none for an own item) */
+  int own;             /* its target's mlir_serializer is mlir: MLIR's serialiser, no job */
+  MlirAttribute object; /* an own item's #gpu.object, as MLIR made it */
   strbuf features, pipeline, name;
   strbuf tool_options;   /* the options' tool_options, then the attribute's, quoted */
   strbuf link_paths;     /* the options' link files, then the attribute's, each NUL-ended */
@@ -289,6 +291,16 @@ static int unknown_attr(mlir_call_state *m, gpu_item *it, const strbuf *text) {
   return GPUBLOB_TARGET;
 }
 
+/* An item MLIR's own serialiser makes (the spec's mlir_serializer): no job, no output in
+** the plan; the attribute's parameters are that serialiser's to read. */
+static int own_item(gpu_item *it, const target_desc *t, MlirAttribute a) {
+  it->own = 1;
+  it->t = t;
+  it->attr = a;
+  it->output = (size_t)-1;
+  return GPUBLOB_OK;
+}
+
 /* A job from an attribute such as #nvvm.target<chip = "sm_90", O = 3>: its target,
 ** chip, features and level, where absent fields mean what MLIR says they mean. */
 static int item_from_attr(mlir_call_state *m, gpu_item *it, MlirAttribute a) {
@@ -296,6 +308,10 @@ static int item_from_attr(mlir_call_state *m, gpu_item *it, MlirAttribute a) {
   mlirAttributePrint(a, append_ref, &text);
   const target_desc *t = target_of_attr(sb_str(&text), text.len);
   int rc = t ? GPUBLOB_OK : unknown_attr(m, it, &text);
+  if (!rc && t->mlir_serializer == MLIR_SERIALIZER_mlir) { /* MLIR's serialiser reads the attribute */
+    sb_free(&text);
+    return own_item(it, t, a);
+  }
   size_t nlink = 0;
   if (m->o.tool_options) sb_add(&it->tool_options, m->o.tool_options);
   if (!rc) rc = attr_link(m, it, sb_str(&text), &nlink);
@@ -385,6 +401,7 @@ static int plan_module(mlir_call_state *m, MlirOperation gm) {
 /* The item whose output job i makes. */
 static gpu_item *item_of_job(mlir_call_state *m, size_t i) {
   for (size_t k = 0; k < m->nitems; k++) {
+    if (m->items[k].own) continue;
     const output_plan *op = &m->p.outputs[m->items[k].output];
     if (i >= op->first && i < op->first + op->count) return &m->items[k];
   }
@@ -404,7 +421,7 @@ static const char *item_chip(mlir_call_state *m, const gpu_item *it) {
 /* A core error names the gpu.module and target it came from. */
 static void name_error(mlir_call_state *m, const gpu_item *it) {
   const char *msg = gpublob_error_message(m->g);
-  if (!it || !it->t || !strncmp(msg, sb_str(&it->name), it->name.len)) return;
+  if (!it || !it->t || it->own || !strncmp(msg, sb_str(&it->name), it->name.len)) return;
   strbuf text = {0};
   sb_addf(&text, "%s (%s %s): %s", sb_str(&it->name), it->t->name, item_chip(m, it), msg);
   set_error(m->g, m->g->code, "%s", sb_str(&text));
@@ -420,13 +437,18 @@ static int check_items(mlir_call_state *m) {
     span sym = gm_sym(item_of_job(m, i)->gm);
     if ((rc = dump_prepare(&m->p, i, m->name, sym.s, sym.n))) m->p.failed = i;
   }
-  for (size_t i = 0; i < m->nitems; i++) m->items[i].t = item_job(m, &m->items[i])->t;
+  for (size_t i = 0; i < m->nitems; i++)
+    if (!m->items[i].own) m->items[i].t = item_job(m, &m->items[i])->t;
   if (rc) {
     name_error(m, item_of_job(m, m->p.failed));
     return rc;
   }
   for (size_t i = 0; i < m->nitems; i++) {
     gpu_item *it = &m->items[i];
+    if (it->own) continue;
+    if (it->t->mlir_serializer == MLIR_SERIALIZER_mlir) /* -t chose it: no attribute to serialise by */
+      return set_error(m->g, GPUBLOB_OPTION, "%s: target %s is serialised by MLIR from the gpu.module's own "
+                       "#%s attribute; -t cannot choose it", sb_str(&it->name), it->t->name, it->t->mlir_target);
     job *j = item_job(m, it);
     const char *pipe = m->o.pipeline ? m->o.pipeline : it->t->mlir_lower;
     if (strcmp(pipe, "none")) expand(j, pipe, strlen(pipe), NULL, &it->pipeline);

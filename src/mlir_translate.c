@@ -51,13 +51,16 @@ static int mlir_prepare(void *arg, size_t i) {
 /* Every job through the pool; each item's blob, or the first error, named. */
 static int compile_items(mlir_call_state *m) {
   if (m->c) plan_entry_key(m->c, m->k0, &m->p);
-  int rc = pool_run(&m->p, mlir_prepare, m);
+  int rc = own_items(m);
+  if (rc) return rc;
+  rc = pool_run(&m->p, mlir_prepare, m);
   if (rc && m->p.failed < m->p.njobs && m->p.jobs[m->p.failed]->state == JOB_FAILED)
     name_error(m, item_of_job(m, m->p.failed));
   gpublob_result res = {0};
   if (!rc) rc = plan_outputs(&m->p, &res);
   if (rc && m->p.failed < m->p.njobs) name_error(m, item_of_job(m, m->p.failed));
   for (size_t i = 0; !rc && i < m->nitems; i++) {
+    if (m->items[i].own) continue; /* its blob is MLIR's */
     m->items[i].blob = res.outputs[m->items[i].output].blob;
     memset(&res.outputs[m->items[i].output].blob, 0, sizeof(gpublob_blob));
   }

@@ -90,6 +90,7 @@
 #include "mlir_plan.c"
 #include "mlir_select.c"
 #include "mlir_lower.c"
+#include "mlir_own.c"
 #include "mlir_translate.c"
 #include "mlir_kernels.c"
 #include "mlir_attach.c"

@@ -163,6 +163,10 @@
     "once lowered, where it has no NAME (VALUE MLIR's text, e.g. 16:i32)")                              \
   X(mlir_lib_drop, OPTIONAL, LIST, "named metadata taken out of each device library before an MLIR "    \
     "input's module links it, as upstream's serialiser does (rocdl: opencl.ocl.version llvm.ident)")    \
+  X(mlir_serializer, DEFAULT("llvm"), CENUM(mlir_serializer, MLIR_SERIALIZER_, (llvm, mlir)),          \
+    "what makes a gpu.module's blob for this target: llvm, gpublob's pipeline (lowering, translation, " \
+    "LLVM's backend, the blob tool); mlir, MLIR's own serialiser of the target attribute (its "       \
+    "gpu-module-to-binary pass on a copy of the gpu.module), for a body LLVM does not compile")      \
   X(llvm_target, REQUIRED, STRING, "LLVM backend to initialise and link, e.g. NVPTX")              \
   X(llvm_chip, OPTIONAL, LIST, "GLOB:CPU: the CPU LLVM's backend gets for matching chips, where not the chip") \
   X(asm_parser, DEFAULT("no"), ENUM((yes, no)), "yes: the backend has an assembly parser (inline asm needs it)") \

@@ -1049,8 +1049,8 @@ static const bad_case cases[] = {
      .alt = E(BACKEND)},
     {"mlir: no gpu.module", MT("-t amdgcn"), .text = "module {\n  func.func @f() { return }\n}\n", .exit = E(NOGPU)},
     {"mlir: empty file", MT("-t amdgcn"), .text = "", .exit = E(NOGPU)},
-    {"mlir: unknown target attribute", MT(""), .text = MLIR_GPU_KERNEL("[#spirv.target_env<#spirv.vce<v1.0, "
-     "[Kernel], []>, #spirv.resource_limits<>>]"), .exit = E(TARGET), .msg = "spirv.target_env"},
+    {"mlir: #spirv.target_env on a gpu-dialect body", MT(""), .text = MLIR_GPU_KERNEL("[#spirv.target_env<#spirv.vce<v1.0, "
+     "[Kernel], []>, #spirv.resource_limits<>>]"), .exit = E(LOWER), .msg = "MLIR's serialiser of #spirv.target_env"},
     {"mlir: unknown target name", MT("-t nope"), .text = MLIR_GPU_KERNEL(""), .exit = E(TARGET)},
     {"mlir: chip not in the spec", MT(""), .text = MLIR_GPU_KERNEL("[#nvvm.target<chip = \"sm_99\">]"),
      .exit = E(CHIP)},

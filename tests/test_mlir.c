@@ -588,9 +588,10 @@ static void test_errors(void) {
   fails_with("mlir: a module with no gpu.module is NOGPU",
              "module {\n  func.func @f() { return }\n}\n", &o, GPUBLOB_NOGPU, "no gpu.module");
   gpublob_options own = {.version = GPUBLOB_OPTIONS_VERSION};
-  fails_with("mlir: an unknown target attribute is TARGET",
+  fails_with("mlir: #spirv.target_env on a gpu-dialect body is LOWER: MLIR's serialiser takes a spirv.module",
              with_targets("[#spirv.target_env<#spirv.vce<v1.0, [Kernel], []>, #spirv.resource_limits<>>]"),
-             &own, GPUBLOB_TARGET, "unknown target attribute #spirv.target_env");
+             &own, GPUBLOB_LOWER, "gpu.module @k: its body holds operations outside the dialects MLIR's serialiser "
+             "of #spirv.target_env takes (spirv)");
   fails_with("mlir: a chip missing from the spec is CHIP",
              with_targets("[#nvvm.target<chip = \"sm_99\">]"), &own, GPUBLOB_CHIP,
              "gpu.module @k (nvptx sm_99): invalid chip 'sm_99'");
@@ -1015,6 +1016,58 @@ static void isa_compat(const char *in, const char *lower, const char *what) {
   for (int i = 0; ok && i < ours.n; i++)
     check(ours.o[i].size == theirs.o[i].size && !memcmp(ours.o[i].data, theirs.o[i].data, ours.o[i].size), name,
           "object %d: %zu bytes against mlir-opt's %zu", i, ours.o[i].size, theirs.o[i].size);
+/* ---- #spirv.target_env: MLIR's own SPIR-V serialiser, as mlir-opt-22's ---- */
+#define SPIRV_ENV_IN "tests/mlir/spirv_env.mlir"
+
+/* gpublob writes the gpu.binary's default handler, #gpu.select_object<0 : i64>, where
+** mlir-opt leaves it out (the same handler): the text without it, in place. */
+static void drop_default_handler(char *text) {
+  static const char h[] = " <#gpu.select_object<0 : i64>> ";
+  for (char *p; (p = strstr(text, h));) {
+    p[1] = ' ';
+    memmove(p + 2, p + sizeof h - 1, strlen(p + sizeof h - 1) + 1);
+  }
+}
+
+/* One format: gpublob's module is mlir-opt-22 --gpu-module-to-binary=format=NAME's, byte for
+** byte but for the handler, and so is every object. */
+static void spirv_env_format(int format, const char *name) {
+  char label[300], arg[64], path[64];
+  snprintf(label, sizeof label, "spirv_env: -f %s is mlir-opt's format=%s, byte for byte", name, name);
+  if (!have_program(MLIR_OPT)) {
+    skip(label, MLIR_OPT " not found (mlir-22-tools)");
+    return;
+  }
+  snprintf(arg, sizeof arg, "--gpu-module-to-binary=format=%s", name);
+  snprintf(path, sizeof path, "spirv-env-%s.mlir", name);
+  const char *argv[] = {MLIR_OPT, SPIRV_ENV_IN, arg, "-o", tmp_path(path), NULL};
+  char *o = NULL;
+  int r = mlir_opt(argv, &o);
+  free(o);
+  size_t n = 0;
+  unsigned char *up = r ? NULL : slurp(tmp_path(path), &n);
+  gpublob_options opts = {.version = GPUBLOB_OPTIONS_VERSION, .format = format};
+  gpublob_blob b = {0};
+  int rc = compile_mlir(SPIRV_ENV_IN, &opts, &b);
+  objects ours = {0}, theirs = {0};
+  int ok = !rc && up && read_objects(b.data, b.size, &ours) && read_objects(up, n, &theirs);
+  check(r == 0, label, "mlir-opt exit %d", r);
+  check(rc == 0, label, "rc %d", rc);
+  if (!rc && up) {
+    char *text = calloc(1, b.size + 1);
+    if (text) memcpy(text, b.data, b.size);
+    if (text) drop_default_handler(text);
+    check(text && strlen(text) == n && !memcmp(text, up, n), label, "the module's text differs from mlir-opt's");
+    free(text);
+  }
+  check_if(!rc && up, ok && ours.n == 1 && theirs.n == 1, label, "%d and %d objects", ours.n, theirs.n);
+  if (ok && ours.n == 1 && theirs.n == 1) {
+    const object *a = &ours.o[0], *t = &theirs.o[0];
+    check(!strcmp(a->target, t->target) && a->format == t->format, label, "%s %u vs %s %u", a->target, a->format,
+          t->target, t->format);
+    check(a->size == t->size && !memcmp(a->data, t->data, a->size), label, "%zu bytes vs %zu", a->size, t->size);
+    check(a->size >= 4 && !memcmp(a->data, "\x03\x02\x23\x07", 4), label, "no SPIR-V magic");
+  }
   objects_free(&ours);
   objects_free(&theirs);
   free(up);
@@ -1031,6 +1084,99 @@ static void test_isa_compat(void) {
              "HIP printf (tests/mlir/printf_hip.mlir: ockl's optnone hostcall)");
 }
 
+/* The bin object passes spirv-val. */
+static void spirv_env_valid(void) {
+  gpublob_blob b = {0};
+  gpublob_options opts = {.version = GPUBLOB_OPTIONS_VERSION};
+  int rc = compile_mlir(SPIRV_ENV_IN, &opts, &b);
+  objects os = {0};
+  int ok = !rc && read_objects(b.data, b.size, &os) && os.n == 1;
+#define VAL "spirv_env: the SPIR-V object passes spirv-val"
+  check(ok, VAL ": one object", "rc %d, %d objects", rc, os.n);
+  if (!have_program(SPIRV_VAL)) skip(VAL, "spirv-val not found (spirv-tools)");
+  else if (ok) {
+    const char *path = tmp_path("spirv-env.spv");
+    spill(path, os.o[0].data, os.o[0].size);
+    const char *argv[] = {SPIRV_VAL, path, NULL};
+    char *out = NULL;
+    int vr = run(argv, &out);
+    check(vr == 0, VAL, "spirv-val exit %d: %s", vr, out ? out : "");
+    free(out);
+  }
+#undef VAL
+  gpublob_blob legacy = {0};
+  opts.attach = GPUBLOB_ATTACH_LEGACY;
+  object lo = {0};
+  rc = compile_mlir(SPIRV_ENV_IN, &opts, &legacy);
+  int got = !rc && legacy_blob(legacy.data, legacy.size, "gpublob.spirv_env", &lo);
+#define LEG "spirv_env: legacy attach puts the same bytes in gpublob.spirv_env"
+  check(got, LEG, "rc %d", rc);
+  check_if(got && ok, lo.size == os.o[0].size && !memcmp(lo.data, os.o[0].data, lo.size), LEG, "%zu vs %zu bytes",
+           lo.size, ok ? os.o[0].size : 0);
+#undef LEG
+  gpublob_blob iso = {0};
+  opts.attach = 0;
+  opts.flags = GPUBLOB_FLAG_ISOLATE;
+  rc = compile_mlir(SPIRV_ENV_IN, &opts, &iso);
+  check(!rc && iso.size == b.size && !memcmp(iso.data, b.data, b.size), "spirv_env: isolated, the same module",
+        "rc %d", rc);
+  free(lo.data);
+  objects_free(&os);
+  gpublob_blob_free(&iso);
+  gpublob_blob_free(&legacy);
+  gpublob_blob_free(&b);
+}
+
+static const char *const spirv_env_module =
+    "module attributes {gpu.container_module} {\n"
+    "  gpu.module @k [#spirv.target_env<#spirv.vce<v1.0, [Addresses, Int64, Kernel], []>, api=OpenCL,\n"
+    "                 #spirv.resource_limits<>>] {\n"
+    "    spirv.module @__spv__k Physical64 OpenCL%s {\n"
+    "      spirv.func @f() \"None\" {\n"
+    "        spirv.Return\n"
+    "      }\n"
+    "      spirv.EntryPoint \"Kernel\" @f\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+/* A call whose every object is MLIR's runs no job: its cache entry is found again. */
+static void spirv_env_cached(void) {
+  const char *dir = tmp_path("spirv-env-cache"), *out = tmp_path("spirv-env-cached.mlir");
+  const char *argv[] = {"build/gpublob", "--cache-dir", dir, "--time", SPIRV_ENV_IN, "-o", out, NULL};
+  char *o1 = NULL, *o2 = NULL;
+  int r1 = run(argv, &o1), r2 = run(argv, &o2);
+#define CACHED "spirv_env: the CLI's second call is a cache hit"
+  check(r1 == 0 && r2 == 0, CACHED ": exit 0", "exits %d, %d: %s", r1, r2, o1 ? o1 : "");
+  check(contains(o1, "1 misses, 1 stored"), CACHED ": the first stores", "%s", o1 ? o1 : "");
+  check(contains(o2, "cache 1 hits"), CACHED, "%s", o2 ? o2 : "");
+#undef CACHED
+  free(o1);
+  free(o2);
+}
+
+static void test_spirv_env(void) {
+  spirv_env_cached();
+  spirv_env_format(GPUBLOB_FORMAT_BIN, "bin");
+  spirv_env_format(GPUBLOB_FORMAT_ASM, "isa");
+  spirv_env_format(GPUBLOB_FORMAT_LLVM, "llvm");
+  spirv_env_format(GPUBLOB_FORMAT_FATBIN, "fatbin");
+  spirv_env_valid();
+  char text[1024];
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION};
+  snprintf(text, sizeof text, spirv_env_module, ""); /* no vce triple: MLIR cannot serialise it */
+  fails_with("spirv_env: a spirv.module MLIR cannot serialise is LOWER, with MLIR's reason", text, &o,
+             GPUBLOB_LOWER, "in.mlir:4:5: error: module must have 'vce_triple' attribute to be serializeable");
+  fails_with("spirv_env: the failure names the gpu.module and the serialiser", text, &o, GPUBLOB_LOWER,
+             "in.mlir: gpu.module @k: MLIR's serialiser (gpu-module-to-binary, #spirv.target_env) failed");
+  snprintf(text, sizeof text, spirv_env_module, " requires #spirv.vce<v1.0, [Addresses, Int64, Kernel], []>");
+  gpublob_options t = {.version = GPUBLOB_OPTIONS_VERSION, .target = "spirv_env"};
+  fails_with("spirv_env: -t cannot choose it", text, &t, GPUBLOB_OPTION, "-t cannot choose it");
+  gpublob_blob b = {0};
+  int rc = gpublob_mlir_compile(g, &o, text, strlen(text), "in.mlir", &b);
+  check(rc == 0, "spirv_env: a module with a vce triple compiles", "rc %d: %s", rc, gpublob_error_message(g));
+  gpublob_blob_free(&b);
+}
 /* ---- the CLI ---- */
 static void test_cli(void) {
   const char *in = tmp_path("k.mlir"), *bad = tmp_path("bad.mlir"), *out = tmp_path("k.out.mlir");
@@ -1128,6 +1274,7 @@ int main(void) {
   if (rocm) test_downstream("amdgcn", EM_AMDGPU);
   test_compat();
   test_isa_compat();
+  test_spirv_env();
   if (rocm) test_cli();
 #else
   gpublob_blob b = {0};
