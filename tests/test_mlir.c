@@ -1016,6 +1016,22 @@ static void isa_compat(const char *in, const char *lower, const char *what) {
   for (int i = 0; ok && i < ours.n; i++)
     check(ours.o[i].size == theirs.o[i].size && !memcmp(ours.o[i].data, theirs.o[i].data, ours.o[i].size), name,
           "object %d: %zu bytes against mlir-opt's %zu", i, ours.o[i].size, theirs.o[i].size);
+  objects_free(&ours);
+  objects_free(&theirs);
+  free(up);
+  gpublob_blob_free(&b);
+}
+
+static void test_isa_compat(void) {
+  static const char *const inputs[] = {"examples/saxpy.mlir", "tests/mlir/two_kernels.mlir",
+                                       "tests/mlir/two_modules.mlir"};
+  for (int i = 0; i < 3; i++)
+    isa_compat(inputs[i], "convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a},reconcile-unrealized-casts", inputs[i]);
+  isa_compat("tests/mlir/printf_hip.mlir",
+             "strip-debuginfo,convert-gpu-to-rocdl{chipset=gfx90a index-bitwidth=32 runtime=HIP}",
+             "HIP printf (tests/mlir/printf_hip.mlir: ockl's optnone hostcall)");
+}
+
 /* ---- #spirv.target_env: MLIR's own SPIR-V serialiser, as mlir-opt-22's ---- */
 #define SPIRV_ENV_IN "tests/mlir/spirv_env.mlir"
 
@@ -1072,16 +1088,6 @@ static void spirv_env_format(int format, const char *name) {
   objects_free(&theirs);
   free(up);
   gpublob_blob_free(&b);
-}
-
-static void test_isa_compat(void) {
-  static const char *const inputs[] = {"examples/saxpy.mlir", "tests/mlir/two_kernels.mlir",
-                                       "tests/mlir/two_modules.mlir"};
-  for (int i = 0; i < 3; i++)
-    isa_compat(inputs[i], "convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a},reconcile-unrealized-casts", inputs[i]);
-  isa_compat("tests/mlir/printf_hip.mlir",
-             "strip-debuginfo,convert-gpu-to-rocdl{chipset=gfx90a index-bitwidth=32 runtime=HIP}",
-             "HIP printf (tests/mlir/printf_hip.mlir: ockl's optnone hostcall)");
 }
 
 /* The bin object passes spirv-val. */
