@@ -317,7 +317,8 @@ typedef struct gpublob_options {
   int fp_contract;       /* enum gpublob_fp_contract; in the cache's keys */
 } gpublob_options;
 
-/* A blob handed back to the caller; free it with gpublob_blob_free. */
+/* A blob's bytes, as an output holds them (gpublob_result_free frees them with the
+** result); a blob of the deprecated 1.0 calls is freed with gpublob_blob_free. */
 typedef struct gpublob_blob {
   unsigned char *data;
   size_t size;
@@ -460,8 +461,10 @@ GPUBLOB_API int gpublob_output_get(const gpublob_result *r, size_t i, gpublob_ou
 
 /* (since 1.3) *opts zeroed, its version set: every field its default.  For callers
 ** that cannot use GPUBLOB_OPTIONS_INIT (a foreign-function interface).  version
-** is GPUBLOB_OPTIONS_VERSION at the caller's build (0 reads as it); a version this
-** library does not know, or a NULL opts, is MISUSE. */
+** is GPUBLOB_OPTIONS_VERSION at the caller's build; only that version's fields are
+** zeroed.  0 reads as 8, the first version with this call (a later library never
+** writes past an 8's struct).  A version this library does not know, or a NULL
+** opts, is MISUSE. */
 GPUBLOB_API int gpublob_options_init(gpublob_options *opts, unsigned version);
 
 /* The cache alone: what gpublob_compile of this input with these options would
@@ -586,7 +589,8 @@ GPUBLOB_API const char *gpublob_version(void);
 ** in the host: MLIR's parsing, lowering and translation, the blob tool and the
 ** in-process provider, packs, the cache.  A target whose LLVM backend keeps one
 ** module's state in the process for the next (the spec's isolate = always: spirv
-** and xevm, LLVM 22's SPIR-V backend) is isolated whether asked or not.
+** and xevm, LLVM 22's SPIR-V backend) is isolated whether asked or not; where no
+** process can be made (a seccomp filter, RLIMIT_NPROC) its compile is TOOL.
 ** Guarantees and their limits:
 **   - fork copies only the calling thread: in a host whose other threads may be
 **     inside LLVM (or hold one of its locks) at that moment, the helper could

@@ -28,6 +28,7 @@ static int run_compiler(char **argv) {
   snprintf(path, sizeof path, "%.*s/gpublob-compiler", (int)(slash ? slash - self : 0), self);
   argv[0] = path;
   if (!getenv("GLIBC_TUNABLES") && !setenv("GLIBC_TUNABLES", FRONT_TUNABLES, 1)) setenv(TUNABLES_ENV, "1", 1);
+  else unsetenv(TUNABLES_ENV); /* the user's GLIBC_TUNABLES: not the front's to take off */
   execv(path, argv);
   return fail("cannot run the compiler: %s", path);
 }

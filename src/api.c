@@ -111,7 +111,7 @@ int gpublob_output_get(const gpublob_result *r, size_t i, gpublob_output_info *o
 /* The options struct of a caller built at version v ends where v+1's fields start
 ** (options_size): only that much is the caller's to zero. */
 int gpublob_options_init(gpublob_options *opts, unsigned version) {
-  if (!version) version = GPUBLOB_OPTIONS_VERSION;
+  if (!version) version = 8; /* the options of 1.3, the first with this call: never past a caller's struct */
   if (!opts || version > GPUBLOB_OPTIONS_VERSION) return GPUBLOB_MISUSE;
   memset(opts, 0, options_size(version));
   opts->version = version;

@@ -171,6 +171,7 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
   hash_str(&st, GPUBLOB_VERSION_STRING);
   hash_str(&st, LLVM_VERSION_STRING);
   hash_u64(&st, GPUBLOB_MLIR);
+  hash_u64(&st, GPUBLOB_MLIR_PASSES); /* an MLIR job's pipeline, and the libraries' mlir_lib_drop */
   hash_bytes(&st, spec_key.b, sizeof spec_key.b);
   hash_u64(&st, (uint64_t)input);
   hash_str(&st, name);

@@ -6,6 +6,9 @@
 #ifndef GPUBLOB_MLIR
 #define GPUBLOB_MLIR 0 /* 1: MLIR input, with the MLIR C API */
 #endif
+#ifndef GPUBLOB_MLIR_PASSES
+#define GPUBLOB_MLIR_PASSES 0 /* 1: src/passes.cpp, MLIR jobs' middle end as mlir-opt's (configure) */
+#endif
 
 #ifndef GPUBLOB_VENDORED
 #define GPUBLOB_VENDORED 0 /* 1: build/vendor/gpublob.c (specgen --vendor defines it) */

@@ -163,10 +163,11 @@ typedef struct isa_copy {
 ** goes here; -1 when no process could be made. */
 static pid_t dump_isa_fork(job *j, LLVMModuleRef copy) {
   strbuf what = {0};
-  pid_t pid = fork();
+  pid_t parent = getpid(), pid = fork();
   if (pid == 0) {
     child_fd = -1; /* an LLVM fatal error here is this process's, not the job's */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(2); /* the parent went before the signal was asked for */
     LLVMMemoryBufferRef buf = NULL;
     char *err = NULL;
     const char *name = isa_name(j, &what);

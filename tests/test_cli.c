@@ -601,6 +601,7 @@ static void test_tunables(void) {
   for (int i = 0; i < 2; i++) {
     if (users[i]) setenv("GLIBC_TUNABLES", users[i], 1);
     else unsetenv("GLIBC_TUNABLES");
+    if (users[i]) setenv("GPUBLOB_FRONT_TUNABLES", "1", 1); /* a stray mark: the user's value stays */
     const char *argv[] = {CLI, "--no-cache", "--tool-mode", "program", "--tool", script, "-t", "amdgcn:gfx90a",
                           "bench/kernels/saxpy_amdgcn.ll", "-o", out, NULL};
     char *log = NULL, *tool = NULL, *parent = NULL, name[200];
@@ -623,6 +624,7 @@ static void test_tunables(void) {
     remove(env_file), remove(parent_file);
   }
   unsetenv("GLIBC_TUNABLES");
+  unsetenv("GPUBLOB_FRONT_TUNABLES");
 }
 
 int main(void) {
