@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 extern char **environ;
 static int passed, failed, skipped;
 static char scratch_dir[4096];
+static pid_t scratch_owner; /* the process that made it: a child it forked cleans nothing */
 
 void check_at(const char *file, int line, const char *expr, int ok, const char *name,
               const char *fmt, ...) {
@@ -179,8 +181,23 @@ int spill(const char *path, const void *data, size_t size) {
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
 
 static void on_sanitizer_death(void) {
+  if (getpid() != scratch_owner) return; /* a forked child's death is not the test's */
   gpublob_process_cleanup();
   if (*scratch_dir) remove_tree(scratch_dir);
+}
+
+/* A test that crashes (or is told to stop) would leave its scratch directory and its
+** tools' private directories in TMPDIR: they go, then the signal's own action ends
+** the process, so the runner still sees the signal in the exit status. */
+static void on_fatal_signal(int sig) {
+  on_sanitizer_death();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void cleanup_on_fatal_signals(void) {
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTERM};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], on_fatal_signal);
 }
 
 __attribute__((constructor)) static void cleanup_on_sanitizer_death(void) {
@@ -195,6 +212,8 @@ const char *scratch(void) {
       perror("mkdtemp");
       exit(2);
     }
+    scratch_owner = getpid();
+    cleanup_on_fatal_signals();
   }
   return scratch_dir;
 }
