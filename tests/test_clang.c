@@ -556,33 +556,43 @@ static size_t fp_op(const char *p, size_t len) {
 /* The PTX's lines with a floating-point multiply, add or fma, in order. */
 static char *fp_lines(const char *ptx) { return filter_lines(ptx, fp_op); }
 
+/* CUDA src made LLVM IR by clang (to_ir), through gpublob -t nvptx:sm_90 -f asm with
+** flag (and value, where not NULL): the PTX is clang's own -O3 -S PTX of src, but for
+** comments.  Checks named name; stem names the scratch files. */
+static void ptx_as_clang(const char *name, const char *src, const char *stem, const char *const *to_ir,
+                         const char *flag, const char *value) {
+  char ll[4200], ours[4200], theirs[4200], label[400], what[200];
+  snprintf(ll, sizeof ll, "%s/%s.ll", scratch(), stem);
+  snprintf(ours, sizeof ours, "%s/%s.ptx", scratch(), stem);
+  snprintf(theirs, sizeof theirs, "%s/%s.clang.ptx", scratch(), stem);
+  const char *to_ptx[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                          "-O3", "-S", NULL};
+  snprintf(what, sizeof what, "CUDA %s to LLVM IR", src);
+  if (clang_ir(to_ir, src, ll, what)) return;
+  snprintf(what, sizeof what, "CUDA %s -O3 to PTX", src);
+  if (clang_ir(to_ptx, src, theirs, what)) return;
+  char *log = NULL;
+  const char *with_value[] = {flag, value, "-t", "nvptx:sm_90", "-f", "asm", ll, "-o", ours, NULL};
+  const char *alone[] = {flag, "-t", "nvptx:sm_90", "-f", "asm", ll, "-o", ours, NULL};
+  int rc = gpublob_cli(value ? with_value : alone, &log);
+  check(rc == 0, PART("compiles"), "exit %d: %s", rc, shown(log));
+  free(log);
+  char *a = (char *)slurp(ours, NULL), *b = (char *)slurp(theirs, NULL);
+  char *x = without_comments(a), *y = without_comments(b);
+  check(x && y && !strcmp(x, y), PART("the PTX is clang's -O3 -S PTX"), "gpublob:\n%.600s\nclang:\n%.600s",
+        shown(x), shown(y));
+  free(a), free(b), free(x), free(y);
+}
+
 /* --fp-contract: clang's unoptimised CUDA IR (-O3 -Xclang -disable-llvm-passes) of
 ** fma.cu gives clang's own -O3 PTX with --fp-contract fast; plain IR (fmul and fadd
 ** without flags) gives llc -fp-contract=fast's fma.rn.f32 with fast, llc's default
 ** mul.rn.f32 and add.rn.f32 with on, as llc -fp-contract=on does. */
 static void fp_contract(void) {
-  char ll[4200], ours[4200], theirs[4200], label[400];
-  const char *name = "cuda fma.cu, --fp-contract fast";
-  snprintf(ll, sizeof ll, "%s/fma.ll", scratch());
-  snprintf(ours, sizeof ours, "%s/fma.ptx", scratch());
-  snprintf(theirs, sizeof theirs, "%s/fma.clang.ptx", scratch());
+  char label[400];
   const char *to_ir[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
                          "-O3", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", NULL};
-  const char *to_ptx[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
-                          "-O3", "-S", NULL};
-  if (!clang_ir(to_ir, SRC "fma.cu", ll, "CUDA fma.cu, unoptimised, to LLVM IR") &&
-      !clang_ir(to_ptx, SRC "fma.cu", theirs, "CUDA fma.cu -O3 to PTX")) {
-    char *log = NULL;
-    const char *args[] = {"--fp-contract", "fast", "-t", "nvptx:sm_90", "-f", "asm", ll, "-o", ours, NULL};
-    int rc = gpublob_cli(args, &log);
-    check(rc == 0, PART("compiles"), "exit %d: %s", rc, shown(log));
-    free(log);
-    char *a = (char *)slurp(ours, NULL), *b = (char *)slurp(theirs, NULL);
-    char *x = without_comments(a), *y = without_comments(b);
-    check(x && y && !strcmp(x, y), PART("the PTX is clang's -O3 -S PTX"), "gpublob:\n%.500s\nclang:\n%.500s",
-          shown(x), shown(y));
-    free(a), free(b), free(x), free(y);
-  }
+  ptx_as_clang("cuda fma.cu, --fp-contract fast", SRC "fma.cu", "fma", to_ir, "--fp-contract", "fast");
   /* plain IR: the backend alone, against llc */
   static const char plain[] = "target triple = \"nvptx64-nvidia-cuda\"\n"
                               "define ptx_kernel void @k(ptr addrspace(1) %p, float %a, float %b, float %c) {\n"
@@ -619,27 +629,9 @@ static void fp_contract(void) {
 /* IR clang optimised itself (-O3 -emit-llvm), with --backend-only: the backend alone,
 ** so the PTX is clang's own -O3 -S PTX, but for comments. */
 static void cuda_backend_only(void) {
-  char ll[4200], ours[4200], theirs[4200], label[400];
-  const char *name = "cuda reduce -O3, --backend-only";
-  snprintf(ll, sizeof ll, "%s/cuda_reduce_O3.ll", scratch());
-  snprintf(ours, sizeof ours, "%s/cuda_reduce_O3.ptx", scratch());
-  snprintf(theirs, sizeof theirs, "%s/cuda_reduce_O3.clang.ptx", scratch());
   const char *to_ir[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
                          "-O3", "-S", "-emit-llvm", NULL};
-  const char *to_ptx[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
-                          "-O3", "-S", NULL};
-  if (clang_ir(to_ir, SRC "reduce.cu", ll, "CUDA reduce.cu -O3 to LLVM IR")) return;
-  if (clang_ir(to_ptx, SRC "reduce.cu", theirs, "CUDA reduce.cu -O3 to PTX")) return;
-  char *log = NULL;
-  const char *args[] = {"--backend-only", "-t", "nvptx:sm_90", "-f", "asm", ll, "-o", ours, NULL};
-  int rc = gpublob_cli(args, &log);
-  check(rc == 0, PART("compiles"), "exit %d: %s", rc, shown(log));
-  free(log);
-  char *a = (char *)slurp(ours, NULL), *b = (char *)slurp(theirs, NULL);
-  char *x = without_comments(a), *y = without_comments(b);
-  check(x && y && !strcmp(x, y), PART("the PTX is clang's -O3 -S PTX"), "gpublob:\n%.600s\nclang:\n%.600s", shown(x),
-        shown(y));
-  free(a), free(b), free(x), free(y);
+  ptx_as_clang("cuda reduce -O3, --backend-only", SRC "reduce.cu", "cuda_reduce_O3", to_ir, "--backend-only", NULL);
 }
 
 /* HIP as clang compiles it by default: the device libraries linked by clang itself
