@@ -74,7 +74,7 @@ static int own_serialize(mlir_call_state *m, gpu_item *it) {
   const char *format = own_format_name(m->o.format);
   if (!is_lowered(it)) /* a gpu-dialect body: MLIR's serialiser would only say it failed */
     return set_error(m->g, GPUBLOB_LOWER, "%s: its body holds operations outside the dialects MLIR's serialiser of "
-                     "#%s takes (%s): lower it first (convert-gpu-to-spirv)", sb_str(&it->name), it->t->mlir_target,
+                     "#%s takes (%s): lower it to them first", sb_str(&it->name), it->t->mlir_target,
                      it->t->mlir_dialects);
   if (!format)
     return item_error(m, it, GPUBLOB_FORMAT, "%s: MLIR's serialiser of #%s gives no such format", it->t->mlir_target);
