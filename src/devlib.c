@@ -8,6 +8,8 @@ typedef struct devlib {
   shared_lib *shared; /* the call's: its mapping, the names it defines, its subsets */
   lib_share *share;   /* the table it is in */
   LLVMModuleRef lazy; /* the whole library, loaded lazily in the job's context; NULL */
+  LLVMContextRef own_ctx; /* a context of its own, where subsets are made (subset_get); NULL */
+  LLVMModuleRef own;      /* the whole library, loaded lazily in own_ctx; NULL */
 } devlib;
 
 static int is_undefined_ref(LLVMValueRef v) {
@@ -97,28 +99,51 @@ static void mlir_lib_drop(job *j, LLVMModuleRef lib) {
 #endif
 }
 
-/* The subset of l for key: the call's, else made here and filed for the other jobs.
-** It is made from the whole library loaded anew in a context of its own: bitcode
+/* The whole library loaded lazily in a context of its own, as the module's triple and
+** layout, public definitions linkonce_odr, an MLIR input's mlir_lib_drop taken out, and
+** the call's index of its names read from it once.  Subsets are made from it: bitcode
 ** lists every metadata kind its context knows, so a subset made in a job's context
-** would carry whatever that job had loaded before (ockl's srcloc), and the bitcode
-** of every job that links it (-f llvm) would depend on which job of the call made it. */
+** would carry whatever that job had loaded before (ockl's srcloc), and the bitcode of
+** every job that links it (-f llvm) would depend on which job of the call made it.  A
+** job that only needs the names (another job made the subset) loads nothing. */
+static int load_own(job *j, devlib *l) {
+  if (l->own) return GPUBLOB_OK;
+  double t = now_ms();
+  if (!l->own_ctx && (l->own_ctx = LLVMContextCreate())) LLVMContextSetDiagnosticHandler(l->own_ctx, on_diagnostic, j);
+  int rc = l->own_ctx ? load_bitcode_in(j, l->own_ctx, l->shared->map, l->shared->size, sb_str(&l->path), &l->own)
+                      : set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc) {
+    LLVMSetTarget(l->own, j->triple);
+    LLVMSetDataLayout(l->own, LLVMGetDataLayoutStr(j->llvm->mod));
+    make_lazy(l->own);
+    mlir_lib_drop(j, l->own);
+    if (shared_lib_index(l->shared, l->share, l->own)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  }
+  j->ms[PH_LINK] += now_ms() - t;
+  return rc;
+}
+
+/* The own context and what is left in it. */
+static void release_own(devlib *l) {
+  if (l->own) LLVMDisposeModule(l->own);
+  if (l->own_ctx) LLVMContextDispose(l->own_ctx);
+  l->own = NULL;
+  l->own_ctx = NULL;
+}
+
+/* The subset of l for key: the call's, else made here, from the library in its own
+** context (load_own, which subset_make consumes), and filed for the other jobs. */
 static const lib_subset *subset_get(job *j, devlib *l, strbuf *key) {
   const lib_subset *sub = subset_find(l->shared, l->share, key);
   if (sub) return sub;
-  double t = now_ms();
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMContextSetDiagnosticHandler(ctx, on_diagnostic, j);
-  LLVMModuleRef whole = NULL;
   strbuf bitcode = {0};
-  int rc = load_bitcode_in(j, ctx, l->shared->map, l->shared->size, sb_str(&l->path), &whole);
+  int rc = load_own(j, l);
+  double t = now_ms();
   if (!rc) {
-    LLVMSetTarget(whole, j->triple);
-    LLVMSetDataLayout(whole, LLVMGetDataLayoutStr(j->llvm->mod));
-    make_lazy(whole);
-    mlir_lib_drop(j, whole);
-    rc = subset_make(j, whole, key, &bitcode);
+    rc = subset_make(j, l->own, key, &bitcode);
+    l->own = NULL; /* consumed */
   }
-  LLVMContextDispose(ctx);
+  release_own(l);
   j->ms[PH_LINK] += now_ms() - t;
   if (!rc && !(sub = subset_file(l->shared, l->share, key, &bitcode))) rc = GPUBLOB_NOMEM;
   sb_free(&bitcode);
@@ -132,10 +157,10 @@ static const lib_subset *subset_get(job *j, devlib *l, strbuf *key) {
 static int link_if_needed(job *j, devlib *l, unsigned *links) {
   char *const *defined;
   size_t ndefined, count = 0;
-  int rc = shared_lib_names(l->shared, l->share, &defined, &ndefined) || l->lazy ? GPUBLOB_OK
-                                                                               : load_lazy(j, l, &l->lazy);
+  /* the names: the call's index, read from the library in its own context the first time */
+  int rc = shared_lib_names(l->shared, l->share, &defined, &ndefined) || l->lazy ? GPUBLOB_OK : load_own(j, l);
   if (!rc && !defined && !shared_lib_names(l->shared, l->share, &defined, &ndefined))
-    rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory"); /* load_lazy read them */
+    rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory"); /* load_own or load_lazy read them */
   strbuf key = {0};
   if (!rc && subset_key(defined, ndefined, j->llvm->mod, &key, &count)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   const lib_subset *sub = rc || !count ? NULL : subset_get(j, l, &key);
@@ -236,6 +261,7 @@ static int public_definitions(LLVMModuleRef m, char ***out) {
 static void release_libs(devlib *libs, int n) {
   for (int i = 0; i < n; i++) {
     if (libs[i].lazy) LLVMDisposeModule(libs[i].lazy);
+    release_own(&libs[i]);
     sb_free(&libs[i].path);
   }
 }
