@@ -40,7 +40,8 @@ add_case() { # KERNEL SOURCE BUILD SM FILE
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$abi" "$5" >>"$dir/manifest.tsv"
 }
 
-have_nvjitlink() { build/gpublob --list-targets 2>/dev/null | grep -q 'nvjitlink in-process, /'; }
+# --list-targets' line "in-process: /PATH/libnvJitLink.so.N (in-process)" under nvptx
+have_nvjitlink() { build/gpublob --list-targets 2>/dev/null | grep -q '^ *in-process: /.*libnvJitLink.* (in-process)$'; }
 
 prepare_kernel() { # KERNEL SOURCE
   k=$1 src=$2 ext=cubin in=examples/gpu/$1.$2

@@ -40,8 +40,9 @@ if [ -n "$amd_chips" ]; then
         --metadata "$out/amd-$chip-abi$abi/meta.json" --emit-c "$out/amd-$chip-abi$abi/blobs.h"
     done
   done
-else
-  echo "outputs_digest: no amdgcn chips listed" >&2
+elif "$gpublob" --list-targets 2>/dev/null | grep -q '^amdgcn '; then
+  echo "outputs_digest: --list-targets names amdgcn, but its chips were not read (has its layout changed?)" >&2
+  exit 1
 fi
 for f in bin asm llvm ll; do
   run "amd-$f" -t amdgcn:gfx90a,gfx942,gfx1100 -f "$f" examples/saxpy_amdgcn.ll -o "$out/amd-$f/"
