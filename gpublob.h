@@ -85,12 +85,12 @@ extern "C" {
 #endif
 #endif
 
-/* This header's version: 1.3.0 has 1.0's calls and what 1.1, 1.2 and 1.3 added
+/* This header's version: 1.4.0 has 1.0's calls and what 1.1 to 1.4 added
 ** (each marked "since"). */
 #define GPUBLOB_VERSION_MAJOR 1
-#define GPUBLOB_VERSION_MINOR 3
+#define GPUBLOB_VERSION_MINOR 4
 #define GPUBLOB_VERSION_PATCH 0
-#define GPUBLOB_VERSION_STRING "1.3.0"
+#define GPUBLOB_VERSION_STRING "1.4.0"
 #define GPUBLOB_VERSION_NUMBER \
   (GPUBLOB_VERSION_MAJOR * 10000 + GPUBLOB_VERSION_MINOR * 100 + GPUBLOB_VERSION_PATCH)
 
@@ -117,7 +117,8 @@ extern "C" {
   X(NOGPU, 18, "no gpu.module in the MLIR module")                            \
   X(LOWER, 19, "MLIR lowering or translation to LLVM IR failed")              \
   X(NOTCACHED, 20, "not in the cache")                                        \
-  X(INTERRUPTED, 21, "interrupted by a signal")
+  X(INTERRUPTED, 21, "interrupted by a signal")                              \
+  X(LIMIT, 22, "a kernel is over a resource limit of the options")
 
 enum gpublob_code {
 #define GPUBLOB_ERROR_ENUM(name, value, text) GPUBLOB_##name = value,
@@ -237,7 +238,7 @@ typedef struct gpublob_target_choice {
 ** 8 (since 1.3): job_timeout, fp_contract.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
-#define GPUBLOB_OPTIONS_VERSION 8
+#define GPUBLOB_OPTIONS_VERSION 9
 
 /* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version
 ** (gpublob_options_init does the same through a call). */
@@ -315,7 +316,32 @@ typedef struct gpublob_options {
                             the job stops at the end of the phase that ran past it (parse,
                             link, optimisation, emission) */
   int fp_contract;       /* enum gpublob_fp_contract; in the cache's keys */
+  /* version 9, since 1.4 (kernel reports: docs/kernels.md).  None is in the cache's keys:
+  ** they change no output byte, and a cache hit is checked against them as a compile is. */
+  unsigned block_size;   /* the block (work-group) size occupancy is figured for; 0: the
+                            kernel's own limit (.maxntid, .reqntid, AMD's max flat
+                            work-group size), else 1024 */
+  unsigned limits;       /* GPUBLOB_LIMIT_*: which of the limits below apply */
+  unsigned long long max_registers; /* registers a thread (AMD: VGPRs, AGPRs apart) */
+  unsigned long long max_spills;    /* NVIDIA: spill-store bytes; AMD: spilled VGPRs + SGPRs */
+  unsigned long long max_shared;    /* static shared memory (LDS) bytes a block */
+  unsigned long long max_stack;     /* stack (private segment) bytes a thread */
+  double min_occupancy;             /* the least occupancy, 0 to 1 (gpublob_kernel_info) */
 } gpublob_options;
+
+/* (since 1.4) gpublob_options' limits: a kernel of an output over one that is set
+** fails the call with LIMIT, naming the kernel, its target and chip, the figure and
+** the limit (the first kernel over, and how many others are), and nothing is
+** written.  A figure the blob and its tool's report do not give (a spill count of
+** -f asm, an occupancy without the chip's limits) is never over.  Outputs that
+** record no kernels (assembly, bitcode, SPIR-V) are not checked. */
+enum gpublob_limit {
+  GPUBLOB_LIMIT_REGISTERS = 1u << 0,
+  GPUBLOB_LIMIT_SPILLS = 1u << 1,
+  GPUBLOB_LIMIT_SHARED = 1u << 2,
+  GPUBLOB_LIMIT_STACK = 1u << 3,
+  GPUBLOB_LIMIT_OCCUPANCY = 1u << 4
+};
 
 /* A blob's bytes, as an output holds them (gpublob_result_free frees them with the
 ** result); a blob of the deprecated 1.0 calls is freed with gpublob_blob_free. */
@@ -493,17 +519,22 @@ GPUBLOB_API int gpublob_cache_lookup_stream(gpublob *g, const gpublob_options *o
                                             const gpublob_input *in, gpublob_result *out,
                                             gpublob_write_fn write, void *ctx);
 
-/* ---- kernel metadata: what each kernel of a blob needs, as the blob records it ---- */
+/* ---- kernel metadata: what each kernel of a blob needs, its occupancy, its report ---- */
 /* (since 1.1) One kernel of an output, read from the blob itself (the AMDGPU metadata note of
 ** a code object; the .nv.info sections of a cubin), never from another compile: the
 ** spec's metadata key names the reader of a target's bin blobs, pack_metadata that
 ** of its packs.  A figure the blob does not record is -1.  New fields go at the end:
 ** gpublob_kernel_get fills as many bytes as the caller's size.
+** (since 1.4) What a blob does not record but its tool printed of the same compile
+** (the spec's tool_report: ptxas -v's spills and barriers) is kept with each output
+** gpublob made, and in its cache entry, so a hit reads the same; and occupancy is
+** figured from the chip's limits in the spec (docs/kernels.md).
 ** NVIDIA: registers, static shared bytes and the stack frame are ptxas -v's (the
 ** shared memory sm_90 and later reserve before a kernel's own is not counted);
 ** params_bytes the parameter bank's size; max_threads the .maxntid (else the
-** .reqntid's product), -1 without either; a cubin records no spills, so spills
-** are -1, and sgprs, agprs, the VGPR/SGPR spills and wave_size are -1.
+** .reqntid's product), -1 without either; a cubin records no spills: spills
+** are -1, and spill_store_bytes and spill_load_bytes are ptxas's (nvJitLink's)
+** report; sgprs, agprs, the VGPR/SGPR spills and wave_size are -1.
 ** AMD: the note's figures, as llvm-readelf --notes prints them. */
 typedef struct gpublob_kernel_info {
   const char *name;         /* the kernel's symbol */
@@ -519,6 +550,23 @@ typedef struct gpublob_kernel_info {
   long long wave_size;      /* threads a warp (wavefront) */
   long long reqd_threads[3]; /* the required block size (REQNTID, .reqd_workgroup_size);
                                 0 when none is required */
+  /* (since 1.4) From the blob tool's report of the same compile (ptxas -v, nvJitLink's
+  ** info log), kept with the output and in the cache: -1 for an output made without
+  ** one (-f asm, a pack's PTX, a blob given by the caller) and on AMD. */
+  long long spill_store_bytes, spill_load_bytes; /* NVIDIA: bytes spilled to local memory */
+  long long barriers;        /* NVIDIA: the named barriers it uses */
+  /* (since 1.4) Occupancy: what fits on one SM (NVIDIA) or SIMD (AMD), from the chip's
+  ** limits in the spec and the figures above, for blocks of occupancy_block_size
+  ** threads (gpublob_options' block_size, else max_threads, else 1024).  NVIDIA's is
+  ** the CUDA occupancy calculator's (cuda_occupancy.h); AMD's LLVM's (llc's
+  ** "; Occupancy:").  A chip without limits in the spec (a generic AMD chip): -1 and
+  ** a limiter of "". */
+  double occupancy;               /* resident warps (waves) over the chip's most, 0 to 1 */
+  const char *occupancy_limiter;  /* what bounds it: "warps", "registers", "shared",
+                                     "blocks"; never NULL */
+  long long blocks_per_sm;        /* NVIDIA: blocks resident on an SM; -1 on AMD */
+  long long waves_per_simd;       /* AMD: waves resident on a SIMD; -1 on NVIDIA */
+  long long occupancy_block_size; /* the block size the figures are for */
 } gpublob_kernel_info;
 
 /* How many kernels output i of r holds, into *count: OK; FORMAT for an output
@@ -576,7 +624,7 @@ GPUBLOB_API int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, s
 ** FORMAT, OPTION for bad options; MISUSE. */
 GPUBLOB_API int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **paths);
 
-/* "1.3.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
+/* "1.4.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
 GPUBLOB_API const char *gpublob_version(void);
 
 /* Isolation (GPUBLOB_FLAG_ISOLATE).  A handle's first isolated call forks a helper

@@ -462,7 +462,7 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
 
 
 def version():
-    """The library's version string, gpublob_version() ("1.3.0")."""
+    """The library's version string, gpublob_version() ("1.4.0")."""
     return _str(_lib().gpublob_version())
 
 

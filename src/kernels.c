@@ -25,6 +25,13 @@ static const char *kt_str(ktable *t, const char *s, size_t n) {
   return c;
 }
 
+/* A kernel of which nothing is known yet: every figure -1 (not recorded), no
+** required size, no occupancy limiter. */
+static gpublob_kernel_info kt_blank(const char *name, const char *chip) {
+  return (gpublob_kernel_info){name, chip, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {0, 0, 0},
+                               -1, -1, -1, -1.0, "", -1, -1, -1};
+}
+
 /* A new record: every figure -1 (not recorded), no required size, name and chip
 ** copied; NULL with the handle's error (TOOL past KT_MAX_KERNELS, NOMEM). */
 static gpublob_kernel_info *kt_add(gpublob *g, ktable *t, const char *name, size_t n, const char *chip) {
@@ -42,7 +49,7 @@ static gpublob_kernel_info *kt_add(gpublob *g, ktable *t, const char *name, size
     return NULL;
   }
   gpublob_kernel_info *k = &t->k[t->n++];
-  *k = (gpublob_kernel_info){nm, ch, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {0, 0, 0}};
+  *k = kt_blank(nm, ch);
   return k;
 }
 

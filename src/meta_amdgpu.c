@@ -42,7 +42,7 @@ static int amd_kernel(gpublob *g, mpcur *c, ktable *t, const char *chip) {
   const char *name = NULL;
   size_t name_len = 0;
   gpublob_kernel_info *k = &tmp;
-  *k = (gpublob_kernel_info){NULL, NULL, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {0, 0, 0}};
+  *k = kt_blank(NULL, NULL);
   for (size_t i = 0; i < pairs; i++) {
     const char *key;
     size_t kn;
