@@ -70,6 +70,14 @@ static void json_kernel(text *t, const gpublob_kernel_info *k) {
     if (extra[i].v >= 0) json_num(t, extra[i].key, extra[i].v);
   if (k->reqd_threads[0])
     text_addf(t, ", \"reqd_threads\": [%lld, %lld, %lld]", k->reqd_threads[0], k->reqd_threads[1], k->reqd_threads[2]);
+  json_num(t, "spill_store_bytes", k->spill_store_bytes);
+  json_num(t, "spill_load_bytes", k->spill_load_bytes);
+  json_num(t, "barriers", k->barriers);
+  if (k->occupancy < 0) text_addf(t, ", \"occupancy\": null, \"occupancy_limiter\": null");
+  else text_addf(t, ", \"occupancy\": %.4g, \"occupancy_limiter\": \"%s\"", k->occupancy, k->occupancy_limiter);
+  if (k->blocks_per_sm >= 0) json_num(t, "blocks_per_sm", k->blocks_per_sm);
+  if (k->waves_per_simd >= 0) json_num(t, "waves_per_simd", k->waves_per_simd);
+  json_num(t, "occupancy_block_size", k->occupancy_block_size);
   text_addf(t, "}");
 }
 
@@ -81,12 +89,17 @@ static void verbose_kernel(const gpublob_output *o, const gpublob_kernel_info *k
       {k->registers, " %lld registers,"}, {k->sgprs, " %lld sgprs,"}, {k->agprs, " %lld agprs,"},
       {k->spills, " %lld spills,"}, {k->shared_bytes, " %lld bytes shared,"}, {k->local_bytes, " %lld bytes stack,"},
       {k->params_bytes, " %lld bytes params,"}, {k->max_threads, " max %lld threads,"},
-      {k->wave_size, " wave %lld,"}};
+      {k->wave_size, " wave %lld,"}, {k->spill_store_bytes, " %lld bytes spill stores,"},
+      {k->spill_load_bytes, " %lld bytes spill loads,"}, {k->barriers, " %lld barriers,"}};
   for (size_t i = 0; i < sizeof part / sizeof *part; i++)
     if (part[i].v >= 0 && n > 0 && (size_t)n < sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, part[i].fmt, part[i].v);
   if (k->reqd_threads[0] && n > 0 && (size_t)n < sizeof line)
     n += snprintf(line + n, sizeof line - (size_t)n, " required %lldx%lldx%lld threads,", k->reqd_threads[0],
                   k->reqd_threads[1], k->reqd_threads[2]);
+  if (k->occupancy >= 0 && n > 0 && (size_t)n < sizeof line)
+    n += snprintf(line + n, sizeof line - (size_t)n, " occupancy %.2f (%s; %lld %s of %lld threads),", k->occupancy,
+                  k->occupancy_limiter, k->blocks_per_sm >= 0 ? k->blocks_per_sm : k->waves_per_simd,
+                  k->blocks_per_sm >= 0 ? "blocks an SM" : "waves a SIMD", k->occupancy_block_size);
   if (n > 0 && (size_t)n < sizeof line && line[n - 1] == ',') line[n - 1] = 0;
   fprintf(stderr, "%s\n", line);
 }

@@ -144,25 +144,30 @@ int gpublob_target_get(int index, gpublob_target_info *out, size_t size) {
 
 /* ---- kernel metadata: read when asked, kept for the blob asked about last ---- */
 /* The kernels of output i of r in g->kernels: read from its blob unless they are the
-** ones read last (the same bytes at the same place, the same target and chip). */
+** ones read last (the same bytes at the same place, the same target and chip, the
+** same report and block size kept with it). */
 static int kernels_load(gpublob *g, const gpublob_result *r, size_t i) {
   if (!r || !r->outputs || i >= r->count)
     return set_error(g, GPUBLOB_MISUSE, r ? "output %zu of %zu" : "NULL result", i, r ? r->count : 0);
   const gpublob_output *o = &r->outputs[i];
-  const char *label[] = {o->target ? o->target : "", o->chip ? o->chip : ""};
+  strbuf report = {0};
+  unsigned block_size;
+  if (output_note_get(o, &report, &block_size)) return set_error(g, GPUBLOB_NOMEM, "out of memory");
+  const char *label[] = {o->target ? o->target : "", o->chip ? o->chip : "", sb_str(&report)};
   uint64_t h = XXH3_64bits(o->blob.data ? o->blob.data : (const void *)"", o->blob.data ? o->blob.size : 0);
-  for (int k = 0; k < 2; k++) h = XXH3_64bits_withSeed(label[k], strlen(label[k]) + 1, h);
+  for (int k = 0; k < 3; k++) h = XXH3_64bits_withSeed(label[k], strlen(label[k]) + 1, h + (k == 2 ? block_size : 0));
   kernel_cache *c = &g->kernels;
-  if (c->valid && c->data == o->blob.data && c->size == o->blob.size && c->hash == h) return GPUBLOB_OK;
-  kt_free(&c->t);
-  c->valid = 0;
-  ktable t = {0};
-  if (read_output_kernels(g, o, &t)) {
-    kt_free(&t);
-    return g->code;
+  int rc = GPUBLOB_OK;
+  if (!(c->valid && c->data == o->blob.data && c->size == o->blob.size && c->hash == h)) {
+    kt_free(&c->t);
+    c->valid = 0;
+    ktable t = {0};
+    rc = output_kernels(g, o, sb_str(&report), block_size, &t);
+    if (rc) kt_free(&t);
+    else *c = (kernel_cache){t, o->blob.data, o->blob.size, h, 1};
   }
-  *c = (kernel_cache){t, o->blob.data, o->blob.size, h, 1};
-  return GPUBLOB_OK;
+  sb_free(&report);
+  return rc;
 }
 
 int gpublob_kernel_count(gpublob *g, const gpublob_result *r, size_t i, size_t *count) {
@@ -177,7 +182,7 @@ int gpublob_kernel_count(gpublob *g, const gpublob_result *r, size_t i, size_t *
 
 int gpublob_kernel_get(gpublob *g, const gpublob_result *r, size_t i, size_t k, gpublob_kernel_info *out,
                        size_t size) {
-  const size_t oldest = sizeof(gpublob_kernel_info);
+  const size_t oldest = offsetof(gpublob_kernel_info, spill_store_bytes); /* 1.1's struct */
   if (out && size >= oldest) memset(out, 0, size);
   if (!g) return GPUBLOB_MISUSE;
   call_reset(g);

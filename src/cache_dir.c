@@ -78,12 +78,12 @@ static int cache_open(cache *c, gpublob *g, const gpublob_options *o) {
     refuse_cache(c, "it is another user's, or others may write it");
     return 0;
   }
-  sb_addf(&c->root, "%s/v1", c->dir);
+  sb_addf(&c->root, "%s/" CACHE_LAYOUT, c->dir);
   if (c->root.oom) refuse_cache(c, "out of memory");
-  else c->rootfd = open_subdir(c, top, "v1", sb_str(&c->root));
+  else c->rootfd = open_subdir(c, top, CACHE_LAYOUT, sb_str(&c->root));
   close(top);
   remote_open(c, o); /* behind the local tier: only where there is one */
-  return 1; /* without DIR/v1 (a read-only directory) every lookup misses */
+  return 1; /* without DIR/v2 (a read-only directory) every lookup misses */
 }
 
 static void key_hex(const key128 *k, char hex[33]) {

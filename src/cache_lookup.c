@@ -38,6 +38,7 @@ void gpublob_result_free(gpublob_result *r) {
     gpublob_blob_free(&r->outputs[i].blob);
     free((char *)r->outputs[i].target);
     free((char *)r->outputs[i].chip);
+    output_note_drop(r->outputs[i].tool); /* before its key, the tool string, goes */
     free((char *)r->outputs[i].tool);
   }
   free(r->outputs);
@@ -85,16 +86,17 @@ static int get_blob(reader *r, gpublob_blob *out, int mode) {
   return 0;
 }
 
-/* Appends an output; its strings are copied into the result, "" for a NULL one. */
+/* Appends an output; its strings are copied into the result, "" for a NULL one; its
+** tool's report and the call's block size kept with it (src/output_report.c). */
 static int result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
-                      gpublob_blob *blob) {
+                      const char *report, unsigned block_size, gpublob_blob *blob) {
   if (grow(&r->outputs, r->count, sizeof *r->outputs)) return -1;
   gpublob_output *o = &r->outputs[r->count];
   memset(o, 0, sizeof *o);
   o->target = strdup(target ? target : "");
   o->chip = strdup(chip ? chip : "");
   o->tool = strdup(tool ? tool : "");
-  if (!o->target || !o->chip || !o->tool) {
+  if (!o->target || !o->chip || !o->tool || output_note_set(o, report, block_size)) {
     free((char *)o->target);
     free((char *)o->chip);
     free((char *)o->tool);
@@ -126,13 +128,25 @@ static int tool_name_valid(const char *s) {
   return 1;
 }
 
-/* One output of an entry, or -1; its blob as get_blob's mode says. */
-static int entry_output(reader *r, gpublob_result *out, int mode) {
-  const char *target = get_str(r), *chip = get_str(r), *tool = get_str(r);
+/* A tool report as src/tool_report.c writes it: lines of five tab-separated fields. */
+static int report_valid(const char *s) {
+  for (int tabs = 0; *s; s++) {
+    if (*s == '\n' && tabs != 4) return 0;
+    tabs = *s == '\n' ? 0 : tabs + (*s == '\t');
+    if ((unsigned char)*s < ' ' && *s != '\t' && *s != '\n') return 0;
+  }
+  return 1;
+}
+
+/* One output of an entry, or -1; its blob as get_blob's mode says, and the call's
+** block size kept with it. */
+static int entry_output(reader *r, gpublob_result *out, int mode, unsigned block_size) {
+  const char *target = get_str(r), *chip = get_str(r), *tool = get_str(r), *report = get_str(r);
   const target_desc *t = target && *target ? target_named(target, strlen(target)) : NULL;
   gpublob_blob b = {0};
-  if (r->bad || !chip || !tool || (target && *target && !t) || !chips_valid(t, chip) || !tool_name_valid(tool) ||
-      get_blob(r, &b, mode) || !b.suffix || result_add(out, t ? t->name : "", chip, tool, &b)) {
+  if (r->bad || !chip || !tool || !report || (target && *target && !t) || !chips_valid(t, chip) ||
+      !tool_name_valid(tool) || !report_valid(report) || get_blob(r, &b, mode) || !b.suffix ||
+      result_add(out, t ? t->name : "", chip, tool, report, block_size, &b)) {
     if (mode == BLOB_COPY) gpublob_blob_free(&b);
     return -1;
   }
@@ -154,11 +168,11 @@ static void entry_take_last(cache_file *e, gpublob_result *out) {
 }
 
 /* An entry's outputs; one that holds none, or anything malformed, is a miss. */
-static int entry_get(cache_file *e, gpublob_result *out) {
+static int entry_get(cache_file *e, gpublob_result *out, unsigned block_size) {
   reader r = {e->data, e->data + e->size, 0, NULL};
   uint64_t count = get_u64(&r);
   for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
-    if (entry_output(&r, out, i + 1 == count ? BLOB_BORROW : BLOB_COPY)) break;
+    if (entry_output(&r, out, i + 1 == count ? BLOB_BORROW : BLOB_COPY, block_size)) break;
   if (count && out->count == count && r.p == r.end) {
     entry_take_last(e, out);
     return 0;

@@ -1,6 +1,6 @@
 /* src/cache_remote.c: The remote tier behind the local cache: a Redis server that many
 ** machines share, so a kernel compiled on one is a hit on all.  It holds exactly the
-** local cache's files (header and payload) under "gpublob:v1:KIND:HEX"; the local
+** local cache's files (header and payload) under "gpublob:v2:KIND:HEX"; the local
 ** cache is looked up first, a remote hit is validated as a local file is and copied
 ** into it, and a compile stores in both.  A remote value is anyone's bytes: it is
 ** fetched with a size bound, checked (length, kind, key, XXH3-128) and never served
@@ -116,7 +116,7 @@ static void remote_open(cache *c, const gpublob_options *o) {
 static void remote_key(const key128 *k, char kind, char out[48]) {
   char hex[33];
   key_hex(k, hex);
-  snprintf(out, 48, "gpublob:v1:%c:%s", kind, hex);
+  snprintf(out, 48, "gpublob:" CACHE_LAYOUT ":%c:%s", kind, hex);
 }
 
 /* The first fault: the tier is off for the rest of the call, with one warning. */

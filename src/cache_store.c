@@ -38,16 +38,25 @@ static void manifest_put(strbuf *b, job *const *jobs, size_t n, const int *packe
   }
 }
 
-/* The results: per output its target, chip, tool, suffix and bytes. */
-static void entry_put(strbuf *b, const gpublob_result *r) {
+/* The results: per output its target, chip, tool, its tool's report (src/
+** output_report.c), suffix and bytes.  -1 when memory is out. */
+static int entry_put(strbuf *b, const gpublob_result *r) {
   put_u64(b, r->count);
-  for (size_t i = 0; i < r->count; i++) {
+  strbuf report = {0};
+  unsigned block_size;
+  int rc = 0;
+  for (size_t i = 0; !rc && i < r->count; i++) {
     const gpublob_output *o = &r->outputs[i];
+    sb_reset(&report);
+    rc = output_note_get(o, &report, &block_size);
     put_str(b, o->target);
     put_str(b, o->chip);
     put_str(b, o->tool);
+    put_str(b, sb_str(&report));
     put_blob(b, &o->blob);
   }
+  sb_free(&report);
+  return rc;
 }
 
 /* After a compile: the manifest under k0, the outputs under k1, the key of what
@@ -56,8 +65,8 @@ static void cache_store(cache *c, const key128 *k0, const key128 *k1, job *const
                         const int *packed, const gpublob_result *res) {
   strbuf m = {0}, e = {0};
   manifest_put(&m, jobs, n, packed);
-  entry_put(&e, res);
-  if (!m.oom && !e.oom && !cache_write(c, k1, 'e', &e) && !cache_write(c, k0, 'm', &m))
+  int rc = entry_put(&e, res);
+  if (!rc && !m.oom && !e.oom && !cache_write(c, k1, 'e', &e) && !cache_write(c, k0, 'm', &m))
     c->g->stats.cache_writes++;
   sb_free(&m);
   sb_free(&e);

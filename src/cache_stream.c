@@ -50,7 +50,7 @@ static int stream_rest(int fd, strbuf *piece, uint64_t left, XXH3_state_t *st, b
 ** read whole instead: cache_read checks it, removes only a corrupt file, and asks
 ** the remote tier); -2 s failed. */
 static int entry_stream_fd(int fd, off_t file_size, const key128 *k, strbuf *piece,
-                           gpublob_result *out, blob_sink *s) {
+                           gpublob_result *out, blob_sink *s, unsigned block_size) {
   entry_header h;
   size_t want = (uint64_t)file_size < STREAM_PIECE ? (size_t)file_size : STREAM_PIECE;
   ssize_t got = read_piece(fd, piece, want); /* into room made for a piece: piece->s stays */
@@ -60,7 +60,7 @@ static int entry_stream_fd(int fd, off_t file_size, const key128 *k, strbuf *pie
   reader r = {payload, first + got, 0, NULL};
   uint64_t count = get_u64(&r);
   for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
-    if (entry_output(&r, out, i + 1 == count ? BLOB_STREAM : BLOB_COPY)) break;
+    if (entry_output(&r, out, i + 1 == count ? BLOB_STREAM : BLOB_COPY, block_size)) break;
   if (!count || out->count != count || r.p != r.end) return 2; /* cut short by the piece, malformed, or no memory */
   const gpublob_blob *last = &out->outputs[count - 1].blob;
   uint64_t at = (uint64_t)(r.blob_at - payload);
@@ -76,10 +76,11 @@ static int entry_stream_fd(int fd, off_t file_size, const key128 *k, strbuf *pie
 
 /* The entry read whole (a remote one, or one whose other outputs are big), its last
 ** output's bytes handed to s and not kept: 0, -1 a miss, -2 s failed. */
-static int entry_whole_to_sink(cache *c, const key128 *k, gpublob_result *out, blob_sink *s) {
+static int entry_whole_to_sink(cache *c, const key128 *k, gpublob_result *out, blob_sink *s,
+                               unsigned block_size) {
   cache_file e;
   if (cache_read(c, k, 'e', &e)) return -1;
-  int rc = entry_get(&e, out);
+  int rc = entry_get(&e, out, block_size);
   cache_file_free(&e);
   if (rc) return -1;
   gpublob_blob *last = &out->outputs[out->count - 1].blob;
@@ -98,21 +99,21 @@ static int same_file(int dirfd, const char *name, const struct stat *st) {
 
 /* An entry streamed to s: 0 a hit, -1 a miss, -2 s failed.  An invalid file is
 ** removed, as cache_read removes one. */
-static int entry_stream(cache *c, const key128 *k, gpublob_result *out, blob_sink *s) {
+static int entry_stream(cache *c, const key128 *k, gpublob_result *out, blob_sink *s, unsigned block_size) {
   char name[40];
   int dirfd = c->rootfd < 0 ? -1 : cache_place(c, k, 'e', name, 0), rc = 2;
   strbuf piece = {0};
   int room = dirfd >= 0 && !sb_room(&piece, STREAM_PIECE + 1);
   int fd = room ? openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
   struct stat st;
-  if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) rc = entry_stream_fd(fd, st.st_size, k, &piece, out, s);
+  if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) rc = entry_stream_fd(fd, st.st_size, k, &piece, out, s, block_size);
   if (!rc) futimens(fd, NULL); /* used now: the last to be evicted */
   if (fd >= 0) close(fd);
   if (rc == 1 && same_file(dirfd, name, &st) && !unlinkat(dirfd, name, 0)) cache_account(c, -(long long)st.st_size);
   if (dirfd >= 0) close(dirfd);
   sb_free(&piece);
   if (rc) gpublob_result_free(out);
-  if (rc == 2) return entry_whole_to_sink(c, k, out, s); /* absent here (the remote tier), or not streamed */
+  if (rc == 2) return entry_whole_to_sink(c, k, out, s, block_size); /* absent here (the remote tier), or not streamed */
   return rc == 1 ? -1 : rc;
 }
 
@@ -129,9 +130,9 @@ static int cache_lookup(cache *c, const key128 *k0, const gpublob_options *o, gp
   int rc = manifest_key(c, k0, o, &r, &k1);
   cache_file_free(&m);
   if (rc) return -1;
-  if (s) return entry_stream(c, &k1, out, s);
+  if (s) return entry_stream(c, &k1, out, s, o->block_size);
   if (cache_read(c, &k1, 'e', &e)) return -1;
-  rc = entry_get(&e, out);
+  rc = entry_get(&e, out, o->block_size);
   cache_file_free(&e);
   return rc;
 }

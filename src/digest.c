@@ -17,9 +17,9 @@ typedef struct digest_seen { /* a file already digested in this call */
 } digest_seen;
 
 typedef struct cache {
-  strbuf root;              /* DIR/v1, for messages */
+  strbuf root;              /* DIR/v2, for messages */
   const char *dir;          /* DIR, the options' own string */
-  int rootfd;               /* DIR/v1, opened: every file is reached from it */
+  int rootfd;               /* DIR/v2, opened: every file is reached from it */
   unsigned long long max;   /* bytes */
   int writable;             /* 0 once a write failed (warned once) */
   gpublob *g;               /* warnings and figures */
@@ -44,7 +44,11 @@ typedef struct entry_header { /* every cache file starts so; 56 bytes */
 #ifndef GPUBLOB_NONSTRING
 #define GPUBLOB_NONSTRING
 #endif
-static const char cache_magic[8] GPUBLOB_NONSTRING = "GPBLOB\x01\n"; /* 8 bytes, no NUL */
+/* The layout's version: the directory under DIR and the remote keys' prefix.  v2 (1.4)
+** keeps each output's tool report in an entry; v1 files stay where an older gpublob
+** still uses them. */
+#define CACHE_LAYOUT "v2"
+static const char cache_magic[8] GPUBLOB_NONSTRING = "GPBLOB\x02\n"; /* 8 bytes, no NUL */
 
 static void hash_u64(XXH3_state_t *st, uint64_t v) { XXH3_128bits_update(st, &v, sizeof v); }
 

@@ -206,6 +206,8 @@ typedef struct job {
   const provider *prov;     /* loaded: the in-process provider in use */
   toolrun run;
   strbuf tool_log;  /* with GPUBLOB_FLAG_TOOL_LOG: the blob tool's output (its info log) */
+  strbuf report;    /* the tool's report, a line a function (src/tool_report.c) */
+  int report_added; /* gpublob added the words that ask the tool for it */
   strbuf dump;      /* the dump directory's names start so: /DIR/STEM.TARGET.CHIP. ("": no dump) */
   int state;
   double ms[NPHASES];

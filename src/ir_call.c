@@ -10,9 +10,11 @@ static const char *output_tool(const output_plan *op, const job *j) {
 static int make_output(plan *p, output_plan *op, gpublob_result *out) {
   job *j = p->jobs[op->first];
   gpublob_blob b = {0};
-  strbuf chips = {0};
-  for (size_t i = op->first; i < op->first + op->count; i++)
+  strbuf chips = {0}, report = {0}; /* the chips' tool reports, each line naming its chip */
+  for (size_t i = op->first; i < op->first + op->count; i++) {
     sb_addf(&chips, "%s%s", i > op->first ? "," : "", p->jobs[i]->chip);
+    sb_addn(&report, sb_str(&p->jobs[i]->report), p->jobs[i]->report.len);
+  }
   double t = now_ms(), cpu = thread_cpu_ms(), child = j->tool_cpu_ms;
   int rc = op->pack ? pack_run(p->jobs + op->first, op->count, sb_str(&op->pack_tool), op->pack_prov, &b)
                      : GPUBLOB_OK;
@@ -27,11 +29,13 @@ static int make_output(plan *p, output_plan *op, gpublob_result *out) {
       b = j->out;
       memset(&j->out, 0, sizeof j->out);
     }
-    if (chips.oom || result_add(out, j->t->name, sb_str(&chips), output_tool(op, j), &b))
+    if (chips.oom || report.oom ||
+        result_add(out, j->t->name, sb_str(&chips), output_tool(op, j), sb_str(&report), p->o.block_size, &b))
       rc = set_error(p->g, GPUBLOB_NOMEM, "out of memory");
   }
   gpublob_blob_free(&b);
   sb_free(&chips);
+  sb_free(&report);
   return rc;
 }
 

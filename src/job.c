@@ -11,11 +11,15 @@ static int run_blob_tool(job *j) {
   }
   note_object_flags(j);
   int rc = dump_tool_script(j);
-  if (!rc && j->prov) return dump_tool_log(j, (rc = provider_ready(j)) ? rc : provider_run(j));
-  if (!rc && !j->run.p.pid) rc = tool_start(j);
-  if (!rc) rc = tool_finish(j);
-  if (!rc && (j->flags & GPUBLOB_FLAG_TOOL_LOG)) sb_addn(&j->tool_log, sb_str(&j->run.output), j->run.output.len);
-  if (rc == GPUBLOB_TOOL) tool_version_hint(j);
+  if (!rc && j->prov) {
+    rc = provider_ready(j);
+    if (!rc) rc = provider_run(j);
+  } else {
+    if (!rc && !j->run.p.pid) rc = tool_start(j);
+    if (!rc) rc = tool_finish(j);
+    if (rc == GPUBLOB_TOOL) tool_version_hint(j);
+  }
+  if (!rc) rc = tool_report_take(j); /* its report read, its log kept */
   return dump_tool_log(j, rc);
 }
 

@@ -40,6 +40,7 @@ static void job_end(job *j) {
   sb_free(&j->condfeat);
   sb_free(&j->diag);
   sb_free(&j->tool_log);
+  sb_free(&j->report);
   sb_free(&j->dump);
   sb_free(&j->sink.msg);
   sb_free(&j->sink.warn);

@@ -24,3 +24,15 @@ static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) 
                      "blob and the pack do)", t->name, *suffix ? suffix : "(none)");
   return read_bin_kernels(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
 }
+
+/* ---- an output's kernels, with what gpublob kept of it ---- */
+/* Output o's kernels, its tool's report (src/output_report.c) merged into them, their
+** occupancy figured for blocks of block_size threads (0: each kernel's own limit). */
+static int output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,
+                          ktable *kt) {
+  int rc = read_output_kernels(g, o, kt);
+  if (rc) return rc;
+  report_merge(kt, report);
+  (void)block_size;
+  return GPUBLOB_OK;
+}

@@ -44,7 +44,7 @@ static int deliver(mlir_call_state *m, MlirOperation top, mlir_out *out) {
   double t = now_ms(); /* MLIR's printer (or bytecode writer): counted with emission */
   int rc = print_mlir(m->g, top, m->o.flags, &b);
   m->g->stats.emit_ms += now_ms() - t;
-  if (!rc && result_add(out->res, NULL, "", "", &b)) rc = set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc && result_add(out->res, NULL, "", "", NULL, 0, &b)) rc = set_error(m->g, GPUBLOB_NOMEM, "out of memory");
   gpublob_blob_free(&b);
   if (!rc && out->c) cache_store_plan(out->c, out->k0, &m->p, out->res);
   return rc;

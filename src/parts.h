@@ -17,6 +17,7 @@
 /* Shared with the cache front. */
 #include "util.c"
 #include "handle.c"
+#include "output_report.c"
 #include "live.c"
 #include "options.c"
 #include "job_state.c"
@@ -66,6 +67,7 @@
 #include "optimise.c"
 #include "emit.c"
 #include "tmp_sweep.c"
+#include "tool_report.c"
 #include "tool.c"
 #include "proc.c"
 #include "dump.c"

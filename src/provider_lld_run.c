@@ -21,8 +21,8 @@ static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts)
                       "program, in-process mode is NOTOOL)" : "failed");
     add_detail(j->g, text);
     rc = GPUBLOB_TOOL;
-  } else if (*text && (j->flags & GPUBLOB_FLAG_TOOL_LOG)) {
-    sb_add(&j->tool_log, text);
+  } else {
+    sb_add(&j->run.output, text); /* the tool's output, as a program's (GPUBLOB_FLAG_TOOL_LOG's) */
   }
   free(log);
   (void)p;

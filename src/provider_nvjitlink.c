@@ -50,14 +50,15 @@ static int nvjl_cubin(job *j, const provider *p, void *h) {
   return GPUBLOB_OK;
 }
 
-/* With GPUBLOB_FLAG_TOOL_LOG, nvJitLink's info log (what ptxas -v prints) is the job's. */
+/* nvJitLink's info log (what ptxas -v prints, with -verbose) is the tool's output,
+** as a program's stdout is: the report's, the dump's and GPUBLOB_FLAG_TOOL_LOG's. */
 static void nvjl_info_log(job *j, const provider *p, void *h) {
   size_t n = 0;
-  if (!(j->flags & GPUBLOB_FLAG_TOOL_LOG) || ((nvjl_size_fn)p->fn[NVJL_INFOLOG_SIZE])(h, &n) || n < 2) return;
+  if (((nvjl_size_fn)p->fn[NVJL_INFOLOG_SIZE])(h, &n) || n < 2) return;
   char *log = malloc(n + 1);
   if (log && !((nvjl_get_fn)p->fn[NVJL_INFOLOG])(h, log)) {
     log[n] = 0;
-    sb_add(&j->tool_log, log);
+    sb_add(&j->run.output, log);
   }
   free(log);
 }

@@ -71,6 +71,13 @@
   X(tool_search, OPTIONAL, LIST, "directories searched for the blob tool")                         \
   X(tool_version, OPTIONAL, TEMPLATE(LIST, "tool"),                                                 \
     "argv template that asks the blob tool its version ({tool} --version)")                         \
+  X(tool_report, DEFAULT("none"), CENUM(tool_report, REPORT_, (none, ptxas)),                        \
+    "the reader of the blob tool's per-kernel report of a compile (ptxas: ptxas -v's lines, "         \
+    "nvJitLink's info log): spills and barriers the blob does not record")                          \
+  X(tool_report_argv, OPTIONAL, LIST, "words that make the blob program print its report, added "   \
+    "where the caller's options lack them")                                                        \
+  X(provider_report_argv, OPTIONAL, LIST, "words that make the provider keep its report (its info " \
+    "log), added where the options lack them")                                                     \
   X(provider, DEFAULT("none"), CENUM(provider_kind, PROVIDER_, (none, nvjitlink, lld)),              \
     "in-process provider of the blob step")                                                         \
   X(provider_from, DEFAULT("library"), CENUM(provider_from, PROVIDER_FROM_, (library, linked)),      \

@@ -53,20 +53,20 @@ static const char *differs(const gpublob_result *a, const gpublob_result *b) {
   return NULL;
 }
 
-/* The first file under dir (two levels: v1/xx/) whose name ends with suffix; its
+/* The first file under dir (two levels: v2/xx/) whose name ends with suffix; its
 ** path in out.  Also counts files whose name contains part into *count, and their
 ** bytes into *bytes, when given. */
 static int find_file(const char *dir, const char *suffix, char *out, size_t size, const char *part,
                      int *count, long *bytes) {
-  char v1[4200];
-  snprintf(v1, sizeof v1, "%s/v1", dir);
-  DIR *top = opendir(v1);
+  char layout[4200];
+  snprintf(layout, sizeof layout, "%s/v2", dir);
+  DIR *top = opendir(layout);
   struct dirent *e, *f;
   int found = 0;
   while (top && (e = readdir(top))) {
     if (e->d_name[0] == '.' || strlen(e->d_name) != 2) continue;
     char sub[4300];
-    snprintf(sub, sizeof sub, "%s/%s", v1, e->d_name);
+    snprintf(sub, sizeof sub, "%s/%s", layout, e->d_name);
     DIR *d = opendir(sub);
     while (d && (f = readdir(d))) {
       char path[4600];
@@ -117,10 +117,10 @@ static void test_miss_hit(void) {
   check_if(second.count > 0, same_str(second.outputs[0].target, "amdgcn"), HIT ": target amdgcn", "target %s",
            second.outputs[0].target);
 #undef HIT
-  char v1[4200];
-  snprintf(v1, sizeof v1, "%s/v1", dir);
+  char layout[4200];
+  snprintf(layout, sizeof layout, "%s/v2", dir);
   check(mode_of(dir) == 0700, "cache: the directory it makes has mode 0700", "%o", mode_of(dir));
-  check(mode_of(v1) == 0700, "cache: the directory it makes has mode 0700: v1 too", "%o", mode_of(v1));
+  check(mode_of(layout) == 0700, "cache: the directory it makes has mode 0700: its layout directory (v2) too", "%o", mode_of(layout));
   gpublob_options o2 = o;
   o2.opt = GPUBLOB_OPT_O2;
   gpublob_stats s3 = compile(&o2, "examples/saxpy_amdgcn.ll", &other, &rc3);
