@@ -70,6 +70,42 @@ static long parse_range(const char *s, long lo, long hi) {
   return *end || end == s || n < lo || n > hi ? -1 : n;
 }
 
+/* A limit in bytes: digits, then K or nothing; 0 is a limit.  -1 for anything else. */
+static int parse_limit_bytes(const char *s, unsigned long long *out) {
+  char *end;
+  errno = 0;
+  unsigned long long n = strtoull(s, &end, 10);
+  int shift = !*end ? 0 : !strcmp(end, "K") ? 10 : -1;
+  if (shift < 0 || !isdigit((unsigned char)*s) || errno || n > (1ULL << 40)) return -1;
+  *out = n << shift;
+  return 0;
+}
+
+/* A fraction from 0 to 1; -1 for anything else. */
+static double parse_fraction(const char *s) {
+  char *end;
+  double f = strtod(s, &end);
+  return *end || end == s || !(f >= 0 && f <= 1) ? -1 : f;
+}
+
+/* A limit's value and its bit in the options; 0, or 2 on a usage error. */
+static int take_limit(gpublob_options *o, int id, const char *v) {
+  const struct { int id; unsigned bit; unsigned long long *field; const char *msg; } lim[] = {
+      {OPTION_MAX_REGISTERS, GPUBLOB_LIMIT_REGISTERS, &o->max_registers, "--max-registers wants a number, not '%s'"},
+      {OPTION_MAX_SPILLS, GPUBLOB_LIMIT_SPILLS, &o->max_spills, "--max-spills wants a number, not '%s'"},
+      {OPTION_MAX_SHARED, GPUBLOB_LIMIT_SHARED, &o->max_shared, "--max-shared wants bytes, or N with K, not '%s'"},
+      {OPTION_MAX_STACK, GPUBLOB_LIMIT_STACK, &o->max_stack, "--max-stack wants bytes, or N with K, not '%s'"}};
+  for (size_t i = 0; i < sizeof lim / sizeof *lim; i++) {
+    if (lim[i].id != id) continue;
+    if (parse_limit_bytes(v, lim[i].field)) return fail(lim[i].msg, v);
+    o->limits |= lim[i].bit;
+    return 0;
+  }
+  if ((o->min_occupancy = parse_fraction(v)) < 0) return fail("--min-occupancy wants a fraction from 0 to 1, not '%s'", v);
+  o->limits |= GPUBLOB_LIMIT_OCCUPANCY;
+  return 0;
+}
+
 /* An ABI version: digits, not starting with 0, at most 1000000; 0 for anything else. */
 static unsigned parse_abi(const char *s) {
   char *end;
@@ -190,6 +226,14 @@ static int take_value(cli *c, int id, const char *v) {
     return !(o->tool_timeout = parse_seconds(v)) ? fail("--tool-timeout wants seconds from 1 to 86400, not '%s'", v) : 0;
   case OPTION_JOB_TIMEOUT:
     return !(o->job_timeout = parse_seconds(v)) ? fail("--job-timeout wants seconds from 1 to 86400, not '%s'", v) : 0;
+  case OPTION_BLOCK_SIZE:
+    if ((n = parse_range(v, 1, 1 << 20)) < 0) return fail("--block-size wants threads from 1 to 1048576, not '%s'", v);
+    return o->block_size = (unsigned)n, 0;
+  case OPTION_MAX_REGISTERS:
+  case OPTION_MAX_SPILLS:
+  case OPTION_MAX_SHARED:
+  case OPTION_MAX_STACK:
+  case OPTION_MIN_OCCUPANCY: return take_limit(o, id, v);
   case OPTION_FP_CONTRACT:
     return !(o->fp_contract = parse_fp_contract(v)) ? fail("--fp-contract wants fast, on or off, not '%s'", v) : 0;
   }

@@ -21,7 +21,7 @@ static const char full_usage[] =
 static const char *const brief_groups[] = {"Inputs", "Targets", "Outputs", "Cache", "Tools", "Robustness",
                                            "Information"};
 static const char *const full_groups[] = {"Targets", "Output", "Compile", "Tools and libraries", "Cache",
-                                          "MLIR input", "Information"};
+                                          "MLIR input", "Kernel reports and limits", "Information"};
 
 /* One flag's lines: help is "LEFT\tTEXT" (options.h), the text at column width. */
 static void print_row(const cli_option_row *o, const char *help, int width) {

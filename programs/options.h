@@ -87,6 +87,19 @@
   X(SECTION, "section", 0, 1, MLIR, B_NONE, NULL, "NAME\teach #gpu.object's ELF section (properties' section)") \
   X(TOOL_LOG, "tool-log", 0, 0, MLIR, B_NONE, NULL, \
     "\tthe blob tool's log in each #gpu.object's properties\n(ISACompilerLog), as collect-compiler-diagnostics") \
+  X(BLOCK_SIZE, "block-size", 0, 1, KERNELS, B_NONE, NULL, \
+    "N\tthe block (work-group) size occupancy is figured for\n(default: the kernel's own limit, else 1024)") \
+  X(MAX_REGISTERS, "max-registers", 0, 1, KERNELS, B_INFO, \
+    "--max-registers N ...\tand --max-spills, --max-shared, --max-stack,\n--min-occupancy: a kernel over one fails (LIMIT)", \
+    "N\ta kernel using more registers a thread (AMD: VGPRs)\nfails the call (LIMIT, exit 32), nothing written") \
+  X(MAX_SPILLS, "max-spills", 0, 1, KERNELS, B_NONE, NULL, \
+    "N\tmore spilling fails: NVIDIA's spill-store bytes (ptxas\n-v's), AMD's spilled VGPRs + SGPRs; 0: none at all") \
+  X(MAX_SHARED, "max-shared", 0, 1, KERNELS, B_NONE, NULL, \
+    "BYTES[K]\tmore static shared memory (LDS) a block fails") \
+  X(MAX_STACK, "max-stack", 0, 1, KERNELS, B_NONE, NULL, \
+    "BYTES[K]\tmore stack (local, private memory) a thread fails") \
+  X(MIN_OCCUPANCY, "min-occupancy", 0, 1, KERNELS, B_NONE, NULL, \
+    "F\ta lower occupancy (0 to 1: resident warps or waves over\nthe chip's most, at --block-size) fails") \
   X(LIST_TARGETS, "list-targets", 0, 0, INFO, B_INFO, "\tthe targets, their chips, tools and libraries", \
     "\tname, triple, default chip, formats, attribute,\nvalid chips, and the blob tool a compile would use") \
   X(TIME, "time", 0, 0, INFO, B_INFO, "\tthe call's jobs, cache and phase times", \
@@ -105,7 +118,7 @@ enum cli_option { CLI_OPTIONS(CLI_OPTION_ID) OPTION_COUNT };
 #undef CLI_OPTION_ID
 
 /* --help-all's sections, in its order, and --help's. */
-enum cli_group { TARGETS, OUTPUT, COMPILE, TOOLS, CACHE, MLIR, INFO };
+enum cli_group { TARGETS, OUTPUT, COMPILE, TOOLS, CACHE, MLIR, KERNELS, INFO };
 enum cli_brief_group { B_INPUTS, B_TARGETS, B_OUTPUTS, B_CACHE, B_TOOLS, B_ROBUSTNESS, B_INFO, B_NONE };
 
 /* One flag of the table, as a struct (args.c's and help.c's tables). */

@@ -59,9 +59,13 @@ static int lookup_call(gpublob *g, const gpublob_options *opts, const gpublob_in
   options_normalise(opts, &o);
   if (input_check(g, in) || check_version(g, &o)) return g->code;
   if (!o.cache_dir || !*o.cache_dir) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
+  if (s && o.limits)
+    return set_error(g, GPUBLOB_OPTION, "the options' limits are checked against the outputs' bytes, which a "
+                     "streamed lookup does not keep: use gpublob_cache_lookup");
   input_held h;
   if (input_hold(g, &o, in, &h)) return g->code;
   int rc = cache_only(g, &o, &h, out, s);
+  if (!rc) rc = limits_check(g, &o, out); /* a hit's as a compile's */
   free(h.data);
   g->stats.cache_ms = g->stats.wall_ms = now_ms() - t;
   return rc;

@@ -101,6 +101,7 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
   } else if (!hit && !rc) {
     rc = ir_compile(g, opts, data, size, name, cached ? &c : NULL, &k0, out);
   }
+  if (!rc) rc = limits_check(g, &o, out); /* a hit's as a compile's: nothing written when over */
   if (cached) cache_close(&c);
   provider_settle(g); /* no loader this call started outlives it */
   g->stats.wall_ms = now_ms() - t0;

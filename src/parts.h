@@ -44,6 +44,7 @@
 #include "meta_blob.c"
 #include "meta_pack.c"
 #include "meta_output.c"
+#include "limits.c"
 
 #if !GPUBLOB_PARTS_FRONT
 /* The compiler: LLVM from here on. */

@@ -1,0 +1,90 @@
+/* src/limits.c: The options' limits (max_registers, max_spills, max_shared, max_stack,
+** min_occupancy; their bits in limits) checked against each kernel of a call's outputs:
+** after a compile and on a cache hit alike (the limits are in no cache key: they change
+** no output byte), before anything is written.  A kernel over one fails the call with
+** LIMIT, naming the first such kernel, its target and chip, the figure and the limit,
+** and how many others are over.  A figure that is not known (-1) is never over; an
+** output that records no kernels (assembly, bitcode, SPIR-V, MLIR's whole module,
+** whose gpu.modules are checked as they are compiled) is not checked. */
+
+/* ---- one kernel against the limits ---- */
+/* The first limit k is over, written into why ("412 bytes of spill stores, over
+** --max-spills 0"); 0 when it is over none. */
+static int kernel_over(const gpublob_options *o, const gpublob_kernel_info *k, strbuf *why) {
+  /* NVIDIA's spills are the bytes ptxas stored; AMD's the VGPRs and SGPRs spilled */
+  long long spills = k->spill_store_bytes >= 0 ? k->spill_store_bytes : k->spills;
+  const char *spill_what = k->spill_store_bytes >= 0 ? "bytes of spill stores" : "spilled registers";
+  const struct { unsigned bit; long long figure; unsigned long long limit; const char *what, *flag; } f[] = {
+      {GPUBLOB_LIMIT_REGISTERS, k->registers, o->max_registers, "registers a thread", "max-registers"},
+      {GPUBLOB_LIMIT_SPILLS, spills, o->max_spills, spill_what, "max-spills"},
+      {GPUBLOB_LIMIT_SHARED, k->shared_bytes, o->max_shared, "bytes of static shared memory", "max-shared"},
+      {GPUBLOB_LIMIT_STACK, k->local_bytes, o->max_stack, "bytes of stack a thread", "max-stack"}};
+  for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+    if ((o->limits & f[i].bit) && f[i].figure >= 0 && (unsigned long long)f[i].figure > f[i].limit) {
+      sb_addf(why, "%lld %s, over --%s %llu", f[i].figure, f[i].what, f[i].flag, f[i].limit);
+      return 1;
+    }
+  if ((o->limits & GPUBLOB_LIMIT_OCCUPANCY) && k->occupancy >= 0 && k->occupancy < o->min_occupancy) {
+    sb_addf(why, "occupancy %.4g (limited by %s, blocks of %lld threads), under --min-occupancy %.4g", k->occupancy,
+            k->occupancy_limiter, k->occupancy_block_size, o->min_occupancy);
+    return 1;
+  }
+  return 0;
+}
+
+/* What a check has found: the first kernel over, and how many are. */
+typedef struct limits_found {
+  strbuf first;
+  size_t count;
+} limits_found;
+
+/* Each kernel of kt against o's limits; where names the code they are in ("nvptx
+** sm_90", "gpu.module @m for nvptx sm_90"). */
+static void kernels_check(const gpublob_options *o, const ktable *kt, const char *where, limits_found *f) {
+  strbuf why = {0};
+  for (size_t i = 0; i < kt->n; i++) {
+    sb_reset(&why);
+    if (!kernel_over(o, &kt->k[i], &why)) continue;
+    if (!f->count++) sb_addf(&f->first, "kernel %s (%s %s): %s", kt->k[i].name, where, kt->k[i].chip, sb_str(&why));
+  }
+  sb_free(&why);
+}
+
+/* The call's error for what was found: OK when nothing is over. */
+static int limits_error(gpublob *g, limits_found *f) {
+  int rc = GPUBLOB_OK;
+  if (f->first.oom) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
+  else if (f->count == 1) rc = set_error(g, GPUBLOB_LIMIT, "%s", sb_str(&f->first));
+  else if (f->count > 1)
+    rc = set_error(g, GPUBLOB_LIMIT, "%s; and %zu other kernel%s over a limit", sb_str(&f->first), f->count - 1,
+                   f->count == 2 ? " is" : "s are");
+  sb_free(&f->first);
+  return rc;
+}
+
+/* ---- a call's outputs ---- */
+/* Every kernel of r's outputs against o's limits: OK, or LIMIT (r is freed then). */
+static int limits_check(gpublob *g, const gpublob_options *o, gpublob_result *r) {
+  if (!o->limits) return GPUBLOB_OK;
+  limits_found f = {{0}, 0};
+  strbuf report = {0};
+  int rc = GPUBLOB_OK;
+  for (size_t i = 0; !rc && i < r->count; i++) {
+    const gpublob_output *o_i = &r->outputs[i];
+    unsigned block_size;
+    ktable kt = {0};
+    sb_reset(&report);
+    gpublob scratch = {0}; /* an output without kernels is none of the call's errors */
+    if (output_note_get(o_i, &report, &block_size)) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
+    else if (!output_kernels(&scratch, o_i, sb_str(&report), block_size, &kt)) kernels_check(o, &kt, o_i->target, &f);
+    else if (scratch.code != GPUBLOB_FORMAT) rc = set_error(g, scratch.code, "%s", sb_str(&scratch.msg));
+    kt_free(&kt);
+    sb_free(&scratch.msg);
+    sb_free(&scratch.warn);
+  }
+  sb_free(&report);
+  if (!rc) rc = limits_error(g, &f);
+  else sb_free(&f.first);
+  if (rc) gpublob_result_free(r);
+  return rc;
+}
