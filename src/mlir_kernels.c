@@ -62,6 +62,60 @@ static int kernel_type(MlirBlock body, const char *name, strbuf *text) {
   return 0;
 }
 
+/* The figures of 1.4 under gpublob_kernel_info's names (its tool's report and the
+** occupancy), for either reader; -1 is left out. */
+static const mlir_kernel_key report_keys[] = {
+    {"spill_store_bytes", offsetof(gpublob_kernel_info, spill_store_bytes)},
+    {"spill_load_bytes", offsetof(gpublob_kernel_info, spill_load_bytes)},
+    {"barriers", offsetof(gpublob_kernel_info, barriers)},
+    {"blocks_per_sm", offsetof(gpublob_kernel_info, blocks_per_sm)},
+    {"waves_per_simd", offsetof(gpublob_kernel_info, waves_per_simd)},
+    {"occupancy_block_size", offsetof(gpublob_kernel_info, occupancy_block_size)},
+    {NULL, 0}};
+
+/* The item's kernels: its blob's (a bin blob's or a pack's), with its jobs' tool
+** reports and their occupancy for the options' block size; the reader's error in
+** scratch. */
+static int item_kernels(mlir_call_state *m, const gpu_item *it, gpublob *scratch, ktable *kt) {
+  const output_plan *op = &m->p.outputs[it->output];
+  strbuf chips = {0}, report = {0};
+  for (size_t k = op->first; k < op->first + op->count; k++) {
+    sb_addf(&chips, "%s%s", k > op->first ? "," : "", m->p.jobs[k]->chip);
+    sb_addn(&report, sb_str(&m->p.jobs[k]->report), m->p.jobs[k]->report.len);
+  }
+  gpublob_output o = {it->blob, it->t->name, sb_str(&chips), ""};
+  int rc = chips.oom || report.oom ? set_error(scratch, GPUBLOB_NOMEM, "out of memory")
+                                   : output_kernels(scratch, &o, sb_str(&report), m->o.block_size, kt);
+  sb_free(&chips);
+  sb_free(&report);
+  return rc;
+}
+
+/* Every kernel of every gpu.module against the options' limits, before any
+** gpu.module is changed: LIMIT names the first kernel over, with its gpu.module. */
+static int mlir_limits_check(mlir_call_state *m) {
+  if (!m->o.limits) return GPUBLOB_OK;
+  limits_found f = {{0}, 0};
+  strbuf where = {0};
+  int rc = GPUBLOB_OK;
+  for (size_t i = 0; !rc && i < m->nitems; i++) {
+    const gpu_item *it = &m->items[i];
+    if (it->own) continue; /* MLIR's own serialiser: no reader of its blob */
+    gpublob scratch = {0};
+    ktable kt = {0};
+    sb_reset(&where);
+    sb_addf(&where, "%s, %s", sb_str(&it->name), it->t->name);
+    if (!item_kernels(m, it, &scratch, &kt)) kernels_check(&m->o, &kt, sb_str(&where), &f);
+    else if (scratch.code != GPUBLOB_FORMAT) rc = set_error(m->g, scratch.code, "%s", sb_str(&scratch.msg));
+    kt_free(&kt);
+    sb_free(&scratch.msg);
+    sb_free(&scratch.warn);
+  }
+  sb_free(&where);
+  if (rc) sb_free(&f.first);
+  return rc ? rc : limits_error(m->g, &f);
+}
+
 /* One #gpu.kernel_metadata<"name", type, metadata = {...}>. */
 static void kernel_entry(strbuf *text, const gpublob_kernel_info *k, const mlir_kernel_key *keys,
                          const char *reqd_key, const strbuf *type) {
@@ -80,7 +134,15 @@ static void kernel_entry(strbuf *text, const gpublob_kernel_info *k, const mlir_
   }
   if (k->reqd_threads[0])
     sb_addf(text, "%s%s = array<i32: %lld, %lld, %lld>", sep, reqd_key, k->reqd_threads[0], k->reqd_threads[1],
-            k->reqd_threads[2]);
+            k->reqd_threads[2]), sep = ", ";
+  for (const mlir_kernel_key *key = report_keys; key->key; key++) {
+    long long v = *(const long long *)((const char *)k + key->off);
+    if (v < 0) continue;
+    sb_addf(text, "%s%s = %lld : i64", sep, key->key, v);
+    sep = ", ";
+  }
+  if (k->occupancy >= 0)
+    sb_addf(text, "%soccupancy = %.6e : f64, occupancy_limiter = \"%s\"", sep, k->occupancy, k->occupancy_limiter);
   sb_add(text, "}>");
 }
 
@@ -92,8 +154,7 @@ static MlirAttribute kernel_table(mlir_call_state *m, const gpu_item *it, int fo
   gpublob scratch = {0}; /* the reader's errors, not the call's */
   ktable kt = {0};
   strbuf text = {0}, type = {0};
-  int rc = read_bin_kernels(&scratch, t, it->blob.data ? it->blob.data : (const unsigned char *)"", it->blob.size,
-                            item_job(m, it)->chip, &kt);
+  int rc = item_kernels(m, it, &scratch, &kt);
   MlirBlock body = kernel_body(it);
   sb_add(&text, "#gpu.kernel_table<[");
   size_t n = 0;
@@ -111,5 +172,6 @@ static MlirAttribute kernel_table(mlir_call_state *m, const gpu_item *it, int fo
   sb_free(&text);
   sb_free(&type);
   sb_free(&scratch.msg);
+  sb_free(&scratch.warn);
   return table;
 }

@@ -26,6 +26,7 @@ static int serialize(mlir_call_state *m, MlirOperation top) {
   if (!rc) rc = check_items(m);
   if (!rc) rc = check_attach(m);
   if (!rc) rc = compile_items(m);
+  if (!rc) rc = mlir_limits_check(m); /* before any gpu.module changes */
   if (rc) return rc;
   if (attach_mode(m) == GPUBLOB_ATTACH_LEGACY) attach_legacy(m);
   else rc = attach_binary(m);
