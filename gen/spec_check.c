@@ -562,6 +562,51 @@ static void check_bin_chip(const target *t) {
         "MASK from 1)", v);
 }
 
+/* The occupancy_* keys (src/occupancy.c): GLOB:N words, plain numbers; partitions
+   GLOB:N or GLOB:N,M; sgprs GLOB:S=W,...,W ending in a W; split GLOB:FEATURE. */
+static void check_occupancy(const target *t) {
+  static const int numeric[] = {K_occupancy_regs, K_occupancy_block_regs, K_occupancy_reg_unit, K_occupancy_warps,
+                                K_occupancy_blocks, K_occupancy_shared, K_occupancy_shared_unit,
+                                K_occupancy_shared_block, K_occupancy_reserved, K_occupancy_partitions,
+                                K_occupancy_warp_size, K_occupancy_max_block, K_occupancy_sgprs, K_occupancy_split};
+  if (strcmp(t->val[K_occupancy], "none") && (!t->val[K_occupancy_regs] || !*t->val[K_occupancy_regs]))
+    die(t->key_line[K_occupancy], "target '%s': occupancy %s needs key 'occupancy_regs'", t->name, t->val[K_occupancy]);
+  for (size_t i = 0; i < sizeof numeric / sizeof *numeric; i++) {
+    int k = numeric[i];
+    const char *p = t->val[k], *w;
+    size_t n;
+    while (p && (w = next_word(&p, &n))) {
+      const char *colon = memchr(w, ':', n);
+      if (!colon || colon == w || colon == w + n - 1)
+        die(t->key_line[k], "'%s': '%.*s' is not GLOB:VALUE", keys[k].name, (int)n, w);
+      const char *v = colon + 1, *end = w + n;
+      int ok = 1;
+      if (k == K_occupancy_split) {
+        for (const char *c = v; c < end; c++) ok &= isalnum((unsigned char)*c) || *c == '-' || *c == '_';
+      } else {
+        int parts = 0, last_plain = 0;
+        for (const char *q = v; q < end && ok; parts++) {
+          const char *comma = memchr(q, ',', (size_t)(end - q)), *stop = comma ? comma : end;
+          const char *eq = k == K_occupancy_sgprs ? memchr(q, '=', (size_t)(stop - q)) : NULL;
+          ok = eq ? plain_number(q, (size_t)(eq - q), 1000000, NULL) && plain_number(eq + 1, (size_t)(stop - eq - 1), 1000000, NULL)
+                  : plain_number(q, (size_t)(stop - q), 2147483647, NULL);
+          last_plain = !eq;
+          q = comma ? comma + 1 : end;
+          if (comma && comma + 1 == end) ok = 0;
+        }
+        if (k == K_occupancy_sgprs) ok &= last_plain;
+        else if (k == K_occupancy_partitions) ok &= parts <= 2;
+        else ok &= parts == 1;
+      }
+      if (!ok)
+        die(t->key_line[k], "'%s': '%.*s' is not %s", keys[k].name, (int)n, w,
+            k == K_occupancy_sgprs ? "GLOB:S=W,...,W (plain numbers, the last a W alone)"
+            : k == K_occupancy_partitions ? "GLOB:N or GLOB:N,M (plain numbers)"
+            : k == K_occupancy_split ? "GLOB:FEATURE (a feature name, no sign)" : "GLOB:N (a plain number)");
+    }
+  }
+}
+
 static void check_target(target *t) {
   check_keys(t);
   check_llvm_target(t);
@@ -589,6 +634,7 @@ static void check_target(target *t) {
   if (t->val[K_mlir_flags]) check_mlir_flags(t);
   check_libm(t);
   check_unsupported_types(t);
+  check_occupancy(t);
   check_templates(t);
 }
 

@@ -5,7 +5,18 @@
 /* ---- an output: its target's reader for a bin blob or a pack ---- */
 /* The kernels of output o: its target's reader for a bin blob or a pack; FORMAT for
 ** any other output (assembly, bitcode, MLIR's module, a target without a reader). */
+static int read_output_kernels_of(gpublob *g, const gpublob_output *o, ktable *kt);
+
+/* read_output_kernels_of, then each kernel's occupancy from its chip's limits in the
+** spec (src/occupancy.c), for its default block size. */
 static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) {
+  int rc = read_output_kernels_of(g, o, kt);
+  const target_desc *t = rc == GPUBLOB_OK && o->target ? target_named(o->target, strlen(o->target)) : NULL;
+  for (size_t i = 0; t && i < kt->n; i++) occupancy_fill(t, kt->k[i].chip, 0, &kt->k[i]);
+  return rc;
+}
+
+static int read_output_kernels_of(gpublob *g, const gpublob_output *o, ktable *kt) {
   const target_desc *t = o->target ? target_named(o->target, strlen(o->target)) : NULL;
   const char *suffix = o->blob.suffix ? o->blob.suffix : "";
   if (!t && o->target && *o->target)

@@ -39,6 +39,7 @@
 #include "input.c"
 #include "msgpack.c"
 #include "kernels.c"
+#include "occupancy.c"
 #include "meta_amdgpu.c"
 #include "meta_nvinfo.c"
 #include "meta_blob.c"

@@ -111,6 +111,33 @@
     "reader of the kernels' metadata in a bin blob (gpublob_kernel_get)")                           \
   X(pack_metadata, DEFAULT("none"), CENUM(pack_metadata_kind, PACK_METADATA_, (none, offload_bundle, fatbin)), \
     "reader of a pack's members, each read by 'metadata'")                                          \
+  X(occupancy, DEFAULT("none"), CENUM(occupancy_model, OCCUPANCY_, (none, cuda, amdgpu)),           \
+    "the occupancy formula (src/occupancy.c, docs/kernels.md): cuda, the CUDA occupancy calculator's "  \
+    "(cuda_occupancy.h); amdgpu, LLVM's AMDGPU backend's (llc's '; Occupancy:'); none: no occupancy")  \
+  X(occupancy_regs, OPTIONAL, LIST, "GLOB:N 32-bit registers of an SM (cuda) or a SIMD (amdgpu), "      \
+    "every lane's: a chip no word matches has no limits")                                           \
+  X(occupancy_block_regs, OPTIONAL, LIST, "GLOB:N registers one block may hold (cuda's regsPerBlock), " \
+    "where not occupancy_regs")                                                                     \
+  X(occupancy_reg_unit, OPTIONAL, LIST, "GLOB:N registers a warp (wave) is given at once, its lanes' " \
+    "together (cuda: 256; amdgpu: LLVM's VGPR granule times the wave size)")                         \
+  X(occupancy_sgprs, OPTIONAL, LIST, "GLOB:S=W,...,W (amdgpu): at most S scalar registers leave W "   \
+    "waves a SIMD, else the last W; a chip no word matches has no SGPR limit")                       \
+  X(occupancy_warps, OPTIONAL, LIST, "GLOB:N most warps resident on an SM (cuda) or waves on a SIMD (amdgpu)") \
+  X(occupancy_blocks, OPTIONAL, LIST, "GLOB:N most blocks resident on an SM (cuda); amdgpu: work-groups " \
+    "of more than one wave on a CU (its barriers)")                                                 \
+  X(occupancy_shared, OPTIONAL, LIST, "GLOB:N bytes of shared memory an SM has under the default "  \
+    "carveout (cuda) or of LDS a CU (amdgpu: a WGP where occupancy_split applies)")                  \
+  X(occupancy_shared_unit, OPTIONAL, LIST, "GLOB:N bytes shared memory is allocated in (none: 1)")  \
+  X(occupancy_shared_block, OPTIONAL, LIST, "GLOB:N most static shared bytes a block (none: no limit " \
+    "but the SM's)")                                                                                \
+  X(occupancy_reserved, OPTIONAL, LIST, "GLOB:N shared bytes the driver reserves for each block (none: 0)") \
+  X(occupancy_partitions, OPTIONAL, LIST, "GLOB:N or GLOB:N,M: the register sub-partitions of an SM " \
+    "(cuda; M: a block must also fit with M, cuda_occupancy.h's GP100 rule) or the SIMDs of a CU (amdgpu)") \
+  X(occupancy_warp_size, OPTIONAL, LIST, "GLOB:N threads a warp (wave) where the kernel's metadata has none") \
+  X(occupancy_max_block, OPTIONAL, LIST, "GLOB:N most threads a block")                            \
+  X(occupancy_split, OPTIONAL, LIST, "GLOB:FEATURE (amdgpu): a chip named CHIP:FEATURE+ has half "  \
+    "the SIMDs, LDS and work-groups of occupancy_partitions, occupancy_shared and occupancy_blocks "  \
+    "(CU mode: one CU of a WGP)")                                                                   \
   X(attribute, REQUIRED, STRING, "MLIR attribute name of the blob")                                \
   X(suffix_asm, REQUIRED, STRING, "file suffix of assembly")                                       \
   X(suffix_bin, REQUIRED, STRING, "file suffix of the blob")                                       \
