@@ -5,18 +5,7 @@
 /* ---- an output: its target's reader for a bin blob or a pack ---- */
 /* The kernels of output o: its target's reader for a bin blob or a pack; FORMAT for
 ** any other output (assembly, bitcode, MLIR's module, a target without a reader). */
-static int read_output_kernels_of(gpublob *g, const gpublob_output *o, ktable *kt);
-
-/* read_output_kernels_of, then each kernel's occupancy from its chip's limits in the
-** spec (src/occupancy.c), for its default block size. */
 static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) {
-  int rc = read_output_kernels_of(g, o, kt);
-  const target_desc *t = rc == GPUBLOB_OK && o->target ? target_named(o->target, strlen(o->target)) : NULL;
-  for (size_t i = 0; t && i < kt->n; i++) occupancy_fill(t, kt->k[i].chip, 0, &kt->k[i]);
-  return rc;
-}
-
-static int read_output_kernels_of(gpublob *g, const gpublob_output *o, ktable *kt) {
   const target_desc *t = o->target ? target_named(o->target, strlen(o->target)) : NULL;
   const char *suffix = o->blob.suffix ? o->blob.suffix : "";
   if (!t && o->target && *o->target)
@@ -38,12 +27,14 @@ static int read_output_kernels_of(gpublob *g, const gpublob_output *o, ktable *k
 
 /* ---- an output's kernels, with what gpublob kept of it ---- */
 /* Output o's kernels, its tool's report (src/output_report.c) merged into them, their
-** occupancy figured for blocks of block_size threads (0: each kernel's own limit). */
+** occupancy figured from their chips' limits in the spec (src/occupancy.c) for blocks
+** of block_size threads (0: each kernel's own limit, else 1024). */
 static int output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,
                           ktable *kt) {
   int rc = read_output_kernels(g, o, kt);
   if (rc) return rc;
   report_merge(kt, report);
-  (void)block_size;
+  const target_desc *t = target_named(o->target, strlen(o->target)); /* the reader found it */
+  for (size_t i = 0; i < kt->n; i++) occupancy_fill(t, kt->k[i].chip, block_size, &kt->k[i]);
   return GPUBLOB_OK;
 }

@@ -91,7 +91,7 @@ static long long number_before(const char *from, const char *suffix) {
 }
 
 typedef struct ptxas_v {
-  long long registers, smem, stack, spill_stores;
+  long long registers, smem, stack, spill_stores, spill_loads, barriers;
 } ptxas_v;
 
 /* ptxas -v -arch=chip on the PTX: the kernel's figures; 0 when it ran and printed them. */
@@ -113,6 +113,8 @@ static int run_ptxas_v(const char *ptx, const char *chip, const char *kernel, pt
   if (v->smem < 0) v->smem = 0; /* ptxas prints smem only when there is some */
   v->stack = number_before(at, " bytes stack frame");
   v->spill_stores = number_before(at, " bytes spill stores");
+  v->spill_loads = number_before(at, " bytes spill loads");
+  v->barriers = number_before(at, " barriers");
   free(log);
   return v->registers < 0 || v->stack < 0 ? -1 : 0;
 }
@@ -188,9 +190,17 @@ static void nv_case(const char *ll, const char *stem, const char *const *kernels
     NV_SAME(registers, v.registers, "registers");
     NV_SAME(shared_bytes, v.smem, "static shared bytes");
     NV_SAME(local_bytes, v.stack, "stack frame bytes");
-    snprintf(label, sizeof label, "nvptx %s %s %s: spills -1 (a cubin records none; ptxas -v: %lld bytes)", stem,
-             chip, *kn, have ? v.spill_stores : -1);
+    snprintf(label, sizeof label, "nvptx %s %s %s: spills -1 (a cubin records no registers spilled)", stem, chip, *kn);
     check(ki->k.spills == -1 && ki->k.vgpr_spills == -1 && ki->k.sgprs == -1, label, "%lld", ki->k.spills);
+    /* what the cubin does not record, from ptxas's own -v report of the compile */
+    NV_SAME(spill_store_bytes, v.spill_stores, "spill store bytes (the tool's report)");
+    NV_SAME(spill_load_bytes, v.spill_loads, "spill load bytes (the tool's report)");
+    NV_SAME(barriers, v.barriers, "barriers (the tool's report)");
+    if (!strcmp(stem, "spill")) {
+      snprintf(label, sizeof label, "nvptx %s %s %s: the spilling kernel shows its spills", stem, chip, *kn);
+      check(ki->k.spill_store_bytes > 0 && ki->k.spill_load_bytes > 0, label, "%lld, %lld", ki->k.spill_store_bytes,
+            ki->k.spill_load_bytes);
+    }
     long long params = ptx_params(ptx, *kn), mx[3], rq[3];
     snprintf(label, sizeof label, "nvptx %s %s %s: parameter bytes as the PTX .entry lays them out", stem, chip, *kn);
     check(params > 0 && ki->k.params_bytes == params, label, "gpublob %lld, PTX %lld", ki->k.params_bytes, params);
@@ -219,6 +229,21 @@ static void nv_case(const char *ll, const char *stem, const char *const *kernels
              j[i].k.params_bytes == k[i].k.params_bytes && j[i].k.max_threads == k[i].k.max_threads &&
              !memcmp(j[i].k.reqd_threads, k[i].k.reqd_threads, sizeof k[i].k.reqd_threads);
     check(same, label, "rc %d, %d kernels against %d", rc, nj, n);
+    /* nvJitLink's info log (-verbose) reports its own compile: its figures are its
+    ** ptxas's -v of the same PTX, the stack frame the cubin's own */
+    for (int i = 0; rc == 0 && i < nj; i++) {
+      ptxas_v v;
+      int have = *ptxas && !run_ptxas_v(ptxpath, chip, j[i].name, &v);
+      snprintf(label, sizeof label, "nvptx %s %s %s: nvJitLink's spill bytes and barriers as ptxas -v (its info log)",
+               stem, chip, j[i].name);
+      if (!have) skip(label, "no ptxas");
+      else
+        check(j[i].k.spill_store_bytes == v.spill_stores && j[i].k.spill_load_bytes == v.spill_loads &&
+                  j[i].k.barriers == v.barriers && j[i].k.local_bytes == v.stack,
+              label, "nvJitLink %lld/%lld/%lld/%lld, ptxas %lld/%lld/%lld/%lld", j[i].k.spill_store_bytes,
+              j[i].k.spill_load_bytes, j[i].k.barriers, j[i].k.local_bytes, v.spill_stores, v.spill_loads, v.barriers,
+              v.stack);
+    }
   }
   gpublob_result_free(&jit);
   /* assembly records none */
@@ -468,6 +493,47 @@ static void mlir_case(void) {
 }
 
 /* ---- the cache, and the front on a hit ---- */
+/* The spilling kernel: a hit gives the miss's spill bytes, kept with the entry (a
+** cubin does not record them), through the library and the CLI's front. */
+static void spill_cache_case(const char *ll) {
+  char dir[4200], json[4200], outp[4200];
+  snprintf(dir, sizeof dir, "%s/spillcache", scratch());
+  gpublob_result r1 = {0}, r2 = {0};
+  int rc1 = compile(ll, "nvptx:sm_90", GPUBLOB_FORMAT_BIN, dir, GPUBLOB_TOOL_PROGRAM, &r1);
+  int rc2 = compile(ll, "nvptx:sm_90", GPUBLOB_FORMAT_BIN, dir, GPUBLOB_TOOL_PROGRAM, &r2);
+  gpublob_stats s2;
+  gpublob_stats_get(g, &s2, sizeof s2);
+  kinfo k1[MAXK], k2[MAXK];
+  int code, n1 = rc1 ? -1 : kernels_of(&r1, 0, k1, &code), n2 = rc2 ? -1 : kernels_of(&r2, 0, k2, &code);
+  check(s2.cache_hits == 1 && n1 == 1 && n2 == 1 && k1[0].k.spill_store_bytes > 0 &&
+            k2[0].k.spill_store_bytes == k1[0].k.spill_store_bytes &&
+            k2[0].k.spill_load_bytes == k1[0].k.spill_load_bytes && k2[0].k.barriers == k1[0].k.barriers,
+        "cache: a hit gives the miss's spill bytes and barriers (the tool's report, kept in the entry)",
+        "hits %zu, %d/%d kernels, stores %lld/%lld", s2.cache_hits, n1, n2, n1 == 1 ? k1[0].k.spill_store_bytes : -2,
+        n2 == 1 ? k2[0].k.spill_store_bytes : -2);
+  char want[64];
+  snprintf(want, sizeof want, "\"spill_store_bytes\": %lld,", n1 == 1 ? k1[0].k.spill_store_bytes : -2);
+  gpublob_result_free(&r1);
+  gpublob_result_free(&r2);
+  snprintf(json, sizeof json, "%s/spillhit.json", scratch());
+  snprintf(outp, sizeof outp, "%s/spillhit.cubin", scratch());
+  const char *hit[] = {CLI, "--cache-dir", dir, "-t", "nvptx:sm_90", "--retarget", ll, "-o", outp, "--metadata", json,
+                       "--time", NULL};
+  char *log = NULL, *miss_log = NULL;
+  int miss_rc = run(hit, &miss_log); /* the CLI's options are its own: a miss first */
+  char *miss_json = (char *)slurp(json, NULL);
+  int rc = run(hit, &log);
+  char *j = (char *)slurp(json, NULL);
+  check(miss_rc == 0 && contains(miss_json, want), "cache: the CLI's compiler writes the spill bytes", "%d: %s\n%s",
+        miss_rc, shown(miss_log), shown(miss_json));
+  check(rc == 0 && contains(log, "time (front)") && contains(j, want),
+        "cache: the CLI's front on a hit writes the spill bytes", "%d: %s\n%s", rc, shown(log), shown(j));
+  free(miss_log);
+  free(miss_json);
+  free(log);
+  free(j);
+}
+
 static void cache_case(const char *ll) {
   char dir[4200], a[4200], b[4200], outp[4200];
   snprintf(dir, sizeof dir, "%s/cache", scratch());
@@ -680,7 +746,7 @@ int main(void) {
       {"spill.hip", "spill", {"spill_mix"}}, {"bounds.hip", "bounds", {"bounded_scale", "flat_scale"}},
       {"bounds.cl", "reqd", {"reqd_fill"}}};
   static const char *const nv_chips[] = {"sm_75", "sm_90"}, *const amd_chips[] = {"gfx90a", "gfx942", "gfx1100"};
-  char ll[4200], src[256], reduce_nv[4200] = "", reduce_amd[4200] = "", spill_amd[4200] = "";
+  char ll[4200], src[256], reduce_nv[4200] = "", spill_nv[4200] = "", reduce_amd[4200] = "", spill_amd[4200] = "";
   int have_clang = exists(CLANG);
   if (!have_clang) skip("kernels: every case of tests/clang's kernels", CLANG " not found");
   for (size_t i = 0; i < sizeof cu / sizeof *cu; i++) {
@@ -688,6 +754,7 @@ int main(void) {
     snprintf(src, sizeof src, SRC "%s", cu[i].src);
     if (!have_clang || clang_ir(cuda, src, ll, src)) continue;
     if (!strcmp(cu[i].stem, "reduce")) snprintf(reduce_nv, sizeof reduce_nv, "%s", ll);
+    if (!strcmp(cu[i].stem, "spill")) snprintf(spill_nv, sizeof spill_nv, "%s", ll);
     for (size_t c = 0; c < 2; c++) nv_case(ll, cu[i].stem, cu[i].kernels, nv_chips[c]);
     if (strcmp(cu[i].stem, "bounds")) continue;
     /* a required block size: CUDA has no attribute for it, so bounds.cu's IR with
@@ -717,6 +784,8 @@ int main(void) {
   if (*spill_amd) pack_case(spill_amd, "amdgcn:gfx90a,gfx942,gfx1100", amd_pack, "spill_mix");
   mlir_case();
   if (*reduce_nv) cache_case(reduce_nv);
+  if (*spill_nv && *ptxas) spill_cache_case(spill_nv);
+  else skip("cache: a hit gives the miss's spill bytes", "no ptxas, or no clang-22");
   if (*reduce_nv) format_and_misuse(reduce_nv);
   if (*reduce_nv && *reduce_amd) hostile(reduce_nv, reduce_amd);
   gpublob_close(g);
