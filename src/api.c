@@ -59,9 +59,6 @@ static int lookup_call(gpublob *g, const gpublob_options *opts, const gpublob_in
   options_normalise(opts, &o);
   if (input_check(g, in) || check_version(g, &o)) return g->code;
   if (!o.cache_dir || !*o.cache_dir) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
-  if (o.limits && in->kind == GPUBLOB_INPUT_MLIR)
-    return set_error(g, GPUBLOB_NOTCACHED, "an MLIR module's kernels are checked against the options' limits as "
-                     "it is compiled, not from the cache");
   if (s && o.limits)
     return set_error(g, GPUBLOB_OPTION, "the options' limits are checked against the outputs' bytes, which a "
                      "streamed lookup does not keep: use gpublob_cache_lookup");

@@ -128,14 +128,14 @@ static int tool_name_valid(const char *s) {
   return 1;
 }
 
-/* A tool report as src/tool_report.c writes it: lines of five tab-separated fields. */
+/* An output's note as gpublob writes it (src/tool_report.c's lines, MLIR's kernel
+** summary, src/limits.c): lines of tab-separated fields, each line ended.  Its
+** readers skip a line whose fields do not parse. */
 static int report_valid(const char *s) {
-  for (int tabs = 0; *s; s++) {
-    if (*s == '\n' && tabs != 4) return 0;
-    tabs = *s == '\n' ? 0 : tabs + (*s == '\t');
-    if ((unsigned char)*s < ' ' && *s != '\t' && *s != '\n') return 0;
-  }
-  return 1;
+  size_t n = strlen(s);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)s[i] < ' ' && s[i] != '\t' && s[i] != '\n') return 0;
+  return !n || s[n - 1] == '\n';
 }
 
 /* One output of an entry, or -1; its blob as get_blob's mode says, and the call's

@@ -73,12 +73,9 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
   if (check_version(g, &o)) return g->code; /* a newer struct's fields may change the output */
   if (format_for_input(g, &o, input, name)) return g->code;
   int cached = cache_open(&c, g, &o), rc = -1;
-  /* MLIR's whole module keeps its kernels in its #gpu.objects, which a hit does not
-  ** read: with limits the module is compiled (and stored), its gpu.modules checked */
-  int look = !(input == GPUBLOB_INPUT_MLIR && o.limits);
   if (cached) {
     k0 = call_key(&o, input, data, size, name);
-    rc = look ? cache_lookup(&c, &k0, &o, out, NULL) : -1;
+    rc = cache_lookup(&c, &k0, &o, out, NULL);
     g->stats.cache_ms += now_ms() - t0;
     if (rc) g->stats.cache_misses++;
     else g->stats.cache_hits++;

@@ -4,8 +4,9 @@
 ** no output byte), before anything is written.  A kernel over one fails the call with
 ** LIMIT, naming the first such kernel, its target and chip, the figure and the limit,
 ** and how many others are over.  A figure that is not known (-1) is never over; an
-** output that records no kernels (assembly, bitcode, SPIR-V, MLIR's whole module,
-** whose gpu.modules are checked as they are compiled) is not checked. */
+** output that records no kernels (assembly, bitcode, SPIR-V) is not checked.  MLIR's
+** whole module is checked as its gpu.modules are compiled, and on a hit by the
+** summary of its kernels that its compile kept (below). */
 
 /* ---- one kernel against the limits ---- */
 /* The first limit k is over, written into why ("412 bytes of spill stores, over
@@ -62,6 +63,65 @@ static int limits_error(gpublob *g, limits_found *f) {
   return rc;
 }
 
+/* ---- MLIR's whole module: its kernels summed up in its note ----
+** A module's kernels are in its #gpu.objects, which a cache hit (in the LLVM-free
+** front too) does not read.  So the compile keeps a line a kernel in the module
+** output's note, and its cache entry: "TARGET\tCHIP\tWHERE\tKERNEL" and the figures
+** below, WHERE the gpu.module; a hit's kernels are made of them, their occupancy
+** figured for its own block size, and checked as a compile's. */
+static const size_t summary_fields[] = {
+    offsetof(gpublob_kernel_info, registers),         offsetof(gpublob_kernel_info, sgprs),
+    offsetof(gpublob_kernel_info, agprs),             offsetof(gpublob_kernel_info, spills),
+    offsetof(gpublob_kernel_info, vgpr_spills),       offsetof(gpublob_kernel_info, sgpr_spills),
+    offsetof(gpublob_kernel_info, shared_bytes),      offsetof(gpublob_kernel_info, local_bytes),
+    offsetof(gpublob_kernel_info, max_threads),       offsetof(gpublob_kernel_info, params_bytes),
+    offsetof(gpublob_kernel_info, wave_size),         offsetof(gpublob_kernel_info, reqd_threads[0]),
+    offsetof(gpublob_kernel_info, reqd_threads[1]),   offsetof(gpublob_kernel_info, reqd_threads[2]),
+    offsetof(gpublob_kernel_info, spill_store_bytes), offsetof(gpublob_kernel_info, spill_load_bytes),
+    offsetof(gpublob_kernel_info, barriers)};
+enum { SUMMARY_NFIELDS = sizeof summary_fields / sizeof *summary_fields };
+
+static long long *summary_field(gpublob_kernel_info *k, size_t i) {
+  return (long long *)(void *)((char *)k + summary_fields[i]);
+}
+
+/* One line of a module's summary checked against o's limits; a line that does not
+** parse (the cache's bytes are anyone's) is none of the call's. */
+static void summary_check(const gpublob_options *o, unsigned block_size, const char *line, const char *end,
+                          limits_found *f) {
+  const char *p = line, *s[4];
+  size_t n[4];
+  for (int i = 0; i < 4; i++) s[i] = report_field(&p, end, &n[i]);
+  const target_desc *t = target_named(s[0], n[0]);
+  strbuf chip = {0}, where = {0}, name = {0};
+  sb_addn(&chip, s[1], n[1]);
+  sb_addn(&where, s[2], n[2]);
+  sb_addn(&name, s[3], n[3]);
+  gpublob_kernel_info k = kt_blank(sb_str(&name), sb_str(&chip));
+  for (size_t i = 0; i < SUMMARY_NFIELDS; i++) {
+    size_t fn;
+    const char *fs = report_field(&p, end, &fn);
+    *summary_field(&k, i) = report_number(fs, fn);
+  }
+  if (t && p == end && !chip.oom && !where.oom && !name.oom) {
+    occupancy_fill(t, k.chip, block_size, &k);
+    ktable one = {&k, 1, NULL, 0};
+    sb_addf(&where, ", %s", t->name);
+    kernels_check(o, &one, sb_str(&where), f);
+  }
+  sb_free(&chip);
+  sb_free(&where);
+  sb_free(&name);
+}
+
+static void summary_check_all(const gpublob_options *o, unsigned block_size, const char *summary, limits_found *f) {
+  while (*summary) {
+    const char *end = summary + strcspn(summary, "\n");
+    summary_check(o, block_size, summary, end, f);
+    summary = *end ? end + 1 : end;
+  }
+}
+
 /* ---- a call's outputs ---- */
 /* Every kernel of r's outputs against o's limits: OK, or LIMIT (r is freed then). */
 static int limits_check(gpublob *g, const gpublob_options *o, gpublob_result *r) {
@@ -76,6 +136,7 @@ static int limits_check(gpublob *g, const gpublob_options *o, gpublob_result *r)
     sb_reset(&report);
     gpublob scratch = {0}; /* an output without kernels is none of the call's errors */
     if (output_note_get(o_i, &report, &block_size)) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
+    else if (!*o_i->target) summary_check_all(o, block_size, sb_str(&report), &f); /* MLIR's module */
     else if (!output_kernels(&scratch, o_i, sb_str(&report), block_size, &kt)) kernels_check(o, &kt, o_i->target, &f);
     else if (scratch.code != GPUBLOB_FORMAT) rc = set_error(g, scratch.code, "%s", sb_str(&scratch.msg));
     kt_free(&kt);

@@ -116,6 +116,40 @@ static int mlir_limits_check(mlir_call_state *m) {
   return rc ? rc : limits_error(m->g, &f);
 }
 
+/* s with a tab, a newline or another control character as '?' (a field of a line). */
+static void summary_text(strbuf *b, const char *s) {
+  for (; *s; s++) sb_addn(b, (unsigned char)*s < ' ' ? "?" : s, 1);
+}
+
+/* k's line, for the kernels of WHERE, a gpu.module compiled for target t. */
+static void summary_add(strbuf *b, const target_desc *t, const char *where, gpublob_kernel_info *k) {
+  sb_addf(b, "%s\t", t->name);
+  summary_text(b, k->chip);
+  sb_add(b, "\t");
+  summary_text(b, where);
+  sb_add(b, "\t");
+  summary_text(b, k->name);
+  for (size_t i = 0; i < SUMMARY_NFIELDS; i++) sb_addf(b, "\t%lld", *summary_field(k, i));
+  sb_add(b, "\n");
+}
+
+/* Every kernel of every gpu.module summed up, a line each (src/limits.c), for the
+** module output's note and cache entry: a hit checks the limits against it. */
+static int mlir_summary(mlir_call_state *m, strbuf *summary) {
+  for (size_t i = 0; i < m->nitems; i++) {
+    const gpu_item *it = &m->items[i];
+    if (it->own) continue;
+    gpublob scratch = {0};
+    ktable kt = {0};
+    if (!item_kernels(m, it, &scratch, &kt))
+      for (size_t k = 0; k < kt.n; k++) summary_add(summary, it->t, sb_str(&it->name), &kt.k[k]);
+    kt_free(&kt);
+    sb_free(&scratch.msg);
+    sb_free(&scratch.warn);
+  }
+  return summary->oom ? set_error(m->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+}
+
 /* One #gpu.kernel_metadata<"name", type, metadata = {...}>. */
 static void kernel_entry(strbuf *text, const gpublob_kernel_info *k, const mlir_kernel_key *keys,
                          const char *reqd_key, const strbuf *type) {

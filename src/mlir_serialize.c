@@ -42,10 +42,14 @@ typedef struct mlir_out {
 
 static int deliver(mlir_call_state *m, MlirOperation top, mlir_out *out) {
   gpublob_blob b = {0};
+  strbuf summary = {0}; /* its kernels, for a hit's limits: kept where the cache is */
   double t = now_ms(); /* MLIR's printer (or bytecode writer): counted with emission */
   int rc = print_mlir(m->g, top, m->o.flags, &b);
   m->g->stats.emit_ms += now_ms() - t;
-  if (!rc && result_add(out->res, NULL, "", "", NULL, 0, &b)) rc = set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc && out->c) rc = mlir_summary(m, &summary);
+  if (!rc && result_add(out->res, NULL, "", "", sb_str(&summary), m->o.block_size, &b))
+    rc = set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  sb_free(&summary);
   gpublob_blob_free(&b);
   if (!rc && out->c) cache_store_plan(out->c, out->k0, &m->p, out->res);
   return rc;
