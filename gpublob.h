@@ -500,7 +500,8 @@ GPUBLOB_API int gpublob_options_init(gpublob_options *opts, unsigned version);
 ** (stats count remote hits, misses and bytes).  Codes: OK (a hit; *out
 ** as gpublob_compile would give it), NOTCACHED (a miss, a cache that cannot be
 ** used, or options with a dump_dir, whose call compiles; the lookup may make the
-** cache's directory), OPTION (no cache_dir),
+** cache's directory), OPTION (no cache_dir), LIMIT (a hit whose kernel is over
+** one of the options' limits, as the compile would be; since 1.4),
 ** MISUSE (as gpublob_compile's), IO, NOMEM. */
 GPUBLOB_API int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
                                      gpublob_result *out);
@@ -513,7 +514,8 @@ GPUBLOB_API int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, co
 ** were the cache's: write them where they can be taken back (a temporary file),
 ** and keep them only on OK.  write returns 0 to go on, anything else to stop.
 ** Codes: as gpublob_cache_lookup's; IO also when write stopped; MISUSE also for a
-** NULL write.  (since 1.2) */
+** NULL write; OPTION with the options' limits (since 1.4: they are checked against
+** the outputs' bytes, which a streamed hit does not keep).  (since 1.2) */
 typedef int (*gpublob_write_fn)(void *ctx, const void *bytes, size_t size);
 GPUBLOB_API int gpublob_cache_lookup_stream(gpublob *g, const gpublob_options *opts,
                                             const gpublob_input *in, gpublob_result *out,
