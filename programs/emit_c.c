@@ -41,6 +41,23 @@ static void c_string(text *t, const char *s) {
   text_addf(t, "\"");
 }
 
+/* One row of the table: the fields in gpublob_emitted_kernel's order.  The occupancy
+** as %.17g, so the double read back is the library's own. */
+static void c_kernel_row(text *f, const gpublob_kernel_info *ki) {
+  text_addf(f, "    {");
+  c_string(f, ki->name);
+  text_addf(f, ", ");
+  c_string(f, ki->chip);
+  text_addf(f, ", %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, {%lld, %lld, %lld}",
+            ki->registers, ki->sgprs, ki->agprs, ki->spills, ki->vgpr_spills, ki->sgpr_spills, ki->shared_bytes,
+            ki->local_bytes, ki->max_threads, ki->params_bytes, ki->wave_size, ki->reqd_threads[0],
+            ki->reqd_threads[1], ki->reqd_threads[2]);
+  text_addf(f, ", %lld, %lld, %lld, %.17g, ", ki->spill_store_bytes, ki->spill_load_bytes, ki->barriers,
+            ki->occupancy);
+  c_string(f, ki->occupancy_limiter);
+  text_addf(f, ", %lld, %lld, %lld},\n", ki->blocks_per_sm, ki->waves_per_simd, ki->occupancy_block_size);
+}
+
 /* Output i's kernels, by the public API (gpublob_kernel_get): an empty table where the
 ** blob records none (FORMAT: PTX, SPIR-V, MLIR's module) or the call fails. */
 static void c_kernels(text *f, gpublob *g, const gpublob_result *r, size_t i, const char *name) {
@@ -51,29 +68,37 @@ static void c_kernels(text *f, gpublob *g, const gpublob_result *r, size_t i, co
   for (size_t k = 0; k < n; k++) {
     gpublob_kernel_info ki;
     if (gpublob_kernel_get(g, r, i, k, &ki, sizeof ki)) continue;
-    text_addf(f, "    {");
-    c_string(f, ki.name);
-    text_addf(f, ", ");
-    c_string(f, ki.chip);
-    text_addf(f, ", %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, %lld, {%lld, %lld, %lld}},\n",
-            ki.registers, ki.sgprs, ki.agprs, ki.spills, ki.vgpr_spills, ki.sgpr_spills, ki.shared_bytes,
-            ki.local_bytes, ki.max_threads, ki.params_bytes, ki.wave_size, ki.reqd_threads[0],
-            ki.reqd_threads[1], ki.reqd_threads[2]);
+    c_kernel_row(f, &ki);
     shown++;
   }
   if (!shown) text_addf(f, "    {0}\n");
   text_addf(f, "};\nstatic const size_t %s_kernel_count = %zu;\n", name, shown);
 }
 
+/* The table's type, defined once however many headers a program includes.  It grows
+** at its end only, so code reading the older fields (by name or by position) stays
+** valid; GPUBLOB_EMITTED_KERNEL_VERSION tells a header of 1.4 or later that an older
+** one (without the later fields) came first, which would make its rows too long. */
 static const char c_kernel_type[] =
+    "#if defined(GPUBLOB_EMITTED_KERNEL) && !defined(GPUBLOB_EMITTED_KERNEL_VERSION)\n"
+    "#error \"gpublob_emitted_kernel: a header made before gpublob 1.4 came first; make it again\"\n"
+    "#endif\n"
     "#ifndef GPUBLOB_EMITTED_KERNEL\n"
     "#define GPUBLOB_EMITTED_KERNEL\n"
-    "/* A kernel of a blob, as the blob records it (gpublob_kernel_info); -1: not recorded. */\n"
+    "#define GPUBLOB_EMITTED_KERNEL_VERSION 2 /* 2: since gpublob 1.4, the report and occupancy */\n"
+    "/* A kernel of a blob, as gpublob_kernel_info has it; -1: not recorded (not known). */\n"
     "typedef struct gpublob_emitted_kernel {\n"
     "  const char *name, *chip;\n"
     "  long long registers, sgprs, agprs, spills, vgpr_spills, sgpr_spills;\n"
     "  long long shared_bytes, local_bytes, max_threads, params_bytes, wave_size;\n"
     "  long long reqd_threads[3];\n"
+    "  /* since gpublob 1.4: the blob tool's report (NVIDIA: ptxas -v's), and the occupancy */\n"
+    "  long long spill_store_bytes, spill_load_bytes, barriers;\n"
+    "  double occupancy;              /* resident warps (waves) over the chip's most, 0 to 1 */\n"
+    "  const char *occupancy_limiter; /* \"warps\", \"registers\", \"shared\", \"blocks\"; \"\": not known */\n"
+    "  long long blocks_per_sm;       /* NVIDIA: blocks resident on an SM */\n"
+    "  long long waves_per_simd;      /* AMD: waves resident on a SIMD */\n"
+    "  long long occupancy_block_size; /* the block size the occupancy is for */\n"
     "} gpublob_emitted_kernel;\n"
     "#endif\n";
 

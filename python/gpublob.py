@@ -14,6 +14,8 @@ or libgpublob.so beside this file, then in ../build/ (the build tree); else the
 loader's search path (libgpublob.so.1).  Errors are gpublob.Error.
 
     python3 -m gpublob --version | --targets | FILE [-t TARGET]... [-f FORMAT]
+        [--block-size N] [--max-registers N] [--max-spills N] [--max-shared BYTES]
+        [--max-stack BYTES] [--min-occupancy F]
 """
 
 import ctypes
@@ -22,14 +24,14 @@ import sys
 from dataclasses import dataclass, field
 
 __all__ = ["compile", "version", "targets", "mlir_enabled", "Error", "Output", "Outputs",
-           "CODES", "FLAGS", "OPTIONS_VERSION"]
+           "CODES", "FLAGS", "LIMITS", "OPTIONS_VERSION"]
 
 # ---- the C declarations, as gpublob.h has them ----
 
 # The codes of GPUBLOB_ERRORS, in value order (the values are stable).
 _NAMES = ("OK", "MISUSE", "NOMEM", "IO", "PARSE", "BITCODE", "VERIFY", "TARGET", "CHIP",
           "FEATURES", "FORMAT", "NOLIB", "LINK", "BACKEND", "NOTOOL", "TOOL", "OPTION",
-          "NOMLIR", "NOGPU", "LOWER", "NOTCACHED", "INTERRUPTED")
+          "NOMLIR", "NOGPU", "LOWER", "NOTCACHED", "INTERRUPTED", "LIMIT")
 CODES = {name: value for value, name in enumerate(_NAMES)}
 
 _FORMATS = {"bin": 1, "asm": 2, "llvm": 3, "pack": 4, "fatbin": 4, "ll": 5}
@@ -44,8 +46,12 @@ FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
          "unsafe_math": 0x80, "unsafe_sqrt": 0x100, "tool_log": 0x200,
          "remote_read_only": 0x400, "backend_only": 0x800}
 
-# The gpublob_options version this binding fills: the fields of versions 1 to 7.
-OPTIONS_VERSION = 8
+# GPUBLOB_LIMIT_*, by the keyword whose value (not None) sets each in compile().
+LIMITS = {"max_registers": 0x1, "max_spills": 0x2, "max_shared": 0x4, "max_stack": 0x8,
+          "min_occupancy": 0x10}
+
+# The gpublob_options version this binding fills: the fields of versions 1 to 9.
+OPTIONS_VERSION = 9
 
 
 class _TargetChoice(ctypes.Structure):
@@ -54,7 +60,7 @@ class _TargetChoice(ctypes.Structure):
 
 
 class _Options(ctypes.Structure):
-    """gpublob_options, version 8: exactly its fields, in order."""
+    """gpublob_options, version 9: exactly its fields, in order."""
     _fields_ = [
         ("version", ctypes.c_uint),
         ("target", ctypes.c_char_p), ("chip", ctypes.c_char_p), ("features", ctypes.c_char_p),
@@ -79,6 +85,11 @@ class _Options(ctypes.Structure):
         ("remote_max", ctypes.c_ulonglong),
         # version 8
         ("job_timeout", ctypes.c_uint), ("fp_contract", ctypes.c_int),
+        # version 9
+        ("block_size", ctypes.c_uint), ("limits", ctypes.c_uint),
+        ("max_registers", ctypes.c_ulonglong), ("max_spills", ctypes.c_ulonglong),
+        ("max_shared", ctypes.c_ulonglong), ("max_stack", ctypes.c_ulonglong),
+        ("min_occupancy", ctypes.c_double),
     ]
 
 
@@ -102,12 +113,16 @@ class _Result(ctypes.Structure):
 
 
 class _KernelInfo(ctypes.Structure):
-    """gpublob_kernel_info as of 1.0 (it grows at the end; filled as far as our size)."""
+    """gpublob_kernel_info as of 1.4 (it grows at the end; filled as far as our size)."""
     _fields_ = [("name", ctypes.c_char_p), ("chip", ctypes.c_char_p)] + [
         (f, ctypes.c_longlong) for f in
         ("registers", "sgprs", "agprs", "spills", "vgpr_spills", "sgpr_spills", "shared_bytes",
          "local_bytes", "max_threads", "params_bytes", "wave_size")] + [
-        ("reqd_threads", ctypes.c_longlong * 3)]
+        ("reqd_threads", ctypes.c_longlong * 3)] + [
+        # since 1.4: the tool's report, then the occupancy
+        (f, ctypes.c_longlong) for f in ("spill_store_bytes", "spill_load_bytes", "barriers")] + [
+        ("occupancy", ctypes.c_double), ("occupancy_limiter", ctypes.c_char_p)] + [
+        (f, ctypes.c_longlong) for f in ("blocks_per_sm", "waves_per_simd", "occupancy_block_size")]
 
 
 class _TargetInfo(ctypes.Structure):
@@ -267,6 +282,15 @@ def _choice(table, what):
     return convert
 
 
+def _fraction(value, key):
+    """A float from 0 to 1 (an occupancy)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"gpublob: option {key} takes a float, not {type(value).__name__}")
+    if not 0 <= value <= 1:
+        raise ValueError(f"gpublob: option {key} is from 0 to 1, not {value!r}")
+    return float(value)
+
+
 def _opt_level(value, key):
     """opt=0..3 is GPUBLOB_OPT_O0..O3 (1..4)."""
     if isinstance(value, bool) or value not in (0, 1, 2, 3):
@@ -289,6 +313,11 @@ _OPTIONS = {
     "remote_max": ("remote_max", _uint(64)),
     "job_timeout": ("job_timeout", _uint(32)),
     "fp_contract": ("fp_contract", _choice(_FP_CONTRACT, "fp contraction")),
+    "block_size": ("block_size", _uint(32)),
+    # each limit's keyword also sets its LIMITS bit (0 is a limit too: None is none)
+    "max_registers": ("max_registers", _uint(64)), "max_spills": ("max_spills", _uint(64)),
+    "max_shared": ("max_shared", _uint(64)), "max_stack": ("max_stack", _uint(64)),
+    "min_occupancy": ("min_occupancy", _fraction),
 }
 
 
@@ -330,6 +359,7 @@ def _options(fmt, targets, options):
         else:
             name, convert = _OPTIONS[key]
             setattr(o, name, convert(value, key))
+            o.limits |= LIMITS.get(key, 0)
     arr = _target_choices(targets, o.features)
     if arr is not None:
         o.targets, o.ntargets = arr, len(arr)
@@ -360,7 +390,7 @@ class Output:
     chip: str     # its chip; a pack's chips comma-separated; "" for MLIR
     tool: str     # what made it: "ptxas", "nvjitlink", "ld.lld", "fatbinary", ... or ""
     suffix: str   # ".cubin", ".hsaco", ".ptx", ...
-    kernels: list = field(default_factory=list)  # dicts; [] when the blob records none
+    kernels: list = field(default_factory=list)  # dicts (compile()); [] when the blob records none
 
     def __repr__(self):
         return (f"Output(target={self.target!r}, chip={self.chip!r}, tool={self.tool!r}, "
@@ -372,8 +402,15 @@ class Outputs(list):
     warnings = ()
 
 
-_KERNEL_FIGURES = ("registers", "sgprs", "agprs", "spills", "vgpr_spills", "sgpr_spills",
-                   "shared_bytes", "local_bytes", "max_threads", "params_bytes", "wave_size")
+def _kernel_dict(ki):
+    """A gpublob_kernel_info as a dict of its fields, in order, under their names: the
+    figures as they are (-1 where not known, occupancy too), strings as str ("" where
+    not known), reqd_threads a list."""
+    d = {}
+    for f, ctype in _KernelInfo._fields_:
+        v = getattr(ki, f)
+        d[f] = _str(v) if ctype is ctypes.c_char_p else list(v) if f == "reqd_threads" else v
+    return d
 
 
 def _kernels(g, result, i):
@@ -388,10 +425,7 @@ def _kernels(g, result, i):
         ki = _KernelInfo()
         g.check(g.lib.gpublob_kernel_get(g.h, ctypes.byref(result), i, k, ctypes.byref(ki),
                                          ctypes.sizeof(ki)))
-        d = {"name": _str(ki.name), "chip": _str(ki.chip)}
-        d.update((f, getattr(ki, f)) for f in _KERNEL_FIGURES)
-        d["reqd_threads"] = list(ki.reqd_threads)
-        kernels.append(d)
+        kernels.append(_kernel_dict(ki))
     return kernels
 
 
@@ -444,6 +478,20 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
       abi=N                the target's ABI version (amdgcn: 400, 500, 600)
       dump_dir=DIR         each job's intermediates are written there
       attach="binary"|"legacy", pipeline=STR, section=STR   MLIR input only
+      block_size=N         the block size each kernel's occupancy is figured for (default:
+                           its own limit, else 1024)
+    Limits (each sets its LIMITS bit; 0 is a limit, None none): a kernel over one fails
+    the call with Error LIMIT, naming the kernel, and nothing is returned:
+      max_registers=N      registers a thread (AMD: VGPRs)
+      max_spills=N         NVIDIA: spill-store bytes; AMD: spilled VGPRs + SGPRs
+      max_shared=BYTES     static shared memory (LDS) a block
+      max_stack=BYTES      stack (private segment) a thread
+      min_occupancy=F      the least occupancy, 0 to 1
+    Each kernel dict has gpublob_kernel_info's fields under its names: name, chip,
+    registers, ..., reqd_threads (a list), spill_store_bytes, spill_load_bytes, barriers
+    (NVIDIA, from ptxas's report), occupancy (0 to 1), occupancy_limiter ("warps",
+    "registers", "shared", "blocks"), blocks_per_sm (NVIDIA), waves_per_simd (AMD),
+    occupancy_block_size; a figure not known is -1, a limiter not known "".
     An unknown keyword is TypeError; a bad value TypeError or ValueError.
     """
     opts = _options(format, targets, options)
@@ -488,6 +536,22 @@ def targets():
 
 # ---- python3 -m gpublob ----
 
+# The CLI's options that are compile()'s keywords (--max-registers: max_registers), as the
+# gpublob CLI spells them, with their types.
+_CLI_OPTIONS = {"block_size": int, "max_registers": int, "max_spills": int, "max_shared": int,
+                "max_stack": int, "min_occupancy": float}
+
+
+def _kernel_line(k):
+    """One kernel's figures, for the CLI."""
+    line = (f"  {k['name']}: {k['registers']} registers, "
+            f"{k['shared_bytes']} bytes shared, {k['spills']} spills")
+    if k["occupancy"] >= 0:
+        line += (f", occupancy {k['occupancy']:.2f} ({k['occupancy_limiter']}; "
+                 f"{k['occupancy_block_size']} threads a block)")
+    return line
+
+
 def _main(argv=None):
     """A tiny CLI: --version, --targets, or compile FILE and print each output."""
     import argparse
@@ -497,7 +561,12 @@ def _main(argv=None):
     ap.add_argument("file", nargs="?", help="compile FILE and print its outputs and kernels")
     ap.add_argument("-t", "--target", action="append", help="NAME[:CHIPS] (repeatable)")
     ap.add_argument("-f", "--format", default="bin", choices=sorted(_FORMATS))
+    for key, kind in _CLI_OPTIONS.items():
+        ap.add_argument("--" + key.replace("_", "-"), dest=key, type=kind, metavar=kind.__name__.upper(),
+                        help=f"compile()'s {key}= (a limit fails with LIMIT)"
+                        if key in LIMITS else f"compile()'s {key}=")
     args = ap.parse_args(argv)
+    options = {key: getattr(args, key) for key in _CLI_OPTIONS}
     try:
         if args.version:
             print(version())
@@ -505,11 +574,10 @@ def _main(argv=None):
             for t in targets():
                 print(f"{t['name']}\t{t['triple']}\t{t['chip']}\t{' '.join(t['chips'])}")
         if args.file:
-            for o in compile(args.file, args.target, args.format):
+            for o in compile(args.file, args.target, args.format, **options):
                 print(f"{o.target} {o.chip}: {len(o.data)} bytes ({o.tool or '-'})")
                 for k in o.kernels:
-                    print(f"  {k['name']}: {k['registers']} registers, "
-                          f"{k['shared_bytes']} bytes shared, {k['spills']} spills")
+                    print(_kernel_line(k))
         elif not (args.version or args.targets):
             ap.print_usage(sys.stderr)
             return 2

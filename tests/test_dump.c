@@ -410,24 +410,36 @@ static void test_cli(void) {
 }
 
 /* ---- --emit-c ---- */
+/* A table's line, as the reader prints it and kernels_expected makes it: the count, then
+** the first kernel's name, registers, spill store and load bytes, barriers, occupancy,
+** limiter ("-" for ""), blocks a SM and waves a SIMD; NO_KERNEL for an empty table. */
+#define KERNEL_LINE "%zu %s %lld %lld %lld %lld %.17g %s %lld %lld"
+#define NO_KERNEL "0 - -1 -1 -1 -1 -1 - -1 -1"
+
+/* The reader's own code, after the header: put() writes an array, show() prints a table's line. */
+static const char reader_code[] =
+    "#include <stdio.h>\n"
+    "static int put(const char *path, const unsigned char *d, size_t n) {\n"
+    "  FILE *f = fopen(path, \"wb\");\n"
+    "  int bad = !f || fwrite(d, 1, n, f) != n;\n"
+    "  return (f && fclose(f)) || bad;\n}\n"
+    "static void show(size_t n, const gpublob_emitted_kernel *k) {\n"
+    "  if (!n) printf(\"%s\\n\", \"" NO_KERNEL "\");\n"
+    "  else printf(\"" KERNEL_LINE "\\n\", n, k->name, k->registers,\n"
+    "              k->spill_store_bytes, k->spill_load_bytes, k->barriers, k->occupancy,\n"
+    "              *k->occupancy_limiter ? k->occupancy_limiter : \"-\", k->blocks_per_sm, k->waves_per_simd);\n}\n";
+
 /* A C program including header that writes array NAMES[i] to argv[i + 1], and prints
-** each NAMES[i]_kernel_count and its first kernel's name and registers: built with cc -std=c99 -Wall
-** -Werror.  0 when it builds. */
+** each NAMES[i]'s table line (KERNEL_LINE): built with cc -std=c99 -Wall -Werror.  0 when
+** it builds. */
 static int build_reader(const char *header, const char *const *names, size_t n, const char *exe) {
   char src[8192], path[4200];
-  int at = snprintf(src, sizeof src,
-                    "#include \"%s\"\n#include <stdio.h>\n"
-                    "static int put(const char *path, const unsigned char *d, size_t n) {\n"
-                    "  FILE *f = fopen(path, \"wb\");\n"
-                    "  int bad = !f || fwrite(d, 1, n, f) != n;\n"
-                    "  return (f && fclose(f)) || bad;\n}\n"
-                    "int main(int argc, char **argv) {\n  int bad = argc != %zu;\n", header, n + 1);
+  int at = snprintf(src, sizeof src, "#include \"%s\"\n%sint main(int argc, char **argv) {\n  int bad = argc != %zu;\n",
+                    header, reader_code, n + 1);
   for (size_t i = 0; i < n && !(at < 0 || (size_t)at >= sizeof src); i++)
     at += snprintf(src + at, sizeof src - (size_t)at,
-                   "  if (!bad) bad |= put(argv[%zu], %s, %s_size);\n"
-                   "  printf(\"%%zu %%s %%lld\\n\", %s_kernel_count, %s_kernel_count ? %s_kernels[0].name : \"-\",\n"
-                   "         %s_kernel_count ? %s_kernels[0].registers : -1LL);\n",
-                   i + 1, names[i], names[i], names[i], names[i], names[i], names[i], names[i]);
+                   "  if (!bad) bad |= put(argv[%zu], %s, %s_size);\n  show(%s_kernel_count, %s_kernels);\n",
+                   i + 1, names[i], names[i], names[i], names[i]);
   snprintf(src + at, sizeof src - (size_t)at, "  return bad;\n}\n");
   snprintf(path, sizeof path, "%s.c", exe);
   spill(path, src, strlen(src));
@@ -439,14 +451,36 @@ static int build_reader(const char *header, const char *const *names, size_t n, 
   return rc;
 }
 
-/* What the table should say for output i of r, by the library's own reader: "COUNT NAME
-** REGISTERS" of its first kernel. */
+/* What the table should say for output i of r, by the library's own reader: its
+** KERNEL_LINE. */
 static void kernels_expected(const gpublob_result *r, size_t i, char *line, size_t size) {
   size_t n = 0;
-  gpublob_kernel_info ki;
+  gpublob_kernel_info k;
   if (gpublob_kernel_count(g, r, i, &n)) n = 0;
-  int first = n && !gpublob_kernel_get(g, r, i, 0, &ki, sizeof ki);
-  snprintf(line, size, "%zu %s %lld\n", first ? n : 0, first ? ki.name : "-", first ? ki.registers : -1LL);
+  if (!n || gpublob_kernel_get(g, r, i, 0, &k, sizeof k)) {
+    snprintf(line, size, "%s\n", NO_KERNEL);
+    return;
+  }
+  snprintf(line, size, KERNEL_LINE "\n", n, k.name, k.registers, k.spill_store_bytes, k.spill_load_bytes, k.barriers,
+           k.occupancy, *k.occupancy_limiter ? k.occupancy_limiter : "-", k.blocks_per_sm, k.waves_per_simd);
+}
+
+/* Whether a table's line (its first) has sensible 1.4 figures: an occupancy of 0 to 1 and a
+** limiter among the four; NVIDIA: no spill bytes (ptxas's report of saxpy), blocks a SM;
+** AMD: no report, waves a SIMD. */
+static int kernel_line_sane(const char *line, int nvidia) {
+  size_t n;
+  char name[64], limiter[16];
+  long long regs, store, load, barriers, blocks, waves;
+  double occ;
+  if (!line || sscanf(line, "%zu %63s %lld %lld %lld %lld %lf %15s %lld %lld", &n, name, &regs, &store, &load,
+                      &barriers, &occ, limiter, &blocks, &waves) != 10)
+    return 0;
+  int words = !strcmp(limiter, "warps") || !strcmp(limiter, "registers") || !strcmp(limiter, "shared") ||
+              !strcmp(limiter, "blocks");
+  int report = nvidia ? store == 0 && load == 0 && barriers == 0 && blocks > 0 && waves == -1
+                      : store == -1 && load == -1 && barriers == -1 && blocks == -1 && waves > 0;
+  return n >= 1 && occ > 0 && occ <= 1 && words && report;
 }
 
 static void test_emit_c(void) {
@@ -485,6 +519,9 @@ static void test_emit_c(void) {
   check(same_str(out, want) && contains(out, "1 saxpy "),
         "--emit-c: the kernel tables say what gpublob_kernel_get reads from the blobs (saxpy, each)",
         "printed %s, the library reads %s", shown(out), want);
+  check(kernel_line_sane(out, 0) && kernel_line_sane(out ? strchr(out, '\n') + 1 : NULL, 0),
+        "--emit-c: an AMD row has the occupancy (0 to 1, a limiter), waves a SIMD and no tool report (-1)", "printed %s",
+        shown(out));
   free(out);
   free(b1);
   free(b2);
@@ -512,11 +549,39 @@ static void test_emit_c(void) {
   rc |= run(mrargv, &out);
   size_t mn;
   unsigned char *m = slurp(mout, &mn);
-  check_if(m != NULL, rc == 0 && same_bytes(mgot, m, mn) && same_str(out, "0 - -1\n"),
+  check_if(m != NULL, rc == 0 && same_bytes(mgot, m, mn) && same_str(out, NO_KERNEL "\n"),
            "--emit-c: MLIR's one output is the array named by the stem (saxpy), with an empty kernel table",
            "exit %d: %s", rc, shown(out));
   free(out);
   free(m);
+}
+
+/* An NVIDIA row: ptxas's report (spill bytes) and the occupancy, as the library's own
+** compile of the same file gives them (a cubin records no spills: the report is kept
+** with the output, so reading the blob file alone would not say). */
+static void test_emit_c_nvptx(void) {
+  if (!have_ptxas()) {
+    skip("--emit-c for nvptx", "ptxas not found (CUDA)");
+    return;
+  }
+  const char *h = tmp_path("nv_blobs.h"), *dir = tmp_path("emit-nv/"), *exe = tmp_path("nv_reader");
+  const char *argv[] = {CLI, "-t", "nvptx:sm_90", "-o", dir, "--emit-c", h, "examples/saxpy_nvptx.ll", NULL};
+  char *out = NULL, want[512] = NO_KERNEL "\n";
+  int rc = run(argv, &out);
+  free(out);
+  out = NULL;
+  const char *names[] = {"saxpy_nvptx_nvptx_sm_90"}, *rargv[] = {exe, tmp_path("nv_got"), NULL};
+  rc |= build_reader(h, names, 1, exe);
+  if (!rc) rc = run(rargv, &out);
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.target = "nvptx:sm_90";
+  gpublob_result r = {0};
+  if (!compile_file(&o, "examples/saxpy_nvptx.ll", GPUBLOB_INPUT_LLVM, &r)) kernels_expected(&r, 0, want, sizeof want);
+  gpublob_result_free(&r);
+  check(rc == 0 && same_str(out, want) && kernel_line_sane(out, 1),
+        "--emit-c: an NVIDIA row has ptxas's spill bytes (0), the occupancy and blocks a SM, as the library's compile",
+        "exit %d: printed %s, the library %s", rc, shown(out), want);
+  free(out);
 }
 
 int main(void) {
@@ -533,6 +598,7 @@ int main(void) {
   test_cache();
   if (rocm) test_cli();
   if (rocm) test_emit_c();
+  test_emit_c_nvptx();
   gpublob_close(g);
   return report();
 }

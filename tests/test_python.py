@@ -24,6 +24,13 @@ PTXAS = "/usr/local/cuda/bin/ptxas"
 # A module without a triple: any target takes it.
 PLAIN = b"define void @f(ptr addrspace(1) %p) {\n  store i32 1, ptr addrspace(1) %p\n  ret void\n}\n"
 
+# An AMD kernel with 256 bytes of LDS, needing no device library.
+LDS = (b'target triple = "amdgcn-amd-amdhsa"\n@lds = internal addrspace(3) global [64 x i32] poison\n'
+       b'define amdgpu_kernel void @uses_lds(ptr addrspace(1) %p, i32 %i) {\n'
+       b'  %q = getelementptr [64 x i32], ptr addrspace(3) @lds, i32 0, i32 %i\n'
+       b'  store i32 1, ptr addrspace(3) %q\n  %v = load i32, ptr addrspace(3) @lds\n'
+       b'  store i32 %v, ptr addrspace(1) %p\n  ret void\n}\n')
+
 sys.dont_write_bytecode = True  # no python/__pycache__ in the tree
 sys.path.insert(0, PYDIR)
 import gpublob  # noqa: E402
@@ -67,6 +74,17 @@ def readelf_h(data):
         return subprocess.run([READELF, "-h", f.name], capture_output=True, text=True).stdout
 
 
+def have_ptxas():
+    """Whether CUDA's ptxas is there: at /usr/local/cuda, or on PATH."""
+    return os.path.exists(PTXAS) or shutil.which("ptxas") is not None
+
+
+def header_codes():
+    """GPUBLOB_ERRORS of gpublob.h: {NAME: value}."""
+    with open(os.path.join(ROOT, "gpublob.h")) as f:
+        return {m.group(1): int(m.group(2)) for m in re.finditer(r"^\s*X\((\w+), (\d+),", f.read(), re.M)}
+
+
 def header_version():
     """GPUBLOB_VERSION_STRING of gpublob.h."""
     with open(os.path.join(ROOT, "gpublob.h")) as f:
@@ -84,6 +102,7 @@ def test_library():
     check("amdgcn" in names and "nvptx" in names, f"targets() {list(names)}")
     check("gfx90a" in names.get("amdgcn", {}).get("chips", []), "amdgcn's chips lack gfx90a")
     check(names.get("nvptx", {}).get("triple") == "nvptx64-nvidia-cuda", "nvptx's triple")
+    check(gpublob.CODES == header_codes(), f"CODES {gpublob.CODES} is not gpublob.h's GPUBLOB_ERRORS")
 
 
 def c_layout():
@@ -216,8 +235,8 @@ def test_options():
 def test_nvptx():
     ptx = gpublob.compile(SAXPY_NV, targets=["nvptx:sm_90"], format="asm")
     check(len(ptx) == 1 and b".entry saxpy" in ptx[0].data, "PTX lacks .entry saxpy")
-    if not os.path.exists(PTXAS):
-        skip(f"NVIDIA bin ({PTXAS} absent)")
+    if not have_ptxas():
+        skip(f"NVIDIA bin ({PTXAS} absent, no ptxas on PATH)")
         return
     cubin = gpublob.compile(SAXPY_NV, targets=["nvptx:sm_80,sm_90"], tool_mode="program")
     check([o.chip for o in cubin] == ["sm_80", "sm_90"], f"chips {[o.chip for o in cubin]}")
@@ -227,6 +246,61 @@ def test_nvptx():
         check(k.get("name") == "saxpy" and k.get("chip") == o.chip, f"{o.chip} kernels {o.kernels}")
         check(0 < k.get("registers", 0) <= 255 and k.get("params_bytes", 0) >= 24, f"figures {k}")
         check(k.get("spills") == -1 and k.get("sgprs") == -1, f"NVIDIA's unrecorded figures {k}")
+        # 1.4: ptxas -v's report and the occupancy
+        check(k.get("spill_store_bytes") == 0 and k.get("spill_load_bytes") == 0 and k.get("barriers") == 0,
+              f"{o.chip}: ptxas's report {k}")
+        check(0 < k.get("occupancy", -1) <= 1 and k.get("occupancy_limiter") in LIMITERS, f"{o.chip}: occupancy {k}")
+        check(k.get("blocks_per_sm", 0) > 0 and k.get("waves_per_simd") == -1, f"{o.chip}: blocks_per_sm {k}")
+    nolimit = gpublob.compile(SAXPY_NV, targets=["nvptx:sm_90"], max_spills=0, block_size=256)
+    k = nolimit[0].kernels[0] if len(nolimit) == 1 and nolimit[0].kernels else {}
+    check(k.get("occupancy_block_size") == 256, f"max_spills=0 passes, block_size=256 is read: {k}")
+
+
+LIMITERS = ("warps", "registers", "shared", "blocks")
+
+
+def test_amd_occupancy():
+    """1.4's fields of an AMD kernel: the occupancy, and no report (that is NVIDIA's)."""
+    outs = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"])
+    k = outs[0].kernels[0] if len(outs) == 1 and outs[0].kernels else {}
+    check(0 < k.get("occupancy", -1) <= 1, f"occupancy {k}")
+    check(k.get("occupancy_limiter") in LIMITERS, f"occupancy_limiter {k}")
+    check(k.get("waves_per_simd", 0) > 0 and k.get("blocks_per_sm") == -1, f"waves_per_simd {k}")
+    check(k.get("occupancy_block_size") == k.get("max_threads") == 1024, f"occupancy_block_size {k}")
+    check((k.get("spill_store_bytes"), k.get("spill_load_bytes"), k.get("barriers")) == (-1, -1, -1),
+          f"AMD has no tool report {k}")
+    small = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], block_size=64)
+    check(small[0].kernels[0]["occupancy_block_size"] == 64, f"block_size=64: {small[0].kernels}")
+
+
+def test_limits():
+    """A limit the kernel is over fails with LIMIT, naming it; one at the kernel's figure passes."""
+    regs = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"])[0].kernels[0]["registers"]
+    e = raises(gpublob.compile, SAXPY_AMD, targets=["amdgcn:gfx90a"], max_registers=1)
+    check(isinstance(e, gpublob.Error) and e.code == 22 == gpublob.CODES["LIMIT"] and e.name == "LIMIT",
+          f"max_registers=1: {e!r}")
+    check(isinstance(e, gpublob.Error) and "saxpy" in e.message, f"the message names no kernel: {e!r}")
+    at = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], max_registers=regs)
+    check(len(at) == 1 and at[0].kernels[0]["registers"] == regs, f"max_registers={regs} (the kernel's) fails")
+    zero = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a"], max_spills=0, max_shared=0, max_stack=0)
+    check(len(zero) == 1, "0 for spills, shared and stack (saxpy's own) fails")
+    occ = zero[0].kernels[0]["occupancy"] if zero and zero[0].kernels else -1
+    e = raises(gpublob.compile, SAXPY_AMD, targets=["amdgcn:gfx90a"], min_occupancy=occ)
+    check(e is None, f"min_occupancy={occ} (saxpy's own) fails: {e!r}")
+    check(gpublob._options("bin", None, {"max_spills": 0, "min_occupancy": 0.5}).limits == 0x12,
+          "max_spills=0 and min_occupancy set their bits")
+    check(gpublob._options("bin", None, {"max_spills": None}).limits == 0, "None sets a limit")
+    check(isinstance(raises(gpublob.compile, SAXPY_AMD, min_occupancy=1.5), ValueError), "min_occupancy=1.5")
+    check(isinstance(raises(gpublob.compile, SAXPY_AMD, max_stack=-1), ValueError), "max_stack=-1")
+    check(isinstance(raises(gpublob.compile, SAXPY_AMD, max_registers=True), TypeError), "max_registers=True")
+
+
+def test_limit_zero():
+    """max_shared=0 is a limit, not "none": a kernel with 256 bytes of LDS is over it."""
+    ok = gpublob.compile(LDS, targets=["amdgcn:gfx90a"], max_shared=256)
+    check(len(ok) == 1 and ok[0].kernels[0]["shared_bytes"] == 256, f"max_shared=256: {ok}")
+    e = raises(gpublob.compile, LDS, targets=["amdgcn:gfx90a"], max_shared=0)
+    check(isinstance(e, gpublob.Error) and e.name == "LIMIT" and "uses_lds" in e.message, f"max_shared=0: {e!r}")
 
 
 def test_errors():
@@ -263,12 +337,16 @@ def test_cli():
     check(r.returncode == 0 and re.search(r"^amdgcn\t", r.stdout, re.M), f"--targets: {r}")
     r = run_module(SAXPY_AMD, "-t", "amdgcn:gfx90a")
     check(r.returncode == 0 and "amdgcn gfx90a:" in r.stdout and "saxpy:" in r.stdout, f"compile: {r}")
+    check(r.returncode == 0 and "occupancy 1.00 (" in r.stdout, f"compile: no occupancy: {r}")
+    r = run_module(SAXPY_AMD, "-t", "amdgcn:gfx90a", "--max-registers", "1")
+    check(r.returncode == 1 and "LIMIT" in r.stderr and "saxpy" in r.stderr, f"--max-registers 1: {r}")
     r = run_module("--version", env=dict(os.environ, GPUBLOB_LIBRARY="/nonexistent/libgpublob.so.1"))
     check(r.returncode == 1 and "GPUBLOB_LIBRARY" in r.stderr, f"a missing library: {r}")
 
 
 # The tests that compile examples/saxpy_amdgcn.ll: its expf needs ROCm's ocml.
-NEEDS_ROCM = ("test_amd_bin", "test_amd_formats", "test_chips_in_order", "test_options", "test_cli")
+NEEDS_ROCM = ("test_amd_bin", "test_amd_formats", "test_chips_in_order", "test_options", "test_cli",
+              "test_amd_occupancy", "test_limits")
 
 
 def have_rocm():
