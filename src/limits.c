@@ -9,25 +9,28 @@
 ** summary of its kernels that its compile kept (below). */
 
 /* ---- one kernel against the limits ---- */
-/* The first limit k is over, written into why ("412 bytes of spill stores, over
-** --max-spills 0"); 0 when it is over none. */
+/* The first limit k is over, written into why ("412 bytes of spill stores, over the
+** limit of 0 (max_spills, --max-spills)"); 0 when it is over none. */
 static int kernel_over(const gpublob_options *o, const gpublob_kernel_info *k, strbuf *why) {
   /* NVIDIA's spills are the bytes ptxas stored; AMD's the VGPRs and SGPRs spilled */
   long long spills = k->spill_store_bytes >= 0 ? k->spill_store_bytes : k->spills;
   const char *spill_what = k->spill_store_bytes >= 0 ? "bytes of spill stores" : "spilled registers";
   const struct { unsigned bit; long long figure; unsigned long long limit; const char *what, *flag; } f[] = {
-      {GPUBLOB_LIMIT_REGISTERS, k->registers, o->max_registers, "registers a thread", "max-registers"},
-      {GPUBLOB_LIMIT_SPILLS, spills, o->max_spills, spill_what, "max-spills"},
-      {GPUBLOB_LIMIT_SHARED, k->shared_bytes, o->max_shared, "bytes of static shared memory", "max-shared"},
-      {GPUBLOB_LIMIT_STACK, k->local_bytes, o->max_stack, "bytes of stack a thread", "max-stack"}};
+      {GPUBLOB_LIMIT_REGISTERS, k->registers, o->max_registers, "registers a thread", "max_registers"},
+      {GPUBLOB_LIMIT_SPILLS, spills, o->max_spills, spill_what, "max_spills"},
+      {GPUBLOB_LIMIT_SHARED, k->shared_bytes, o->max_shared, "bytes of static shared memory", "max_shared"},
+      {GPUBLOB_LIMIT_STACK, k->local_bytes, o->max_stack, "bytes of stack a thread", "max_stack"}};
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
     if ((o->limits & f[i].bit) && f[i].figure >= 0 && (unsigned long long)f[i].figure > f[i].limit) {
-      sb_addf(why, "%lld %s, over --%s %llu", f[i].figure, f[i].what, f[i].flag, f[i].limit);
+      /* the options' field and the CLI's flag: max_spills, --max-spills */
+      sb_addf(why, "%lld %s, over the limit of %llu (%s, --", f[i].figure, f[i].what, f[i].limit, f[i].flag);
+      for (const char *c = f[i].flag; *c; c++) sb_addn(why, *c == '_' ? "-" : c, 1);
+      sb_add(why, ")");
       return 1;
     }
   if ((o->limits & GPUBLOB_LIMIT_OCCUPANCY) && k->occupancy >= 0 && k->occupancy < o->min_occupancy) {
-    sb_addf(why, "occupancy %.4g (limited by %s, blocks of %lld threads), under --min-occupancy %.4g", k->occupancy,
-            k->occupancy_limiter, k->occupancy_block_size, o->min_occupancy);
+    sb_addf(why, "occupancy %.4g (limited by %s, blocks of %lld threads), under the least of %.4g (min_occupancy, "
+            "--min-occupancy)", k->occupancy, k->occupancy_limiter, k->occupancy_block_size, o->min_occupancy);
     return 1;
   }
   return 0;

@@ -106,8 +106,8 @@ static void limit_case_run(const char *ll, const char *target, const char *chip,
     snprintf(named, sizeof named, "kernel %s (", kernel);
     snprintf(label, sizeof label, "%s %s: %s past the bound is LIMIT, naming kernel, target, chip (%s)", target,
              kernel, what, where);
-    check(rc == GPUBLOB_LIMIT && contains(msg, named) && contains(msg, chip) && contains(msg, "over --") +
-              contains(msg, "under --min-occupancy") == 1 && (!from_cache || s.cache_hits == 1),
+    check(rc == GPUBLOB_LIMIT && contains(msg, named) && contains(msg, chip) && contains(msg, "over the limit of ") +
+              contains(msg, "(min_occupancy, --min-occupancy)") == 1 && (!from_cache || s.cache_hits == 1),
           label, "rc %d, hits %zu: %s", rc, s.cache_hits, msg);
     snprintf(label, sizeof label, "%s %s: %s past the bound leaves the result empty (%s)", target, kernel, what, where);
     check(r.count == 0 && r.outputs == NULL, label, "%zu outputs", r.count);
@@ -152,7 +152,7 @@ static void mlir_case(void) {
     snprintf(label, sizeof label, "mlir: a kernel over a limit is LIMIT naming its gpu.module (%s)",
              from_cache ? "a cache hit" : "compiled");
     check(rc == GPUBLOB_LIMIT && contains(msg, "gpu.module @kernels") && contains(msg, "kernel saxpy") &&
-              contains(msg, "over --max-registers 1") && r.count == 0 && (!from_cache || s.cache_hits == 1),
+              contains(msg, "over the limit of 1 (max_registers, --max-registers)") && r.count == 0 && (!from_cache || s.cache_hits == 1),
           label, "rc %d, hits %zu: %s", rc, s.cache_hits, msg);
     gpublob_result_free(&r);
   }
