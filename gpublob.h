@@ -191,6 +191,13 @@ enum gpublob_opt {
 ** after opt; nothing is internalised, and only what no function or global uses
 ** (device-library code the module did not call) is dropped (globaldce). */
 #define GPUBLOB_FLAG_BACKEND_ONLY 0x800
+/* (since 1.4) The blob tool is not asked for its report (the spec's tool_report_argv:
+** ptxas's -v, nvJitLink's -verbose), so a kernel's spill bytes and barriers are -1
+** unless the tool options ask for it.  ptxas and nvJitLink record their options in a
+** cubin's .note.nv.tkinfo, so with the report a cubin differs from the one a command
+** without -v makes (mlir-opt's, clang's) in that note alone; with this flag it is
+** that cubin, byte for byte.  In the cache's keys. */
+#define GPUBLOB_FLAG_NO_TOOL_REPORT 0x1000
 
 /* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
 enum gpublob_attach {

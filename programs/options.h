@@ -87,6 +87,8 @@
   X(SECTION, "section", 0, 1, MLIR, B_NONE, NULL, "NAME\teach #gpu.object's ELF section (properties' section)") \
   X(TOOL_LOG, "tool-log", 0, 0, MLIR, B_NONE, NULL, \
     "\tthe blob tool's log in each #gpu.object's properties\n(ISACompilerLog), as collect-compiler-diagnostics") \
+  X(NO_TOOL_REPORT, "no-tool-report", 0, 0, KERNELS, B_NONE, NULL, \
+    "\tdo not ask the blob tool for its report (ptxas -v): spills\nunknown, the cubin a command without -v makes") \
   X(BLOCK_SIZE, "block-size", 0, 1, KERNELS, B_NONE, NULL, \
     "N\tthe block (work-group) size occupancy is figured for\n(default: the kernel's own limit, else 1024)") \
   X(MAX_REGISTERS, "max-registers", 0, 1, KERNELS, B_INFO, \

@@ -44,7 +44,7 @@ _FP_CONTRACT = {"on": 1, "fast": 2, "off": 3}
 FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
          "mlir_bytecode": 0x8, "retarget": 0x10, "isolate": 0x20, "finite_only": 0x40,
          "unsafe_math": 0x80, "unsafe_sqrt": 0x100, "tool_log": 0x200,
-         "remote_read_only": 0x400, "backend_only": 0x800}
+         "remote_read_only": 0x400, "backend_only": 0x800, "no_tool_report": 0x1000}
 
 # GPUBLOB_LIMIT_*, by the keyword whose value (not None) sets each in compile().
 LIMITS = {"max_registers": 0x1, "max_spills": 0x2, "max_shared": 0x4, "max_stack": 0x8,

@@ -38,7 +38,8 @@ static int provider_run(job *j) {
   const char *w = sb_str(&words);
   for (size_t i = 0; i < count; i++, w += strlen(w) + 1) args.argc += (size_t)provider_option(j, w, &args.text);
   sb_free(&words);
-  j->report_added = report_argv_add(&args, j->t->provider_report_argv);
+  if (!(j->flags & GPUBLOB_FLAG_NO_TOOL_REPORT))
+    j->report_added = report_argv_add(&args, j->t->provider_report_argv);
   const char **opts = (const char **)argv_finish(&args);
   rc = GPUBLOB_NOMEM;
   if (!opts) set_error(j->g, GPUBLOB_NOMEM, "out of memory");

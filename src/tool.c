@@ -134,7 +134,7 @@ static char **build_argv(job *j, const char *tool, const workdir *w, argvec *a) 
                         "tooloptions", sb_str(&joined), NULL};
   argv_add(a, j, j->t->tool_argv, vars, NULL, NULL);
   if (!one_word) argv_add_tool_options(a, j);
-  j->report_added = report_argv_add(a, j->t->tool_report_argv);
+  if (!(j->flags & GPUBLOB_FLAG_NO_TOOL_REPORT)) j->report_added = report_argv_add(a, j->t->tool_report_argv);
   sb_free(&stem);
   sb_free(&joined);
   return argv_finish(a);

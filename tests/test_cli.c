@@ -409,7 +409,7 @@ static const struct {
     {"--no-cache", 0},   {"--attach", 1},      {"--pipeline", 1},       {"--emit-bytecode", 1},
     {"--list-targets", 0}, {"--time", 0},      {"--version", 0},        {"-h", 0},
     {"--metadata", 0},     {"--verbose", 0},
-    {"--block-size", 0},   {"--max-registers", 0}, {"--max-spills", 0}, {"--max-shared", 0},
+    {"--no-tool-report", 0}, {"--block-size", 0},   {"--max-registers", 0}, {"--max-spills", 0}, {"--max-shared", 0},
     {"--max-stack", 0},    {"--min-occupancy", 0},
     {"--help", 0},       {"--daz", 0},         {"--finite-only", 0},    {"--unsafe-math", 0},
     {"--unsafe-sqrt", 0}, {"--abi", 0},

@@ -214,6 +214,39 @@ static void nv_case(const char *ll, const char *stem, const char *const *kernels
           label, "gpublob %lldx%lldx%lld, PTX %lldx%lldx%lld", ki->k.reqd_threads[0], ki->k.reqd_threads[1],
           ki->k.reqd_threads[2], rq[0], rq[1], rq[2]);
   }
+  /* the cubin is ptxas's own of the PTX: with -v (the report gpublob asks for, which
+  ** ptxas records in the cubin's tool note), and without it under NO_TOOL_REPORT */
+  for (int plain = 0; ptx && *ptxas && plain < 2; plain++) {
+    char cubin[4200], arch[64];
+    snprintf(cubin, sizeof cubin, "%s/%s_%s_%d.cubin", scratch(), stem, chip, plain);
+    snprintf(arch, sizeof arch, "-arch=%s", chip);
+    const char *with_v[] = {ptxas, arch, "-O3", "-v", ptxpath, "-o", cubin, NULL};
+    const char *without[] = {ptxas, arch, "-O3", ptxpath, "-o", cubin, NULL};
+    char *log = NULL;
+    int prc = run(plain ? without : with_v, &log);
+    free(log);
+    gpublob_result own = {0};
+    gpublob_options o = GPUBLOB_OPTIONS_INIT;
+    o.target = target;
+    o.flags = GPUBLOB_FLAG_RETARGET | (plain ? GPUBLOB_FLAG_NO_TOOL_REPORT : 0);
+    o.tool_mode = GPUBLOB_TOOL_PROGRAM;
+    gpublob_input in = {GPUBLOB_INPUT_LLVM, NULL, 0, ll, NULL};
+    int grc = gpublob_compile(g, &o, &in, &own);
+    size_t n = 0;
+    unsigned char *want = prc ? NULL : slurp(cubin, &n);
+    snprintf(label, sizeof label, "nvptx %s %s: the cubin is ptxas %s's, byte for byte", stem, chip,
+             plain ? "without -v (NO_TOOL_REPORT)" : "-v");
+    check(grc == 0 && want && own.outputs[0].blob.size == n && !memcmp(own.outputs[0].blob.data, want, n), label,
+          "rc %d/%d, %zu bytes against %zu", grc, prc, grc ? 0 : own.outputs[0].blob.size, n);
+    if (plain && grc == 0) {
+      kinfo pk[MAXK];
+      int np = kernels_of(&own, 0, pk, &code);
+      snprintf(label, sizeof label, "nvptx %s %s: without the report, spill bytes and barriers are -1", stem, chip);
+      check(np > 0 && pk[0].k.spill_store_bytes == -1 && pk[0].k.barriers == -1, label, "%d kernels", np);
+    }
+    free(want);
+    gpublob_result_free(&own);
+  }
   /* nvJitLink's cubin (in-process): the same kernels, shared memory and parameters
   ** (its registers may differ: its CUDA version's compiler) */
   gpublob_result jit = {0};

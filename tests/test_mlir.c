@@ -878,9 +878,10 @@ static int mlir_opt(const char *const *argv, char **out) {
 
 /* in: a gpu-dialect file; lowered with mlir-opt, targets attached, then both serialise. */
 /* same_bytes: each object is mlir-opt's byte for byte (nvvm: the same PTX, the same
-** ptxas); else the same machine code (rocdl: upstream's object keeps the backend's
-** resource-usage symbols, fill.num_named_barrier and amdgpu.max_num_*, gpublob's
-** the per-kernel ones alone). */
+** ptxas, which gpublob does not ask for its report, as mlir-opt does not: ptxas
+** records -v in the cubin's tool note); else the same machine code (rocdl:
+** upstream's object keeps the backend's resource-usage symbols,
+** fill.num_named_barrier and amdgpu.max_num_*, gpublob's the per-kernel ones alone). */
 static void compat_one(const char *in, const char *kind, const char *lower, const char *attach,
                        const char *to_binary, int same_bytes) {
   char name[256], pipeline[512], path[64];
@@ -901,7 +902,7 @@ static void compat_one(const char *in, const char *kind, const char *lower, cons
   free(o1);
   free(o2);
   gpublob_blob b = {0};
-  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION};
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .flags = same_bytes ? GPUBLOB_FLAG_NO_TOOL_REPORT : 0};
   int rc = r1 || r2 ? -1 : compile_mlir(lowered, &o, &b);
   size_t n = 0;
   unsigned char *up = rc ? NULL : slurp(upstream, &n);
