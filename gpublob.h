@@ -243,6 +243,8 @@ typedef struct gpublob_target_choice {
 ** 6 (since 1.1): link, nlink, tool_options, toolkit, dump_dir, section.
 ** 7 (since 1.2): remote_cache, remote_timeout_ms, remote_max.
 ** 8 (since 1.3): job_timeout, fp_contract.
+** 9 (since 1.4): block_size, limits, max_registers, max_spills, max_shared, max_stack,
+** min_occupancy.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
 #define GPUBLOB_OPTIONS_VERSION 9
@@ -323,13 +325,15 @@ typedef struct gpublob_options {
                             the job stops at the end of the phase that ran past it (parse,
                             link, optimisation, emission) */
   int fp_contract;       /* enum gpublob_fp_contract; in the cache's keys */
-  /* version 9, since 1.4 (kernel reports: docs/kernels.md).  None is in the cache's keys:
-  ** they change no output byte, and a cache hit is checked against them as a compile is. */
+  /* version 9, since 1.4 (kernel reports: docs/kernels.md).  The limits are in no cache
+  ** key (they change no output byte; a hit is checked against them as a compile is);
+  ** the block size is in an MLIR input's (its kernel tables hold the occupancy). */
   unsigned block_size;   /* the block (work-group) size occupancy is figured for; 0: the
                             kernel's own limit (.maxntid, .reqntid, AMD's max flat
                             work-group size), else 1024 */
   unsigned limits;       /* GPUBLOB_LIMIT_*: which of the limits below apply */
-  unsigned long long max_registers; /* registers a thread (AMD: VGPRs, AGPRs apart) */
+  unsigned long long max_registers; /* registers a thread (AMD: VGPRs; with gfx90a's unified
+                                       file, its .vgpr_count: VGPRs and AGPRs) */
   unsigned long long max_spills;    /* NVIDIA: spill-store bytes; AMD: spilled VGPRs + SGPRs */
   unsigned long long max_shared;    /* static shared memory (LDS) bytes a block */
   unsigned long long max_stack;     /* stack (private segment) bytes a thread */
@@ -566,8 +570,9 @@ typedef struct gpublob_kernel_info {
   long long barriers;        /* NVIDIA: the named barriers it uses */
   /* (since 1.4) Occupancy: what fits on one SM (NVIDIA) or SIMD (AMD), from the chip's
   ** limits in the spec and the figures above, for blocks of occupancy_block_size
-  ** threads (gpublob_options' block_size, else max_threads, else 1024).  NVIDIA's is
-  ** the CUDA occupancy calculator's (cuda_occupancy.h); AMD's LLVM's (llc's
+  ** threads (gpublob_options' block_size, else max_threads, else reqd_threads'
+  ** product, else 1024).  NVIDIA's is the CUDA occupancy calculator's
+  ** (cuda_occupancy.h); AMD's LLVM's (llc's
   ** "; Occupancy:").  A chip without limits in the spec (a generic AMD chip): -1 and
   ** a limiter of "". */
   double occupancy;               /* resident warps (waves) over the chip's most, 0 to 1 */
@@ -575,7 +580,9 @@ typedef struct gpublob_kernel_info {
                                      "blocks"; never NULL */
   long long blocks_per_sm;        /* NVIDIA: blocks resident on an SM; -1 on AMD */
   long long waves_per_simd;       /* AMD: waves resident on a SIMD; -1 on NVIDIA */
-  long long occupancy_block_size; /* the block size the figures are for */
+  long long occupancy_block_size; /* the block size the figures are for (the options'
+                                     block_size, else max_threads, else reqd_threads'
+                                     product, else 1024) */
 } gpublob_kernel_info;
 
 /* How many kernels output i of r holds, into *count: OK; FORMAT for an output

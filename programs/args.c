@@ -91,8 +91,9 @@ static double parse_fraction(const char *s) {
 /* A limit's value and its bit in the options; 0, or 2 on a usage error. */
 static int take_limit(gpublob_options *o, int id, const char *v) {
   const struct { int id; unsigned bit; unsigned long long *field; const char *msg; } lim[] = {
-      {OPTION_MAX_REGISTERS, GPUBLOB_LIMIT_REGISTERS, &o->max_registers, "--max-registers wants a number, not '%s'"},
-      {OPTION_MAX_SPILLS, GPUBLOB_LIMIT_SPILLS, &o->max_spills, "--max-spills wants a number, not '%s'"},
+      {OPTION_MAX_REGISTERS, GPUBLOB_LIMIT_REGISTERS, &o->max_registers,
+       "--max-registers wants a number (or N with K), not '%s'"},
+      {OPTION_MAX_SPILLS, GPUBLOB_LIMIT_SPILLS, &o->max_spills, "--max-spills wants a number (or N with K), not '%s'"},
       {OPTION_MAX_SHARED, GPUBLOB_LIMIT_SHARED, &o->max_shared, "--max-shared wants bytes, or N with K, not '%s'"},
       {OPTION_MAX_STACK, GPUBLOB_LIMIT_STACK, &o->max_stack, "--max-stack wants bytes, or N with K, not '%s'"}};
   for (size_t i = 0; i < sizeof lim / sizeof *lim; i++) {

@@ -57,7 +57,7 @@ static int lookup_call(gpublob *g, const gpublob_options *opts, const gpublob_in
   double t = now_ms();
   gpublob_options o;
   options_normalise(opts, &o);
-  if (input_check(g, in) || check_version(g, &o)) return g->code;
+  if (input_check(g, in) || check_version(g, &o) || limits_valid(g, &o)) return g->code;
   if (!o.cache_dir || !*o.cache_dir) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
   if (s && o.limits)
     return set_error(g, GPUBLOB_OPTION, "the options' limits are checked against the outputs' bytes, which a "

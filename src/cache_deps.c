@@ -183,6 +183,10 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
   hash_u64(&st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
   hash_u64(&st, o->abi);
   hash_u64(&st, (uint64_t)o->fp_contract);
+  /* MLIR's module holds each kernel's occupancy in its #gpu.objects' kernel tables,
+  ** figured for the block size: there it changes the output's bytes (LLVM IR's
+  ** outputs are the blobs alone, whose occupancy is figured when read) */
+  hash_u64(&st, input == GPUBLOB_INPUT_MLIR ? o->block_size : 0);
   hash_u64(&st, o->ntargets);
   hash_u64(&st, o->link ? o->nlink : 0); /* the files' bytes are in each job's key (hash_job) */
   for (size_t i = 0; o->link && i < o->nlink; i++) hash_str(&st, o->link[i]);

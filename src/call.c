@@ -71,6 +71,7 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
   cache c;
   key128 k0;
   if (check_version(g, &o)) return g->code; /* a newer struct's fields may change the output */
+  if (limits_valid(g, &o)) return g->code;
   if (format_for_input(g, &o, input, name)) return g->code;
   int cached = cache_open(&c, g, &o), rc = -1;
   if (cached) {

@@ -10,8 +10,9 @@
 
 /* ---- one kernel against the limits ---- */
 /* The first limit k is over, written into why ("412 bytes of spill stores, over the
-** limit of 0 (max_spills, --max-spills)"); 0 when it is over none. */
-static int kernel_over(const gpublob_options *o, const gpublob_kernel_info *k, strbuf *why) {
+** limit of 0 (max_spills, --max-spills)"); 0 when it is over none.  The limits whose
+** figure k does not know are added to *unknown (their bits). */
+static int kernel_over(const gpublob_options *o, const gpublob_kernel_info *k, strbuf *why, unsigned *unknown) {
   /* NVIDIA's spills are the bytes ptxas stored; AMD's the VGPRs and SGPRs spilled */
   long long spills = k->spill_store_bytes >= 0 ? k->spill_store_bytes : k->spills;
   const char *spill_what = k->spill_store_bytes >= 0 ? "bytes of spill stores" : "spilled registers";
@@ -20,6 +21,9 @@ static int kernel_over(const gpublob_options *o, const gpublob_kernel_info *k, s
       {GPUBLOB_LIMIT_SPILLS, spills, o->max_spills, spill_what, "max_spills"},
       {GPUBLOB_LIMIT_SHARED, k->shared_bytes, o->max_shared, "bytes of static shared memory", "max_shared"},
       {GPUBLOB_LIMIT_STACK, k->local_bytes, o->max_stack, "bytes of stack a thread", "max_stack"}};
+  for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+    if ((o->limits & f[i].bit) && f[i].figure < 0) *unknown |= f[i].bit;
+  if ((o->limits & GPUBLOB_LIMIT_OCCUPANCY) && k->occupancy < 0) *unknown |= GPUBLOB_LIMIT_OCCUPANCY;
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
     if ((o->limits & f[i].bit) && f[i].figure >= 0 && (unsigned long long)f[i].figure > f[i].limit) {
       /* the options' field and the CLI's flag: max_spills, --max-spills */
@@ -36,10 +40,12 @@ static int kernel_over(const gpublob_options *o, const gpublob_kernel_info *k, s
   return 0;
 }
 
-/* What a check has found: the first kernel over, and how many are. */
+/* What a check has found: the first kernel over, how many are, and the limits some
+** kernel's figure was not known for. */
 typedef struct limits_found {
   strbuf first;
   size_t count;
+  unsigned unknown;
 } limits_found;
 
 /* Each kernel of kt against o's limits; where names the code they are in ("nvptx
@@ -48,14 +54,26 @@ static void kernels_check(const gpublob_options *o, const ktable *kt, const char
   strbuf why = {0};
   for (size_t i = 0; i < kt->n; i++) {
     sb_reset(&why);
-    if (!kernel_over(o, &kt->k[i], &why)) continue;
+    if (!kernel_over(o, &kt->k[i], &why, &f->unknown)) continue;
     if (!f->count++) sb_addf(&f->first, "kernel %s (%s %s): %s", kt->k[i].name, where, kt->k[i].chip, sb_str(&why));
   }
   sb_free(&why);
 }
 
-/* The call's error for what was found: OK when nothing is over. */
+/* The call's error for what was found: OK when nothing is over.  A limit a kernel's
+** figure was not known for is a warning: it was not checked there. */
 static int limits_error(gpublob *g, limits_found *f) {
+  static const struct { unsigned bit; const char *name, *why; } unknown[] = {
+      {GPUBLOB_LIMIT_REGISTERS, "max_registers (--max-registers)", "its blob records none"},
+      {GPUBLOB_LIMIT_SPILLS, "max_spills (--max-spills)",
+       "NVIDIA's are the blob tool's report, not asked for with --no-tool-report"},
+      {GPUBLOB_LIMIT_SHARED, "max_shared (--max-shared)", "its blob records none"},
+      {GPUBLOB_LIMIT_STACK, "max_stack (--max-stack)", "its blob records none"},
+      {GPUBLOB_LIMIT_OCCUPANCY, "min_occupancy (--min-occupancy)", "its chip has no limits in the spec"}};
+  for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
+    if (f->unknown & unknown[i].bit)
+      add_warning(g, "the limit %s was not checked for a kernel whose figure is not known (%s)", unknown[i].name,
+                  unknown[i].why);
   int rc = GPUBLOB_OK;
   if (f->first.oom) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
   else if (f->count == 1) rc = set_error(g, GPUBLOB_LIMIT, "%s", sb_str(&f->first));
@@ -129,7 +147,7 @@ static void summary_check_all(const gpublob_options *o, unsigned block_size, con
 /* Every kernel of r's outputs against o's limits: OK, or LIMIT (r is freed then). */
 static int limits_check(gpublob *g, const gpublob_options *o, gpublob_result *r) {
   if (!o->limits) return GPUBLOB_OK;
-  limits_found f = {{0}, 0};
+  limits_found f = {{0}, 0, 0};
   strbuf report = {0};
   int rc = GPUBLOB_OK;
   for (size_t i = 0; !rc && i < r->count; i++) {

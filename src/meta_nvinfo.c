@@ -141,6 +141,24 @@ static void nv_sections(const elfview *e, gpublob_kernel_info *k, uint64_t reser
     k->registers = (long long)(elf_sec(e, (size_t)i).info >> 24);
 }
 
+/* Whether the function name (n bytes) is an entry: its symbol's st_other has
+** STO_CUDA_ENTRY (0x10).  nvJitLink keeps a device function apart, with a .nv.info
+** section of its own, where ptxas clones it into each kernel; it is no kernel.  A
+** cubin whose symbol table does not name the function keeps it (1). */
+static int nv_is_entry(const elfview *e, const char *name, size_t n) {
+  enum { STO_CUDA_ENTRY = 0x10 };
+  for (size_t i = 0; i < e->shnum; i++) {
+    elfsec s = elf_sec(e, i);
+    const unsigned char *b = s.type == SHT_SYMTAB_ ? elf_bytes(e, &s) : NULL;
+    for (uint64_t k = 0; b && k < s.size / ELF_SYM; k++) {
+      size_t len;
+      const char *nm = elf_str(e, s.link, le_n(b + k * ELF_SYM, 4), &len);
+      if (nm && len == n && !memcmp(nm, name, n)) return (b[k * ELF_SYM + 5] & STO_CUDA_ENTRY) != 0;
+    }
+  }
+  return 1;
+}
+
 static int read_nv_info(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
   elfview e;
   if (elf_open(g, &e, p, n, "cubin")) return g->code;
@@ -150,7 +168,7 @@ static int read_nv_info(gpublob *g, const unsigned char *p, size_t n, const char
     elfsec s = elf_sec(&e, i);
     size_t len;
     const char *nm = elf_sec_name(&e, &s, &len);
-    if (len <= 9 || memcmp(nm, ".nv.info.", 9)) continue;
+    if (len <= 9 || memcmp(nm, ".nv.info.", 9) || !nv_is_entry(&e, nm + 9, len - 9)) continue;
     const unsigned char *b = elf_bytes(&e, &s);
     if (!b) return nv_bad(g, nm, len, "lies outside the cubin");
     gpublob_kernel_info *k = kt_add(g, t, nm + 9, len - 9, chip);

@@ -95,7 +95,7 @@ static int item_kernels(mlir_call_state *m, const gpu_item *it, gpublob *scratch
 ** gpu.module is changed: LIMIT names the first kernel over, with its gpu.module. */
 static int mlir_limits_check(mlir_call_state *m) {
   if (!m->o.limits) return GPUBLOB_OK;
-  limits_found f = {{0}, 0};
+  limits_found f = {{0}, 0, 0};
   strbuf where = {0};
   int rc = GPUBLOB_OK;
   for (size_t i = 0; !rc && i < m->nitems; i++) {
@@ -176,7 +176,7 @@ static void kernel_entry(strbuf *text, const gpublob_kernel_info *k, const mlir_
     sep = ", ";
   }
   if (k->occupancy >= 0)
-    sb_addf(text, "%soccupancy = %.6e : f64, occupancy_limiter = \"%s\"", sep, k->occupancy, k->occupancy_limiter);
+    sb_addf(text, "%soccupancy = %.17e : f64, occupancy_limiter = \"%s\"", sep, k->occupancy, k->occupancy_limiter);
   sb_add(text, "}>");
 }
 

@@ -188,16 +188,28 @@ static void occ_amdgpu(const target_desc *t, const char *chip, const char *id, l
 ** such as "gfx90a:xnack+" or "sm_90"; the ":feature" modifiers are stripped, and
 ** read only for occupancy_split) of target t; a chip without limits in the spec
 ** leaves them -1 and "". */
+/* Figures no chip has (a crafted note, a cache file's bytes: anyone's) would overflow
+** the arithmetic above, or make a divisor 0: with one, no occupancy is figured. */
+enum { OCC_MAX_COUNT = 1 << 24 };
+static int occ_sane(const gpublob_kernel_info *k, long long block_size) {
+  const long long counts[] = {k->registers, k->sgprs, k->wave_size, k->max_threads, k->reqd_threads[0],
+                              k->reqd_threads[1], k->reqd_threads[2], block_size};
+  for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+    if (counts[i] > OCC_MAX_COUNT) return 0;
+  return k->shared_bytes <= ((long long)1 << 40);
+}
+
 static void occupancy_fill(const target_desc *t, const char *chip, long long block_size, gpublob_kernel_info *k) {
+  k->occupancy = -1.0, k->occupancy_limiter = "", k->blocks_per_sm = -1, k->waves_per_simd = -1;
+  k->occupancy_block_size = -1;
+  if (!occ_sane(k, block_size)) return;
   long long bs = block_size;
   if (bs <= 0) bs = k->max_threads > 0 ? k->max_threads : 0;
   if (bs <= 0 && k->reqd_threads[0] > 0)
     bs = k->reqd_threads[0] * (k->reqd_threads[1] > 0 ? k->reqd_threads[1] : 1) *
          (k->reqd_threads[2] > 0 ? k->reqd_threads[2] : 1);
   if (bs <= 0) bs = 1024;
-  k->occupancy = -1.0, k->occupancy_limiter = "", k->blocks_per_sm = -1, k->waves_per_simd = -1;
-  k->occupancy_block_size = -1;
-  if (!t || !chip) return;
+  if (bs > OCC_MAX_COUNT || !t || !chip) return;
   char name[64];
   size_t n = strcspn(chip, ":");
   if (n >= sizeof name) return;

@@ -15,8 +15,19 @@ static size_t options_size(unsigned version) {
                                 offsetof(gpublob_options, jobs), offsetof(gpublob_options, tool_timeout),
                                 offsetof(gpublob_options, abi), offsetof(gpublob_options, link),
                                 offsetof(gpublob_options, remote_cache), offsetof(gpublob_options, job_timeout),
-                                sizeof(gpublob_options)};
+                                offsetof(gpublob_options, block_size), sizeof(gpublob_options)};
   return version < sizeof ends / sizeof *ends ? ends[version] : sizeof(gpublob_options);
+}
+
+/* The options' limits: known bits, and a min_occupancy from 0 to 1 (NaN is none);
+** else OPTION. */
+static int limits_valid(gpublob *g, const gpublob_options *o) {
+  if (o->limits & ~(unsigned)(GPUBLOB_LIMIT_REGISTERS | GPUBLOB_LIMIT_SPILLS | GPUBLOB_LIMIT_SHARED |
+                              GPUBLOB_LIMIT_STACK | GPUBLOB_LIMIT_OCCUPANCY))
+    return set_error(g, GPUBLOB_OPTION, "unknown limits 0x%x", o->limits);
+  if ((o->limits & GPUBLOB_LIMIT_OCCUPANCY) && !(o->min_occupancy >= 0 && o->min_occupancy <= 1))
+    return set_error(g, GPUBLOB_OPTION, "min_occupancy %g is not a fraction from 0 to 1", o->min_occupancy);
+  return GPUBLOB_OK;
 }
 
 static void options_normalise(const gpublob_options *o, gpublob_options *out) {

@@ -336,11 +336,7 @@ static int resolve_levels(job *j) {
                                 GPUBLOB_FLAG_TOOL_LOG | GPUBLOB_FLAG_REMOTE_READ_ONLY | GPUBLOB_FLAG_BACKEND_ONLY |
                                 GPUBLOB_FLAG_NO_TOOL_REPORT))
     return set_error(j->g, GPUBLOB_OPTION, "unknown flags 0x%x", j->o->flags);
-  if (j->o->limits & ~(unsigned)(GPUBLOB_LIMIT_REGISTERS | GPUBLOB_LIMIT_SPILLS | GPUBLOB_LIMIT_SHARED |
-                                 GPUBLOB_LIMIT_STACK | GPUBLOB_LIMIT_OCCUPANCY))
-    return set_error(j->g, GPUBLOB_OPTION, "unknown limits 0x%x", j->o->limits);
-  if ((j->o->limits & GPUBLOB_LIMIT_OCCUPANCY) && !(j->o->min_occupancy >= 0 && j->o->min_occupancy <= 1))
-    return set_error(j->g, GPUBLOB_OPTION, "min_occupancy %g is not a fraction from 0 to 1", j->o->min_occupancy);
+  if (limits_valid(j->g, j->o)) return j->g->code;
   if (j->o->tool_mode < GPUBLOB_TOOL_AUTO || j->o->tool_mode > GPUBLOB_TOOL_INPROCESS)
     return set_error(j->g, GPUBLOB_OPTION, "unknown tool mode %d", j->o->tool_mode);
   j->flags = j->o->flags | (j->t->isolate == ISOLATE_always ? GPUBLOB_FLAG_ISOLATE : 0u);

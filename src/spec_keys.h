@@ -74,10 +74,10 @@
   X(tool_report, DEFAULT("none"), CENUM(tool_report, REPORT_, (none, ptxas)),                        \
     "the reader of the blob tool's per-kernel report of a compile (ptxas: ptxas -v's lines, "         \
     "nvJitLink's info log): spills and barriers the blob does not record")                          \
-  X(tool_report_argv, OPTIONAL, LIST, "words that make the blob program print its report, added "   \
-    "where the caller's options lack them")                                                        \
-  X(provider_report_argv, OPTIONAL, LIST, "words that make the provider keep its report (its info " \
-    "log), added where the options lack them")                                                     \
+  X(tool_report_argv, OPTIONAL, LIST, "words that each make the blob program print its report: "  \
+    "the first is added where the caller's options have none of them")                          \
+  X(provider_report_argv, OPTIONAL, LIST, "words that each make the provider keep its report (its " \
+    "info log): the first is added where the options have none of them")                         \
   X(provider, DEFAULT("none"), CENUM(provider_kind, PROVIDER_, (none, nvjitlink, lld)),              \
     "in-process provider of the blob step")                                                         \
   X(provider_from, DEFAULT("library"), CENUM(provider_from, PROVIDER_FROM_, (library, linked)),      \

@@ -59,7 +59,8 @@ static long long number_before(const char *line, const char *at) {
   return strtoll(p, NULL, 10);
 }
 
-/* The name after what (up to a quote, a colon at its end, or the line's end). */
+/* The name after what (up to a quote, a colon at its end, or the line's end); a
+** control character in it (a tab would end the report's field) becomes '?'. */
 static int name_after(const char *line, const char *what, strbuf *name) {
   const char *p = strstr(line, what);
   if (!p) return 0;
@@ -68,7 +69,7 @@ static int name_after(const char *line, const char *what, strbuf *name) {
   size_t n = strcspn(p, "'");
   while (n && (p[n - 1] == ':' || p[n - 1] == ' ')) n--;
   sb_reset(name);
-  sb_addn(name, p, n);
+  for (size_t i = 0; i < n; i++) sb_addn(name, (unsigned char)p[i] < ' ' ? "?" : p + i, 1);
   return n > 0;
 }
 
@@ -84,18 +85,26 @@ static report_fn *report_fn_of(report_fn **fns, size_t *n, const char *name) {
   return f;
 }
 
-/* One line: an entry's start, a function's properties, its stack line, its use line. */
+/* One line: an entry's start, a function's properties, its stack line (the only
+** line spills are read from: a --warn-on-spills warning names them too), its use
+** line ("Used N registers, used N barriers"), which belongs to the function whose
+** properties came last (nvJitLink's summary names each function so), else to the
+** entry being compiled. */
 static void ptxas_line(const char *line, strbuf *entry, strbuf *props, report_fn **fns, size_t *n) {
   const char *at;
   report_fn *f;
-  if (name_after(line, "Compiling entry function ", entry)) return;
+  if (name_after(line, "Compiling entry function ", entry)) {
+    sb_reset(props);
+    return;
+  }
   if (name_after(line, "Function properties for ", props)) return;
-  if ((at = strstr(line, " bytes spill stores")) && props->len && (f = report_fn_of(fns, n, sb_str(props)))) {
+  if (strstr(line, " bytes stack frame") && (at = strstr(line, " bytes spill stores")) && props->len &&
+      (f = report_fn_of(fns, n, sb_str(props)))) {
     f->stores = number_before(line, at);
     const char *ld = strstr(line, " bytes spill loads");
     if (ld) f->loads = number_before(line, ld);
   } else if ((at = strstr(line, " barriers")) && (strstr(line, "Used ") || strstr(line, "used ")) &&
-             (entry->len || props->len) && (f = report_fn_of(fns, n, sb_str(entry->len ? entry : props)))) {
+             (entry->len || props->len) && (f = report_fn_of(fns, n, sb_str(props->len ? props : entry)))) {
     f->barriers = number_before(line, at);
   }
 }
@@ -110,9 +119,10 @@ static int ptxas_report_line(const char *line) {
 static void each_line(const char *log, void (*fn)(const char *line, void *arg), void *arg) {
   strbuf line = {0};
   while (*log) {
-    size_t n = strcspn(log, "\n");
+    size_t n = strcspn(log, "\n"), end = n;
+    while (end && log[end - 1] == '\r') end--; /* a CRLF line's */
     sb_reset(&line);
-    sb_addn(&line, log, n);
+    sb_addn(&line, log, end);
     if (!line.oom) fn(sb_str(&line), arg);
     log += n + (log[n] == '\n');
   }

@@ -468,6 +468,18 @@ static void test_options_init(void) {
   memset(&o, 0xAB, sizeof o);
   check(gpublob_options_init(&o, 0) == GPUBLOB_OK && o.version == 8 && o.fp_contract == 0,
         "options_init: version 0 is 8, the first with the call", NULL);
+  const unsigned char *past8 = (const unsigned char *)&o + offsetof(gpublob_options, block_size);
+  check(past8[0] == 0xAB && past8[sizeof o - offsetof(gpublob_options, block_size) - 1] == 0xAB,
+        "options_init: version 8 (1.3's struct) writes nothing past 1.3's fields", NULL);
+  /* 1.3's struct read by 1.4: what lies past it (here 0xAB, a limit's bits) is not read */
+  o.target = "nvptx:sm_90";
+  o.format = GPUBLOB_FORMAT_ASM;
+  gpublob_input in = {.kind = GPUBLOB_INPUT_LLVM, .data = kernel_ll, .size = sizeof kernel_ll - 1, .name = "k.ll"};
+  gpublob_result r = {0};
+  rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_OK, "options: a version 8 struct is read only as far as 1.3's fields", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  gpublob_result_free(&r);
   check(gpublob_options_init(&o, GPUBLOB_OPTIONS_VERSION + 1) == GPUBLOB_MISUSE,
         "options_init: a version this library does not know is MISUSE", NULL);
   check(gpublob_options_init(NULL, 1) == GPUBLOB_MISUSE, "options_init: NULL is MISUSE", NULL);

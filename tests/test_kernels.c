@@ -773,7 +773,8 @@ int main(void) {
                                     "-nogpulib", "-O2", "-S", "-emit-llvm", NULL};
   static const struct { const char *src, *stem, *kernels[3]; } cu[] = {
       {"saxpy.cu", "saxpy", {"saxpy"}}, {"reduce.cu", "reduce", {"reduce_sum"}},
-      {"spill.cu", "spill", {"spill_mix"}}, {"bounds.cu", "bounds", {"bounded_scale"}}};
+      {"spill.cu", "spill", {"spill_mix"}}, {"bounds.cu", "bounds", {"bounded_scale"}},
+      {"barriers.cu", "barriers", {"with_barrier", "without_barrier"}}};
   static const struct { const char *src, *stem, *kernels[3]; } hp[] = {
       {"saxpy.hip", "saxpy", {"saxpy"}}, {"reduce.hip", "reduce", {"reduce_sum"}},
       {"spill.hip", "spill", {"spill_mix"}}, {"bounds.hip", "bounds", {"bounded_scale", "flat_scale"}},
