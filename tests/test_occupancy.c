@@ -19,6 +19,7 @@
 
 #include "src/front.c"
 
+#include <limits.h>
 #include <stdio.h>
 
 #include "testlib.h"
@@ -373,7 +374,38 @@ static void amd_oracle(void) {
   printf("  llc-22: %d kernels compared on %d chips\n", amd_compared, amd_chips);
 }
 
+/* Figures no chip has, as a crafted code object's note or a cache file may hold
+** them: no occupancy, and no arithmetic fault (a wave size near LLONG_MAX made a
+** divisor 0). */
+static void hostile_figures(void) {
+  static const struct { const char *target, *chip; } on[] = {{"amdgcn", "gfx90a"}, {"nvptx", "sm_90"}};
+  for (size_t i = 0; i < sizeof on / sizeof *on; i++) {
+    const long long huge[] = {LLONG_MAX, (long long)1 << 40, (long long)1 << 25};
+    for (size_t h = 0; h < sizeof huge / sizeof *huge; h++) {
+      long long *field[] = {NULL, NULL, NULL, NULL, NULL};
+      gpublob_kernel_info k = kt_blank("k", on[i].chip);
+      field[0] = &k.wave_size, field[1] = &k.registers, field[2] = &k.max_threads, field[3] = &k.reqd_threads[0],
+      field[4] = &k.sgprs;
+      for (size_t f = 0; f < sizeof field / sizeof *field; f++) {
+        k = kt_blank("k", on[i].chip);
+        k.registers = 16;
+        *field[f] = huge[h];
+        if (f == 3) k.reqd_threads[1] = k.reqd_threads[2] = huge[h];
+        occupancy_fill(tgt(on[i].target), on[i].chip, 0, &k);
+        char label[160];
+        snprintf(label, sizeof label, "hostile figures: %s %s, field %zu at %lld: no occupancy", on[i].target,
+                 on[i].chip, f, huge[h]);
+        check(k.occupancy == -1.0 && k.blocks_per_sm == -1 && k.waves_per_simd == -1, label, "%g", k.occupancy);
+      }
+    }
+  }
+  gpublob_kernel_info k = kt_blank("k", "sm_90");
+  occupancy_fill(tgt("nvptx"), "sm_90", (long long)1 << 30, &k);
+  check(k.occupancy == -1.0, "hostile figures: a block size no chip has gives no occupancy", "%g", k.occupancy);
+}
+
 int main(void) {
+  hostile_figures();
   spec_chips();
   hand_cases();
   cuda_oracle();
