@@ -99,7 +99,8 @@ static int lookup_streamed(const cli *c, gpublob *g, const gpublob_input *in, gp
 }
 
 /* 0 and the outputs on a hit; 1 on a hit already written (streamed), 2 on one that
-** could not be (said); -1 for anything else. */
+** could not be (said); 3 on a hit with a kernel over a limit (said, as the compiler
+** would say it); -1 for anything else. */
 static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   unsigned char *data;
   size_t size;
@@ -113,15 +114,17 @@ static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   int rc = gpublob_open(&g) ? -1 : 0, streamed = 0;
   if (!rc && streams_to_file(c, *mlir, &st)) streamed = lookup_streamed(c, g, &in, r);
   if (!rc && !streamed) rc = gpublob_cache_lookup(g, &c->opts, &in, r);
+  if (rc == GPUBLOB_LIMIT) fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));
+  int over = rc == GPUBLOB_LIMIT;
   if (streamed) rc = streamed < 0 ? -1 : 0;
-  if (!rc && c->time) print_time(g, "front", c->opts.remote_cache && *c->opts.remote_cache);
+  if ((!rc || over) && c->time) print_time(g, "front", c->opts.remote_cache && *c->opts.remote_cache);
   if (streamed == 1) fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", c->output, r->outputs[0].blob.size);
   gpublob_stats s;
-  if (rc && !gpublob_stats_get(g, &s, sizeof s) && s.remote_errors) /* one fault a call, not two */
+  if (rc && !over && !gpublob_stats_get(g, &s, sizeof s) && s.remote_errors) /* one fault a call, not two */
     handoff_give(g);
   free(data);
   gpublob_close(g);
-  return rc ? -1 : streamed;
+  return over ? 3 : rc ? -1 : streamed;
 }
 
 int main(int argc, char **argv) {
@@ -131,6 +134,7 @@ int main(int argc, char **argv) {
   if (rc) return rc == 1 ? 0 : 2; /* --help, --version: printed; a usage error: said */
   int hit = c.list_targets ? -1 : lookup(&c, &r, &mlir);
   if (hit < 0) return run_compiler(argv);
+  if (hit == 3) return 10 + GPUBLOB_LIMIT;
   if (hit >= 1) { /* streamed: written, or not put in place (said) */
     gpublob_result_free(&r);
     return hit == 1 ? 0 : 10 + GPUBLOB_IO;

@@ -175,6 +175,22 @@ static void cli_case(const char *ll, const char *target, const char *flag, const
   snprintf(label, sizeof label, "cli %s %s %s: at the bound, written", target, flag, bound);
   check(rc == 0 && exists(out), label, "%d: %s", rc, shown(log));
   free(log);
+  /* a hit: the LLVM-free front says LIMIT itself, as the compiler does */
+  char cache[4200];
+  static int serial;
+  snprintf(cache, sizeof cache, "%s/cli_cache%d", scratch(), serial++);
+  remove(out);
+  const char *store[] = {CLI, "--cache-dir", cache, "--retarget", "-t", target, ll, "-o", out, NULL};
+  const char *hit[] = {CLI, "--cache-dir", cache, "--time", "--retarget", "-t", target, flag, over, ll, "-o", out, NULL};
+  int src = run(store, &log);
+  free(log);
+  remove(out);
+  rc = run(hit, &log);
+  snprintf(label, sizeof label, "cli %s %s %s: a hit is exit 32 from the front, nothing written", target, flag, over);
+  check(src == 0 && rc == 10 + GPUBLOB_LIMIT && !exists(out) && contains(log, "time (front)") &&
+            contains(log, "gpublob: error: kernel "),
+        label, "%d/%d: %s", src, rc, shown(log));
+  free(log);
 }
 
 /* A kernel whose LDS (40 KB of gfx90a's 64 KB a CU) lets one work-group of four waves
