@@ -135,14 +135,27 @@ static long elf_find(const elfview *e, const char *name, size_t n) {
   return -1;
 }
 
+/* The first symbol table: its symbols' count, 0 when it has none (or its bytes lie
+** outside the blob). */
+static uint64_t elf_symtab(const elfview *e, elfsec *tab) {
+  for (size_t i = 0; i < e->shnum; i++) {
+    *tab = elf_sec(e, i);
+    if (tab->type == SHT_SYMTAB_) return elf_bytes(e, tab) ? tab->size / ELF_SYM : 0;
+  }
+  return 0;
+}
+
+/* Symbol idx of the table tab (idx below elf_symtab's count): its name, NULL when it
+** has none the blob holds; its st_other byte in *other. */
+static const char *elf_sym(const elfview *e, const elfsec *tab, uint64_t idx, size_t *len, unsigned *other) {
+  const unsigned char *sym = elf_bytes(e, tab) + idx * ELF_SYM;
+  *other = sym[5];
+  return elf_str(e, tab->link, le_n(sym, 4), len);
+}
+
 /* Symbol idx's name from the first symbol table; NULL when it has none. */
 static const char *elf_sym_name(const elfview *e, uint64_t idx, size_t *len) {
-  for (size_t i = 0; i < e->shnum; i++) {
-    elfsec s = elf_sec(e, i);
-    if (s.type != SHT_SYMTAB_) continue;
-    const unsigned char *b = elf_bytes(e, &s);
-    if (!b || idx >= s.size / ELF_SYM) return NULL;
-    return elf_str(e, s.link, le_n(b + idx * ELF_SYM, 4), len);
-  }
-  return NULL;
+  elfsec tab;
+  unsigned other;
+  return idx < elf_symtab(e, &tab) ? elf_sym(e, &tab, idx, len, &other) : NULL;
 }

@@ -116,16 +116,15 @@ static long nv_section_of(const elfview *e, const char *prefix, const char *kern
 /* The shared memory the chip reserves before a kernel's own (see above); 0 if none. */
 static uint64_t nv_reserved(const elfview *e) {
   uint64_t reserved = 0;
-  for (size_t i = 0; i < e->shnum; i++) {
-    elfsec s = elf_sec(e, i);
-    const unsigned char *b = s.type == SHT_SYMTAB_ ? elf_bytes(e, &s) : NULL;
-    for (uint64_t k = 0; b && k < s.size / ELF_SYM; k++) {
-      size_t len;
-      const char *nm = elf_str(e, s.link, le_n(b + k * ELF_SYM, 4), &len);
-      if (!nm || len < 17 || memcmp(nm, ".nv.reservedSmem.", 17)) continue;
-      if (len == 20 && !memcmp(nm + 17, "cap", 3)) return le_n(b + k * ELF_SYM + 8, 8);
-      reserved = NV_RESERVED_SHARED;
-    }
+  elfsec tab;
+  uint64_t n = elf_symtab(e, &tab);
+  for (uint64_t k = 0; k < n; k++) {
+    size_t len;
+    unsigned other;
+    const char *nm = elf_sym(e, &tab, k, &len, &other);
+    if (!nm || len < 17 || memcmp(nm, ".nv.reservedSmem.", 17)) continue;
+    if (len == 20 && !memcmp(nm + 17, "cap", 3)) return le_n(elf_bytes(e, &tab) + k * ELF_SYM + 8, 8);
+    reserved = NV_RESERVED_SHARED;
   }
   return reserved;
 }
@@ -147,14 +146,13 @@ static void nv_sections(const elfview *e, gpublob_kernel_info *k, uint64_t reser
 ** cubin whose symbol table does not name the function keeps it (1). */
 static int nv_is_entry(const elfview *e, const char *name, size_t n) {
   enum { STO_CUDA_ENTRY = 0x10 };
-  for (size_t i = 0; i < e->shnum; i++) {
-    elfsec s = elf_sec(e, i);
-    const unsigned char *b = s.type == SHT_SYMTAB_ ? elf_bytes(e, &s) : NULL;
-    for (uint64_t k = 0; b && k < s.size / ELF_SYM; k++) {
-      size_t len;
-      const char *nm = elf_str(e, s.link, le_n(b + k * ELF_SYM, 4), &len);
-      if (nm && len == n && !memcmp(nm, name, n)) return (b[k * ELF_SYM + 5] & STO_CUDA_ENTRY) != 0;
-    }
+  elfsec tab;
+  uint64_t count = elf_symtab(e, &tab);
+  for (uint64_t k = 0; k < count; k++) {
+    size_t len;
+    unsigned other;
+    const char *nm = elf_sym(e, &tab, k, &len, &other);
+    if (nm && len == n && !memcmp(nm, name, n)) return (other & STO_CUDA_ENTRY) != 0;
   }
   return 1;
 }
