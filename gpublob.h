@@ -245,9 +245,10 @@ typedef struct gpublob_target_choice {
 ** 8 (since 1.3): job_timeout, fp_contract.
 ** 9 (since 1.4): block_size, limits, max_registers, max_spills, max_shared, max_stack,
 ** min_occupancy.
+** 10 (since 1.5): tool_memory.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
-#define GPUBLOB_OPTIONS_VERSION 9
+#define GPUBLOB_OPTIONS_VERSION 10
 
 /* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version
 ** (gpublob_options_init does the same through a call). */
@@ -338,6 +339,11 @@ typedef struct gpublob_options {
   unsigned long long max_shared;    /* static shared memory (LDS) bytes a block */
   unsigned long long max_stack;     /* stack (private segment) bytes a thread */
   double min_occupancy;             /* the least occupancy, 0 to 1 (gpublob_kernel_info) */
+  /* version 10, since 1.5: */
+  unsigned tool_memory;  /* MiB of data a blob or pack tool may take (RLIMIT_DATA), the
+                            in-process ones (lld, nvJitLink: run in a child process of the
+                            isolation helper) as the programs; past it the tool fails: TOOL;
+                            0: 8192 */
 } gpublob_options;
 
 /* (since 1.4) gpublob_options' limits: a kernel of an output over one that is set

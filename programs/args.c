@@ -226,6 +226,9 @@ static int take_value(cli *c, int id, const char *v) {
     return !(o->abi = parse_abi(v)) ? fail("--abi wants an ABI version such as 500, not '%s'", v) : 0;
   case OPTION_TOOL_TIMEOUT:
     return !(o->tool_timeout = parse_seconds(v)) ? fail("--tool-timeout wants seconds from 1 to 86400, not '%s'", v) : 0;
+  case OPTION_TOOL_MEMORY:
+    if ((n = parse_range(v, 16, 1 << 24)) < 0) return fail("--tool-memory wants MiB from 16 to 16777216, not '%s'", v);
+    return o->tool_memory = (unsigned)n, 0;
   case OPTION_JOB_TIMEOUT:
     return !(o->job_timeout = parse_seconds(v)) ? fail("--job-timeout wants seconds from 1 to 86400, not '%s'", v) : 0;
   case OPTION_BLOCK_SIZE:

@@ -72,6 +72,7 @@ void print_help(int all);
 
 /* outputs.c */
 int open_temp(const char *path, char **tmp);
+void sweep_temps(const char *path); /* a killed call's temporaries of path (output_names.c) */
 int write_all(int fd, const unsigned char *p, size_t n);
 int is_dir(const char *p);
 int check_many(const cli *c, size_t n);

@@ -57,8 +57,10 @@
     "auto|program|in-process\tauto: a provider of the program's own bytes (lld,\nlinked in) where it is, else the program (ptxas)\nwhatever the call's size, the provider (nvJitLink)\nonly where it is missing; a pack: the in-process one") \
   X(TOOL_TIMEOUT, "tool-timeout", 0, 1, TOOLS, B_ROBUSTNESS, "SECONDS\tkill a blob tool running longer (default 300)", \
     "SECONDS\tkill a blob or pack tool running longer (default 300)") \
+  X(TOOL_MEMORY, "tool-memory", 0, 1, TOOLS, B_NONE, NULL, \
+    "MIB\ta blob or pack tool taking more data fails (default\n8192; lld and nvJitLink in-process too)") \
   X(JOB_TIMEOUT, "job-timeout", 0, 1, TOOLS, B_NONE, NULL, \
-    "SECONDS\ta job's LLVM work longer is BACKEND: --isolate kills it\nthen; in-process it stops at the end of that phase") \
+    "SECONDS\ta job's LLVM work longer is BACKEND: a job with a\ntimeout runs isolated, killed at the limit") \
   X(LIB_DIR, "lib-dir", 0, 1, TOOLS, B_TOOLS, "DIR\tsearch DIR first for device libraries", \
     "DIR\tsearch DIR first for device libraries (repeatable)") \
   X(NO_DEFAULT_SEARCH, "no-default-search", 0, 0, TOOLS, B_NONE, NULL, \

@@ -10,12 +10,15 @@
 #include "programs/cli.h"
 #include "src/names.h" /* the core's names: a chip as a file name */
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,14 +33,74 @@ int write_all(int fd, const unsigned char *p, size_t n) {
   return 0;
 }
 
+/* The CLI's temporaries beside an output are PATH.gpublob-tmp-PID-START-XXXXXX: the
+** writer's pid and its start time (/proc/PID/stat's field 22), so that a call killed
+** with SIGKILL, which removes nothing, leaves names the next call can tell as stale:
+** before it writes PATH, it removes those of PATH whose writer runs no more (its pid
+** is gone or runs a process that started at another time), only regular files of
+** this user, named exactly so, that no process holds an flock on (the writer holds
+** one while it writes).  Never another name: a user's file is never touched. */
+static unsigned long long start_time_of(long pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  char *p = strrchr(buf, ')'); /* after the command's name, which may hold anything */
+  for (int field = 2; p && field < 22; field++) p = strchr(p + 1, ' ');
+  return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* name is BASE.gpublob-tmp-PID-START-XXXXXX of a writer that is gone. */
+static int stale_temp(const char *name, const char *base, size_t basen) {
+  long pid;
+  unsigned long long start;
+  char tail[8];
+  int used = 0;
+  if (strncmp(name, base, basen) || strncmp(name + basen, ".gpublob-tmp-", 13)) return 0;
+  if (sscanf(name + basen + 13, "%ld-%llu-%7[A-Za-z0-9]%n", &pid, &start, tail, &used) != 3 ||
+      name[basen + 13 + (size_t)used] || strlen(tail) != 6 || pid <= 0 || !start)
+    return 0;
+  unsigned long long now = start_time_of(pid);
+  return !now || now != start;
+}
+
+void sweep_temps(const char *path) {
+  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d))) {
+    struct stat st;
+    if (!stale_temp(e->d_name, base, strlen(base)) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+        !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+      continue;
+    int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat held;
+    if (!flock(fd, LOCK_EX | LOCK_NB) && !fstat(fd, &held) && held.st_ino == st.st_ino) /* no writer holds it */
+      unlinkat(dirfd(d), e->d_name, 0);
+    close(fd);
+  }
+  if (d) closedir(d);
+}
+
 /* A new temporary beside path, with the mode a new file gets (0666 under the
-** umask): its descriptor, its name in *tmp (malloc'd; the signal handler's to
-** remove from then on); -1 when none could be made. */
+** umask), locked while this process lives (flock): its descriptor, its name in *tmp
+** (malloc'd; the signal handler's to remove from then on); -1 when none could be
+** made.  Stale ones of path go first (sweep_temps). */
 int open_temp(const char *path, char **tmp) {
-  size_t n = strlen(path);
-  char *name = malloc(n + 16);
+  size_t n = strlen(path) + 64;
+  char *name = malloc(n);
   if (!name) return -1;
-  snprintf(name, n + 16, "%s.tmp-XXXXXX", path);
+  static unsigned long long self_start;
+  if (!self_start) self_start = start_time_of((long)getpid());
+  sweep_temps(path);
+  snprintf(name, n, "%s.gpublob-tmp-%ld-%llu-XXXXXX", path, (long)getpid(), self_start);
   sigset_t all, was; /* no signal between its making and its name's storing */
   sigfillset(&all);
   sigprocmask(SIG_BLOCK, &all, &was);
@@ -48,6 +111,7 @@ int open_temp(const char *path, char **tmp) {
     free(name);
     return -1;
   }
+  flock(fd, LOCK_EX | LOCK_NB);
   mode_t mask = umask(0);
   umask(mask);
   if (fchmod(fd, 0666 & ~mask)) {

@@ -50,8 +50,8 @@ FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
 LIMITS = {"max_registers": 0x1, "max_spills": 0x2, "max_shared": 0x4, "max_stack": 0x8,
           "min_occupancy": 0x10}
 
-# The gpublob_options version this binding fills: the fields of versions 1 to 9.
-OPTIONS_VERSION = 9
+# The gpublob_options version this binding fills: the fields of versions 1 to 10.
+OPTIONS_VERSION = 10
 
 
 class _TargetChoice(ctypes.Structure):
@@ -60,7 +60,7 @@ class _TargetChoice(ctypes.Structure):
 
 
 class _Options(ctypes.Structure):
-    """gpublob_options, version 9: exactly its fields, in order."""
+    """gpublob_options, version 10: exactly its fields, in order."""
     _fields_ = [
         ("version", ctypes.c_uint),
         ("target", ctypes.c_char_p), ("chip", ctypes.c_char_p), ("features", ctypes.c_char_p),
@@ -90,6 +90,8 @@ class _Options(ctypes.Structure):
         ("max_registers", ctypes.c_ulonglong), ("max_spills", ctypes.c_ulonglong),
         ("max_shared", ctypes.c_ulonglong), ("max_stack", ctypes.c_ulonglong),
         ("min_occupancy", ctypes.c_double),
+        # version 10
+        ("tool_memory", ctypes.c_uint),
     ]
 
 
@@ -306,7 +308,8 @@ _OPTIONS = {
     "jobs": ("jobs", _uint(32)), "cache_dir": ("cache_dir", _cstr),
     "cache_max": ("cache_max", _uint(64)),
     "tool_mode": ("tool_mode", _choice(_TOOL_MODES, "tool mode")),
-    "tool_timeout": ("tool_timeout", _uint(32)), "max_input": ("max_input", _uint(64)),
+    "tool_timeout": ("tool_timeout", _uint(32)), "tool_memory": ("tool_memory", _uint(32)),
+    "max_input": ("max_input", _uint(64)),
     "abi": ("abi", _uint(32)), "tool_options": ("tool_options", _cstr),
     "toolkit": ("toolkit", _cstr), "dump_dir": ("dump_dir", _cstr), "section": ("section", _cstr),
     "remote_cache": ("remote_cache", _cstr), "remote_timeout_ms": ("remote_timeout_ms", _uint(32)),
@@ -468,6 +471,7 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
       tool_mode            "auto", "program" or "in-process"
       tool_options=STR     words for the blob tool (ptxas), split as a shell does
       tool_timeout=SECONDS kill a blob tool running longer (default 300)
+      tool_memory=MIB      a blob tool taking more data fails (default 8192)
       job_timeout=SECONDS  a job's LLVM work longer is BACKEND (default none)
       fp_contract          "on" (default: as the IR says), "fast" or "off"
       link=[PATH, ...]     bitcode linked into every module before the device libraries

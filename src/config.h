@@ -21,6 +21,9 @@
 #ifndef GPUBLOB_TOOL_TIMEOUT_DEFAULT
 #define GPUBLOB_TOOL_TIMEOUT_DEFAULT 300 /* seconds a blob or pack tool may run */
 #endif
+#ifndef GPUBLOB_TOOL_MEMORY_DEFAULT
+#define GPUBLOB_TOOL_MEMORY_DEFAULT 8192 /* MiB of data a blob or pack tool may take (RLIMIT_DATA) */
+#endif
 #ifndef GPUBLOB_MAX_INPUT_DEFAULT
 #define GPUBLOB_MAX_INPUT_DEFAULT (1ULL << 30) /* bytes of input */
 #endif

@@ -19,6 +19,10 @@ static int libm_rename(job *j, devlib *libs, int n);
 static const pack_provider_ops *pack_provider_of(const target_desc *t);
 /* src/isolate_host.c: a job's LLVM work in a child of the helper (src/job.c's) */
 static int isolate_job(job *j);
+/* src/provider_child.c: an in-process provider's run in a child of the helper
+** (src/provider_run.c's), and that child's life (src/isolate_child.c's) */
+static int provider_in_child(job *j, const char **opts, uint32_t n);
+static void provider_child_main(int fd, const strbuf *rec);
 /* src/passes.cpp (C++, where configure found a compiler for it): the middle end of
 ** an MLIR input's job as MLIR's serialisers run it (src/optimise.c's) */
 #if GPUBLOB_MLIR_PASSES

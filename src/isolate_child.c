@@ -87,7 +87,8 @@ static void child_main(int fd) {
   child_job c = {0};
   strbuf rec = {0}, out = {0};
   char kind;
-  if (get_record(fd, &kind, &rec) || kind != REC_JOB) _exit(71);
+  if (get_record(fd, &kind, &rec) || (kind != REC_JOB && kind != REC_TOOL)) _exit(71);
+  if (kind == REC_TOOL) provider_child_main(fd, &rec); /* an in-process blob tool's run (never returns) */
   c.rc = child_read_job(&c, &g, &rec);
   if (c.rc < 0) _exit(72);
   if (c.j.o->job_timeout) alarm(c.j.o->job_timeout); /* the job's limit: SIGALRM ends this process */

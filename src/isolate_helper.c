@@ -35,8 +35,8 @@ typedef struct helper_msg {
   uint32_t count;
 } helper_msg;
 
-static int helper_receive(int ctl, helper_msg *msg) {
-  char buf[1 + sizeof(uint32_t)];
+static int helper_receive(int ctl, helper_msg *msg, char *path, size_t room) {
+  char buf[1 + 4096];
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int))];
@@ -49,7 +49,11 @@ static int helper_receive(int ctl, helper_msg *msg) {
   struct cmsghdr *c = CMSG_FIRSTHDR(&m);
   *msg = (helper_msg){buf[0], -1, 0};
   if (c && c->cmsg_type == SCM_RIGHTS) memcpy(&msg->fd, CMSG_DATA(c), sizeof msg->fd);
-  if (r == (ssize_t)sizeof buf) memcpy(&msg->count, buf + 1, sizeof msg->count);
+  if (buf[0] == 'n' && r == 1 + (ssize_t)sizeof msg->count) memcpy(&msg->count, buf + 1, sizeof msg->count);
+  if (path && buf[0] == 'l' && (size_t)r - 1 < room) { /* a library to load: its path */
+    memcpy(path, buf + 1, (size_t)r - 1);
+    path[r - 1] = 0;
+  }
   return 0;
 }
 
@@ -80,7 +84,7 @@ static void spare_fork(int ctl, spare *s, helper_child *kids, size_t n) {
     close_kids(kids, n);
     if (err >= 0) dup2(err, 2); /* the host's stderr gets one message, the host's */
     helper_msg msg;
-    if (helper_receive(sv[1], &msg) || msg.fd < 0) _exit(0); /* no job: the helper ended */
+    if (helper_receive(sv[1], &msg, NULL, 0) || msg.fd < 0) _exit(0); /* no job: the helper ended */
     close(sv[1]);
     child_main(msg.fd);
   }
@@ -141,6 +145,13 @@ static void helper_reap(helper_child *kids, size_t *n) {
   }
 }
 
+/* An in-process provider's library (src/provider_child.c), loaded here once so that
+** every child forked after has it: 1 when it was not loaded before. */
+static int helper_load(const char *path) {
+  if (dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) return 0;
+  return dlopen(path, RTLD_NOW | RTLD_LOCAL) != NULL;
+}
+
 /* A spare is kept ready while the call that said how many jobs it has still has
 ** some to hand over: a lone job's fork then costs it nothing, and no process is
 ** made for a job that will not come. */
@@ -162,11 +173,13 @@ static void helper_main(int ctl) {
     int ready = fds[0].revents != 0;
     free(fds);
     helper_msg msg = {0, -1, 0};
-    if (ready && helper_receive(ctl, &msg)) { /* the host is gone or closed us: so are its jobs */
+    char lib[4096] = "";
+    if (ready && helper_receive(ctl, &msg, lib, sizeof lib)) { /* the host is gone or closed us: so are its jobs */
       kill(0, SIGKILL);
       _exit(0);
     }
     if (msg.kind == 'n') expected = msg.count;
+    if (msg.kind == 'l' && *lib && helper_load(lib)) spare_drop(&next); /* the next spare has it */
     if (msg.fd >= 0) {
       expected -= expected > 0;
       if (spare_take(&next, msg.fd, &kids, &n)) { /* none ready, or it died: one now */

@@ -8,7 +8,7 @@
 ** output; the helper then writes the child's exit status.  An LLVM fatal error
 ** in the child writes its reason first.  Records: a kind byte, a u64 length, the
 ** payload. */
-enum { REC_JOB = 'J', REC_RESULT = 'R', REC_FATAL = 'F', REC_EXIT = 'X' };
+enum { REC_JOB = 'J', REC_TOOL = 'T', REC_RESULT = 'R', REC_FATAL = 'F', REC_EXIT = 'X' }; /* REC_TOOL: src/provider_child.c */
 
 static int put_record(int fd, char kind, const strbuf *payload) {
   unsigned char head[9] = {(unsigned char)kind};

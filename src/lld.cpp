@@ -1,15 +1,18 @@
-// src/lld.cpp: lld's ELF driver in-process, behind a C interface: the lld
-// provider (src/provider_lld.c) links an hsaco with it instead of starting the
-// ld.lld program.  lld's API is C++ (lld/Common/Driver.h), so this is the one C++
-// file of gpublob, outside the C core; a build without it (the vendored file, a
-// configure without liblld-22-dev) runs the ld.lld program instead.
+// src/lld.cpp: lld's ELF driver linked in, behind a C interface: the lld provider
+// (src/provider_lld.c) links an hsaco with it instead of starting the ld.lld
+// program.  lld's API is C++ (lld/Common/Driver.h), so this is the one C++ file of
+// gpublob, outside the C core; a build without it (the vendored file, a configure
+// without liblld-22-dev) runs the ld.lld program instead.
 //
-// lld keeps global state, so every link runs under one process-wide lock.  It must
-// never end the host: it runs with exitEarly off, and inside LLVM's crash recovery
-// (enabled only while it runs), so that lld's fatal() returns here instead of
-// calling _exit.  After a fatal error or a crash lld says it cannot run again: this
-// file remembers that, and gpublob__lld_usable() is 0 for the rest of the process
-// (gpublob then runs the ld.lld program).
+// It runs only in a child process of the isolation helper (src/provider_child.c),
+// never on a host's thread: lld survives its own fatal errors only inside LLVM's
+// crash recovery, and enabling that installs process-wide signal handlers; its
+// output buffer registers a temporary file for removal on a signal, which installs
+// the interrupt handlers for good.  Both are the child's, and die with it.  lld's
+// fatal() returns here instead of calling _exit, so the child still sends its
+// message.  lld keeps global state, so a link runs under one lock, and after a fatal
+// error or a crash lld says it cannot run again: gpublob__lld_usable() is then 0
+// for the rest of that (child) process.
 #include "lld/Common/Driver.h"
 #include "llvm-c/Target.h" /* LLVMInitialize*: the backends' C entry points */
 #include "llvm/ADT/SmallVector.h"
@@ -108,7 +111,10 @@ int gpublob__lld_elf(int argc, const char *const *argv, char **log, int *fatal) 
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::SmallVector<const char *, 16> args(argv, argv + argc);
-  llvm::CrashRecoveryContext::Enable(); // lld's fatal() longjmps back instead of _exit
+  // One thread: a forked child has none of llvm::parallel's workers, and an hsaco
+  // is one small object (the output is the same for any count).
+  args.insert(args.begin() + (argc > 0), "--threads=1");
+  llvm::CrashRecoveryContext::Enable(); // lld's fatal() longjmps back instead of _exit (a child's handlers)
   lld::Result r = lld::lldMain(args, os, os, {{lld::Gnu, &lld::elf::link}});
   llvm::CrashRecoveryContext::Disable();
   os.flush();

@@ -84,6 +84,7 @@
 #include "isolate_child.c"
 #include "isolate_helper.c"
 #include "isolate_host.c"
+#include "provider_child.c"
 #include "pool.c"
 #include "ir_call.c"
 

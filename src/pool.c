@@ -136,13 +136,17 @@ static int pool_error(plan *p, size_t prepared, int prepare_rc) {
 typedef int (*job_preparer)(void *arg, size_t i);
 
 /* The isolation helper, started here, on the calling thread, where a job asks for
-** it (the options, or a target the spec isolates always); the number of isolated
-** jobs it forks a child ahead of. */
+** it (the options, or a target the spec isolates always) or runs an in-process blob
+** tool (src/provider_child.c); the number of children it forks one ahead of. */
 static int pool_helper(plan *p) {
   size_t isolated = 0;
-  for (size_t i = 0; i < p->njobs; i++) isolated += (p->jobs[i]->flags & GPUBLOB_FLAG_ISOLATE) != 0;
+  for (size_t i = 0; i < p->njobs; i++) {
+    isolated += (p->jobs[i]->flags & GPUBLOB_FLAG_ISOLATE) != 0;
+    isolated += p->jobs[i]->prov != NULL; /* its in-process tool runs in a child too */
+  }
   if (!isolated) return GPUBLOB_OK;
   int rc = gpublob_helper_start(p->g);
+  if (!rc) helper_preload(p->g, p->jobs, p->njobs);
   if (!rc) helper_expect(p->g, isolated);
   return rc;
 }

@@ -4,51 +4,36 @@
 /* ---- processes: one spawn and one wait for every tool ---- */
 /* A tool runs in a process group of its own, in its job's private directory's
 ** TMPDIR (ptxas leaves tmpxft_* files there when it is killed), with no descriptor
-** of this process but its channels, and no blocked signal.  gpublob waits for its
-** exit, not for EOF (a child it left may hold its output open), for at most the
-** timeout, and then kills what is left of its group. */
+** of this process but its channels, no blocked signal, every signal at its default,
+** a bound on its data (RLIMIT_DATA: the tool memory bound), and the kernel's
+** promise that it dies with the thread that started it (PR_SET_PDEATHSIG), so that
+** a kill -9 of the CLI leaves no tool running.  gpublob waits for its exit, not for
+** EOF (a child it left may hold its output open), for at most the timeout, and then
+** kills what is left of its group.
+**
+** The spawn is vfork and execve, as posix_spawn's, with the steps posix_spawn has no
+** word for between them.  Every signal is blocked on the calling thread around the
+** vfork (only its own mask: the host's other threads go on), so that no handler of
+** the host runs in the child, which shares the host's memory until it execs; the
+** child sets its own dispositions to the default (they are its own copy) before it
+** unblocks them. */
 enum proc_input { PROC_NONE, PROC_STDIN, PROC_PIPE3 };
-
-static void spawn_attr(posix_spawnattr_t *a) {
-  sigset_t none, dflt;
-  sigemptyset(&none);
-  sigemptyset(&dflt);
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP) sigaddset(&dflt, sig);
-  posix_spawnattr_init(a);
-  posix_spawnattr_setsigmask(a, &none);
-  posix_spawnattr_setsigdefault(a, &dflt);
-  posix_spawnattr_setpgroup(a, 0);
-  posix_spawnattr_setflags(a, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-}
 
 /* environ with TMPDIR set to tmpdir; the array is malloc'd, the strings are not. */
 static char **tool_environ(const char *tmpdir, strbuf *store) {
   size_t n = 0;
   while (environ[n]) n++;
   char **env = calloc(n + 2, sizeof *env);
-  sb_addf(store, "TMPDIR=%s", tmpdir);
+  if (tmpdir) sb_addf(store, "TMPDIR=%s", tmpdir);
   if (!env || store->oom) {
     free(env);
     return NULL;
   }
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
-    if (strncmp(environ[i], "TMPDIR=", 7)) env[k++] = environ[i];
-  env[k] = store->s;
+    if (!tmpdir || strncmp(environ[i], "TMPDIR=", 7)) env[k++] = environ[i];
+  if (tmpdir) env[k] = store->s;
   return env;
-}
-
-static void spawn_files(posix_spawn_file_actions_t *fa, enum proc_input mode, int in, int out) {
-  posix_spawn_file_actions_init(fa);
-  if (mode == PROC_STDIN) posix_spawn_file_actions_adddup2(fa, in, 0);
-  else posix_spawn_file_actions_addopen(fa, 0, "/dev/null", O_RDONLY, 0);
-  if (mode == PROC_PIPE3) posix_spawn_file_actions_adddup2(fa, in, 3);
-  posix_spawn_file_actions_adddup2(fa, out, 1);
-  posix_spawn_file_actions_adddup2(fa, out, 2);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-  posix_spawn_file_actions_addclosefrom_np(fa, mode == PROC_PIPE3 ? 4 : 3); /* a host's leaked fds */
-#endif
 }
 
 /* The input channel: a socket as stdin, or a pipe read as /dev/fd/3 (a socket
@@ -67,8 +52,76 @@ static void close_fd(int *fd) {
   *fd = -1;
 }
 
-/* 0, or an errno value. */
-static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tmpdir) {
+/* What the child of a spawn needs, made before the vfork: the child calls nothing
+** that allocates or locks.  err is the child's to write (it shares this memory). */
+typedef struct spawn_plan {
+  char **argv, **env;
+  enum proc_input mode;
+  int in, out, null; /* the tool's ends of its channels; /dev/null for its stdin */
+  pid_t parent;
+  unsigned long long mem; /* RLIMIT_DATA in bytes; 0: as this process has it */
+  volatile int err;       /* errno of the step that failed in the child */
+} spawn_plan;
+
+/* fd moved to 10 or above, so that the dup2s below never meet a descriptor they made. */
+static int spawn_high(int fd) { return fd < 0 ? -1 : fcntl(fd, F_DUPFD, 10); }
+
+__attribute__((noreturn)) static void spawn_fail(spawn_plan *s) {
+  s->err = errno ? errno : EINVAL;
+  _exit(127);
+}
+
+/* The child, between vfork and execve: syscalls only. */
+__attribute__((noreturn, noinline)) static void spawn_child(spawn_plan *s) {
+  struct sigaction dfl;
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP) sigaction(sig, &dfl, NULL); /* glibc's own refuse: fine */
+  if (setpgid(0, 0)) spawn_fail(s);
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != s->parent) spawn_fail(s); /* dies with us */
+  struct rlimit rl;
+  if (s->mem && !getrlimit(RLIMIT_DATA, &rl) && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > s->mem)) {
+    rl.rlim_cur = rl.rlim_max = s->mem;
+    if (setrlimit(RLIMIT_DATA, &rl)) spawn_fail(s);
+  }
+  int null = spawn_high(s->null), in = s->mode == PROC_NONE ? null : spawn_high(s->in), out = spawn_high(s->out);
+  if (null < 0 || in < 0 || out < 0) spawn_fail(s);
+  if (dup2(s->mode == PROC_STDIN ? in : null, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) spawn_fail(s);
+  if (s->mode == PROC_PIPE3 && dup2(in, 3) < 0) spawn_fail(s);
+  if (syscall(SYS_close_range, s->mode == PROC_PIPE3 ? 4 : 3, ~0U, 0)) /* a host's leaked fds */
+    for (int fd = s->mode == PROC_PIPE3 ? 4 : 3; fd < 1024; fd++) close(fd);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  execve(s->argv[0], s->argv, s->env);
+  spawn_fail(s);
+}
+
+/* The child started; 0, or an errno value (the child's, when it failed before its exec). */
+static int spawn_run(spawn_plan *s, pid_t *pid) {
+  sigset_t all, was;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &was);
+  s->err = 0;
+  s->parent = getpid();
+  pid_t child = vfork();
+  if (child == 0) spawn_child(s);
+  int err = child < 0 ? errno : s->err;
+  pthread_sigmask(SIG_SETMASK, &was, NULL);
+  if (child > 0 && err) /* it exited before its exec: reap it */
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
+  *pid = err ? 0 : child;
+  return err;
+}
+
+/* The tool memory bound in bytes (0: none). */
+static unsigned long long tool_memory_bytes(unsigned mib) {
+  return (unsigned long long)(mib ? mib : GPUBLOB_TOOL_MEMORY_DEFAULT) << 20;
+}
+
+/* 0, or an errno value.  mem: the tool's data bound in bytes (0: none). */
+static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tmpdir, unsigned long long mem) {
   int in[2] = {-1, -1}, out[2];
   *p = (proc){0, -1, -1, -1, 0};
   if (mode != PROC_NONE && open_channel(mode, in)) return errno;
@@ -80,13 +133,10 @@ static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tm
   }
   strbuf envs = {0};
   char **env = tool_environ(tmpdir, &envs);
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  spawn_files(&fa, mode, in[1], out[1]);
-  spawn_attr(&attr);
-  int rc = env ? posix_spawn(&p->pid, argv[0], &fa, &attr, argv, env) : ENOMEM;
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&fa);
+  int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  spawn_plan s = {.argv = argv, .env = env, .mode = mode, .in = in[1], .out = out[1], .null = null, .mem = mem};
+  int rc = !env ? ENOMEM : null < 0 ? errno : spawn_run(&s, &p->pid);
+  if (null >= 0) close(null);
   free(env);
   sb_free(&envs);
   close(out[1]);
@@ -229,19 +279,24 @@ static int tool_outcome(job *j, const char *tool, int waited, int status, const 
     return set_error(j->g, GPUBLOB_TOOL, "lost the exit status of %s (%s): does the program reap child "
                      "processes?", tool, strerror(ECHILD));
   if (!status) return GPUBLOB_OK;
+  const char *oom = strstr(sb_str(output), "out of memory") || strstr(sb_str(output), "bad_alloc")
+                        ? ", out of memory: the tool memory bound is" : NULL;
+  char bound[96] = "";
+  if (oom) snprintf(bound, sizeof bound, "%s %llu MiB (tool_memory, --tool-memory)", oom,
+                    tool_memory_bytes(j->o->tool_memory) >> 20);
   if (WIFSIGNALED(status))
-    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s was killed by signal %d (%s)", tool, j->t->name, j->chip,
-              WTERMSIG(status), strsignal(WTERMSIG(status)));
+    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s was killed by signal %d (%s)%s", tool, j->t->name, j->chip,
+              WTERMSIG(status), strsignal(WTERMSIG(status)), bound);
   else
-    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s exited with status %d", tool, j->t->name, j->chip,
-              WEXITSTATUS(status));
+    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s exited with status %d%s", tool, j->t->name, j->chip,
+              WEXITSTATUS(status), bound);
   add_detail(j->g, sb_str(output));
   return GPUBLOB_TOOL;
 }
 
 /* A tool started, in its own process group (proc_spawn); else the job's error. */
 static int tool_spawn(job *j, proc *p, char **argv, enum proc_input mode, const char *dir) {
-  int err = proc_spawn(p, argv, mode, dir);
+  int err = proc_spawn(p, argv, mode, dir, tool_memory_bytes(j->o->tool_memory));
   if (err) return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", argv[0], strerror(err));
   return GPUBLOB_OK;
 }

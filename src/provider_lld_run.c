@@ -1,8 +1,7 @@
 /* src/provider_lld_run.c: The lld provider's run: src/lld.cpp's C interface, called
 ** with provider_argv's words ({in} and {out}: files in the job's private directory,
-** src/provider_run.c).  lld's own message is the job's TOOL error; after a fatal
-** error lld cannot run again in this process, so later calls run the program (auto)
-** or are NOTOOL (in-process); the other jobs of the same call are TOOL, saying so. */
+** src/provider_run.c), in a child process of the isolation helper
+** (src/provider_child.c).  lld's own message is the job's TOOL error. */
 #if GPUBLOB_LLD
 int gpublob__lld_usable(void);
 int gpublob__lld_elf(int argc, const char *const *argv, char **log, int *fatal);
@@ -17,8 +16,7 @@ static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts)
   int rc = GPUBLOB_OK;
   if (r) {
     set_error(j->g, GPUBLOB_TOOL, "lld (in-process) for %s:%s %s", j->t->name, j->chip,
-              fatal ? "failed fatally (lld cannot run again in this process: later calls in auto mode run the "
-                      "program, in-process mode is NOTOOL)" : "failed");
+              fatal ? "failed fatally" : "failed");
     add_detail(j->g, text);
     rc = GPUBLOB_TOOL;
   } else {

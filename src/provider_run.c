@@ -1,9 +1,10 @@
-/* src/provider_run.c: A job's in-process blob tool: the loaded provider's run, with
-** the spec's provider_argv expanded for the job (template_argv, src/tool.c).  A
+/* src/provider_run.c: A job's in-process blob tool: the provider's run, in a child of
+** the isolation helper (src/provider_child.c), with the spec's provider_argv expanded
+** for the job (template_argv, src/tool.c).  A
 ** provider that reads and writes files (ops->files: lld) gets the job's private
 ** directory, as the program would: {in} holds the backend's output, {out} the blob. */
 
-/* The CPU time of the calling thread: an in-process tool's own work. */
+/* The CPU time of the calling thread: an in-process pack's own work (src/ir_call.c). */
 static double thread_cpu_ms(void) { return clock_ms(CLOCK_THREAD_CPUTIME_ID); }
 
 /* The job's private directory (removed by tool_end) with the backend's output written
@@ -43,11 +44,7 @@ static int provider_run(job *j) {
   const char **opts = (const char **)argv_finish(&args);
   rc = GPUBLOB_NOMEM;
   if (!opts) set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  else {
-    double cpu = thread_cpu_ms(); /* the provider works on this thread */
-    rc = j->prov->ops->run(j, j->prov, opts, (uint32_t)args.argc);
-    j->tool_cpu_ms += thread_cpu_ms() - cpu;
-  }
+  else rc = provider_in_child(j, opts, (uint32_t)args.argc); /* never on the host's threads */
   argv_free(&args);
   if (!rc && files) rc = read_tool_output(j, sb_str(&j->run.w.out));
   return rc;

@@ -339,7 +339,8 @@ static int resolve_levels(job *j) {
   if (limits_valid(j->g, j->o)) return j->g->code;
   if (j->o->tool_mode < GPUBLOB_TOOL_AUTO || j->o->tool_mode > GPUBLOB_TOOL_INPROCESS)
     return set_error(j->g, GPUBLOB_OPTION, "unknown tool mode %d", j->o->tool_mode);
-  j->flags = j->o->flags | (j->t->isolate == ISOLATE_always ? GPUBLOB_FLAG_ISOLATE : 0u);
+  /* a job with a timeout runs isolated: LLVM's work cannot be stopped in this process */
+  j->flags = j->o->flags | (j->t->isolate == ISOLATE_always || j->o->job_timeout ? GPUBLOB_FLAG_ISOLATE : 0u);
   return GPUBLOB_OK;
 }
 

@@ -34,7 +34,7 @@ static long tool_version_of(job *j) {
   strbuf out = {0};
   int status = 0;
   long version = -1;
-  if (argv && argv[0] && !proc_spawn(&p, argv, PROC_NONE, NULL)) {
+  if (argv && argv[0] && !proc_spawn(&p, argv, PROC_NONE, NULL, tool_memory_bytes(0))) {
     if (proc_wait(&p, NULL, 0, 10000, &out, &status) == WAIT_EXITED && !status) version = first_version(sb_str(&out));
     proc_end(&p);
   }
