@@ -22,7 +22,7 @@ static int isolate_job(job *j);
 /* src/provider_child.c: an in-process provider's run in a child of the helper
 ** (src/provider_run.c's), and that child's life (src/isolate_child.c's) */
 static int provider_in_child(job *j, const char **opts, uint32_t n);
-static void provider_child_main(int fd, const strbuf *rec);
+static void provider_child_main(int fd, const strbuf *rec, int chan);
 /* src/passes.cpp (C++, where configure found a compiler for it): the middle end of
 ** an MLIR input's job as MLIR's serialisers run it (src/optimise.c's) */
 #if GPUBLOB_MLIR_PASSES

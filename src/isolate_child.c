@@ -78,8 +78,9 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   return rc;
 }
 
-/* A child's whole life: one job, its result, exit. */
-static void child_main(int fd) {
+/* A child's whole life: one job, its result, exit (a tool child: its jobs, taken on
+** chan, src/provider_child.c). */
+static void child_main(int fd, int chan) {
   child_fd = fd;
   LLVMResetFatalErrorHandler(); /* the host's, if any: LLVM allows only one */
   LLVMInstallFatalErrorHandler(child_on_fatal);
@@ -88,7 +89,7 @@ static void child_main(int fd) {
   strbuf rec = {0}, out = {0};
   char kind;
   if (get_record(fd, &kind, &rec) || (kind != REC_JOB && kind != REC_TOOL)) _exit(71);
-  if (kind == REC_TOOL) provider_child_main(fd, &rec); /* an in-process blob tool's run (never returns) */
+  if (kind == REC_TOOL) provider_child_main(fd, &rec, chan); /* an in-process blob tool's runs (never returns) */
   c.rc = child_read_job(&c, &g, &rec);
   if (c.rc < 0) _exit(72);
   if (c.j.o->job_timeout) alarm(c.j.o->job_timeout); /* the job's limit: SIGALRM ends this process */

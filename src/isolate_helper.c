@@ -1,9 +1,12 @@
-/* src/isolate_helper.c: Isolation: the helper, a single-threaded process that forks a child per job. */
+/* src/isolate_helper.c: Isolation: the helper, a single-threaded process that forks a child per job.
+** A tool child (src/provider_child.c: an in-process blob tool's run) stays for the
+** next tool job when its tool can run again: it says so with a byte on its channel,
+** and takes its next job's socket there, warm. */
 
 /* ---- isolation: the helper ---- */
 /* A descriptor over a Unix socket (SCM_RIGHTS), with one byte to carry it. */
-static int send_fd(int sock, int fd) {
-  char byte = 'j';
+static int send_fd(int sock, int fd, char kind) {
+  char byte = kind;
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int))];
@@ -23,8 +26,9 @@ static int send_fd(int sock, int fd) {
 
 typedef struct helper_child {
   pid_t pid;
-  int fd, pidfd;
-  int err; /* its stderr, a memfd: what LLVM printed before it died ("out of memory") */
+  int fd, pidfd; /* fd: the job's socket; -1 for a tool child between jobs */
+  int err;  /* its stderr, a memfd: what LLVM printed before it died ("out of memory") */
+  int chan; /* a tool child's channel, on which it takes its next job; -1 for a job child */
 } helper_child;
 
 /* A message on the control socket: a job's socket (kind 'j', with the descriptor),
@@ -69,6 +73,7 @@ static void close_kids(helper_child *kids, size_t n) {
     close(kids[i].fd);
     close(kids[i].pidfd);
     close(kids[i].err);
+    close(kids[i].chan);
   }
 }
 
@@ -85,8 +90,8 @@ static void spare_fork(int ctl, spare *s, helper_child *kids, size_t n) {
     if (err >= 0) dup2(err, 2); /* the host's stderr gets one message, the host's */
     helper_msg msg;
     if (helper_receive(sv[1], &msg, NULL, 0) || msg.fd < 0) _exit(0); /* no job: the helper ended */
-    close(sv[1]);
-    child_main(msg.fd);
+    if (msg.kind != 't') close(sv[1]);
+    child_main(msg.fd, msg.kind == 't' ? sv[1] : -1); /* a tool child takes its next jobs on sv[1] */
   }
   close(sv[1]);
   if (pid < 0) {
@@ -107,15 +112,38 @@ static void spare_drop(spare *s) {
   *s = (spare){0, -1, -1};
 }
 
-/* The job's socket to the spare, which becomes a child like any other. */
-static int spare_take(spare *s, int fd, helper_child **kids, size_t *n) {
+/* The job's socket to the spare, which becomes a child like any other; a tool
+** child keeps its channel for its next jobs. */
+static int spare_take(spare *s, int fd, char kind, helper_child **kids, size_t *n) {
   helper_child *more = s->pid ? realloc(*kids, (*n + 1) * sizeof **kids) : NULL;
-  if (!more || send_fd(s->chan, fd)) return -1;
+  if (!more || send_fd(s->chan, fd, kind)) return -1;
   *kids = more;
-  (*kids)[(*n)++] = (helper_child){s->pid, fd, pidfd_of(s->pid), s->err};
-  close(s->chan);
+  int chan = kind == 't' ? s->chan : -1;
+  (*kids)[(*n)++] = (helper_child){s->pid, fd, pidfd_of(s->pid), s->err, chan};
+  if (chan < 0) close(s->chan);
   *s = (spare){0, -1, -1};
   return 0;
+}
+
+/* A tool child between jobs takes this one: 0, or -1 when none is idle. */
+static int idle_take(int fd, helper_child *kids, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (kids[i].chan >= 0 && kids[i].fd < 0 && !send_fd(kids[i].chan, fd, 't')) {
+      kids[i].fd = fd;
+      return 0;
+    }
+  return -1;
+}
+
+/* A tool child that says it is done with its job (a byte on its channel): the job's
+** socket is closed here (the host has its result), and the child waits for the next. */
+static void tool_kids_ready(helper_child *kids, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char byte;
+    if (kids[i].chan < 0 || kids[i].fd < 0 || recv(kids[i].chan, &byte, 1, MSG_DONTWAIT) != 1) continue;
+    close(kids[i].fd);
+    kids[i].fd = -1;
+  }
 }
 
 /* The first 4 KiB the child wrote to its stderr (it has ended: the file's offset,
@@ -136,9 +164,10 @@ static void helper_reap(helper_child *kids, size_t *n) {
     strbuf b = {0};
     put_u64(&b, r > 0 ? (uint64_t)(unsigned)status : UINT64_MAX);
     child_stderr(kids[i].err, &b);
-    put_record(kids[i].fd, REC_EXIT, &b);
+    if (kids[i].fd >= 0) put_record(kids[i].fd, REC_EXIT, &b); /* none for a tool child between jobs */
     sb_free(&b);
-    close(kids[i].fd);
+    if (kids[i].fd >= 0) close(kids[i].fd);
+    if (kids[i].chan >= 0) close(kids[i].chan);
     if (kids[i].pidfd >= 0) close(kids[i].pidfd);
     if (kids[i].err >= 0) close(kids[i].err);
     kids[i] = kids[--*n];
@@ -161,15 +190,17 @@ static void helper_main(int ctl) {
   uint32_t expected = 0;
   spare next = {0, -1, -1};
   for (;;) {
-    struct pollfd *fds = calloc(n + 1, sizeof *fds);
+    struct pollfd *fds = calloc(2 * n + 1, sizeof *fds);
     int all_pidfds = 1;
+    nfds_t nfds = 1;
     if (!fds) _exit(1);
     fds[0] = (struct pollfd){ctl, POLLIN, 0};
     for (size_t i = 0; i < n; i++) {
-      fds[i + 1] = (struct pollfd){kids[i].pidfd, POLLIN, 0};
+      fds[nfds++] = (struct pollfd){kids[i].pidfd, POLLIN, 0};
       all_pidfds &= kids[i].pidfd >= 0;
+      if (kids[i].chan >= 0 && kids[i].fd >= 0) fds[nfds++] = (struct pollfd){kids[i].chan, POLLIN, 0};
     }
-    poll(fds, n + 1, all_pidfds ? -1 : 20);
+    poll(fds, nfds, all_pidfds ? -1 : 20);
     int ready = fds[0].revents != 0;
     free(fds);
     helper_msg msg = {0, -1, 0};
@@ -182,12 +213,14 @@ static void helper_main(int ctl) {
     if (msg.kind == 'l' && *lib && helper_load(lib)) spare_drop(&next); /* the next spare has it */
     if (msg.fd >= 0) {
       expected -= expected > 0;
-      if (spare_take(&next, msg.fd, &kids, &n)) { /* none ready, or it died: one now */
+      int taken = msg.kind == 't' && !idle_take(msg.fd, kids, n); /* a warm tool child first */
+      if (!taken && spare_take(&next, msg.fd, msg.kind, &kids, &n)) { /* none ready, or it died: one now */
         spare_drop(&next);
         spare_fork(ctl, &next, kids, n);
-        if (spare_take(&next, msg.fd, &kids, &n)) close(msg.fd); /* the host sees EOF: its job failed */
+        if (spare_take(&next, msg.fd, msg.kind, &kids, &n)) close(msg.fd); /* the host sees EOF: its job failed */
       }
     }
+    tool_kids_ready(kids, n);
     helper_reap(kids, &n);
     if (expected && !next.pid) spare_fork(ctl, &next, kids, n); /* the next job's */
   }

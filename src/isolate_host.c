@@ -11,9 +11,10 @@ static void helper_expect(gpublob *host, size_t jobs) {
   pthread_mutex_unlock(&host->helper_mu);
 }
 
-static int helper_hand(gpublob *host, int fd) {
+/* kind: 'j' a job child's job, 't' a tool child's (src/provider_child.c). */
+static int helper_hand(gpublob *host, int fd, char kind) {
   pthread_mutex_lock(&host->helper_mu);
-  int rc = send_fd(host->helper_ctl, fd);
+  int rc = send_fd(host->helper_ctl, fd, kind);
   pthread_mutex_unlock(&host->helper_mu);
   return rc;
 }
@@ -107,7 +108,7 @@ static int isolate_job(job *j) {
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
     return set_error(j->g, GPUBLOB_TOOL, "cannot make an isolated job's socket: %s", strerror(errno));
   int rc = isolated_module(j, &req);
-  if (!rc && helper_hand(j->host, sv[1]))
+  if (!rc && helper_hand(j->host, sv[1], 'j'))
     rc = set_error(j->g, GPUBLOB_BACKEND, "%s: the isolation helper is gone (%s)", j->name, strerror(errno));
   close(sv[1]);
   if (!rc) put_record(sv[0], REC_JOB, &req); /* a child that died early shows in its reply */

@@ -132,7 +132,7 @@ static int provider_in_child(job *j, const char **opts, uint32_t n) {
   strbuf req = {0};
   provider_request(&req, j, opts, n);
   int rc = req.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
-  if (!rc && helper_hand(j->host, sv[1]))
+  if (!rc && helper_hand(j->host, sv[1], 't'))
     rc = set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s: the isolation helper is gone (%s)", j->tool_name,
                    j->t->name, j->chip, strerror(errno));
   close(sv[1]);
@@ -162,21 +162,47 @@ static void helper_preload(gpublob *host, job *const *jobs, size_t njobs) {
 }
 
 /* ---- the child's side ---- */
-/* The child's data bound: what it has (the helper's copy of the host) plus the tool's
-** bound; none when /proc cannot say what it has. */
-static void provider_child_bound(uint64_t mem) {
+/* A tool child takes job after job while its tool can run again, warm (lld's first
+** link in a process costs ten times its next): its data bound is set at its first
+** job, what it had then (the helper's copy of the host) plus the tool's bound, and
+** it ends once it holds half the bound more than then, or after many jobs. */
+typedef struct tool_child {
+  unsigned long long base_kb; /* VmData at its first job; 0: not known */
+  int bounded;
+  unsigned jobs;
+} tool_child;
+
+enum { TOOL_CHILD_JOBS = 1000 };
+
+static unsigned long long vm_data_kb(void) {
   char line[256];
-  unsigned long long have_kb = 0;
+  unsigned long long kb = 0;
   FILE *f = fopen("/proc/self/status", "re");
   while (f && fgets(line, sizeof line, f))
-    if (sscanf(line, "VmData: %llu kB", &have_kb) == 1) break;
+    if (sscanf(line, "VmData: %llu kB", &kb) == 1) break;
   if (f) fclose(f);
+  return kb;
+}
+
+/* The child's data bound: what it has plus the tool's bound; none when /proc cannot
+** say what it has. */
+static void provider_child_bound(tool_child *c, uint64_t mem) {
+  c->bounded = 1;
+  c->base_kb = vm_data_kb();
   struct rlimit rl;
-  if (!have_kb || !mem || getrlimit(RLIMIT_DATA, &rl)) return;
-  rlim_t want = (rlim_t)(have_kb << 10) + (rlim_t)mem;
+  if (!c->base_kb || !mem || getrlimit(RLIMIT_DATA, &rl)) return;
+  rlim_t want = (rlim_t)(c->base_kb << 10) + (rlim_t)mem;
   if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) return;
   rl.rlim_cur = rl.rlim_max = want;
   setrlimit(RLIMIT_DATA, &rl);
+}
+
+static double child_cpu_ms(void) {
+  struct rusage ru;
+  memset(&ru, 0, sizeof ru);
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+         (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
 typedef struct provider_child_req {
@@ -236,12 +262,14 @@ static void provider_child_printed(job *j, uint64_t mem) {
   add_detail(j->g, buf);
 }
 
-/* A tool child's whole life: the provider's run, its result, exit. */
-static void provider_child_main(int fd, const strbuf *rec) {
+/* One job of a tool child: the provider's run, its result sent.  1 when the child
+** may take another. */
+static int provider_child_job(int fd, const strbuf *rec, tool_child *c) {
   provider_child_req q = {0};
   if (provider_child_read(rec, &q) || chdir(q.cwd)) _exit(72);
+  if (!c->bounded) provider_child_bound(c, q.mem);
   if (q.timeout) alarm(q.timeout > 1000000 ? 1000000u : (unsigned)q.timeout); /* SIGALRM ends this process */
-  provider_child_bound(q.mem);
+  double cpu = child_cpu_ms();
   gpublob g = {0};
   job j;
   job_begin(&j, &g, NULL, q.name);
@@ -267,12 +295,37 @@ static void provider_child_main(int fd, const strbuf *rec) {
   put_str(&out, sb_str(&j.run.output));
   gpublob_blob none = {0};
   put_blob(&out, !rc && !p.ops->files ? &j.out : &none);
-  struct rusage ru; /* this child's own CPU: the tool's */
-  memset(&ru, 0, sizeof ru);
-  getrusage(RUSAGE_SELF, &ru);
-  double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-               (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+  cpu = child_cpu_ms() - cpu; /* this job's CPU: the tool's */
   sb_addn(&out, (const char *)&cpu, sizeof cpu);
   put_u64(&out, XXH3_64bits(out.s, out.len)); /* a record cut short is never taken for one */
-  _exit(out.oom || put_record(fd, REC_RESULT, &out) ? 73 : 0);
+  if (out.oom || put_record(fd, REC_RESULT, &out)) _exit(73);
+  alarm(0);
+  int again = p.ops && (!p.ops->usable || p.ops->usable()) && ++c->jobs < TOOL_CHILD_JOBS &&
+              (!c->base_kb || vm_data_kb() < c->base_kb + (q.mem >> 11));
+  sb_free(&out);
+  sb_free(&j.run.output);
+  free(j.out.data);
+  free(q.opts);
+  sb_free(&g.msg);
+  sb_free(&g.warn);
+  return again;
+}
+
+/* A tool child's whole life: its jobs (the next on chan, once it says it is ready;
+** chan -1: one job), then exit. */
+static void provider_child_main(int fd, const strbuf *rec, int chan) {
+  tool_child c = {0};
+  strbuf next = {0};
+  for (;;) {
+    int again = provider_child_job(fd, rec, &c) && chan >= 0;
+    close(fd);
+    if (!again || ftruncate(2, 0) || lseek(2, 0, SEEK_SET)) _exit(0); /* its stderr: the next job's alone */
+    if (send(chan, "r", 1, MSG_NOSIGNAL) != 1) _exit(0);
+    helper_msg m;
+    char kind;
+    if (helper_receive(chan, &m, NULL, 0) || m.fd < 0) _exit(0); /* the helper ended */
+    fd = m.fd;
+    if (get_record(fd, &kind, &next) || kind != REC_TOOL) _exit(71);
+    rec = &next;
+  }
 }
