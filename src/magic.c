@@ -40,7 +40,35 @@ static int check_magic(job *j, const gpublob_blob *b, const char *magic, const c
   return rc;
 }
 
-/* A pack's: the error names its members, each chip, and the pack's suffix. */
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+/* The bytes a pack's own header accounts for, by the layout the spec's pack_metadata
+** names (src/meta_pack.c): a fatbin's header size + the size of its entries; an
+** offload bundle's entry table's end and each entry's offset + size.  fatbinary,
+** clang-offload-bundler and the in-process bundle write exactly that many bytes.  0:
+** a layout not read (none, a compressed bundle): nothing to check; UINT64_MAX: the
+** header lies past the pack's end. */
+static uint64_t pack_extent(const target_desc *t, const unsigned char *p, size_t n) {
+  if (t->pack_metadata == PACK_METADATA_fatbin)
+    return n < 16 ? UINT64_MAX : sat_add(le_n(p + 6, 2), le_n(p + 8, 8));
+  if (t->pack_metadata != PACK_METADATA_offload_bundle || n < BUNDLE_MAGIC_LEN + 8 ||
+      memcmp(p, bundle_magic, BUNDLE_MAGIC_LEN))
+    return 0;
+  uint64_t count = le_n(p + BUNDLE_MAGIC_LEN, 8), at = BUNDLE_MAGIC_LEN + 8, end = at;
+  if (count > PACK_MAX_MEMBERS) return UINT64_MAX;
+  for (uint64_t i = 0; i < count; i++) {
+    if (!in_blob(n, at, 24)) return UINT64_MAX;
+    uint64_t to = sat_add(le_n(p + at, 8), le_n(p + at + 8, 8));
+    at = sat_add(at + 24, le_n(p + at + 16, 8));
+    if (to > end) end = to;
+    if (at > end) end = at;
+    if (at > n) return UINT64_MAX;
+  }
+  return end;
+}
+
+/* A pack's: the error names its members, each chip, and the pack's suffix; and its
+** size is what its header accounts for (pack_extent). */
 static int check_pack_magic(job *const *members, size_t n, const gpublob_blob *b, const char *maker) {
   job *first = members[0];
   strbuf chips = {0}, kind = {0};
@@ -48,6 +76,18 @@ static int check_pack_magic(job *const *members, size_t n, const gpublob_blob *b
   sb_addf(&kind, "%s pack of %zu member%s", first->t->suffix_pack, n, n == 1 ? "" : "s");
   int rc = chips.oom || kind.oom ? set_error(first->g, GPUBLOB_NOMEM, "out of memory")
            : check_magic_of(first, b, first->t->pack_magic, maker, GPUBLOB_TOOL, sb_str(&chips), sb_str(&kind));
+  uint64_t end = rc ? 0 : pack_extent(first->t, b->data, b->size);
+  if (end && end != b->size) {
+    if (end < b->size)
+      rc = set_error(first->g, GPUBLOB_TOOL, "%s for %s:%s gave a %s of %zu bytes, but its header accounts for "
+                     "%llu: %llu bytes are appended that it does not name", maker, first->t->name, sb_str(&chips),
+                     sb_str(&kind), b->size, (unsigned long long)end, (unsigned long long)(b->size - end));
+    else
+      rc = set_error(first->g, GPUBLOB_TOOL, "%s for %s:%s gave a %s of %zu bytes, but its header names bytes "
+                     "up to %s%llu: it is cut short", maker, first->t->name, sb_str(&chips), sb_str(&kind),
+                     b->size, end == UINT64_MAX ? "beyond " : "",
+                     (unsigned long long)(end == UINT64_MAX ? b->size : end));
+  }
   sb_free(&chips);
   sb_free(&kind);
   return rc;
@@ -86,7 +126,6 @@ static int check_chip_flags(job *j, const char *maker, int code) {
 }
 
 /* ---- an ELF file's extent: where its headers say its bytes end ---- */
-static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 /* The bytes an ELF64 file's headers account for: the largest of its ELF header's
 ** end, its section header table's end, each section's offset + size (but NOBITS,

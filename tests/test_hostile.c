@@ -616,17 +616,63 @@ static void rogue_target(const char *label, const char *target, const char *text
   free(log);
 }
 
+/* A pack program that appends 5000 junk bytes to what the real one (real) writes, found
+** first on the tool path as name: TOOL naming it, nothing written or cached. */
+static void rogue_pack(const char *label, const char *name, const char *real, const char *target,
+                       const char *text, const char *out_flag_sh) {
+  char dir[4200], tool[4300], body[9000], in[4200], out[4200], cache[4200], what[300];
+  snprintf(dir, sizeof dir, "%s-rogue-packdir", tmp_path(label));
+  mkdir(dir, 0755);
+  snprintf(tool, sizeof tool, "%s/%s", dir, name);
+  snprintf(body, sizeof body, "#!/bin/sh\n%s\n'%s' \"$@\" || exit 1\nhead -c 5000 /dev/urandom >> \"$out\"\n",
+           out_flag_sh, real);
+  spill(tool, body, strlen(body));
+  chmod(tool, 0755);
+  snprintf(in, sizeof in, "%s-pack.ll", tmp_path(label));
+  spill(in, text, strlen(text));
+  snprintf(out, sizeof out, "%s-pack.out", tmp_path(label));
+  snprintf(cache, sizeof cache, "%s-pack-cache", tmp_path(label));
+  const char *argv[] = {"build/gpublob-compiler", "--tool-dir", dir, "--tool-mode", "program", "--cache-dir", cache,
+                        "-t", target, "-f", "pack", in, "-o", out, NULL};
+  char *log = NULL, check_name[400];
+  int rc = run(argv, &log);
+  snprintf(what, sizeof what, "rogue tool: a %s that appends 5000 junk bytes to the pack", label);
+  snprintf(check_name, sizeof check_name, "%s: TOOL", what);
+  check(rc == 10 + GPUBLOB_TOOL, check_name, "exit %d: %s", rc, shown(log));
+  snprintf(check_name, sizeof check_name, "%s: the message names it and the bytes appended", what);
+  check(contains(log, name) && contains(log, "5000 bytes are appended"), check_name, "%s", shown(log));
+  snprintf(check_name, sizeof check_name, "%s: no output, nothing cached", what);
+  check(!exists(out) && !has_entries(cache), check_name, "%s", out);
+  free(log);
+}
+
 static void test_rogue_tools(void) {
   char ptxas[4096] = "";
   gpublob_options o = GPUBLOB_OPTIONS_INIT;
   o.target = "nvptx:sm_80";
   if (have_ptxas() && !tool_path(g, &o, ptxas, sizeof ptxas) && *ptxas)
+  {
     rogue_target("ptxas", "nvptx:sm_80", rogue_nv, ptxas, "cat > /dev/null");
-  else
+    char fatbinary[4200];
+    snprintf(fatbinary, sizeof fatbinary, "%s", ptxas);
+    char *slash = strrchr(fatbinary, '/');
+    if (slash) snprintf(slash + 1, sizeof fatbinary - (size_t)(slash + 1 - fatbinary), "fatbinary");
+    if (have_program(fatbinary))
+      rogue_pack("fatbinary", "fatbinary", fatbinary, "nvptx:sm_80,sm_90", rogue_nv,
+                 "out=; for a in \"$@\"; do case $a in --create=*) out=${a#--create=} ;; esac; done");
+    else
+      skip("rogue tool: a fatbinary stand-in", "no fatbinary beside ptxas");
+  } else
     skip("rogue tool: ptxas stand-ins", "CUDA toolkit (ptxas) not found");
   if (have_program(LLVM_BINDIR "/ld.lld"))
     rogue_target("ld.lld", "amdgcn:gfx90a", rogue_amd, LLVM_BINDIR "/ld.lld",
                  "for a in \"$@\"; do case $a in /dev/fd/*) cat \"$a\" > /dev/null ;; esac; done");
+  else
+    skip("rogue tool: ld.lld stand-ins", "the ld.lld program not found (lld-22)");
+  if (have_program(LLVM_BINDIR "/clang-offload-bundler"))
+    rogue_pack("clang-offload-bundler", "clang-offload-bundler", LLVM_BINDIR "/clang-offload-bundler",
+               "amdgcn:gfx90a,gfx942", rogue_amd,
+               "out=; for a in \"$@\"; do case $a in -output=*) out=${a#-output=} ;; esac; done");
   else
     skip("rogue tool: ld.lld stand-ins", "the ld.lld program not found (lld-22)");
 }
