@@ -191,6 +191,7 @@ static void occ_amdgpu(const target_desc *t, const char *chip, const char *id, l
 /* Figures no chip has (a crafted note, a cache file's bytes: anyone's) would overflow
 ** the arithmetic above, or make a divisor 0: with one, no occupancy is figured. */
 enum { OCC_MAX_COUNT = 1 << 24 };
+_Static_assert((int)OCC_MAX_COUNT == (int)MAX_BLOCK_SIZE, "every block size the options take gets an occupancy");
 static int occ_sane(const gpublob_kernel_info *k, long long block_size) {
   const long long counts[] = {k->registers, k->sgprs, k->wave_size, k->max_threads, k->reqd_threads[0],
                               k->reqd_threads[1], k->reqd_threads[2], block_size};
