@@ -331,7 +331,7 @@ typedef struct gpublob_options {
   ** the block size is in an MLIR input's (its kernel tables hold the occupancy). */
   unsigned block_size;   /* the block (work-group) size occupancy is figured for; 0: the
                             kernel's own limit (.maxntid, .reqntid, AMD's max flat
-                            work-group size), else 1024 */
+                            work-group size), else 1024; at most 16777216 (more: OPTION) */
   unsigned limits;       /* GPUBLOB_LIMIT_*: which of the limits below apply */
   unsigned long long max_registers; /* registers a thread (AMD: VGPRs; with gfx90a's unified
                                        file, its .vgpr_count: VGPRs and AGPRs) */

@@ -249,11 +249,15 @@ class _Handle:
 # ---- options ----
 
 def _cstr(value, key):
-    """A text or path option as bytes; None stays None."""
+    """A text or path option as bytes; None stays None.  A NUL byte in it is ValueError,
+    as open() says: C would read the string only up to it (a path cut short)."""
     if value is None:
         return None
     if isinstance(value, (str, bytes, os.PathLike)):
-        return os.fsencode(value)
+        b = os.fsencode(value)
+        if b"\0" in b:
+            raise ValueError(f"gpublob: {key}: embedded null byte in {value!r}")
+        return b
     raise TypeError(f"gpublob: option {key} takes a str or path, not {type(value).__name__}")
 
 
@@ -357,7 +361,7 @@ def _options(fmt, targets, options):
         if key in FLAGS:
             o.flags |= FLAGS[key] if value else 0
         elif key == "link":
-            paths = [_cstr(p, key) for p in ([value] if isinstance(value, (str, os.PathLike)) else value)]
+            paths = [_cstr(p, key) for p in ([value] if isinstance(value, (str, bytes, os.PathLike)) else value)]
             o.link, o.nlink = (ctypes.c_char_p * len(paths))(*paths), len(paths)
         else:
             name, convert = _OPTIONS[key]
@@ -373,7 +377,7 @@ def _input(data_or_path, kind, name):
     """A gpublob_input: bytes-like data in memory, or a str / os.PathLike path."""
     i = _Input(kind=_choice(_KINDS, "input kind")(kind, "kind"), name=_cstr(name, "name"))
     if isinstance(data_or_path, (str, os.PathLike)):
-        i.path = os.fsencode(data_or_path)
+        i.path = _cstr(data_or_path, "path")
     elif isinstance(data_or_path, (bytes, bytearray, memoryview)):
         buf = ctypes.create_string_buffer(bytes(data_or_path))  # a NUL after: never NULL
         i.data, i.size = ctypes.addressof(buf), len(buf) - 1

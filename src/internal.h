@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -215,6 +216,9 @@ typedef struct job {
   int provider_loader;     /* this job started its provider's load (its time is this job's) */
   double tool_cpu_ms;      /* its tools' own CPU: programs' user + sys, a provider's thread CPU */
   long long object_flags;  /* the backend object's ELF e_flags before the blob tool; -1: none */
+  strbuf kernels;          /* the module's kernels as the backend emitted them, for the blob's check:
+                              each a u32 length (little-endian) and its name's bytes */
+  int kernels_known;       /* kernels holds them all (a bin job of a target with entry_cc) */
 } job;
 
 /* ---- seams: a shared part's calls into a later part, declared once, here ----

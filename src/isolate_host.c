@@ -46,6 +46,14 @@ static int take_result(job *j, const strbuf *rec) {
   const char *chip = get_str(&r);
   if (chip && strlen(chip) < sizeof j->chip && !strncmp(chip, j->cpu, strlen(j->cpu)))
     memcpy(j->chip, chip, strlen(chip) + 1);
+  j->kernels_known = get_u64(&r) != 0;
+  uint64_t kn = get_u64(&r);
+  sb_reset(&j->kernels);
+  if (!r.bad && (uint64_t)(r.end - r.p) >= kn) {
+    sb_addn(&j->kernels, (const char *)r.p, (size_t)kn);
+    r.p += kn;
+    if (j->kernels.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  } else r.bad = 1;
   for (int i = 0; i < NPHASES && (size_t)(r.end - r.p) >= sizeof(double); i++, r.p += sizeof(double))
     memcpy(&j->ms[i], r.p, sizeof(double));
   if (r.bad) return set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated job's result was cut short", j->name);

@@ -70,5 +70,8 @@ static void put_result(strbuf *b, int rc, const job *j) {
   put_blob(b, &j->out);
   put_blob(b, &j->asm_out);
   put_str(b, j->chip); /* pins may have named the id's open modifiers (adopt_pinned_modifiers) */
+  put_u64(b, (uint64_t)j->kernels_known); /* the module's kernels, for check_blob (note_kernels) */
+  put_u64(b, j->kernels.len);
+  sb_addn(b, j->kernels.s ? j->kernels.s : "", j->kernels.len);
   for (int i = 0; i < NPHASES; i++) sb_addn(b, (const char *)&j->ms[i], sizeof j->ms[i]);
 }

@@ -112,6 +112,7 @@ static int job_llvm(job *j) {
   if (!rc) isa = dump_isa_copy(j);
   if (!rc) rc = emit_output(j);
   if (!rc) rc = diag_failed(j, "code generation");
+  if (!rc) rc = note_kernels(j);
   if (!rc) rc = within_job_timeout(j, t0, "code generation");
   return dump_emitted(j, isa, rc);
 }

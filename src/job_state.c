@@ -42,6 +42,7 @@ static void job_end(job *j) {
   sb_free(&j->tool_log);
   sb_free(&j->report);
   sb_free(&j->dump);
+  sb_free(&j->kernels);
   sb_free(&j->sink.msg);
   sb_free(&j->sink.warn);
   gpublob_blob_free(&j->out);

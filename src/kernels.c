@@ -25,6 +25,19 @@ static const char *kt_str(ktable *t, const char *s, size_t n) {
   return c;
 }
 
+/* Figures as a reader combines them (a block's threads, spills of two kinds): each
+** a count (>= 0), and -1 (not known) where the result is more than a long long holds,
+** never a signed overflow (the figures are a blob's, anyone's). */
+static long long count_mul(long long a, long long b) {
+  if (a < 0 || b < 0) return -1;
+  return a && b > LLONG_MAX / a ? -1 : a * b;
+}
+
+static long long count_add(long long a, long long b) {
+  if (a < 0 || b < 0) return -1;
+  return b > LLONG_MAX - a ? -1 : a + b;
+}
+
 /* A kernel of which nothing is known yet: every figure -1 (not recorded), no
 ** required size, no occupancy limiter. */
 static gpublob_kernel_info kt_blank(const char *name, const char *chip) {

@@ -69,7 +69,8 @@ static int limits_error(gpublob *g, limits_found *f) {
        "NVIDIA's are the blob tool's report, not asked for with --no-tool-report"},
       {GPUBLOB_LIMIT_SHARED, "max_shared (--max-shared)", "its blob records none"},
       {GPUBLOB_LIMIT_STACK, "max_stack (--max-stack)", "its blob records none"},
-      {GPUBLOB_LIMIT_OCCUPANCY, "min_occupancy (--min-occupancy)", "its chip has no limits in the spec"}};
+      {GPUBLOB_LIMIT_OCCUPANCY, "min_occupancy (--min-occupancy)",
+       "its chip has no limits in the spec, or it requires blocks of more than 16777216 threads"}};
   for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
     if (f->unknown & unknown[i].bit)
       add_warning(g, "the limit %s was not checked for a kernel whose figure is not known (%s)", unknown[i].name,

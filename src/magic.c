@@ -40,7 +40,35 @@ static int check_magic(job *j, const gpublob_blob *b, const char *magic, const c
   return rc;
 }
 
-/* A pack's: the error names its members, each chip, and the pack's suffix. */
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+/* The bytes a pack's own header accounts for, by the layout the spec's pack_metadata
+** names (src/meta_pack.c): a fatbin's header size + the size of its entries; an
+** offload bundle's entry table's end and each entry's offset + size.  fatbinary,
+** clang-offload-bundler and the in-process bundle write exactly that many bytes.  0:
+** a layout not read (none, a compressed bundle): nothing to check; UINT64_MAX: the
+** header lies past the pack's end. */
+static uint64_t pack_extent(const target_desc *t, const unsigned char *p, size_t n) {
+  if (t->pack_metadata == PACK_METADATA_fatbin)
+    return n < 16 ? UINT64_MAX : sat_add(le_n(p + 6, 2), le_n(p + 8, 8));
+  if (t->pack_metadata != PACK_METADATA_offload_bundle || n < BUNDLE_MAGIC_LEN + 8 ||
+      memcmp(p, bundle_magic, BUNDLE_MAGIC_LEN))
+    return 0;
+  uint64_t count = le_n(p + BUNDLE_MAGIC_LEN, 8), at = BUNDLE_MAGIC_LEN + 8, end = at;
+  if (count > PACK_MAX_MEMBERS) return UINT64_MAX;
+  for (uint64_t i = 0; i < count; i++) {
+    if (!in_blob(n, at, 24)) return UINT64_MAX;
+    uint64_t to = sat_add(le_n(p + at, 8), le_n(p + at + 8, 8));
+    at = sat_add(at + 24, le_n(p + at + 16, 8));
+    if (to > end) end = to;
+    if (at > end) end = at;
+    if (at > n) return UINT64_MAX;
+  }
+  return end;
+}
+
+/* A pack's: the error names its members, each chip, and the pack's suffix; and its
+** size is what its header accounts for (pack_extent). */
 static int check_pack_magic(job *const *members, size_t n, const gpublob_blob *b, const char *maker) {
   job *first = members[0];
   strbuf chips = {0}, kind = {0};
@@ -48,6 +76,18 @@ static int check_pack_magic(job *const *members, size_t n, const gpublob_blob *b
   sb_addf(&kind, "%s pack of %zu member%s", first->t->suffix_pack, n, n == 1 ? "" : "s");
   int rc = chips.oom || kind.oom ? set_error(first->g, GPUBLOB_NOMEM, "out of memory")
            : check_magic_of(first, b, first->t->pack_magic, maker, GPUBLOB_TOOL, sb_str(&chips), sb_str(&kind));
+  uint64_t end = rc ? 0 : pack_extent(first->t, b->data, b->size);
+  if (end && end != b->size) {
+    if (end < b->size)
+      rc = set_error(first->g, GPUBLOB_TOOL, "%s for %s:%s gave a %s of %zu bytes, but its header accounts for "
+                     "%llu: %llu bytes are appended that it does not name", maker, first->t->name, sb_str(&chips),
+                     sb_str(&kind), b->size, (unsigned long long)end, (unsigned long long)(b->size - end));
+    else
+      rc = set_error(first->g, GPUBLOB_TOOL, "%s for %s:%s gave a %s of %zu bytes, but its header names bytes "
+                     "up to %s%llu: it is cut short", maker, first->t->name, sb_str(&chips), sb_str(&kind),
+                     b->size, end == UINT64_MAX ? "beyond " : "",
+                     (unsigned long long)(end == UINT64_MAX ? b->size : end));
+  }
   sb_free(&chips);
   sb_free(&kind);
   return rc;
@@ -85,16 +125,129 @@ static int check_chip_flags(job *j, const char *maker, int code) {
                    "not %lu", maker, j->t->name, j->chip, flags, got, want);
 }
 
+/* ---- an ELF file's extent: where its headers say its bytes end ---- */
+
+/* The bytes an ELF64 file's headers account for: the largest of its ELF header's
+** end, its section header table's end, each section's offset + size (but NOBITS,
+** which holds no bytes), its program header table's end and each segment's
+** offset + filesz.  ptxas, nvJitLink, ld.lld and lld in-process all write files of
+** exactly that size (every blob of the tests and tools/outputs_digest.sh's set): a
+** larger file has bytes appended that no header names.  e is elf_open's view. */
+static uint64_t elf_extent(const elfview *e) {
+  const unsigned char *p = e->p;
+  uint64_t end = le_n(p + 0x34, 2), table = sat_add(e->shoff, (uint64_t)e->shnum * ELF_SHDR);
+  if (e->shnum && table > end) end = table;
+  for (size_t i = 0; i < e->shnum; i++) {
+    elfsec s = elf_sec(e, i);
+    uint64_t to = s.type == SHT_NOBITS_ ? 0 : sat_add(s.offset, s.size);
+    if (to > end) end = to;
+  }
+  uint64_t phoff = le_n(p + 0x20, 8), phent = le_n(p + 0x36, 2), phnum = le_n(p + 0x38, 2);
+  if (phnum) {
+    uint64_t to = sat_add(phoff, phnum * phent);
+    if (to > end) end = to;
+  }
+  for (uint64_t i = 0; phnum && i < phnum; i++) {
+    uint64_t at = phoff + i * phent;
+    if (phent < 56 || !in_blob(e->n, at, 56)) return UINT64_MAX; /* a table outside the file */
+    uint64_t to = sat_add(le_n(p + at + 8, 8), le_n(p + at + 32, 8));
+    if (to > end) end = to;
+  }
+  return end;
+}
+
+/* An ELF blob's size is what its headers account for (elf_extent): else code,
+** naming the bytes appended (or the headers that reach past its end). */
+static int check_extent(job *j, const char *maker, int code) {
+  elfview e;
+  if (j->out.size < 4 || memcmp(j->out.data, "\177ELF", 4)) return GPUBLOB_OK; /* not ELF: no headers to sum */
+  if (elf_open(j->g, &e, j->out.data, j->out.size, j->t->suffix_bin)) return GPUBLOB_OK; /* read_bin_kernels' */
+  uint64_t end = elf_extent(&e);
+  if (end == j->out.size) return GPUBLOB_OK;
+  if (end < j->out.size)
+    return set_error(j->g, code, "%s for %s:%s gave %zu bytes, but its ELF headers account for %llu: %llu bytes "
+                     "are appended that no header names", maker, j->t->name, j->chip, j->out.size,
+                     (unsigned long long)end, (unsigned long long)(j->out.size - end));
+  return set_error(j->g, code, "%s for %s:%s gave %zu bytes, but its ELF headers name bytes up to %s%llu: it is "
+                   "cut short", maker, j->t->name, j->chip, j->out.size, end == UINT64_MAX ? "beyond " : "",
+                   (unsigned long long)(end == UINT64_MAX ? j->out.size : end));
+}
+
+/* name (n bytes) for a message: at most 80 bytes, a control character as '?'. */
+static void kernel_name_text(strbuf *b, const char *name, size_t n) {
+  for (size_t i = 0; i < n && i < 80; i++) sb_addn(b, (unsigned char)name[i] < ' ' ? "?" : name + i, 1);
+  if (n > 80) sb_add(b, "...");
+}
+
+/* The next kernel of the job's list at *at (note_kernels' layout), and whether it is
+** public; 0 at its end. */
+static int next_kernel(const job *j, size_t *at, const char **name, size_t *n, int *pub) {
+  const unsigned char *p = (const unsigned char *)j->kernels.s;
+  if (*at + 5 > j->kernels.len) return 0;
+  *pub = p[*at];
+  *n = (size_t)le_n(p + *at + 1, 4);
+  *name = (const char *)p + *at + 5;
+  *at += 5 + *n;
+  return *at <= j->kernels.len;
+}
+
+/* Whether the blob's table kt holds the kernel name (n bytes). */
+static int kt_has(const ktable *kt, const char *name, size_t n) {
+  for (size_t i = 0; i < kt->n; i++)
+    if (strlen(kt->k[i].name) == n && !memcmp(kt->k[i].name, name, n)) return 1;
+  return 0;
+}
+
+/* Whether the module defines the kernel name (n bytes). */
+static int module_has(const job *j, const char *name, size_t n) {
+  size_t at = 0, len;
+  const char *k;
+  int pub;
+  while (next_kernel(j, &at, &k, &len, &pub))
+    if (len == n && !memcmp(k, name, n)) return 1;
+  return 0;
+}
+
+/* The blob holds the module's kernels (note_kernels), each public one and no other
+** kernel, as the blob's reader finds them (kt): else code, naming the first kernel missing or
+** foreign and how many kernels each has.  A tool that wrote a valid blob of another
+** module for the chip fails here. */
+static int check_kernels(job *j, const ktable *kt, const char *maker, int code) {
+  if (!j->kernels_known) return GPUBLOB_OK;
+  size_t at = 0, n, mine = 0;
+  const char *name;
+  const char *missing = NULL, *foreign = NULL;
+  size_t missing_n = 0, foreign_n = 0;
+  int pub;
+  while (next_kernel(j, &at, &name, &n, &pub)) {
+    mine++;
+    if (!missing && pub && !kt_has(kt, name, n)) missing = name, missing_n = n;
+  }
+  for (size_t i = 0; i < kt->n && !foreign; i++)
+    if (!module_has(j, kt->k[i].name, strlen(kt->k[i].name))) foreign = kt->k[i].name, foreign_n = strlen(foreign);
+  if (!missing && !foreign) return GPUBLOB_OK;
+  strbuf nm = {0};
+  kernel_name_text(&nm, missing ? missing : foreign, missing ? missing_n : foreign_n);
+  set_error(j->g, code, "%s for %s:%s gave a blob %s kernel '%s', which the module %s (the module defines %zu "
+            "kernel%s, the blob holds %zu): it is not the blob of %s", maker, j->t->name, j->chip,
+            missing ? "without" : "with", sb_str(&nm), missing ? "defines" : "does not define", mine,
+            mine == 1 ? "" : "s", kt->n, j->name);
+  sb_free(&nm);
+  return code;
+}
+
 /* The blob reads back as the spec says it is: the metadata reader parses it (its ELF
-** header, section table and kernel records), its machine is bin_machine and its
-** flags name the job's chip; else code, so that nothing is written or cached. */
+** header, section table and kernel records), its machine is bin_machine, its flags
+** name the job's chip, its size is what its ELF headers account for and it holds the
+** module's kernels, each and no other; else code, so that nothing is written or
+** cached. */
 static int check_readable(job *j, const char *maker, int code) {
   const target_desc *t = j->t;
   if (strcmp(blob_suffix(j), t->suffix_bin)) return GPUBLOB_OK; /* a tool's blob of another kind (ocloc's) */
+  ktable kt = {0};
   if (t->metadata != METADATA_none) {
-    ktable kt = {0};
     int rc = read_bin_kernels(j->g, t, j->out.data, j->out.size, j->chip, &kt);
-    kt_free(&kt);
+    if (rc) kt_free(&kt);
     if (rc == GPUBLOB_NOMEM) return rc;
     if (rc) {
       strbuf why = {0};
@@ -105,13 +258,18 @@ static int check_readable(job *j, const char *maker, int code) {
       return code;
     }
   }
+  int rc = GPUBLOB_OK;
   if (t->bin_machine) {
     unsigned machine = j->out.size >= 64 ? (unsigned)le_n(j->out.data + 0x12, 2) : 0;
     if (machine != (unsigned)t->bin_machine)
-      return set_error(j->g, code, "%s for %s:%s gave an ELF file for machine %u, not %d", maker, t->name, j->chip,
-                       machine, t->bin_machine);
+      rc = set_error(j->g, code, "%s for %s:%s gave an ELF file for machine %u, not %d", maker, t->name, j->chip,
+                     machine, t->bin_machine);
   }
-  return *t->bin_chip ? check_chip_flags(j, maker, code) : GPUBLOB_OK;
+  if (!rc && *t->bin_chip) rc = check_chip_flags(j, maker, code);
+  if (!rc) rc = check_extent(j, maker, code);
+  if (!rc && t->metadata != METADATA_none) rc = check_kernels(j, &kt, maker, code);
+  kt_free(&kt);
+  return rc;
 }
 
 /* A bin blob from the tool, the provider or (tool_kind none) LLVM itself. */

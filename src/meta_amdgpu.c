@@ -63,7 +63,7 @@ static int amd_kernel(gpublob *g, mpcur *c, ktable *t, const char *chip) {
   if (!rec) return g->code;
   tmp.name = rec->name;
   tmp.chip = rec->chip;
-  if (tmp.vgpr_spills >= 0 && tmp.sgpr_spills >= 0) tmp.spills = tmp.vgpr_spills + tmp.sgpr_spills;
+  if (tmp.vgpr_spills >= 0 && tmp.sgpr_spills >= 0) tmp.spills = count_add(tmp.vgpr_spills, tmp.sgpr_spills);
   *rec = tmp;
   return GPUBLOB_OK;
 }

@@ -65,7 +65,7 @@ static int nv_kernel_section(gpublob *g, const unsigned char *b, uint64_t size, 
     if ((r.attr == EIATTR_MAX_THREADS || r.attr == EIATTR_REQNTID) && r.fmt == EIFMT_SVAL && r.n == 12) {
       long long x = (long long)le_n(r.v, 4), y = (long long)le_n(r.v + 4, 4), z = (long long)le_n(r.v + 8, 4);
       if (r.attr == EIATTR_REQNTID) k->reqd_threads[0] = x, k->reqd_threads[1] = y, k->reqd_threads[2] = z;
-      else k->max_threads = x * y * z;
+      else k->max_threads = count_mul(count_mul(x, y), z); /* u32s: -1 past a long long */
     } else if (r.attr == EIATTR_PARAM_CBANK && r.fmt == EIFMT_SVAL && r.n == 8)
       k->params_bytes = (long long)(le_n(r.v + 4, 4) >> 16);
     else if (r.attr == EIATTR_CBANK_PARAM_SIZE && r.fmt != EIFMT_SVAL && k->params_bytes < 0)
@@ -73,7 +73,7 @@ static int nv_kernel_section(gpublob *g, const unsigned char *b, uint64_t size, 
   }
   if (more < 0) return nv_bad(g, nm, nl, "a record runs past the section");
   if (k->max_threads < 0 && k->reqd_threads[0])
-    k->max_threads = k->reqd_threads[0] * k->reqd_threads[1] * k->reqd_threads[2];
+    k->max_threads = count_mul(count_mul(k->reqd_threads[0], k->reqd_threads[1]), k->reqd_threads[2]);
   return GPUBLOB_OK;
 }
 

@@ -100,6 +100,31 @@ static int check_entries(job *j) {
   return GPUBLOB_OK;
 }
 
+/* The module's kernels as the backend emitted them (after code generation, which may
+** rename a symbol the target cannot name), for check_blob: the blob a tool makes of
+** them must hold each public one (a kernel of local linkage may be left out: LLVM's
+** AMDGPU backend records none in its note) and no other kernel (src/magic.c).  Only
+** a bin job of a target with entry points (the spec's entry_cc) knows them.  Each:
+** a byte (1: public), a u32 length (little-endian), the name's bytes. */
+static int note_kernels(job *j) {
+  sb_reset(&j->kernels);
+  j->kernels_known = 0;
+  if (j->format != GPUBLOB_FORMAT_BIN || !*j->t->entry_cc) return GPUBLOB_OK;
+  for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f) || !is_entry(j, f)) continue;
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    LLVMLinkage l = LLVMGetLinkage(f);
+    unsigned char head[5] = {l != LLVMInternalLinkage && l != LLVMPrivateLinkage, (unsigned char)n,
+                             (unsigned char)(n >> 8), (unsigned char)(n >> 16), (unsigned char)(n >> 24)};
+    sb_addn(&j->kernels, (const char *)head, sizeof head);
+    sb_addn(&j->kernels, name, n);
+  }
+  if (j->kernels.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  j->kernels_known = 1;
+  return GPUBLOB_OK;
+}
+
 /* Does c fall in a set like "A-Za-z0-9_$"? */
 static int in_char_set(const char *set, char c) {
   for (const char *p = set; *p; p++) {

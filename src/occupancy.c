@@ -44,6 +44,8 @@
 ** CHIP:cumode+ (a target id never says it: WGP mode, LLVM's default, is assumed). */
 
 enum { OCC_NONE_BITS = 62 };
+/* A spec number stops growing past this (no chip's figure comes near): never an overflow. */
+#define OCC_SPEC_MAX ((long long)1 << 40)
 #define OCC_NONE ((long long)1 << OCC_NONE_BITS) /* a limit that does not bind */
 
 /* The number chip's word of spec list gives (its first, before any comma), or -1. */
@@ -52,7 +54,7 @@ static long long occ_value(const char *list, const char *chip) {
   const char *v = glob_value(list, chip, &n);
   if (!v || !n || *v < '0' || *v > '9') return -1;
   long long x = 0;
-  for (size_t i = 0; i < n && v[i] >= '0' && v[i] <= '9'; i++) x = x * 10 + (v[i] - '0');
+  for (size_t i = 0; i < n && v[i] >= '0' && v[i] <= '9' && x <= OCC_SPEC_MAX; i++) x = x * 10 + (v[i] - '0');
   return x;
 }
 
@@ -62,7 +64,7 @@ static long long occ_second(const char *list, const char *chip) {
   const char *v = glob_value(list, chip, &n), *c = v ? memchr(v, ',', n) : NULL;
   if (!c) return -1;
   long long x = 0;
-  for (c++; c < v + n && *c >= '0' && *c <= '9'; c++) x = x * 10 + (*c - '0');
+  for (c++; c < v + n && *c >= '0' && *c <= '9' && x <= OCC_SPEC_MAX; c++) x = x * 10 + (*c - '0');
   return x;
 }
 
@@ -74,9 +76,9 @@ static long long occ_sgpr_waves(const char *list, const char *chip, long long s)
     const char *comma = memchr(v, ',', (size_t)(end - v)), *stop = comma ? comma : end;
     const char *eq = memchr(v, '=', (size_t)(stop - v));
     long long a = 0, w = 0;
-    for (const char *p = v; p < (eq ? eq : stop); p++) a = a * 10 + (*p - '0');
+    for (const char *p = v; p < (eq ? eq : stop) && a <= OCC_SPEC_MAX; p++) a = a * 10 + (*p - '0');
     if (!eq) return a; /* the last word: any count above */
-    for (const char *p = eq + 1; p < stop; p++) w = w * 10 + (*p - '0');
+    for (const char *p = eq + 1; p < stop && w <= OCC_SPEC_MAX; p++) w = w * 10 + (*p - '0');
     if (s <= a) return w;
     v = comma ? comma + 1 : end;
   }
@@ -191,6 +193,7 @@ static void occ_amdgpu(const target_desc *t, const char *chip, const char *id, l
 /* Figures no chip has (a crafted note, a cache file's bytes: anyone's) would overflow
 ** the arithmetic above, or make a divisor 0: with one, no occupancy is figured. */
 enum { OCC_MAX_COUNT = 1 << 24 };
+_Static_assert((int)OCC_MAX_COUNT == (int)MAX_BLOCK_SIZE, "every block size the options take gets an occupancy");
 static int occ_sane(const gpublob_kernel_info *k, long long block_size) {
   const long long counts[] = {k->registers, k->sgprs, k->wave_size, k->max_threads, k->reqd_threads[0],
                               k->reqd_threads[1], k->reqd_threads[2], block_size};
@@ -205,9 +208,12 @@ static void occupancy_fill(const target_desc *t, const char *chip, long long blo
   if (!occ_sane(k, block_size)) return;
   long long bs = block_size;
   if (bs <= 0) bs = k->max_threads > 0 ? k->max_threads : 0;
-  if (bs <= 0 && k->reqd_threads[0] > 0)
-    bs = k->reqd_threads[0] * (k->reqd_threads[1] > 0 ? k->reqd_threads[1] : 1) *
-         (k->reqd_threads[2] > 0 ? k->reqd_threads[2] : 1);
+  if (bs <= 0 && k->reqd_threads[0] > 0) {
+    /* each at most OCC_MAX_COUNT (occ_sane), their product up to 2^72: none past it is figured */
+    bs = count_mul(count_mul(k->reqd_threads[0], k->reqd_threads[1] > 0 ? k->reqd_threads[1] : 1),
+                   k->reqd_threads[2] > 0 ? k->reqd_threads[2] : 1);
+    if (bs < 0 || bs > OCC_MAX_COUNT) return; /* a block of more threads than any chip's, by far */
+  }
   if (bs <= 0) bs = 1024;
   if (bs > OCC_MAX_COUNT || !t || !chip) return;
   char name[64];

@@ -20,9 +20,19 @@ static size_t options_size(unsigned version) {
   return version < sizeof ends / sizeof *ends ? ends[version] : sizeof(gpublob_options);
 }
 
-/* The options' limits: known bits, and a min_occupancy from 0 to 1 (NaN is none);
-** else OPTION. */
+/* The largest block_size: occupancy is figured for blocks of up to this many threads
+** (occupancy_fill's OCC_MAX_COUNT, src/occupancy.c), 16 times any chip's largest
+** block, so that every block size the options take gets an occupancy (0 where no
+** chip or kernel takes so large a block) and min_occupancy is always checked. */
+enum { MAX_BLOCK_SIZE = 1 << 24 };
+
+/* The options' limits: known bits, a min_occupancy from 0 to 1 (NaN is none), and
+** the block size occupancy is figured for (block_size, at most MAX_BLOCK_SIZE); else
+** OPTION, naming the field. */
 static int limits_valid(gpublob *g, const gpublob_options *o) {
+  if (o->block_size > MAX_BLOCK_SIZE)
+    return set_error(g, GPUBLOB_OPTION, "block_size %u (--block-size) is more threads than occupancy is figured "
+                     "for (at most %d; no chip takes a block of over 1024)", o->block_size, MAX_BLOCK_SIZE);
   if (o->limits & ~(unsigned)(GPUBLOB_LIMIT_REGISTERS | GPUBLOB_LIMIT_SPILLS | GPUBLOB_LIMIT_SHARED |
                               GPUBLOB_LIMIT_STACK | GPUBLOB_LIMIT_OCCUPANCY))
     return set_error(g, GPUBLOB_OPTION, "unknown limits 0x%x", o->limits);

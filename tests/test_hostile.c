@@ -501,8 +501,185 @@ static void test_cli_sigpipe(void) {
         status, WIFEXITED(status), WEXITSTATUS(status));
 }
 
+/* ---- rogue blob tools: a valid blob of another module, junk appended ---- */
+static const char rogue_nv[] =
+    "target triple = \"nvptx64-nvidia-cuda\"\n"
+    "define ptx_kernel void @store_kernel(ptr addrspace(1) %p) {\n"
+    "  store i32 7, ptr addrspace(1) %p\n  ret void\n}\n";
+static const char rogue_amd[] =
+    "target triple = \"amdgcn-amd-amdhsa\"\n"
+    "define amdgpu_kernel void @store_kernel(ptr addrspace(1) %p) {\n"
+    "  store i32 7, ptr addrspace(1) %p\n  ret void\n}\n";
+
+/* A stand-in for a blob tool at path: it reads its input (stdin, a /dev/fd pipe or
+** a file), finds its -o, then runs body. */
+static void rogue_script(const char *path, const char *body) {
+  char text[9000];
+  snprintf(text, sizeof text,
+           "#!/bin/sh\nout=; prev=\nfor a in \"$@\"; do [ \"$prev\" = -o ] && out=$a; prev=$a; done\n%s\n", body);
+  spill(path, text, strlen(text));
+  chmod(path, 0755);
+}
+
+/* The CLI with tool script, for target, on input, into out with the cache dir: its
+** exit status, and its stderr in *log. */
+static int rogue_run(const char *tool, const char *target, const char *input, const char *out, const char *dir,
+                     char **log) {
+  const char *argv[] = {"build/gpublob-compiler", "--tool", tool, "--tool-mode", "program", "--cache-dir", dir,
+                        "-t", target, input, "-o", out, NULL};
+  return run(argv, log);
+}
+
+/* Whether dir holds a cache entry or manifest (a blob cached, or a call's record):
+** files *.e and *.m (the digests of the files a key covers, *.d, are no result). */
+static int has_entries(const char *dir) {
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd, "test -n \"$(find '%s' -type f \\( -name '*.e' -o -name '*.m' \\) 2>/dev/null)\"", dir);
+  return sh(cmd) == 0;
+}
+
+/* One rogue tool: TOOL (the CLI's 10 + 15), the message names the tool and says what
+** is wrong, no output, nothing in the cache directory. */
+static void rogue_case(const char *what, const char *tool, const char *target, const char *input,
+                       const char *tag, const char *why) {
+  char dir[4200], out[4200], name[600];
+  snprintf(dir, sizeof dir, "%s-cache", tool);
+  snprintf(out, sizeof out, "%s-out.bin", tool);
+  char *log = NULL;
+  int rc = rogue_run(tool, target, input, out, dir, &log);
+  snprintf(name, sizeof name, "rogue tool: %s: TOOL", what);
+  check(rc == 10 + GPUBLOB_TOOL, name, "exit %d: %s", rc, shown(log));
+  snprintf(name, sizeof name, "rogue tool: %s: the message names the tool", what);
+  check(contains(log, tag), name, "no '%s' in: %s", tag, shown(log));
+  snprintf(name, sizeof name, "rogue tool: %s: the message says what is wrong", what);
+  check(contains(log, why), name, "no '%s' in: %s", why, shown(log));
+  snprintf(name, sizeof name, "rogue tool: %s: no output", what);
+  check(!exists(out), name, "%s exists", out);
+  snprintf(name, sizeof name, "rogue tool: %s: nothing cached", what);
+  check(!has_entries(dir), name, "an entry or manifest under %s", dir);
+  free(log);
+}
+
+/* For one target: its real tool (real) makes a blob of another module (@other_kernel),
+** and two stand-ins named after it give that blob, and the real tool's blob with 5000
+** junk bytes appended, for the job's module (@store_kernel); a third runs the real
+** tool as it is (the control: it compiles, and is cached). */
+static void rogue_target(const char *label, const char *target, const char *text, const char *real,
+                         const char *drain) {
+  char in[4200], other_in[4200], other[4200], body[9000], copy_tool[4200], junk_tool[4200], plain_tool[4200];
+  snprintf(in, sizeof in, "%s", tmp_path(label));
+  strcat(in, ".ll");
+  spill(in, text, strlen(text));
+  /* the other module: the same kernel, renamed */
+  snprintf(other_in, sizeof other_in, "%s-other.ll", tmp_path(label));
+  char *renamed = strdup(text), *at = strstr(renamed, "@store_kernel");
+  char other_text[4096];
+  *at = 0;
+  snprintf(other_text, sizeof other_text, "%s@other_kernel%s", renamed, at + strlen("@store_kernel"));
+  free(renamed);
+  spill(other_in, other_text, strlen(other_text));
+  snprintf(other, sizeof other, "%s-other.bin", tmp_path(label));
+  const char *argv[] = {"build/gpublob-compiler", "--no-cache", "--tool", real, "--tool-mode", "program", "-t",
+                        target, other_in, "-o", other, NULL};
+  char *log = NULL, name[300];
+  int rc = run(argv, &log);
+  snprintf(name, sizeof name, "rogue tool: %s: the real tool compiles @other_kernel", label);
+  check(rc == 0 && exists(other), name, "exit %d: %s", rc, shown(log));
+  free(log);
+  snprintf(copy_tool, sizeof copy_tool, "%s", tmp_path(label));
+  strcat(copy_tool, "-rogue-other-module");
+  snprintf(body, sizeof body, "%s\ncp '%s' \"$out\"", drain, other);
+  rogue_script(copy_tool, body);
+  snprintf(junk_tool, sizeof junk_tool, "%s", tmp_path(label));
+  strcat(junk_tool, "-rogue-junk");
+  snprintf(body, sizeof body, "'%s' \"$@\" || exit 1\nhead -c 5000 /dev/urandom >> \"$out\"", real);
+  rogue_script(junk_tool, body);
+  snprintf(plain_tool, sizeof plain_tool, "%s", tmp_path(label));
+  strcat(plain_tool, "-wrapper");
+  snprintf(body, sizeof body, "exec '%s' \"$@\"", real);
+  rogue_script(plain_tool, body);
+
+  char what[300];
+  snprintf(what, sizeof what, "%s writes a valid blob of another module", label);
+  rogue_case(what, copy_tool, target, in, "-rogue-other-module", "kernel 'store_kernel', which the module defines");
+  snprintf(what, sizeof what, "%s appends 5000 junk bytes to the real blob", label);
+  rogue_case(what, junk_tool, target, in, "-rogue-junk", "5000 bytes are appended");
+
+  /* the control: the real tool through a wrapper compiles and is cached */
+  char dir[4200], out[4200];
+  snprintf(dir, sizeof dir, "%s-cache", plain_tool);
+  snprintf(out, sizeof out, "%s-out.bin", plain_tool);
+  log = NULL;
+  rc = rogue_run(plain_tool, target, in, out, dir, &log);
+  snprintf(name, sizeof name, "rogue tool: %s: the real tool (a wrapper) compiles, and is cached", label);
+  check(rc == 0 && exists(out) && has_entries(dir), name, "exit %d: %s", rc, shown(log));
+  free(log);
+}
+
+/* A pack program that appends 5000 junk bytes to what the real one (real) writes, found
+** first on the tool path as name: TOOL naming it, nothing written or cached. */
+static void rogue_pack(const char *label, const char *name, const char *real, const char *target,
+                       const char *text, const char *out_flag_sh) {
+  char dir[4200], tool[4300], body[9000], in[4200], out[4200], cache[4200], what[300];
+  snprintf(dir, sizeof dir, "%s-rogue-packdir", tmp_path(label));
+  mkdir(dir, 0755);
+  snprintf(tool, sizeof tool, "%s/%s", dir, name);
+  snprintf(body, sizeof body, "#!/bin/sh\n%s\n'%s' \"$@\" || exit 1\nhead -c 5000 /dev/urandom >> \"$out\"\n",
+           out_flag_sh, real);
+  spill(tool, body, strlen(body));
+  chmod(tool, 0755);
+  snprintf(in, sizeof in, "%s-pack.ll", tmp_path(label));
+  spill(in, text, strlen(text));
+  snprintf(out, sizeof out, "%s-pack.out", tmp_path(label));
+  snprintf(cache, sizeof cache, "%s-pack-cache", tmp_path(label));
+  const char *argv[] = {"build/gpublob-compiler", "--tool-dir", dir, "--tool-mode", "program", "--cache-dir", cache,
+                        "-t", target, "-f", "pack", in, "-o", out, NULL};
+  char *log = NULL, check_name[400];
+  int rc = run(argv, &log);
+  snprintf(what, sizeof what, "rogue tool: a %s that appends 5000 junk bytes to the pack", label);
+  snprintf(check_name, sizeof check_name, "%s: TOOL", what);
+  check(rc == 10 + GPUBLOB_TOOL, check_name, "exit %d: %s", rc, shown(log));
+  snprintf(check_name, sizeof check_name, "%s: the message names it and the bytes appended", what);
+  check(contains(log, name) && contains(log, "5000 bytes are appended"), check_name, "%s", shown(log));
+  snprintf(check_name, sizeof check_name, "%s: no output, nothing cached", what);
+  check(!exists(out) && !has_entries(cache), check_name, "%s", out);
+  free(log);
+}
+
+static void test_rogue_tools(void) {
+  char ptxas[4096] = "";
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.target = "nvptx:sm_80";
+  if (have_ptxas() && !tool_path(g, &o, ptxas, sizeof ptxas) && *ptxas)
+  {
+    rogue_target("ptxas", "nvptx:sm_80", rogue_nv, ptxas, "cat > /dev/null");
+    char fatbinary[4200];
+    snprintf(fatbinary, sizeof fatbinary, "%s", ptxas);
+    char *slash = strrchr(fatbinary, '/');
+    if (slash) snprintf(slash + 1, sizeof fatbinary - (size_t)(slash + 1 - fatbinary), "fatbinary");
+    if (have_program(fatbinary))
+      rogue_pack("fatbinary", "fatbinary", fatbinary, "nvptx:sm_80,sm_90", rogue_nv,
+                 "out=; for a in \"$@\"; do case $a in --create=*) out=${a#--create=} ;; esac; done");
+    else
+      skip("rogue tool: a fatbinary stand-in", "no fatbinary beside ptxas");
+  } else
+    skip("rogue tool: ptxas stand-ins", "CUDA toolkit (ptxas) not found");
+  if (have_program(LLVM_BINDIR "/ld.lld"))
+    rogue_target("ld.lld", "amdgcn:gfx90a", rogue_amd, LLVM_BINDIR "/ld.lld",
+                 "for a in \"$@\"; do case $a in /dev/fd/*) cat \"$a\" > /dev/null ;; esac; done");
+  else
+    skip("rogue tool: ld.lld stand-ins", "the ld.lld program not found (lld-22)");
+  if (have_program(LLVM_BINDIR "/clang-offload-bundler"))
+    rogue_pack("clang-offload-bundler", "clang-offload-bundler", LLVM_BINDIR "/clang-offload-bundler",
+               "amdgcn:gfx90a,gfx942", rogue_amd,
+               "out=; for a in \"$@\"; do case $a in -output=*) out=${a#-output=} ;; esac; done");
+  else
+    skip("rogue tool: ld.lld stand-ins", "the ld.lld program not found (lld-22)");
+}
+
 int main(void) {
   if (gpublob_open(&g)) return 2;
+  test_rogue_tools();
   test_review_inputs();
   test_isolation_daemon();
   test_stalled_reader();

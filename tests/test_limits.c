@@ -212,6 +212,53 @@ static const char lds_kernel[] =
     "}\n"
     "attributes #0 = { \"amdgpu-flat-work-group-size\"=\"1,256\" }\n";
 
+/* Every block size the options take gets an occupancy, or is OPTION naming block_size:
+** 16777216 (the most, 1 << 24) is occupancy 0 (no chip takes so large a block), so
+** min_occupancy is LIMIT there; one more, and UINT_MAX, are OPTION, with or without
+** limits, compiled or looked up; never a warning that the limit went unchecked. */
+static void block_size_bounds(const char *ll) {
+  char cache[4200], label[300];
+  snprintf(cache, sizeof cache, "%s/cache-block", scratch());
+  gpublob_options lim = GPUBLOB_OPTIONS_INIT;
+  gpublob_result r = {0};
+  gpublob_kernel_info k;
+  lim.block_size = 1u << 24;
+  int rc = compile_file(ll, GPUBLOB_INPUT_LLVM, "amdgcn:gfx90a", cache, &lim, &r);
+  int read = rc == 0 && !first_kernel(&r, &k);
+  check(read, "block_size 16777216: compiles, its kernel read", "rc %d: %s", rc, gpublob_error_message(g));
+  check_if(read, k.occupancy == 0 && k.occupancy_block_size == 1 << 24,
+           "block_size 16777216: an occupancy of 0 for blocks of 16777216 threads, not unknown",
+           "occupancy %g for %lld", k.occupancy, k.occupancy_block_size);
+  gpublob_result_free(&r);
+  set_limit(&lim, GPUBLOB_LIMIT_OCCUPANCY, 0.5);
+  rc = compile_file(ll, GPUBLOB_INPUT_LLVM, "amdgcn:gfx90a", NULL, &lim, &r);
+  check(rc == GPUBLOB_LIMIT && contains(gpublob_error_message(g), "blocks of 16777216 threads"),
+        "block_size 16777216 with min_occupancy 0.5: LIMIT", "rc %d: %s", rc, gpublob_error_message(g));
+  gpublob_result_free(&r);
+  static const unsigned past[] = {(1u << 24) + 1, 4294967295u};
+  for (size_t i = 0; i < sizeof past / sizeof *past; i++)
+    for (int limits = 0; limits < 2; limits++)
+      for (int lookup = 0; lookup < 2; lookup++) {
+        lim.block_size = past[i];
+        lim.limits = limits ? GPUBLOB_LIMIT_OCCUPANCY : 0;
+        if (lookup) {
+          gpublob_options o = lim;
+          o.version = GPUBLOB_OPTIONS_VERSION;
+          o.target = "amdgcn:gfx90a";
+          o.flags = GPUBLOB_FLAG_RETARGET;
+          o.cache_dir = cache;
+          gpublob_input in = {GPUBLOB_INPUT_LLVM, NULL, 0, ll, NULL};
+          rc = gpublob_cache_lookup(g, &o, &in, &r);
+        } else
+          rc = compile_file(ll, GPUBLOB_INPUT_LLVM, "amdgcn:gfx90a", NULL, &lim, &r);
+        const char *msg = gpublob_error_message(g);
+        snprintf(label, sizeof label, "block_size %u%s (%s): OPTION naming block_size", past[i],
+                 limits ? " with min_occupancy 0.5" : "", lookup ? "a cache lookup" : "compiled");
+        check(rc == GPUBLOB_OPTION && contains(msg, "block_size") && r.count == 0, label, "rc %d: %s", rc, msg);
+        gpublob_result_free(&r);
+      }
+}
+
 int main(void) {
   if (gpublob_open(&g)) return 1;
   static const char *const cuda[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc",
@@ -234,6 +281,7 @@ int main(void) {
   snprintf(lds, sizeof lds, "%s/big_lds.ll", scratch());
   spill(lds, lds_kernel, sizeof lds_kernel - 1);
   limit_case_run(lds, "amdgcn:gfx90a", "gfx90a", "big_lds", GPUBLOB_LIMIT_OCCUPANCY, "occupancy", 0);
+  block_size_bounds(lds);
   static const struct { unsigned bit; const char *what; int spill; unsigned block; } lc[] = {
       {GPUBLOB_LIMIT_REGISTERS, "registers", 1, 0},   {GPUBLOB_LIMIT_SPILLS, "spills", 1, 0},
       {GPUBLOB_LIMIT_SHARED, "shared bytes", 0, 0},   {GPUBLOB_LIMIT_STACK, "stack bytes", 1, 0},

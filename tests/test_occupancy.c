@@ -404,7 +404,100 @@ static void hostile_figures(void) {
   check(k.occupancy == -1.0, "hostile figures: a block size no chip has gives no occupancy", "%g", k.occupancy);
 }
 
+/* Figures that pass occ_sane alone but whose product is past a long long: a kernel
+** requiring 2097152 x 2097152 x 2097152 threads (2^63, clang's
+** "nvvm.reqntid"="2097152,2097152,2097152"), 2^24 in each; the readers' own sums and
+** products (a cubin's .nv.info, an AMD note's spills, an MLIR module's summary line):
+** no signed overflow (the sanitized suite's -fsanitize=signed-integer-overflow ends
+** the test on one), no occupancy, and -1 (not known) where a figure does not fit. */
+static void overflowing_figures(void) {
+  static const long long dims[] = {2097152, (long long)1 << 24, 1290, 1 << 12};
+  static const struct { const char *target, *chip; } on[] = {{"amdgcn", "gfx90a"}, {"nvptx", "sm_90"}};
+  for (size_t i = 0; i < sizeof on / sizeof *on; i++)
+    for (size_t d = 0; d < sizeof dims / sizeof *dims; d++) {
+      gpublob_kernel_info k = kt_blank("k", on[i].chip);
+      k.registers = 16;
+      k.reqd_threads[0] = k.reqd_threads[1] = k.reqd_threads[2] = dims[d];
+      occupancy_fill(tgt(on[i].target), on[i].chip, 0, &k);
+      char label[200];
+      snprintf(label, sizeof label, "overflowing figures: %s %s, required %lld x %lld x %lld threads: no occupancy",
+               on[i].target, on[i].chip, dims[d], dims[d], dims[d]);
+      check(k.occupancy == -1.0 && k.occupancy_block_size == -1 && !*k.occupancy_limiter, label,
+            "occupancy %g for blocks of %lld", k.occupancy, k.occupancy_block_size);
+    }
+  /* a cubin's kernel section: REQNTID and MAX_THREADS of 0xffffffff each (their product 2^96) */
+  gpublob gh;
+  memset(&gh, 0, sizeof gh);
+  unsigned char sec[32] = {EIFMT_SVAL, EIATTR_REQNTID, 12, 0};
+  memset(sec + 4, 0xff, 12);
+  gpublob_kernel_info k = kt_blank("k", "sm_90");
+  int rc = nv_kernel_section(&gh, sec, 16, "s", 1, &k);
+  check(rc == 0 && k.reqd_threads[0] == 0xffffffffLL && k.max_threads == -1,
+        "overflowing figures: a cubin's REQNTID of 0xffffffff x3: max_threads not known (-1)", "rc %d, max %lld",
+        rc, k.max_threads);
+  sec[1] = EIATTR_MAX_THREADS;
+  k = kt_blank("k", "sm_90");
+  rc = nv_kernel_section(&gh, sec, 16, "s", 1, &k);
+  check(rc == 0 && k.max_threads == -1, "overflowing figures: a cubin's MAX_THREADS of 0xffffffff x3: -1",
+        "rc %d, max %lld", rc, k.max_threads);
+  occupancy_fill(tgt("nvptx"), "sm_90", 0, &k);
+  check(k.occupancy_block_size == 1024, "overflowing figures: ... its occupancy for blocks of 1024", "%lld",
+        k.occupancy_block_size);
+  /* an AMD note whose two spill counts are INT64_MAX: their sum is not known */
+  static const unsigned char note[] = {
+      0x81, 0xae, 'a', 'm', 'd', 'h', 's', 'a', '.', 'k', 'e', 'r', 'n', 'e', 'l', 's', 0x91, 0x83,
+      0xa5, '.', 'n', 'a', 'm', 'e', 0xa1, 'k',
+      0xb1, '.', 'v', 'g', 'p', 'r', '_', 's', 'p', 'i', 'l', 'l', '_', 'c', 'o', 'u', 'n', 't',
+      0xd3, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+      0xb1, '.', 's', 'g', 'p', 'r', '_', 's', 'p', 'i', 'l', 'l', '_', 'c', 'o', 'u', 'n', 't',
+      0xd3, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+  ktable kt = {0};
+  rc = amd_map(&gh, note, sizeof note, &kt, "gfx90a");
+  check_if(rc == 0 && kt.n == 1, kt.k[0].vgpr_spills == LLONG_MAX && kt.k[0].spills == -1,
+           "overflowing figures: an AMD note's spill counts of INT64_MAX: their sum not known (-1)", "%lld",
+           kt.k[0].spills);
+  kt_free(&kt);
+  /* an MLIR module's summary line (a cache file's bytes) requiring 2097152 threads each way, with
+     min_occupancy: no occupancy, so a warning, not LIMIT and no overflow */
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  o.limits = GPUBLOB_LIMIT_OCCUPANCY;
+  o.min_occupancy = 0.5;
+  limits_found f = {{0}, 0, 0};
+  summary_check_all(&o, 0, "nvptx\tsm_90\tgpu.module @m\tk\t16\t-1\t-1\t-1\t-1\t-1\t0\t0\t-1\t8\t-1\t2097152\t2097152"
+                           "\t2097152\t0\t0\t0\n", &f);
+  check(f.count == 0 && (f.unknown & GPUBLOB_LIMIT_OCCUPANCY),
+        "overflowing figures: an MLIR summary line requiring 2097152 x 2097152 x 2097152 threads: not checked, said",
+        "%d over, unknown 0x%x", f.count, f.unknown);
+  sb_free(&f.first);
+  sb_free(&gh.msg);
+  sb_free(&gh.warn);
+}
+
+/* The CLI on a kernel clang would write with "nvvm.reqntid"="2097152,2097152,2097152": it
+** compiles, and --verbose prints the figures it has, none of them negative. */
+static void reqntid_cli(void) {
+  if (!have_ptxas()) {
+    skip("overflowing figures: the CLI's --verbose on a kernel requiring 2^63 threads", "no ptxas");
+    return;
+  }
+  static const char ir[] = "target triple = \"nvptx64-nvidia-cuda\"\n"
+                           "define ptx_kernel void @big(ptr %p) #0 {\n  store i32 1, ptr %p\n  ret void\n}\n"
+                           "attributes #0 = { \"nvvm.reqntid\"=\"2097152,2097152,2097152\" }\n";
+  const char *in = tmp_path("reqntid.ll"), *out = tmp_path("reqntid.cubin");
+  spill(in, ir, sizeof ir - 1);
+  const char *argv[] = {"build/gpublob-compiler", "--no-cache", "--verbose", "-t", "nvptx:sm_80", in, "-o", out, NULL};
+  char *log = NULL;
+  int rc = run(argv, &log);
+  check(rc == 0 && contains(log, "big (nvptx sm_80): ") && contains(log, "required 2097152x2097152x2097152 threads") &&
+            lacks(log, " -") && lacks(log, "occupancy"),
+        "overflowing figures: the CLI's --verbose on a kernel requiring 2^63 threads: its figures, no negative one, "
+        "no occupancy", "exit %d: %s", rc, shown(log));
+  free(log);
+}
+
 int main(void) {
+  overflowing_figures();
+  reqntid_cli();
   hostile_figures();
   spec_chips();
   hand_cases();

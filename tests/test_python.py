@@ -323,6 +323,53 @@ def test_errors():
     check(isinstance(raises(gpublob.compile, SAXPY_AMD, opt=4), ValueError), "opt=4")
 
 
+def test_nul_bytes():
+    """A str that goes to C with a NUL byte in it is ValueError, as open() says: C would
+    read only up to the NUL (compile('k.ll\\x00junk') compiled k.ll)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "lds.ll")
+        with open(path, "wb") as f:
+            f.write(LDS)
+        ok = gpublob.compile(path, targets=["amdgcn:gfx90a"])
+        check(len(ok) == 1 and ok[0].kernels[0]["name"] == "uses_lds", f"the path without a NUL compiles: {ok}")
+        e = raises(open, path + "\x00junk")
+        check(isinstance(e, ValueError), f"open() of a path with a NUL: {e!r}")
+        import pathlib
+        bad = {"path": (path + "\x00junk",), "PathLike path": (pathlib.PurePosixPath(path + "\x00junk"),)}
+        for what, args in bad.items():
+            e = raises(gpublob.compile, *args, targets=["amdgcn:gfx90a"])
+            check(isinstance(e, ValueError) and "null byte" in str(e), f"{what} with a NUL: {e!r}")
+        nul = "x\x00y"
+        cases = [("targets", {"targets": ["amdgcn:gfx90a\x00junk"]}),
+                 ("a target tuple's chip", {"targets": [("amdgcn", "gfx90a\x00", None)]}),
+                 ("a target tuple's features", {"targets": [("amdgcn", "gfx90a", "+xnack\x00")]}),
+                 ("name", {"name": nul})]
+        for key in ("features", "tool", "tool_dirs", "lib_dirs", "pipeline", "cache_dir", "tool_options",
+                    "toolkit", "dump_dir", "section", "remote_cache", "link"):
+            cases.append((key, {key: nul}))
+            if key in ("tool_dirs", "lib_dirs", "link"):
+                cases.append((f"{key} as a list", {key: [d, nul]}))
+            cases.append((f"{key} as bytes", {key: nul.encode()}))
+        for what, kw in cases:
+            kw = dict({"targets": ["amdgcn:gfx90a"]}, **kw)
+            e = raises(gpublob.compile, path, **kw)
+            check(isinstance(e, ValueError) and "null byte" in str(e), f"{what} with a NUL: {e!r}")
+        check(os.listdir(d) == ["lds.ll"], f"nothing written beside the input: {os.listdir(d)}")
+
+
+def test_block_size_bound():
+    """block_size is figured up to 16777216 (occupancy 0 there); past it, OPTION naming it."""
+    at = gpublob.compile(LDS, targets=["amdgcn:gfx90a"], block_size=1 << 24)
+    k = at[0].kernels[0] if len(at) == 1 and at[0].kernels else {}
+    check(k.get("occupancy") == 0 and k.get("occupancy_block_size") == 1 << 24, f"block_size=16777216: {k}")
+    e = raises(gpublob.compile, LDS, targets=["amdgcn:gfx90a"], block_size=1 << 24, min_occupancy=0.5)
+    check(isinstance(e, gpublob.Error) and e.name == "LIMIT", f"block_size=16777216, min_occupancy=0.5: {e!r}")
+    for extra in ({}, {"min_occupancy": 0.5}):
+        e = raises(gpublob.compile, LDS, targets=["amdgcn:gfx90a"], block_size=(1 << 24) + 1, **extra)
+        check(isinstance(e, gpublob.Error) and e.name == "OPTION" and "block_size" in e.message,
+              f"block_size=16777217 {extra}: {e!r}")
+
+
 def run_module(*args, env=None, cwd=PYDIR):
     """python3 -m gpublob ARGS, without bytecode files."""
     env = dict(os.environ if env is None else env, PYTHONDONTWRITEBYTECODE="1")
