@@ -28,6 +28,7 @@ void gpublob__tm_options(LLVMTargetMachineRef tm, int fast, int verbose);
 int gpublob__llvm_option_known(const char *word, size_t n);
 int gpublob__llvm_option_set(const char *word, size_t n);
 void gpublob__llvm_option_reset(const char *word, size_t n);
+void gpublob__drop_contract(LLVMModuleRef m);
 #endif
 #if GPUBLOB_MLIR_PASSES
 void gpublob__mlir_passes(LLVMModuleRef m, LLVMTargetMachineRef tm, int level);

@@ -32,6 +32,20 @@ void gpublob__tm_options(LLVMTargetMachineRef tm, int fast, int verbose) {
   t->Options.MCOptions.AsmVerbose = verbose != 0;
 }
 
+// The contract flag taken from every fadd, fsub and fmul of m: LLVM's C API only adds
+// flags (LLVMSetFastMathFlags ORs them in), so --fp-contract off clears them here.
+void gpublob__drop_contract(LLVMModuleRef m) {
+  for (llvm::Function &f : *llvm::unwrap(m))
+    for (llvm::BasicBlock &b : f)
+      for (llvm::Instruction &i : b) {
+        unsigned op = i.getOpcode();
+        if (op != llvm::Instruction::FAdd && op != llvm::Instruction::FSub && op != llvm::Instruction::FMul) continue;
+        llvm::FastMathFlags fmf = i.getFastMathFlags();
+        fmf.setAllowContract(false);
+        i.copyFastMathFlags(fmf);
+      }
+}
+
 // LLVM's option named by word ("-NAME" or "-NAME=VALUE", n bytes); NULL for none.
 static llvm::cl::Option *llvm_option(llvm::StringRef word, llvm::StringRef *value, bool *has_value) {
   llvm::StringRef w = word.ltrim('-');

@@ -330,6 +330,9 @@ static int resolve_levels(job *j) {
   if (j->o->fp_contract < GPUBLOB_FP_CONTRACT_DEFAULT || j->o->fp_contract > GPUBLOB_FP_CONTRACT_OFF)
     return set_error(j->g, GPUBLOB_OPTION, "unknown fp contraction %d", j->o->fp_contract);
   j->fp_contract = j->o->fp_contract ? j->o->fp_contract : spec_fp[j->t->fp_contract];
+  if (!GPUBLOB_LLVM_CXX && j->o->fp_contract == GPUBLOB_FP_CONTRACT_OFF)
+    return set_error(j->g, GPUBLOB_OPTION, "fp contraction off: this gpublob was built without src/passes.cpp (no "
+                     "C++ compiler), and LLVM's C API cannot take a contract flag off an operation");
   if (j->o->as < GPUBLOB_AS_DEFAULT || j->o->as > GPUBLOB_AS_CLANG)
     return set_error(j->g, GPUBLOB_OPTION, "unknown as %d (GPUBLOB_AS_MLIR or GPUBLOB_AS_CLANG: whose defaults "
                      "the call takes)", j->o->as);
