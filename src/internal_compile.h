@@ -29,6 +29,7 @@ int gpublob__llvm_option_known(const char *word, size_t n);
 int gpublob__llvm_option_set(const char *word, size_t n);
 void gpublob__llvm_option_reset(const char *word, size_t n);
 void gpublob__drop_contract(LLVMModuleRef m);
+LLVMModuleRef gpublob__copy_module(LLVMModuleRef m);
 #endif
 #if GPUBLOB_MLIR_PASSES
 void gpublob__mlir_passes(LLVMModuleRef m, LLVMTargetMachineRef tm, int level);

@@ -15,6 +15,8 @@
 // LLVM's command-line options (clang's -mllvm words), set and reset by name.
 #include "llvm-c/Core.h"
 #include "llvm-c/TargetMachine.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -44,6 +46,24 @@ void gpublob__drop_contract(LLVMModuleRef m) {
         fmf.setAllowContract(false);
         i.copyFastMathFlags(fmf);
       }
+}
+
+// A copy of m in its context, its values' use lists in m's order (bitcode written with
+// them and read back): LLVMCloneModule's copy orders them otherwise, and the backend,
+// which walks them, then orders some instructions otherwise (the dump's ISA of an
+// object emission, src/dump.c).  NULL when the copy cannot be made.
+LLVMModuleRef gpublob__copy_module(LLVMModuleRef m) {
+  llvm::Module *mod = llvm::unwrap(m);
+  llvm::SmallVector<char, 0> buf;
+  llvm::raw_svector_ostream os(buf);
+  llvm::WriteBitcodeToFile(*mod, os, /*ShouldPreserveUseListOrder=*/true);
+  auto copy = llvm::parseBitcodeFile(llvm::MemoryBufferRef(llvm::StringRef(buf.data(), buf.size()), mod->getName()),
+                                     mod->getContext());
+  if (!copy) {
+    llvm::consumeError(copy.takeError());
+    return nullptr;
+  }
+  return llvm::wrap(copy->release());
 }
 
 // LLVM's option named by word ("-NAME" or "-NAME=VALUE", n bytes); NULL for none.
