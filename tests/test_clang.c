@@ -828,7 +828,7 @@ static void as_clang_parts(void) {
 /* -O0 -g CUDA IR: its PTX says ".target sm_90, debug", which ptxas compiles only with -g;
 ** gpublob gives ptxas clang's debug options (-g --dont-merge-basicblocks --return-at-end,
 ** no -O) by default and with --as clang (and -m64 there), as the dump's script shows. */
-static void cuda_debug_O0(void) {
+static void cuda_debug_O0(int cxx) {
   char ll[4200], cubin[4200], dir[4200], script[4400], label[400];
   const char *name = "cuda debug.cu -O0 -g";
   if (!*ptxas) {
@@ -839,7 +839,7 @@ static void cuda_debug_O0(void) {
   const char *to_ir[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
                          "-O0", "-g", "-S", "-emit-llvm", NULL};
   if (clang_ir(to_ir, SRC "debug.cu", ll, "CUDA debug.cu -O0 -g to LLVM IR")) return;
-  for (int as = 0; as < 2; as++) {
+  for (int as = 0; as < 1 + cxx; as++) {
     snprintf(cubin, sizeof cubin, "%s/debug_O0_%d.cubin", scratch(), as);
     snprintf(dir, sizeof dir, "%s/debug_O0_dump_%d", scratch(), as);
     char *log = NULL;
@@ -898,8 +898,30 @@ static void hip_as_clang(const char *src, const char *stem, const char *libdir) 
            a, b);
 }
 
+/* A build without src/passes.cpp (no C++ compiler; the sanitized suite's) cannot set
+** LLVM's options for one job: --as clang for CUDA IR is OPTION naming it, and so is
+** --fp-contract off; HIP's hsacos need neither. */
+static void as_clang_without_cxx(void) {
+  char ll[4200], out[4200];
+  const char *name = "cuda --as clang, built without src/passes.cpp";
+  snprintf(ll, sizeof ll, "%s/asclang_nocxx.ll", scratch());
+  snprintf(out, sizeof out, "%s/asclang_nocxx.ptx", scratch());
+  const char *to_ir[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                         "-O3", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", NULL};
+  if (clang_ir(to_ir, SRC "fma.cu", ll, "CUDA fma.cu to LLVM IR")) return;
+  char *log = NULL;
+  const char *args[] = {"--as", "clang", "-f", "asm", "-t", "nvptx:sm_90", ll, "-o", out, NULL};
+  int rc = gpublob_cli(args, &log);
+  check(rc == 10 + GPUBLOB_OPTION && contains(log, "src/passes.cpp") && contains(log, "enable-memcpyopt") &&
+            !exists(out),
+        name, "exit %d: %s", rc, shown(log));
+  free(log);
+}
+
 static void as_clang(void) {
-  if (*ptxas) {
+  int cxx = have_llvm_cxx();
+  if (!cxx) as_clang_without_cxx();
+  if (*ptxas && cxx) {
     snprintf(cuda_root, sizeof cuda_root, "%s", ptxas);
     for (int i = 0; i < 2; i++) {
       char *slash = strrchr(cuda_root, '/');
@@ -911,10 +933,14 @@ static void as_clang(void) {
       {SRC "fused_exp.cu", "fused_exp", 1}, {SRC "struct_copy.cu", "struct_copy", 0},
       {SRC "helper.cu", "helper", 0},       {SRC "barriers.cu", "barriers", 0}, {SRC "bounds.cu", "bounds", 0},
       {SRC "spill.cu", "spill", 0},         {SRC "debug.cu", "debug", 0}};
-  for (size_t i = 0; i < sizeof cuda / sizeof *cuda; i++) cuda_as_clang(cuda[i].src, cuda[i].stem, "-O3", NULL, cuda[i].libs);
-  cuda_as_clang(SRC "debug.cu", "debug", "-O2", "-g", 0); /* -lineinfo, and the PTX's lines as clang's */
-  as_clang_parts();
-  cuda_debug_O0();
+  if (!cxx) skip("cuda --as clang: clang's cubins, byte for byte", "built without src/passes.cpp");
+  for (size_t i = 0; cxx && i < sizeof cuda / sizeof *cuda; i++)
+    cuda_as_clang(cuda[i].src, cuda[i].stem, "-O3", NULL, cuda[i].libs);
+  if (cxx) {
+    cuda_as_clang(SRC "debug.cu", "debug", "-O2", "-g", 0); /* -lineinfo, and the PTX's lines as clang's */
+    as_clang_parts();
+  }
+  cuda_debug_O0(cxx);
   static const struct { const char *src, *stem; } hip[] = {
       {SRC "reduce.hip", "reduce"}, {SRC "asm.hip", "asm"}, {SRC "helper.hip", "helper"},
       {SRC "spill.hip", "spill"},   {SRC "bounds.hip", "bounds"}};

@@ -256,6 +256,23 @@ int have_ptxas(void) {
   return ok;
 }
 
+int have_llvm_cxx(void) {
+  static const char ll[] = "target triple = \"nvptx64-nvidia-cuda\"\n"
+                           "define void @f(ptr %p, float %a) {\n  %m = fmul contract float %a, %a\n"
+                           "  store float %m, ptr %p\n  ret void\n}\n";
+  gpublob *g;
+  if (gpublob_open(&g)) return 0;
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx", .format = GPUBLOB_FORMAT_LL,
+                       .fp_contract = GPUBLOB_FP_CONTRACT_OFF};
+  gpublob_input in = {.kind = GPUBLOB_INPUT_LLVM, .data = ll, .size = sizeof ll - 1, .name = "probe.ll"};
+  gpublob_result r = {0};
+  int rc = gpublob_compile(g, &o, &in, &r);
+  int without = rc == GPUBLOB_OPTION && strstr(gpublob_error_message(g), "src/passes.cpp");
+  gpublob_result_free(&r);
+  gpublob_close(g);
+  return !without;
+}
+
 int unbundle(const char *bundle, const char *id, const char *out) {
   char targets[512], input[4400], output[4400];
   snprintf(targets, sizeof targets, "-targets=%s", id);
