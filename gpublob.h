@@ -85,12 +85,12 @@ extern "C" {
 #endif
 #endif
 
-/* This header's version: 1.4.0 has 1.0's calls and what 1.1 to 1.4 added
+/* This header's version: 1.5.0 has 1.0's calls and what 1.1 to 1.5 added
 ** (each marked "since"). */
 #define GPUBLOB_VERSION_MAJOR 1
-#define GPUBLOB_VERSION_MINOR 4
+#define GPUBLOB_VERSION_MINOR 5
 #define GPUBLOB_VERSION_PATCH 0
-#define GPUBLOB_VERSION_STRING "1.4.0"
+#define GPUBLOB_VERSION_STRING "1.5.0"
 #define GPUBLOB_VERSION_NUMBER \
   (GPUBLOB_VERSION_MAJOR * 10000 + GPUBLOB_VERSION_MINOR * 100 + GPUBLOB_VERSION_PATCH)
 
@@ -232,6 +232,26 @@ enum gpublob_fp_contract {
                                    an explicit request, stays) */
 };
 
+/* (since 1.5) Whose defaults a call takes: the peer whose blob it gives byte for byte.
+** Zero is the default: mlir.  Explicit options (fp_contract, tool_options) still win
+** over the peer's defaults.  In the cache's keys.  docs/clang.md. */
+enum gpublob_as {
+  GPUBLOB_AS_DEFAULT = 0,
+  GPUBLOB_AS_MLIR = 1,  /* as mlir-opt's gpu-module-to-binary serialisers: the spec's fp_contract
+                           ("on"), the blob tool's options of the spec's tool_argv, and its
+                           report asked for (ptxas -v) */
+  GPUBLOB_AS_CLANG = 2  /* as clang's CUDA, HIP and OpenCL drivers: floating-point contraction
+                           for the module's language (the spec's clang_fp_contract: CUDA fast,
+                           the target machine's AllowFPOpFusion; HIP and OpenCL on), the -mllvm
+                           options clang passes for it (clang_mllvm: CUDA's
+                           -enable-memcpyopt-without-libcalls), the blob tool's options as
+                           clang gives them ({if:clang:..} in tool_argv: ptxas -m64 -O3, or
+                           its debug options) and no others: the tool's report is not asked
+                           for, so NVIDIA's spill bytes and barriers are -1 (as with
+                           GPUBLOB_FLAG_NO_TOOL_REPORT) and the cubin's .note.nv.tkinfo is
+                           clang's */
+};
+
 /* One (target, chips, features) to compile for.  target may name chips after a
 ** colon, several separated by commas: "nvptx:sm_80,sm_90"; so may chip. */
 typedef struct gpublob_target_choice {
@@ -245,7 +265,7 @@ typedef struct gpublob_target_choice {
 ** 8 (since 1.3): job_timeout, fp_contract.
 ** 9 (since 1.4): block_size, limits, max_registers, max_spills, max_shared, max_stack,
 ** min_occupancy.
-** 10 (since 1.5): tool_memory.
+** 10 (since 1.5): as, tool_memory.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
 #define GPUBLOB_OPTIONS_VERSION 10
@@ -340,6 +360,8 @@ typedef struct gpublob_options {
   unsigned long long max_stack;     /* stack (private segment) bytes a thread */
   double min_occupancy;             /* the least occupancy, 0 to 1 (gpublob_kernel_info) */
   /* version 10, since 1.5: */
+  int as;                /* enum gpublob_as: whose defaults (mlir-opt's, clang's); another
+                            value is OPTION; in the cache's keys */
   unsigned tool_memory;  /* MiB of data a blob or pack tool may take (RLIMIT_DATA), the
                             in-process ones (lld, nvJitLink: run in a child process of the
                             isolation helper) as the programs; past it the tool fails: TOOL;

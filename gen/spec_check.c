@@ -25,8 +25,10 @@ static const struct { const char *name; int value; } calling_conventions[] = {
    append and appendunique, so only these behaviours take a number. */
 static const char *const flag_behaviours[] = {"error", "warning", "override", NULL};
 static const char *const metadata_behaviours[] = {"require", "append", "appendunique", NULL};
+/* The conditions of {if:COND:..} besides +feature, -feature and a target's isa_conditions:
+   the math modes, -O0, and whose defaults the call takes (--as clang, --as mlir). */
 static const char *const conditions[] = {"ftz", "fast-math", "O0", "daz", "finite-only", "unsafe-math",
-                                         "unsafe-sqrt", NULL};
+                                         "unsafe-sqrt", "clang", "mlir", NULL};
 /* What a flag of an MLIR target attribute may set besides a feature (mlir_flags). */
 static const char *const flag_options[] = {"ftz", "fast-math", "daz", "finite-only", "unsafe-math",
                                            "unsafe-sqrt", NULL};
@@ -69,35 +71,78 @@ static void check_trigraphs(const target *t, int k) {
           keys[k].name, p[2]);
 }
 
-/* Each {NAME} of the value is one of the placeholders its key's line names. */
-static void check_template(const target *t, int k, const char *allowed) {
-  const char *v = t->val[k];
+/* The '}' that closes the placeholder opened at p ('{'), where an {if:...}'s branches
+   may hold placeholders of their own; NULL when none does. */
+static const char *close_brace(const char *p) {
+  int depth = 0;
+  for (; *p; p++) {
+    if (*p == '{') depth++;
+    else if (*p == '}' && --depth == 0) return p;
+  }
+  return NULL;
+}
+
+/* The ':' after p at the placeholders' top level (not inside a nested {...}), before e. */
+static const char *top_colon(const char *p, const char *e) {
+  int depth = 0;
+  for (; p < e; p++) {
+    if (*p == '{') depth++;
+    else if (*p == '}') depth--;
+    else if (*p == ':' && !depth) return p;
+  }
+  return NULL;
+}
+
+/* Is c (n bytes) a condition of target t's isa_conditions (NAME:GLOB)? */
+static int isa_condition(const target *t, const char *c, size_t n) {
+  const char *p = t->val[K_isa_conditions], *w;
+  size_t m;
+  while (p && (w = next_word(&p, &m))) {
+    const char *colon = memchr(w, ':', m);
+    if (colon && (size_t)(colon - w) == n && !memcmp(w, c, n)) return 1;
+  }
+  return 0;
+}
+
+static void check_template_text(const target *t, int k, const char *allowed, const char *v, const char *end);
+
+/* Each {NAME} of v (up to end) is one of the placeholders its key's line names, or an
+   {if:COND:THEN:ELSE} whose THEN and ELSE are such text. */
+static void check_template_text(const target *t, int k, const char *allowed, const char *v, const char *end) {
   int line = t->key_line[k];
-  for (const char *p = v; (p = strchr(p, '{')); p++) {
-    if (p[1] == '{') { /* {{ is a literal brace */
+  for (const char *p = v; p < end && (p = memchr(p, '{', (size_t)(end - p))); p++) {
+    if (p + 1 < end && p[1] == '{') { /* {{ is a literal brace */
       p++;
       continue;
     }
-    const char *e = strchr(p, '}');
-    if (!e) die(line, "'%s': unclosed '{'", keys[k].name);
+    const char *e = close_brace(p);
+    if (!e || e >= end) die(line, "'%s': unclosed '{'", keys[k].name);
     const char *name = p + 1;
     size_t n = (size_t)(e - name);
-    if (memchr(name, '{', n) || memchr(name, ' ', n))
-      die(line, "'%s': '{%.*s' is not a placeholder (write a literal brace as {{)", keys[k].name,
-          (int)n, name);
     if (n > 3 && !strncmp(name, "if:", 3)) {
-      const char *c = name + 3, *colon = memchr(c, ':', (size_t)(e - c));
-      if (!colon || !memchr(colon + 1, ':', (size_t)(e - colon - 1)))
-        die(line, "'%s': {if:COND:THEN:ELSE} needs three parts", keys[k].name);
+      const char *c = name + 3, *colon = top_colon(c, e), *colon2 = colon ? top_colon(colon + 1, e) : NULL;
+      if (!colon || !colon2) die(line, "'%s': {if:COND:THEN:ELSE} needs three parts", keys[k].name);
       size_t cn = (size_t)(colon - c);
-      if (!(cn > 1 && (*c == '+' || *c == '-')) && !in_list(conditions, c, cn))
-        die(line, "'%s': unknown condition '%.*s' (use +feature, -feature, %s)", keys[k].name, (int)cn, c,
-            list_text(conditions));
+      if (!(cn > 1 && (*c == '+' || *c == '-')) && !in_list(conditions, c, cn) && !isa_condition(t, c, cn))
+        die(line, "'%s': unknown condition '%.*s' (use +feature, -feature, %s, or a NAME of isa_conditions)",
+            keys[k].name, (int)cn, c, list_text(conditions));
+      if (memchr(c, ' ', (size_t)(e - c)))
+        die(line, "'%s': '{%.*s}' holds a blank (a template's words are split on blanks first)", keys[k].name,
+            (int)n, name);
+      check_template_text(t, k, allowed, colon + 1, colon2);
+      check_template_text(t, k, allowed, colon2 + 1, e);
+    } else if (memchr(name, '{', n) || memchr(name, ' ', n)) {
+      die(line, "'%s': '{%.*s' is not a placeholder (write a literal brace as {{)", keys[k].name, (int)n, name);
     } else if (!word_in(allowed, name, n)) {
       die(line, "'%s': unknown placeholder '{%.*s}' (this key has: %s)", keys[k].name, (int)n, name, allowed);
     }
     p = e;
   }
+}
+
+static void check_template(const target *t, int k, const char *allowed) {
+  const char *v = t->val[k];
+  check_template_text(t, k, allowed, v, v + strlen(v));
 }
 
 /* What the key list says of a value: one of an ENUM's words, an INTEGER in range. */
@@ -607,6 +652,33 @@ static void check_occupancy(const target *t) {
   }
 }
 
+/* --as clang's keys (LANG:MODE, LANG:WORD) and isa_conditions (NAME:GLOB): each word
+   a pair with both halves; a mode one of on, fast, off; an LLVM option starting with
+   '-'; a condition's name none of the built-in ones, nor a feature's (+x, -x). */
+static void check_clang_keys(const target *t) {
+  static const char *const modes[] = {"on", "fast", "off", NULL};
+  static const int pairs[] = {K_clang_fp_contract, K_clang_mllvm, K_isa_conditions};
+  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+    int k = pairs[i];
+    const char *p = t->val[k], *w;
+    size_t n;
+    while (p && (w = next_word(&p, &n))) {
+      const char *colon = memchr(w, ':', n), *v = colon ? colon + 1 : NULL;
+      size_t ln = colon ? (size_t)(colon - w) : 0, vn = colon ? n - ln - 1 : 0;
+      int ok = colon && ln && vn;
+      if (ok && k == K_clang_fp_contract) ok = in_list(modes, v, vn);
+      if (ok && k == K_clang_mllvm) ok = *v == '-' && vn > 1;
+      if (ok && k == K_isa_conditions)
+        ok = *w != '+' && *w != '-' && !in_list(conditions, w, ln) && !memchr(w, '{', n) && !memchr(w, '}', n);
+      if (!ok)
+        die(t->key_line[k], "'%s': '%.*s' is not %s", keys[k].name, (int)n, w,
+            k == K_clang_fp_contract ? "LANG:MODE (MODE on, fast or off)"
+            : k == K_clang_mllvm ? "LANG:-OPTION (an LLVM option, -NAME or -NAME=VALUE)"
+            : "NAME:GLOB (NAME no built-in condition, +feature or -feature; no brace)");
+    }
+  }
+}
+
 static void check_target(target *t) {
   check_keys(t);
   check_llvm_target(t);
@@ -635,6 +707,7 @@ static void check_target(target *t) {
   check_libm(t);
   check_unsupported_types(t);
   check_occupancy(t);
+  check_clang_keys(t);
   check_templates(t);
 }
 

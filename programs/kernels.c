@@ -135,6 +135,10 @@ static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text 
     if (!rc) text_addf(json, "%s]}", n ? "\n  " : "");
   }
   text_addf(json, "\n]}\n");
+  if (c->verbose && c->opts.as == GPUBLOB_AS_CLANG)
+    fprintf(stderr, "gpublob: --as clang: the blob tool was asked for no report, as clang asks none (ptxas "
+            "without -v), so the figures only its report gives (NVIDIA's spill bytes and barriers) are not "
+            "known\n");
   return json->oom ? fail("%s", "out of memory") : 0;
 }
 

@@ -31,6 +31,8 @@
   X(DUMP_DIR, "dump-dir", 0, 1, OUTPUT, B_OUTPUTS, "DIR\teach job's IR, ISA, object and blob tool script", \
     "DIR\teach job's IR (read, linked, optimised), ISA, object,\nand the blob tool's script and log, into DIR (made if\nmissing); such a call compiles (no cache hit)") \
   X(OPT, NULL, 'O', 1, COMPILE, B_TARGETS, "-O0 .. -O3\toptimisation level (default -O3)", "-O0 .. -O3\tdefault -O3") \
+  X(AS, "as", 0, 1, COMPILE, B_TARGETS, "mlir|clang\twhose blob, byte for byte: mlir-opt's, clang's", \
+    "mlir|clang\twhose defaults: mlir (default), mlir-opt's serialisers';\nclang, clang's CUDA/HIP/OpenCL driver's: its fp\ncontraction and -mllvm options for the module's\nlanguage, ptxas's options as clang gives them (-m64)\nand no report (-v): spills unknown; explicit flags win") \
   X(FP_CONTRACT, "fp-contract", 0, 1, COMPILE, B_NONE, NULL, \
     "fast|on|off\tfuse multiplies into adds: on (default), as the IR\nsays; fast, as clang's CUDA and HIP; off, drop the\nIR's contract flags (an llvm.fmuladd stays)") \
   X(BACKEND_ONLY, "backend-only", 0, 0, COMPILE, B_NONE, NULL, \

@@ -39,6 +39,7 @@ _KINDS = {"auto": 0, "llvm": 1, "mlir": 2}
 _ATTACH = {"binary": 1, "legacy": 2}
 _TOOL_MODES = {"auto": 0, "program": 1, "in-process": 2, "inprocess": 2}
 _FP_CONTRACT = {"on": 1, "fast": 2, "off": 3}
+_AS = {"mlir": 1, "clang": 2}
 
 # GPUBLOB_FLAG_*, by the keyword that sets each (True) in compile().
 FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
@@ -91,6 +92,7 @@ class _Options(ctypes.Structure):
         ("max_shared", ctypes.c_ulonglong), ("max_stack", ctypes.c_ulonglong),
         ("min_occupancy", ctypes.c_double),
         # version 10
+        ("as", ctypes.c_int),
         ("tool_memory", ctypes.c_uint),
     ]
 
@@ -320,6 +322,8 @@ _OPTIONS = {
     "remote_max": ("remote_max", _uint(64)),
     "job_timeout": ("job_timeout", _uint(32)),
     "fp_contract": ("fp_contract", _choice(_FP_CONTRACT, "fp contraction")),
+    # as is Python's keyword: as_="clang" (or **{"as": "clang"})
+    "as_": ("as", _choice(_AS, "as (whose defaults)")), "as": ("as", _choice(_AS, "as (whose defaults)")),
     "block_size": ("block_size", _uint(32)),
     # each limit's keyword also sets its LIMITS bit (0 is a limit too: None is none)
     "max_registers": ("max_registers", _uint(64)), "max_spills": ("max_spills", _uint(64)),
@@ -478,6 +482,11 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
       tool_memory=MIB      a blob tool taking more data fails (default 8192)
       job_timeout=SECONDS  a job's LLVM work longer is BACKEND (default none)
       fp_contract          "on" (default: as the IR says), "fast" or "off"
+      as_                  whose defaults, whose blob byte for byte: "mlir" (default,
+                           mlir-opt's serialisers') or "clang" (clang's CUDA/HIP/OpenCL
+                           driver's: its fp contraction and -mllvm options for the
+                           module's language, ptxas's options as clang gives them and
+                           no report: spill figures -1); explicit options win
       link=[PATH, ...]     bitcode linked into every module before the device libraries
       jobs=N               compile threads (default one per core)
       cache_dir=DIR, cache_max=BYTES   the content-addressed cache (default none)

@@ -137,6 +137,7 @@ static void hash_job(cache *c, XXH3_state_t *st, job *j, int pack, const char *p
   hash_u64(st, (uint64_t)j->keep_asm << 32 | (uint64_t)j->abi);
   hash_u64(st, j->o->abi); /* asked for, or a default a module's own may replace */
   hash_u64(st, (uint64_t)j->fp_contract);
+  hash_u64(st, (uint64_t)j->as); /* whose defaults: fp contraction, LLVM's and the tool's options */
   hash_str(st, j->tool_name);
   if (*j->provider_path && provider_ops_of(j->t)->linked) hash_str(st, j->provider_path); /* its identity */
   else if (*j->provider_path) hash_file(c, st, j->provider_path);
@@ -172,6 +173,7 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
   hash_str(&st, LLVM_VERSION_STRING);
   hash_u64(&st, GPUBLOB_MLIR);
   hash_u64(&st, GPUBLOB_MLIR_PASSES); /* an MLIR job's pipeline, and the libraries' mlir_lib_drop */
+  hash_u64(&st, GPUBLOB_LLVM_CXX);    /* how --fp-contract fast fuses (the target machine's, or flags) */
   hash_bytes(&st, spec_key.b, sizeof spec_key.b);
   hash_u64(&st, (uint64_t)input);
   hash_str(&st, name);
@@ -183,6 +185,7 @@ static key128 call_key(const gpublob_options *o, int input, const void *data, si
   hash_u64(&st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
   hash_u64(&st, o->abi);
   hash_u64(&st, (uint64_t)o->fp_contract);
+  hash_u64(&st, (uint64_t)o->as);
   /* MLIR's module holds each kernel's occupancy in its #gpu.objects' kernel tables,
   ** figured for the block size: there it changes the output's bytes (LLVM IR's
   ** outputs are the blobs alone, whose occupancy is figured when read) */

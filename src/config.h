@@ -10,6 +10,11 @@
 #define GPUBLOB_MLIR_PASSES 0 /* 1: src/passes.cpp, MLIR jobs' middle end as mlir-opt's (configure) */
 #endif
 
+#ifndef GPUBLOB_LLVM_CXX
+#define GPUBLOB_LLVM_CXX 0 /* 1: src/passes.cpp, what LLVM's C API does not reach: the target
+                              machine's fp fusion, LLVM's options per job (configure) */
+#endif
+
 #ifndef GPUBLOB_VENDORED
 #define GPUBLOB_VENDORED 0 /* 1: build/vendor/gpublob.c (specgen --vendor defines it) */
 #endif

@@ -178,12 +178,25 @@ static pid_t dump_isa_fork(job *j, LLVMModuleRef copy) {
   return pid;
 }
 
+/* A copy of the module for the ISA's emission: one whose use lists keep the module's
+** order (src/passes.cpp), so that the backend, which walks them, emits the very code
+** of the object, as -f asm prints it; LLVMCloneModule's copy reorders them, and its
+** ISA could order some instructions otherwise (a build without src/passes.cpp; its
+** dump says so, docs/cli.md). */
+static LLVMModuleRef isa_module_copy(LLVMModuleRef m) {
+#if GPUBLOB_LLVM_CXX
+  LLVMModuleRef copy = gpublob__copy_module(m);
+  if (copy) return copy;
+#endif
+  return LLVMCloneModule(m);
+}
+
 /* The emission gives an object (a bin of a target whose backend emits one): a copy
 ** of the module, taken before the object's emission changes it, gives the ISA. */
 static isa_copy dump_isa_copy(job *j) {
   isa_copy c = {NULL, 0};
   int object = j->format == GPUBLOB_FORMAT_BIN && j->t->emit == EMIT_obj;
-  if (!j->dump.len || !object || !(c.mod = LLVMCloneModule(j->llvm->mod))) return c;
+  if (!j->dump.len || !object || !(c.mod = isa_module_copy(j->llvm->mod))) return c;
   if (j->t->isolate == ISOLATE_always && child_fd >= 0) {
     c.pid = dump_isa_fork(j, c.mod);
     c.mod = NULL;

@@ -187,7 +187,11 @@ typedef struct job {
   strbuf features;  /* what LLVM gets: spec default, then the caller's */
   strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */
   int format, opt;  /* a pack's member compiles as bin */
-  int fp_contract;  /* enum gpublob_fp_contract, resolved: ON, FAST or OFF */
+  int fp_contract;  /* enum gpublob_fp_contract, resolved: ON, FAST or OFF (with --as clang and
+                       none asked, the module's language's once it is parsed: job_language) */
+  int as;           /* enum gpublob_as, resolved: MLIR or CLANG */
+  strbuf mllvm;     /* --as clang: LLVM's options for the module's language (clang_mllvm), blank-separated */
+  unsigned isa_conds; /* the spec's isa_conditions the backend's assembly met: bit i for the i-th */
   unsigned flags;
   const gpublob_options *o; /* &opts */
   gpublob_options opts;     /* the caller's, normalised, with this job's target */

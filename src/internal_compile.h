@@ -25,6 +25,16 @@ static int provider_in_child(job *j, const char **opts, uint32_t n);
 static void provider_child_main(int fd, const strbuf *rec, int chan);
 /* src/passes.cpp (C++, where configure found a compiler for it): the middle end of
 ** an MLIR input's job as MLIR's serialisers run it (src/optimise.c's) */
+#if GPUBLOB_LLVM_CXX
+/* and, with MLIR or without, the target machine's fp fusion and verbose assembly, and LLVM's options by name
+** (src/target_machine.c's and src/peer.c's) */
+void gpublob__tm_options(LLVMTargetMachineRef tm, int fast, int verbose);
+int gpublob__llvm_option_known(const char *word, size_t n);
+int gpublob__llvm_option_set(const char *word, size_t n);
+void gpublob__llvm_option_reset(const char *word, size_t n);
+void gpublob__drop_contract(LLVMModuleRef m);
+LLVMModuleRef gpublob__copy_module(LLVMModuleRef m);
+#endif
 #if GPUBLOB_MLIR_PASSES
 void gpublob__mlir_passes(LLVMModuleRef m, LLVMTargetMachineRef tm, int level);
 void gpublob__erase_named_metadata(LLVMModuleRef m, const char *name, size_t n);

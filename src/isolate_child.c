@@ -61,6 +61,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   o.nlink = (size_t)nlink;
   o.job_timeout = (unsigned)get_u64(&r);
   o.fp_contract = (int)get_u64(&r);
+  o.as = (int)get_u64(&r);
   const char *cwd = get_str(&r);
   if (r.bad || !target || !chip || !cwd || child_environment(c, &r) || chdir(cwd)) return -1;
   c->size = (size_t)get_u64(&r);

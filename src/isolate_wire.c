@@ -52,6 +52,7 @@ static void put_job(strbuf *b, const job *j, const void *module, size_t size) {
   for (size_t i = 0; o->link && i < o->nlink; i++) put_str(b, o->link[i] ? o->link[i] : "");
   put_u64(b, o->job_timeout);
   put_u64(b, (uint64_t)o->fp_contract);
+  put_u64(b, (uint64_t)o->as);
   char *cwd = getcwd(NULL, 0);
   put_str(b, cwd ? cwd : "/");
   free(cwd);

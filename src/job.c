@@ -10,7 +10,11 @@ static int run_blob_tool(job *j) {
     return GPUBLOB_OK;
   }
   note_object_flags(j);
-  int rc = dump_tool_script(j);
+  int rc = job_isa_conditions(j);
+  /* a tool started before the backend ran took none of the assembly's conditions: one
+  ** that holds (ptxas's debug options) starts it again with them */
+  if (!rc && j->isa_conds && j->run.p.pid) tool_end(j);
+  if (!rc) rc = dump_tool_script(j);
   if (!rc && j->prov) {
     rc = provider_ready(j);
     if (!rc) rc = provider_run(j);
@@ -89,6 +93,7 @@ static int job_llvm(job *j) {
   if (!rc) rc = within_job_timeout(j, t0, "parse");
   if (!rc) rc = dump_module(j, "0-input.ll");
   if (!rc) rc = check_triple(j);
+  if (!rc) rc = job_language(j);
   if (!rc) rc = adopt_pinned_version(j);
   if (!rc) rc = make_target_machine(j);
   if (!rc) rc = verify_module(j);
@@ -101,6 +106,8 @@ static int job_llvm(job *j) {
   if (!rc) rc = dump_module(j, "1-linked.ll");
   if (!rc) rc = check_unselectable(j, 0);
   if (!rc) keep_entries(j);
+  int gated = 0; /* LLVM's options (clang_mllvm) are the job's from here to its emission's end */
+  if (!rc) gated = !(rc = llvm_options_enter(j));
   if (!rc) rc = optimise(j);
   if (!rc) rc = diag_failed(j, "optimisation");
   if (!rc) rc = within_job_timeout(j, t0, "optimisation");
@@ -114,7 +121,9 @@ static int job_llvm(job *j) {
   if (!rc) rc = diag_failed(j, "code generation");
   if (!rc) rc = note_kernels(j);
   if (!rc) rc = within_job_timeout(j, t0, "code generation");
-  return dump_emitted(j, isa, rc);
+  rc = dump_emitted(j, isa, rc);
+  if (gated) llvm_options_leave();
+  return rc;
 }
 
 /* A job start to end.  The blob tool starts first when it can overlap the compile.

@@ -38,6 +38,7 @@ static void job_end(job *j) {
   job_path_free(&j->provider_path);
   sb_free(&j->features);
   sb_free(&j->condfeat);
+  sb_free(&j->mllvm);
   sb_free(&j->diag);
   sb_free(&j->tool_log);
   sb_free(&j->report);

@@ -39,13 +39,20 @@ static int keeps_every_function(job *j) {
 }
 
 /* ---- floating-point contraction, for the backend (options' fp_contract) ---- */
-/* FAST: every fadd, fsub and fmul gets the contract flag, which is what the backend
-** reads of clang's -ffp-contract=fast (the target machine's AllowFPOpFusion, which
-** LLVM's C API does not reach): it may fuse a multiply into an add, and NVPTX leaves
-** ptxas free to fuse (mul.f32, not mul.rn.f32).  OFF: the flag goes from each.  ON:
-** the IR as it is.  After the middle end, so the optimiser works as before. */
+/* FAST is the target machine's fusion setting (new_target_machine: AllowFPOpFusion =
+** Fast, clang's -ffp-contract=fast), so the backend forms FMA pairs as clang does; a
+** build without src/passes.cpp, where LLVM's C API does not reach it, puts the
+** contract flag on every fadd, fsub and fmul instead (which fuses otherwise where one
+** operation feeds two).  OFF: the flag goes from each (src/passes.cpp: the C API's
+** LLVMSetFastMathFlags only adds flags, so a build without it refuses OFF, in
+** resolve_levels).  ON: the IR as it is.  After the middle end, so the optimiser
+** works as before. */
 static void set_fp_contract(job *j) {
   if (j->fp_contract == GPUBLOB_FP_CONTRACT_ON) return;
+#if GPUBLOB_LLVM_CXX
+  if (j->fp_contract == GPUBLOB_FP_CONTRACT_OFF) gpublob__drop_contract(j->llvm->mod);
+  return;
+#endif
   int fast = j->fp_contract == GPUBLOB_FP_CONTRACT_FAST;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
     for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))

@@ -62,6 +62,7 @@
 #include "constants.c"
 #include "devlib_share.c"
 #include "devlib.c"
+#include "peer.c"
 #include "link_files.c"
 #include "libm_names.c"
 #include "unresolved.c"

@@ -9,14 +9,98 @@
 // built where it is; a build without it (the vendored file) runs LLVMRunPasses.
 // It also erases named metadata from a device library, as upstream's ROCDL
 // serialiser does (the spec's mlir_lib_drop), which the C API cannot.
+// It is built wherever configure finds a C++ compiler (GPUBLOB_LLVM_CXX), with MLIR
+// or without, for what else LLVM's C API does not reach: the target machine's
+// floating-point fusion (clang's -ffp-contract=fast: AllowFPOpFusion = Fast) and
+// LLVM's command-line options (clang's -mllvm words), set and reset by name.
 #include "llvm-c/Core.h"
 #include "llvm-c/TargetMachine.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Target/TargetMachine.h"
 
 extern "C" {
+// The target machine's floating-point fusion: Fast (fast != 0), as clang sets it for
+// -ffp-contract=fast and llc for -fp-contract=fast, else Standard (LLVM's default); and
+// its assembly's comments (verbose != 0), as clang -S and llc write them, else the C
+// API's plain assembly.
+void gpublob__tm_options(LLVMTargetMachineRef tm, int fast, int verbose) {
+  llvm::TargetMachine *t = reinterpret_cast<llvm::TargetMachine *>(tm);
+  t->Options.AllowFPOpFusion = fast ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+  t->Options.MCOptions.AsmVerbose = verbose != 0;
+}
+
+// The contract flag taken from every fadd, fsub and fmul of m: LLVM's C API only adds
+// flags (LLVMSetFastMathFlags ORs them in), so --fp-contract off clears them here.
+void gpublob__drop_contract(LLVMModuleRef m) {
+  for (llvm::Function &f : *llvm::unwrap(m))
+    for (llvm::BasicBlock &b : f)
+      for (llvm::Instruction &i : b) {
+        unsigned op = i.getOpcode();
+        if (op != llvm::Instruction::FAdd && op != llvm::Instruction::FSub && op != llvm::Instruction::FMul) continue;
+        llvm::FastMathFlags fmf = i.getFastMathFlags();
+        fmf.setAllowContract(false);
+        i.copyFastMathFlags(fmf);
+      }
+}
+
+// A copy of m in its context, its values' use lists in m's order (bitcode written with
+// them and read back): LLVMCloneModule's copy orders them otherwise, and the backend,
+// which walks them, then orders some instructions otherwise (the dump's ISA of an
+// object emission, src/dump.c).  NULL when the copy cannot be made.
+LLVMModuleRef gpublob__copy_module(LLVMModuleRef m) {
+  llvm::Module *mod = llvm::unwrap(m);
+  llvm::SmallVector<char, 0> buf;
+  llvm::raw_svector_ostream os(buf);
+  llvm::WriteBitcodeToFile(*mod, os, /*ShouldPreserveUseListOrder=*/true);
+  auto copy = llvm::parseBitcodeFile(llvm::MemoryBufferRef(llvm::StringRef(buf.data(), buf.size()), mod->getName()),
+                                     mod->getContext());
+  if (!copy) {
+    llvm::consumeError(copy.takeError());
+    return nullptr;
+  }
+  return llvm::wrap(copy->release());
+}
+
+// LLVM's option named by word ("-NAME" or "-NAME=VALUE", n bytes); NULL for none.
+static llvm::cl::Option *llvm_option(llvm::StringRef word, llvm::StringRef *value, bool *has_value) {
+  llvm::StringRef w = word.ltrim('-');
+  auto parts = w.split('=');
+  *value = parts.second;
+  *has_value = w.contains('=');
+  auto &options = llvm::cl::getRegisteredOptions();
+  auto it = options.find(parts.first);
+  return it == options.end() ? nullptr : it->second;
+}
+
+// 1 when word (n bytes) names one of LLVM's options, else 0.
+int gpublob__llvm_option_known(const char *word, size_t n) {
+  llvm::StringRef value;
+  bool has_value;
+  return llvm_option(llvm::StringRef(word, n), &value, &has_value) != nullptr;
+}
+
+// word (n bytes) given to LLVM's options as -mllvm gives it (an option without a
+// value is a bool's true): 0, or -1 when LLVM has no such option or refuses the value.
+int gpublob__llvm_option_set(const char *word, size_t n) {
+  llvm::StringRef value;
+  bool has_value;
+  llvm::cl::Option *o = llvm_option(llvm::StringRef(word, n), &value, &has_value);
+  if (!o) return -1;
+  return o->addOccurrence(0, o->ArgStr, has_value ? value : llvm::StringRef()) ? -1 : 0;
+}
+
+// The option word names back at its default, as if never given.
+void gpublob__llvm_option_reset(const char *word, size_t n) {
+  llvm::StringRef value;
+  bool has_value;
+  if (llvm::cl::Option *o = llvm_option(llvm::StringRef(word, n), &value, &has_value)) o->reset();
+}
+
 // Named metadata name (n bytes) erased from m, if m has it: LLVM's C API erases none.
 void gpublob__erase_named_metadata(LLVMModuleRef m, const char *name, size_t n) {
   llvm::Module *mod = llvm::unwrap(m);

@@ -330,6 +330,13 @@ static int resolve_levels(job *j) {
   if (j->o->fp_contract < GPUBLOB_FP_CONTRACT_DEFAULT || j->o->fp_contract > GPUBLOB_FP_CONTRACT_OFF)
     return set_error(j->g, GPUBLOB_OPTION, "unknown fp contraction %d", j->o->fp_contract);
   j->fp_contract = j->o->fp_contract ? j->o->fp_contract : spec_fp[j->t->fp_contract];
+  if (!GPUBLOB_LLVM_CXX && j->o->fp_contract == GPUBLOB_FP_CONTRACT_OFF)
+    return set_error(j->g, GPUBLOB_OPTION, "fp contraction off: this gpublob was built without src/passes.cpp (no "
+                     "C++ compiler), and LLVM's C API cannot take a contract flag off an operation");
+  if (j->o->as < GPUBLOB_AS_DEFAULT || j->o->as > GPUBLOB_AS_CLANG)
+    return set_error(j->g, GPUBLOB_OPTION, "unknown as %d (GPUBLOB_AS_MLIR or GPUBLOB_AS_CLANG: whose defaults "
+                     "the call takes)", j->o->as);
+  j->as = j->o->as ? j->o->as : GPUBLOB_AS_MLIR;
   if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH | GPUBLOB_FLAG_NO_DEFAULT_SEARCH |
                                 GPUBLOB_FLAG_MLIR_BYTECODE | GPUBLOB_FLAG_RETARGET | GPUBLOB_FLAG_ISOLATE |
                                 GPUBLOB_FLAG_FINITE_ONLY | GPUBLOB_FLAG_UNSAFE_MATH | GPUBLOB_FLAG_UNSAFE_SQRT |
@@ -341,6 +348,8 @@ static int resolve_levels(job *j) {
     return set_error(j->g, GPUBLOB_OPTION, "unknown tool mode %d", j->o->tool_mode);
   /* a job with a timeout runs isolated: LLVM's work cannot be stopped in this process */
   j->flags = j->o->flags | (j->t->isolate == ISOLATE_always || j->o->job_timeout ? GPUBLOB_FLAG_ISOLATE : 0u);
+  /* clang asks its tools for no report (ptxas gets no -v): the blob is the one its command makes */
+  if (j->as == GPUBLOB_AS_CLANG) j->flags |= GPUBLOB_FLAG_NO_TOOL_REPORT;
   return GPUBLOB_OK;
 }
 

@@ -181,6 +181,17 @@
   X(fp_contract, DEFAULT("on"), CENUM(fp_contract, FP_CONTRACT_, (on, fast, off)), "floating-point " \
     "contraction by default (options' fp_contract): on, as the IR says; fast, every fadd, fsub and "  \
     "fmul may fuse; off, none may")                                                                 \
+  X(lang, OPTIONAL, STRING, "the source language of the target's modules, where the module names no "  \
+    "other (opencl: !opencl.ocl.version): what clang_fp_contract and clang_mllvm match (cuda, hip)")    \
+  X(clang_fp_contract, OPTIONAL, LIST, "LANG:MODE (on, fast, off): --as clang's floating-point "          \
+    "contraction for a module of language LANG, as clang's driver sets it (cuda:fast); another "        \
+    "language has fp_contract")                                                                         \
+  X(clang_mllvm, OPTIONAL, LIST, "LANG:WORD: an LLVM option (-NAME or -NAME=VALUE) clang's driver "      \
+    "passes by -mllvm for a module of language LANG, in effect for its middle end and code generator " \
+    "under --as clang (cuda:-enable-memcpyopt-without-libcalls)")                                       \
+  X(isa_conditions, OPTIONAL, LIST, "NAME:GLOB: condition NAME of the blob tool's templates "           \
+    "({if:NAME:..}) holds when a line of the backend's assembly, its leading blanks left out, "        \
+    "matches GLOB (nvptx: debug:.target*debug, the PTX of a full debug compile unit)")                 \
   X(internalize, DEFAULT("no"), CENUM(internalize, INTERNALIZE_, (no, yes)), "yes: a module with entry " \
     "points is a whole program in every format (the functions that are not entries become internal " \
     "before optimisation, as clang's HIP does); no: every function keeps its linkage (clang's CUDA)") \

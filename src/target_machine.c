@@ -49,6 +49,7 @@ static void tm_key(const job *j, const char *cpu, strbuf *key) {
   sb_addn(key, cpu, strlen(cpu) + 1);
   sb_addn(key, sb_str(&j->features), j->features.len + 1);
   sb_addf(key, "%d", j->opt);
+  sb_addf(key, "%c%d%d%c%s", 0, j->fp_contract == GPUBLOB_FP_CONTRACT_FAST, j->as, 0, sb_str(&j->mllvm));
 }
 
 static LLVMTargetMachineRef worker_tm_find(const strbuf *key) {
@@ -68,9 +69,20 @@ static int worker_tm_keep(strbuf *key, LLVMTargetMachineRef tm) {
   return 1;
 }
 
+/* A new target machine.  --fp-contract fast (clang's -ffp-contract=fast) is its fusion
+** setting, AllowFPOpFusion = Fast, as clang and llc -fp-contract=fast set it: the backend
+** may fuse any multiply into an add (and NVPTX leaves ptxas free to: mul.f32, not
+** mul.rn.f32), where a contract flag on each operation (a build without src/passes.cpp:
+** set_fp_contract) fuses otherwise where an operation feeds two (a*b + expf(x)).  --as
+** clang writes assembly with clang -S's comments (MCOptions.AsmVerbose): its text, and
+** the PTX lines ptxas -lineinfo's line table counts, are clang's. */
 static LLVMTargetMachineRef new_target_machine(job *j, LLVMTargetRef target, const char *cpu) {
-  return LLVMCreateTargetMachine(target, j->triple, cpu, sb_str(&j->features), codegen_level(j->opt),
-                                 LLVMRelocDefault, LLVMCodeModelDefault);
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, j->triple, cpu, sb_str(&j->features),
+                                                    codegen_level(j->opt), LLVMRelocDefault, LLVMCodeModelDefault);
+#if GPUBLOB_LLVM_CXX
+  if (tm) gpublob__tm_options(tm, j->fp_contract == GPUBLOB_FP_CONTRACT_FAST, j->as == GPUBLOB_AS_CLANG);
+#endif
+  return tm;
 }
 
 static int make_target_machine(job *j) {

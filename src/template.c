@@ -94,11 +94,28 @@ static int check_math_modes(job *j) {
   return rc;
 }
 
-/* A math mode holds with its flag, or with fast math, which implies each. */
+/* The index of condition c (n bytes) in the target's isa_conditions (NAME:GLOB), or -1. */
+static int isa_condition_index(const target_desc *t, const char *c, size_t n) {
+  const char *list = t->isa_conditions, *w;
+  size_t m;
+  for (int i = 0; (w = next_word(&list, " ", &m)); i++) {
+    const char *colon = memchr(w, ':', m);
+    if (colon && (size_t)(colon - w) == n && !memcmp(w, c, n)) return i;
+  }
+  return -1;
+}
+
+/* A math mode holds with its flag, or with fast math, which implies each; clang and
+** mlir with the defaults the call takes (--as); an isa_conditions NAME once the
+** backend's assembly matched its glob (job_isa_conditions; never before it). */
 static int condition_holds(const job *j, const char *c, size_t n) {
   unsigned mode = math_mode_flag(c, n);
   if (mode) return (j->flags & (mode | GPUBLOB_FLAG_FAST_MATH)) != 0;
   if (word_is(c, n, "O0")) return j->opt == 0;
+  if (word_is(c, n, "clang")) return j->as == GPUBLOB_AS_CLANG;
+  if (word_is(c, n, "mlir")) return j->as != GPUBLOB_AS_CLANG;
+  int isa = isa_condition_index(j->t, c, n);
+  if (isa >= 0) return isa < 32 && (j->isa_conds >> isa & 1u);
   int on = feature_on(sb_str(&j->condfeat), c + 1, n - 1);
   return c[0] == '+' ? on : !on;
 }
@@ -123,15 +140,37 @@ static void add_lower_chip(const job *j, strbuf *b) {
   else sb_add(b, j->cpu);
 }
 
-/* Expands one placeholder body (between the braces) into b. */
+static void expand(const job *j, const char *s, size_t n, const char **vars, strbuf *b);
+
+/* The first ':' from p to e outside a nested {...} (an {if:}'s branch may hold placeholders). */
+static const char *top_colon(const char *p, const char *e) {
+  for (int depth = 0; p < e; p++) {
+    if (*p == '{') depth++;
+    else if (*p == '}') depth--;
+    else if (*p == ':' && !depth) return p;
+  }
+  return NULL;
+}
+
+/* The '}' that closes the '{' at o, before e, counting nested placeholders; NULL: none. */
+static const char *closing_brace(const char *o, const char *e) {
+  for (int depth = 0; o < e; o++) {
+    if (*o == '{') depth++;
+    else if (*o == '}' && --depth == 0) return o;
+  }
+  return NULL;
+}
+
+/* Expands one placeholder body (between the braces) into b.  An {if:COND:THEN:ELSE}'s
+** branch is itself expanded: it may hold placeholders ({if:debug:-g:-O{opt}}). */
 static void expand_one(const job *j, const char *p, size_t n, const char **vars, strbuf *b) {
   if (n > 3 && !strncmp(p, "if:", 3)) {
     const char *c = p + 3, *e = p + n;
-    const char *c1 = memchr(c, ':', (size_t)(e - c));
-    const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
+    const char *c1 = top_colon(c, e);
+    const char *c2 = c1 ? top_colon(c1 + 1, e) : NULL;
     if (!c2) return;
-    if (condition_holds(j, c, (size_t)(c1 - c))) sb_addn(b, c1 + 1, (size_t)(c2 - c1 - 1));
-    else sb_addn(b, c2 + 1, (size_t)(e - c2 - 1));
+    if (condition_holds(j, c, (size_t)(c1 - c))) expand(j, c1 + 1, (size_t)(c2 - c1 - 1), vars, b);
+    else expand(j, c2 + 1, (size_t)(e - c2 - 1), vars, b);
     return;
   }
   char opt[2] = {(char)('0' + j->opt), 0};
@@ -170,7 +209,7 @@ static void expand(const job *j, const char *s, size_t n, const char **vars, str
       s = o + 2;
       continue;
     }
-    const char *c = o ? memchr(o, '}', (size_t)(e - o)) : NULL;
+    const char *c = o ? closing_brace(o, e) : NULL;
     if (!o || !c) {
       add_unbraced(b, s, (size_t)(e - s));
       return;

@@ -80,7 +80,10 @@ static void argv_add(argvec *a, const job *j, const char *tmpl, const char **var
       images(arg, a);
       continue;
     }
+    size_t at = a->text.len;
     expand(j, w, n, vars, &a->text);
+    if (a->text.len == at && n > 4 && !strncmp(w, "{if:", 4) && closing_brace(w, w + n) == w + n - 1)
+      continue; /* a word that is one {if:..} and gives nothing is no word ({if:debug:-g:}) */
     sb_addn(&a->text, "", 1); /* the NUL itself separates the words */
     a->argc++;
   }

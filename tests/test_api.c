@@ -480,6 +480,33 @@ static void test_options_init(void) {
   check(rc == GPUBLOB_OK, "options: a version 8 struct is read only as far as 1.3's fields", "rc %d: %s", rc,
         gpublob_error_message(g));
   gpublob_result_free(&r);
+  /* 1.4's struct (version 9) read by 1.5: its as, past it, is not read */
+  memset(&o, 0xAB, sizeof o);
+  rc = gpublob_options_init(&o, 9);
+  const unsigned char *past9 = (const unsigned char *)&o + offsetof(gpublob_options, as);
+  check(rc == GPUBLOB_OK && o.version == 9 && o.min_occupancy == 0 && past9[0] == 0xAB,
+        "options_init: version 9 (1.4's struct) zeroes 1.4's fields and nothing past them (as)", "rc %d", rc);
+  o.target = "nvptx:sm_90";
+  o.format = GPUBLOB_FORMAT_ASM;
+  rc = gpublob_compile(g, &o, &in, &r);
+  check(rc == GPUBLOB_OK, "options: a version 9 struct is read only as far as 1.4's fields (its as, 0xABABABAB, "
+        "is not read)", "rc %d: %s", rc, gpublob_error_message(g));
+  gpublob_result_free(&r);
+  gpublob_options bad = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx:sm_90", .format = GPUBLOB_FORMAT_ASM,
+                         .as = 7};
+  rc = gpublob_compile(g, &bad, &in, &r);
+  check(rc == GPUBLOB_OPTION && strstr(gpublob_error_message(g), "unknown as 7"),
+        "options: an as that is neither mlir nor clang is OPTION, naming it", "rc %d: %s", rc, gpublob_error_message(g));
+  bad.as = GPUBLOB_AS_CLANG;
+  rc = gpublob_compile(g, &bad, &in, &r);
+  if (have_llvm_cxx())
+    check(rc == GPUBLOB_OK && r.count == 1, "options: as = GPUBLOB_AS_CLANG compiles", "rc %d: %s", rc,
+          gpublob_error_message(g));
+  else
+    check(rc == GPUBLOB_OPTION && strstr(gpublob_error_message(g), "src/passes.cpp"),
+          "options: as = GPUBLOB_AS_CLANG for CUDA, built without src/passes.cpp, is OPTION naming it", "rc %d: %s",
+          rc, gpublob_error_message(g));
+  gpublob_result_free(&r);
   check(gpublob_options_init(&o, GPUBLOB_OPTIONS_VERSION + 1) == GPUBLOB_MISUSE,
         "options_init: a version this library does not know is MISUSE", NULL);
   check(gpublob_options_init(NULL, 1) == GPUBLOB_MISUSE, "options_init: NULL is MISUSE", NULL);

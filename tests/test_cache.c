@@ -129,6 +129,19 @@ static void test_miss_hit(void) {
   check(s3.cache_hits == 0, "cache: another level (-O2) misses: no hit", "%zu hits", s3.cache_hits);
   gpublob_result_free(&other);
   o2 = o;
+  o2.as = GPUBLOB_AS_CLANG; /* whose defaults: in the keys, though saxpy's hsaco may be the same */
+  s3 = compile(&o2, "examples/saxpy_amdgcn.ll", &other, &rc3);
+  check(rc3 == 0, "cache: --as clang misses: compiles", "rc %d", rc3);
+  check(s3.cache_misses == 1 && s3.cache_hits == 0, "cache: --as clang misses (the words are in the keys)",
+        "%zu misses, %zu hits", s3.cache_misses, s3.cache_hits);
+  gpublob_result_free(&other);
+  o2.as = GPUBLOB_AS_MLIR;
+  s3 = compile(&o2, "examples/saxpy_amdgcn.ll", &other, &rc3);
+  check(rc3 == 0 && s3.cache_misses == 1 && !differs(&first, &other),
+        "cache: --as mlir misses too (another word), and gives the default's outputs", "rc %d, %zu misses", rc3,
+        s3.cache_misses);
+  gpublob_result_free(&other);
+  o2 = o;
   o2.features = "+xnack";
   s3 = compile(&o2, "examples/saxpy_amdgcn.ll", &other, &rc3);
   check(rc3 == 0, "cache: other features miss: compiles", "rc %d", rc3);

@@ -723,6 +723,244 @@ static void hip_linked_pins(void) {
   free(text);
 }
 
+/* ---- --as clang: clang's own blob, byte for byte ---- */
+static char cuda_root[4200]; /* the CUDA toolkit ptxas is in: clang's --cuda-path */
+
+/* Two files' bytes the same: 1, else 0 (sizes in *a, *b). */
+static int same_bytes(const char *x, const char *y, size_t *a, size_t *b) {
+  unsigned char *p = slurp(x, a), *q = slurp(y, b);
+  int same = p && q && *a == *b && !memcmp(p, q, *a);
+  free(p), free(q);
+  return same;
+}
+
+/* clang-22's own cubin of a CUDA source (its ptxas run, -c) and the IR clang gives gpublob
+** (-Xclang -disable-llvm-passes: clang's front end alone, at the same level), compiled by
+** gpublob --as clang (and extra, where not NULL): the cubin is clang's, byte for byte.
+** libs: clang links libdevice itself (--cuda-path), else -nocudalib. */
+static void cuda_as_clang(const char *src, const char *stem, const char *opt, const char *g, int libs) {
+  char ll[4200], ours[4200], theirs[4200], name[300], label[400], cuda[4300];
+  snprintf(name, sizeof name, "cuda %s %s%s, --as clang", stem, opt, g ? " -g" : "");
+  if (!*ptxas) {
+    skip(name, "CUDA toolkit (ptxas) not found");
+    return;
+  }
+  snprintf(cuda, sizeof cuda, "--cuda-path=%s", cuda_root);
+  snprintf(ll, sizeof ll, "%s/asclang_%s%s%s.ll", scratch(), stem, opt, g ? "g" : "");
+  snprintf(ours, sizeof ours, "%s/asclang_%s%s%s.cubin", scratch(), stem, opt, g ? "g" : "");
+  snprintf(theirs, sizeof theirs, "%s/asclang_%s%s%s.clang.cubin", scratch(), stem, opt, g ? "g" : "");
+  const char *lib = libs ? "-nocudainc" : "-nocudalib";
+  const char *to_ir[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", lib, cuda, opt,
+                         g ? g : opt, "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", NULL};
+  const char *to_cubin[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", lib, cuda, opt,
+                            g ? g : opt, "-c", NULL};
+  char what[200];
+  snprintf(what, sizeof what, "CUDA %s %s to LLVM IR, as gpublob's input", src, opt);
+  if (clang_ir(to_ir, src, ll, what)) return;
+  snprintf(what, sizeof what, "CUDA %s %s to a cubin (clang's own ptxas run)", src, opt);
+  if (clang_ir(to_cubin, src, theirs, what)) return;
+  char *log = NULL;
+  const char *args[] = {"--as", "clang", "-t", "nvptx:sm_90", opt, ll, "-o", ours, NULL};
+  int rc = gpublob_cli(args, &log);
+  check(rc == 0, PART("compiles"), "exit %d: %s", rc, shown(log));
+  free(log);
+  size_t a = 0, b = 0;
+  check_if(rc == 0, same_bytes(ours, theirs, &a, &b), PART("the cubin is clang's, byte for byte"),
+           "%zu and %zu bytes", a, b);
+}
+
+/* What each of --as clang's defaults is for: without clang's -mllvm word
+** (-enable-memcpyopt-without-libcalls) the three flags that gave clang's other cubins
+** (--fp-contract fast --no-tool-report --opts -m64) do not give struct_copy.cu's; an
+** explicit --fp-contract wins over --as clang's (fma.cu with off keeps mul.rn.f32,
+** which clang's fast never writes); -f asm under --as clang is clang's -S PTX, comments
+** and all; --verbose says the tool's report was not asked for. */
+static void as_clang_parts(void) {
+  char ll[4200], three[4200], theirs[4200], ptx[4200], clang_ptx[4200], label[400], cuda[4300];
+  const char *name = "cuda --as clang's parts";
+  if (!*ptxas) {
+    skip(name, "CUDA toolkit (ptxas) not found");
+    return;
+  }
+  snprintf(cuda, sizeof cuda, "--cuda-path=%s", cuda_root);
+  snprintf(ll, sizeof ll, "%s/asclang_struct_copy-O3.ll", scratch()); /* cuda_as_clang's */
+  snprintf(theirs, sizeof theirs, "%s/asclang_struct_copy-O3.clang.cubin", scratch());
+  snprintf(three, sizeof three, "%s/asclang_three.cubin", scratch());
+  char *log = NULL;
+  const char *args[] = {"--fp-contract", "fast", "--no-tool-report", "--opts", "-m64", "-t", "nvptx:sm_90", ll, "-o",
+                        three, NULL};
+  int rc = gpublob_cli(args, &log);
+  size_t a = 0, b = 0;
+  check(rc == 0 && !same_bytes(three, theirs, &a, &b),
+        PART("struct_copy.cu without clang's -mllvm word: not clang's cubin (memcpyopt's memset matters)"),
+        "exit %d, %zu and %zu bytes: %s", rc, a, b, shown(log));
+  free(log);
+  log = NULL;
+  snprintf(ll, sizeof ll, "%s/asclang_fma-O3.ll", scratch());
+  snprintf(ptx, sizeof ptx, "%s/asclang_fma_on.ptx", scratch());
+  const char *on[] = {"--as", "clang", "--fp-contract", "off", "-f", "asm", "-t", "nvptx:sm_90", ll, "-o", ptx, NULL};
+  rc = gpublob_cli(on, &log);
+  char *text = (char *)slurp(ptx, NULL);
+  check(rc == 0 && contains(text, "mul.rn.f32") && lacks(text, "fma.rn.f32"),
+        PART("--fp-contract off wins over --as clang's fast: mul.rn.f32, no fma"), "exit %d: %s", rc, shown(log));
+  free(text);
+  free(log);
+  log = NULL;
+  snprintf(clang_ptx, sizeof clang_ptx, "%s/asclang_fma.clang.ptx", scratch());
+  const char *to_ptx[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                          cuda, "-O3", "-S", NULL};
+  if (!clang_ir(to_ptx, SRC "fma.cu", clang_ptx, "CUDA fma.cu -O3 to PTX (-S)")) {
+    const char *asm_args[] = {"--as", "clang", "-f", "asm", "-t", "nvptx:sm_90", ll, "-o", ptx, NULL};
+    rc = gpublob_cli(asm_args, &log);
+    check(rc == 0 && same_bytes(ptx, clang_ptx, &a, &b), PART("-f asm is clang's -S PTX byte for byte, comments too"),
+          "exit %d, %zu and %zu bytes: %s", rc, a, b, shown(log));
+    free(log);
+    log = NULL;
+  }
+  snprintf(three, sizeof three, "%s/asclang_fma.cubin", scratch());
+  const char *verbose[] = {"--as", "clang", "--verbose", "-t", "nvptx:sm_90", ll, "-o", three, NULL};
+  rc = gpublob_cli(verbose, &log);
+  check(rc == 0 && contains(log, "--as clang") && contains(log, "no report") && lacks(log, "spill stores"),
+        PART("--verbose says the blob tool was asked for no report: no spill figures"), "exit %d: %s", rc, shown(log));
+  free(log);
+}
+
+/* -O0 -g CUDA IR: its PTX says ".target sm_90, debug", which ptxas compiles only with -g;
+** gpublob gives ptxas clang's debug options (-g --dont-merge-basicblocks --return-at-end,
+** no -O) by default and with --as clang (and -m64 there), as the dump's script shows. */
+static void cuda_debug_O0(int cxx) {
+  char ll[4200], cubin[4200], dir[4200], script[4400], label[400];
+  const char *name = "cuda debug.cu -O0 -g";
+  if (!*ptxas) {
+    skip(name, "CUDA toolkit (ptxas) not found");
+    return;
+  }
+  snprintf(ll, sizeof ll, "%s/debug_O0.ll", scratch());
+  const char *to_ir[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                         "-O0", "-g", "-S", "-emit-llvm", NULL};
+  if (clang_ir(to_ir, SRC "debug.cu", ll, "CUDA debug.cu -O0 -g to LLVM IR")) return;
+  for (int as = 0; as < 1 + cxx; as++) {
+    snprintf(cubin, sizeof cubin, "%s/debug_O0_%d.cubin", scratch(), as);
+    snprintf(dir, sizeof dir, "%s/debug_O0_dump_%d", scratch(), as);
+    char *log = NULL;
+    const char *plain[] = {"-O0", "-t", "nvptx:sm_90", "--dump-dir", dir, ll, "-o", cubin, NULL};
+    const char *clang[] = {"--as", "clang", "-O0", "-t", "nvptx:sm_90", "--dump-dir", dir, ll, "-o", cubin, NULL};
+    int rc = gpublob_cli(as ? clang : plain, &log);
+    snprintf(label, sizeof label, "%s%s: compiles (ptxas: no 'Optimized debugging not supported')", name,
+             as ? ", --as clang" : "");
+    check(rc == 0 && starts_elf(cubin), label, "exit %d: %s", rc, shown(log));
+    free(log);
+    snprintf(script, sizeof script, "%s/debug_O0.nvptx.sm_90.4-tool.sh", dir);
+    char *sh = (char *)slurp(script, NULL);
+    snprintf(label, sizeof label, "%s%s: ptxas gets -g --dont-merge-basicblocks --return-at-end%s, no -O", name,
+             as ? ", --as clang" : "", as ? " -m64" : "");
+    check(contains(sh, "'-g' '--dont-merge-basicblocks' '--return-at-end'") && lacks(sh, "'-O") &&
+              (as ? contains(sh, "'-m64'") : lacks(sh, "-m64")),
+          label, "%s", shown(sh));
+    free(sh);
+    const char *hdr[] = {READELF, "-S", cubin, NULL};
+    char *h = tool_output(hdr, NULL);
+    snprintf(label, sizeof label, "%s%s: the cubin has ptxas's DWARF (.debug_info)", name, as ? ", --as clang" : "");
+    check(contains(h, ".debug_info"), label, "%.400s", shown(h));
+    free(h);
+  }
+}
+
+/* HIP: clang-22's own hsaco (-c --no-gpu-bundle-output) and gpublob --as clang's of the
+** IR clang gives it (-Xclang -disable-llvm-passes), byte for byte; with its device
+** libraries linked by clang (libdir) or -nogpulib. */
+static void hip_as_clang(const char *src, const char *stem, const char *libdir) {
+  char ll[4200], ours[4200], theirs[4200], name[300], label[400], libflag[4300];
+  snprintf(name, sizeof name, "hip %s -O3%s, --as clang", stem, libdir ? " (device libraries)" : "");
+  snprintf(ll, sizeof ll, "%s/asclang_hip_%s.ll", scratch(), stem);
+  snprintf(ours, sizeof ours, "%s/asclang_hip_%s.hsaco", scratch(), stem);
+  snprintf(theirs, sizeof theirs, "%s/asclang_hip_%s.clang.hsaco", scratch(), stem);
+  snprintf(libflag, sizeof libflag, "--rocm-device-lib-path=%s", libdir ? libdir : "");
+  const char *lib = libdir ? libflag : "-nogpulib";
+  const char *to_ir[] = {"-x", "hip", "--cuda-device-only", "--offload-arch=gfx90a", "-nogpuinc", lib,
+                         "-mcode-object-version=5", "-cuid=gpublob-test", "-O3", "-Xclang", "-disable-llvm-passes",
+                         "-S", "-emit-llvm", NULL};
+  const char *to_hsaco[] = {"-x", "hip", "--cuda-device-only", "--offload-arch=gfx90a", "-nogpuinc", lib,
+                            "-mcode-object-version=5", "-cuid=gpublob-test", "-O3", "--no-gpu-bundle-output", "-c",
+                            NULL};
+  char what[200];
+  snprintf(what, sizeof what, "HIP %s -O3 to LLVM IR, as gpublob's input", src);
+  if (clang_ir(to_ir, src, ll, what)) return;
+  snprintf(what, sizeof what, "HIP %s -O3 to an hsaco", src);
+  if (clang_ir(to_hsaco, src, theirs, what)) return;
+  char *log = NULL;
+  const char *args[] = {"--as", "clang", "-t", "amdgcn:gfx90a", ll, "-o", ours, NULL};
+  int rc = gpublob_cli(args, &log);
+  check(rc == 0, PART("compiles"), "exit %d: %s", rc, shown(log));
+  free(log);
+  size_t a = 0, b = 0;
+  check_if(rc == 0, same_bytes(ours, theirs, &a, &b), PART("the hsaco is clang's, byte for byte"), "%zu and %zu bytes",
+           a, b);
+}
+
+/* A build without src/passes.cpp (no C++ compiler; the sanitized suite's) cannot set
+** LLVM's options for one job: --as clang for CUDA IR is OPTION naming it, and so is
+** --fp-contract off; HIP's hsacos need neither. */
+static void as_clang_without_cxx(void) {
+  char ll[4200], out[4200];
+  const char *name = "cuda --as clang, built without src/passes.cpp";
+  snprintf(ll, sizeof ll, "%s/asclang_nocxx.ll", scratch());
+  snprintf(out, sizeof out, "%s/asclang_nocxx.ptx", scratch());
+  const char *to_ir[] = {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_90", "-nocudainc", "-nocudalib",
+                         "-O3", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm", NULL};
+  if (clang_ir(to_ir, SRC "fma.cu", ll, "CUDA fma.cu to LLVM IR")) return;
+  char *log = NULL;
+  const char *args[] = {"--as", "clang", "-f", "asm", "-t", "nvptx:sm_90", ll, "-o", out, NULL};
+  int rc = gpublob_cli(args, &log);
+  check(rc == 10 + GPUBLOB_OPTION && contains(log, "src/passes.cpp") && contains(log, "enable-memcpyopt") &&
+            !exists(out),
+        name, "exit %d: %s", rc, shown(log));
+  free(log);
+}
+
+static void as_clang(void) {
+  int cxx = have_llvm_cxx();
+  if (!cxx) as_clang_without_cxx();
+  if (*ptxas && cxx) {
+    snprintf(cuda_root, sizeof cuda_root, "%s", ptxas);
+    for (int i = 0; i < 2; i++) {
+      char *slash = strrchr(cuda_root, '/');
+      if (slash) *slash = 0;
+    }
+  }
+  static const struct { const char *src, *stem; int libs; } cuda[] = {
+      {SRC "saxpy.cu", "saxpy", 1},         {SRC "reduce.cu", "reduce", 0},   {SRC "fma.cu", "fma", 0},
+      {SRC "fused_exp.cu", "fused_exp", 1}, {SRC "struct_copy.cu", "struct_copy", 0},
+      {SRC "helper.cu", "helper", 0},       {SRC "barriers.cu", "barriers", 0}, {SRC "bounds.cu", "bounds", 0},
+      {SRC "spill.cu", "spill", 0},         {SRC "debug.cu", "debug", 0}};
+  if (!cxx) skip("cuda --as clang: clang's cubins, byte for byte", "built without src/passes.cpp");
+  for (size_t i = 0; cxx && i < sizeof cuda / sizeof *cuda; i++)
+    cuda_as_clang(cuda[i].src, cuda[i].stem, "-O3", NULL, cuda[i].libs);
+  if (cxx) {
+    cuda_as_clang(SRC "debug.cu", "debug", "-O2", "-g", 0); /* -lineinfo, and the PTX's lines as clang's */
+    as_clang_parts();
+  }
+  cuda_debug_O0(cxx);
+  static const struct { const char *src, *stem; } hip[] = {
+      {SRC "reduce.hip", "reduce"}, {SRC "asm.hip", "asm"}, {SRC "helper.hip", "helper"},
+      {SRC "spill.hip", "spill"},   {SRC "bounds.hip", "bounds"}};
+  for (size_t i = 0; i < sizeof hip / sizeof *hip; i++) hip_as_clang(hip[i].src, hip[i].stem, NULL);
+  gpublob *g;
+  const char *paths = "";
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a"};
+  if (gpublob_open(&g)) return;
+  char libdir[4200];
+  int found = !gpublob_libs_find(g, &o, &paths) && *paths;
+  snprintf(libdir, sizeof libdir, "%.*s", (int)strcspn(paths, "\n"), paths);
+  gpublob_close(g);
+  char *slash = strrchr(libdir, '/');
+  if (!found || !slash) skip("hip dynshared -O3 (device libraries), --as clang", "no ROCm bitcode found");
+  else {
+    *slash = 0;
+    hip_as_clang(SRC "dynshared.hip", "dynshared", libdir);
+  }
+}
+
 int main(void) {
   if (!exists(CLI)) {
     printf("%s not built\n", CLI);
@@ -753,6 +991,7 @@ int main(void) {
   hip_linked_pins();
   hip_with_libs("-O0");
   hip_with_libs("-O2");
+  as_clang();
   opencl_kernel();
   check(leftovers(scratch(), "gpublob-") == 0, "clang: no temporary left in TMPDIR (gpublob-*)", "%d left",
         leftovers(scratch(), "gpublob-"));

@@ -371,6 +371,7 @@ static void test_unknown(void) {
              {"--verb", "unknown option '--verb' (see --help)"}, /* no abbreviations */
              {"--verbose=1", "unknown option '--verbose=1' (see --help)"},
              {"--jobs=0", "-j wants a number of threads from 1 to 256, not '0'"},
+             {"--as=gcc", "--as wants mlir or clang, not 'gcc'"},
              {"-O7", "unknown option '-O7' (see --help)"},
              {"-O", "unknown option '-O' (see --help)"}, /* -O's digit is joined to it */
              {"-xyz", "unknown option '-xyz' (see --help)"}};
@@ -404,7 +405,7 @@ static const struct {
     {"--ftz", 0},        {"--fast-math", 0},   {"-j", 0},               {"--jobs", 0},
     {"--isolate", 0},    {"--no-isolate", 0},  {"--max-input", 0},      {"--tool", 0},
     {"--tool-dir", 0},   {"--tool-mode", 0},   {"--tool-timeout", 0},   {"--lib-dir", 0},
-    {"--job-timeout", 0},   {"--fp-contract", 0},
+    {"--job-timeout", 0},   {"--fp-contract", 0},  {"--as", 0},
     {"--no-default-search", 0},                {"--cache-dir", 0},      {"--cache-size", 0},
     {"--no-cache", 0},   {"--attach", 1},      {"--pipeline", 1},       {"--emit-bytecode", 1},
     {"--list-targets", 0}, {"--time", 0},      {"--version", 0},        {"-h", 0},

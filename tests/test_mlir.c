@@ -950,6 +950,16 @@ static void compat_one(const char *in, const char *kind, const char *lower, cons
       free(c2);
     }
   }
+  /* --as mlir names the default: the same module, byte for byte (lowered's path again:
+  ** tmp_path's buffer has held others since) */
+  gpublob_blob named = {0};
+  o.as = GPUBLOB_AS_MLIR;
+  snprintf(path, sizeof path, "%s-lowered.mlir", kind);
+  int rc2 = rc ? -1 : compile_mlir(tmp_path(path), &o, &named);
+  check_if(rc == 0, rc2 == 0 && named.size == b.size && !memcmp(named.data, b.data, b.size),
+           COMPAT("--as mlir gives the default's module, byte for byte"), "rc %d, %zu vs %zu bytes", rc2, named.size,
+           b.size);
+  gpublob_blob_free(&named);
 #undef COMPAT
   objects_free(&ours);
   objects_free(&theirs);

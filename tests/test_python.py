@@ -230,6 +230,13 @@ def test_options():
     check(b"v_fma" not in on[0].data and b"v_fma" in fast[0].data,
           "fp_contract='fast' does not fuse the multiply into the add (or 'on' does)")
     check(isinstance(raises(gpublob.compile, plain, fp_contract="sometimes"), ValueError), "fp_contract='sometimes'")
+    # version 10: as_ ("as" is Python's keyword): clang's assembly carries clang -S's comments
+    clang = gpublob.compile(plain, targets=["amdgcn:gfx90a"], format="asm", as_="clang")
+    mlir = gpublob.compile(plain, targets=["amdgcn:gfx90a"], format="asm", **{"as": "mlir"})
+    check(b"-- Begin function" in clang[0].data and b"-- Begin function" not in mlir[0].data,
+          "as_='clang' does not write clang -S's comments (or as='mlir' does)")
+    check(mlir[0].data == on[0].data, "as='mlir' is not the default's assembly")
+    check(isinstance(raises(gpublob.compile, plain, as_="gcc"), ValueError), "as_='gcc'")
 
 
 def test_nvptx():

@@ -256,6 +256,24 @@ int have_ptxas(void) {
   return ok;
 }
 
+int have_llvm_cxx(void) {
+  /* through the CLI, so that a test linked with the LLVM-free front has it too */
+  static const char ll[] = "target triple = \"nvptx64-nvidia-cuda\"\n"
+                           "define void @f(ptr %p, float %a) {\n  %m = fmul contract float %a, %a\n"
+                           "  store float %m, ptr %p\n  ret void\n}\n";
+  static int known = -1;
+  if (known >= 0) return known;
+  const char *in = tmp_path("have_llvm_cxx.ll");
+  spill(in, ll, sizeof ll - 1);
+  const char *argv[] = {"build/gpublob-compiler", "--no-cache", "--fp-contract", "off", "-f", "ll", "-t", "nvptx", in,
+                        "-o", "/dev/null", NULL};
+  char *log = NULL;
+  int rc = run(argv, &log);
+  known = !(rc == 10 + GPUBLOB_OPTION && log && strstr(log, "src/passes.cpp"));
+  free(log);
+  return known;
+}
+
 int unbundle(const char *bundle, const char *id, const char *out) {
   char targets[512], input[4400], output[4400];
   snprintf(targets, sizeof targets, "-targets=%s", id);

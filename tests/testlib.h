@@ -81,6 +81,10 @@ int tool_path(struct gpublob *g, const struct gpublob_options *opts, char *buf, 
 const char *auto_tool(const char *target);
 /* Whether the CUDA toolkit's ptxas is found the way gpublob finds it. */
 int have_ptxas(void);
+/* 0 where the library was built without src/passes.cpp (no C++ compiler, a sanitized
+** build): --fp-contract off is OPTION there, and --as clang cannot set LLVM's options
+** for CUDA; 1 elsewhere. */
+int have_llvm_cxx(void);
 /* clang-offload-bundler -unbundle -type=o: the entry id of bundle into the file out;
 ** its exit status (run()'s). */
 int unbundle(const char *bundle, const char *id, const char *out);
