@@ -340,11 +340,10 @@ typedef struct gpublob_options {
   unsigned long long remote_max; /* a larger cache file is not stored remotely; 0: 64 MiB */
   /* version 8, since 1.3: */
   unsigned job_timeout;  /* seconds one job's LLVM work (parse to emission) may take; 0: no
-                            limit.  Past it the job is BACKEND, naming the limit: an isolated
-                            job's process is killed at the limit (GPUBLOB_FLAG_ISOLATE); in
-                            the calling process LLVM cannot be stopped within a phase, so
-                            the job stops at the end of the phase that ran past it (parse,
-                            link, optimisation, emission) */
+                            limit.  Past it the job is BACKEND, naming the limit.  Since
+                            1.5 a job with a timeout is isolated (GPUBLOB_FLAG_ISOLATE), and
+                            its process is killed at the limit (1.3 and 1.4: in the calling
+                            process the job stopped at the end of the phase that ran past it) */
   int fp_contract;       /* enum gpublob_fp_contract; in the cache's keys */
   /* version 9, since 1.4 (kernel reports: docs/kernels.md).  The limits are in no cache
   ** key (they change no output byte; a hit is checked against them as a compile is);
@@ -678,8 +677,10 @@ GPUBLOB_API const char *gpublob_version(void);
 ** optimise, emit) and sends the backend's output back through a socket.  An LLVM
 ** fatal error or a crash there is BACKEND, with LLVM's reason or the signal and
 ** what LLVM printed; the output is byte for byte the in-process one.  What stays
-** in the host: MLIR's parsing, lowering and translation, the blob tool and the
-** in-process provider, packs, the cache.  A target whose LLVM backend keeps one
+** in the host: MLIR's parsing, lowering and translation, the blob tool program,
+** packs, the cache.  (Since 1.5, the in-process blob tools, lld and nvJitLink, run
+** in a child of the helper for every call, isolated or not, and a job with a
+** job_timeout is isolated: a host's thread never runs them.)  A target whose LLVM backend keeps one
 ** module's state in the process for the next (the spec's isolate = always: spirv
 ** and xevm, LLVM 22's SPIR-V backend) is isolated whether asked or not; where no
 ** process can be made (a seccomp filter, RLIMIT_NPROC) its compile is TOOL.
@@ -687,7 +688,8 @@ GPUBLOB_API const char *gpublob_version(void);
 **   - fork copies only the calling thread: in a host whose other threads may be
 **     inside LLVM (or hold one of its locks) at that moment, the helper could
 **     deadlock.  Such a host calls gpublob_helper_start on the handle early, before
-**     it starts those threads.  The MLIR pass (gpublob_mlir_pass_create) with ISOLATE
+**     it starts those threads: the in-process blob tools (since 1.5) start the
+**     helper too, for every call that uses one.  The MLIR pass (gpublob_mlir_pass_create) with ISOLATE
 **     forks on the thread MLIR runs it on: use it so only with MLIR's
 **     multithreading off.
 **   - The helper ends by itself when the host dies (its socket closes), and with

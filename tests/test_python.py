@@ -9,6 +9,9 @@ Ends with one line "N passed, N failed, N skipped"; exit status 1 on any failure
 import ctypes
 import os
 import re
+import time
+import threading
+import signal
 import shutil
 import subprocess
 import sys
@@ -400,7 +403,60 @@ def test_cli():
 
 # The tests that compile examples/saxpy_amdgcn.ll: its expf needs ROCm's ocml.
 NEEDS_ROCM = ("test_amd_bin", "test_amd_formats", "test_chips_in_order", "test_options", "test_cli",
-              "test_amd_occupancy", "test_limits")
+              "test_amd_occupancy", "test_limits", "test_guest_signals")
+
+
+def signal_state():
+    """Each signal's disposition as the kernel has it (SigIgn and SigCgt of
+    /proc/self/status) and Python's own handlers for the common ones."""
+    text = open("/proc/self/status").read()
+    masks = {k: v for k, v in re.findall(r"^(SigIgn|SigCgt):\s*(\S+)", text, re.M)}
+    py = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP)}
+    return masks, py
+
+
+def test_guest_signals():
+    """The interpreter's signals stay its own through compiles with the in-process
+    tools (lld, auto; nvJitLink, in-process), on 4 threads while SIGUSR1 is raised:
+    no disposition changes, SIGINT is still Python's, every SIGUSR1 reaches Python's
+    handler, every blob is right."""
+    seen = []
+    old = signal.signal(signal.SIGUSR1, lambda s, f: seen.append(s))
+    before = signal_state()
+    jobs = [(SAXPY_AMD, "amdgcn:gfx90a", "auto")]
+    if have_ptxas():
+        jobs.append((SAXPY_NV, "nvptx:sm_90", "in-process"))
+    else:
+        skip("guest signals: nvJitLink in-process (no CUDA toolkit)")
+    refs = {t: gpublob.compile(src, targets=[t], tool_mode="program" if m == "auto" else m)[0].data
+            for src, t, m in jobs}
+    wrong, errors, raised = [], [], 0
+
+    def work(i):
+        src, t, m = jobs[i % len(jobs)]
+        try:
+            if gpublob.compile(src, targets=[t], tool_mode=m)[0].data != refs[t]:
+                wrong.append(t)
+        except gpublob.Error as e:  # noqa: PERF203
+            errors.append(str(e))
+
+    threads = [threading.Thread(target=lambda k=k: [work(k * 5 + n) for n in range(5)]) for k in range(4)]
+    for th in threads:
+        th.start()
+    while any(th.is_alive() for th in threads):
+        os.kill(os.getpid(), signal.SIGUSR1)
+        raised += 1
+        time.sleep(0.002)
+    for th in threads:
+        th.join()
+    time.sleep(0.05)
+    after = signal_state()
+    signal.signal(signal.SIGUSR1, old)
+    check(not errors, f"guest signals: compiles failed: {errors[:2]}")
+    check(not wrong, f"guest signals: blobs differ from the program mode's: {wrong[:4]}")
+    check(after == before, f"guest signals: dispositions changed: {before} -> {after}")
+    check(signal.getsignal(signal.SIGINT) is signal.default_int_handler, "guest signals: SIGINT is not Python's")
+    check(len(seen) == raised, f"guest signals: raised {raised} SIGUSR1, Python's handler saw {len(seen)}")
 
 
 def have_rocm():
