@@ -36,6 +36,7 @@ static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts)
   (void)p, (void)opts, (void)nopts;
   return set_error(j->g, GPUBLOB_NOTOOL, "the cache front links no lld");
 }
+static void lld_warm(void) {}
 #endif
 
 #include "api.c"

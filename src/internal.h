@@ -146,6 +146,8 @@ typedef struct provider_ops {
                                   identity for the cache's keys; NULL for a library to load */
   int (*usable)(void);         /* 0 once it cannot run in this process; NULL: always usable */
   int files;                   /* it reads {in} and writes {out}, files in a private directory */
+  void (*warm)(void);          /* readies a linked provider's first run in the isolation helper,
+                                  whose tool children then start warm; NULL: nothing to ready */
 } provider_ops;
 enum { MAX_PROVIDER_SYMBOLS = 32 };
 struct provider {
@@ -252,6 +254,7 @@ static void job_release_llvm(job *j);
 #if GPUBLOB_LLD
 static int lld_usable(void);
 static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts);
+static void lld_warm(void);
 #endif
 
 #endif /* GPUBLOB_INTERNAL_H */

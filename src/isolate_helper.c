@@ -54,7 +54,7 @@ static int helper_receive(int ctl, helper_msg *msg, char *path, size_t room) {
   *msg = (helper_msg){buf[0], -1, 0};
   if (c && c->cmsg_type == SCM_RIGHTS) memcpy(&msg->fd, CMSG_DATA(c), sizeof msg->fd);
   if (buf[0] == 'n' && r == 1 + (ssize_t)sizeof msg->count) memcpy(&msg->count, buf + 1, sizeof msg->count);
-  if (path && buf[0] == 'l' && (size_t)r - 1 < room) { /* a library to load: its path */
+  if (path && (buf[0] == 'l' || buf[0] == 'w') && (size_t)r - 1 < room) { /* a library to load, a provider to warm */
     memcpy(path, buf + 1, (size_t)r - 1);
     path[r - 1] = 0;
   }
@@ -77,6 +77,7 @@ static void close_kids(helper_child *kids, size_t n) {
   }
 }
 
+static void spare_warm(void);
 static void spare_fork(int ctl, spare *s, helper_child *kids, size_t n) {
   int sv[2];
   *s = (spare){0, -1, -1};
@@ -88,6 +89,8 @@ static void spare_fork(int ctl, spare *s, helper_child *kids, size_t n) {
     close(sv[0]);
     close_kids(kids, n);
     if (err >= 0) dup2(err, 2); /* the host's stderr gets one message, the host's */
+    spare_warm();
+    if (err >= 0 && (ftruncate(2, 0) || lseek(2, 0, SEEK_SET))) _exit(0); /* what warming printed */
     helper_msg msg;
     if (helper_receive(sv[1], &msg, NULL, 0) || msg.fd < 0) _exit(0); /* no job: the helper ended */
     if (msg.kind != 't') close(sv[1]);
@@ -181,6 +184,27 @@ static int helper_load(const char *path) {
   return dlopen(path, RTLD_NOW | RTLD_LOCAL) != NULL;
 }
 
+/* The linked providers a call said it will run (a message 'w'): each spare forked
+** after readies their first run (ops->warm) while it waits for its job, so that a
+** tool child starts warm (lld's first link in a fresh process costs some ten times
+** its next, mostly the faults of its pages); a job child wastes nothing of its own. */
+static unsigned helper_warmed; /* a bit per provider_registry entry */
+
+static int helper_warm(const char *name) {
+  for (size_t i = 0; i < sizeof provider_registry / sizeof *provider_registry && i < 32; i++) {
+    const provider_ops *ops = provider_registry[i];
+    if (strcmp(ops->name, name) || !ops->warm || (helper_warmed >> i & 1)) continue;
+    helper_warmed |= 1u << i;
+    return 1;
+  }
+  return 0;
+}
+
+static void spare_warm(void) {
+  for (size_t i = 0; i < sizeof provider_registry / sizeof *provider_registry && i < 32; i++)
+    if (helper_warmed >> i & 1) provider_registry[i]->warm();
+}
+
 /* A spare is kept ready while the call that said how many jobs it has still has
 ** some to hand over: a lone job's fork then costs it nothing, and no process is
 ** made for a job that will not come. */
@@ -211,6 +235,7 @@ static void helper_main(int ctl) {
     }
     if (msg.kind == 'n') expected = msg.count;
     if (msg.kind == 'l' && *lib && helper_load(lib)) spare_drop(&next); /* the next spare has it */
+    if (msg.kind == 'w' && *lib && helper_warm(lib)) spare_drop(&next);
     if (msg.fd >= 0) {
       expected -= expected > 0;
       int taken = msg.kind == 't' && !idle_take(msg.fd, kids, n); /* a warm tool child first */

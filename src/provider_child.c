@@ -144,16 +144,19 @@ static int provider_in_child(job *j, const char **opts, uint32_t n) {
 }
 
 /* The libraries of the call's in-process providers, loaded in the helper before it
-** forks the children that run them (a library it has already is not loaded again). */
+** forks the children that run them (a library it has already is not loaded again),
+** and its linked providers readied there (ops->warm, once a helper). */
 static void helper_preload(gpublob *host, job *const *jobs, size_t njobs) {
   for (size_t i = 0; i < njobs; i++) {
     const job *j = jobs[i];
-    if (!j->prov || j->prov->ops->linked) continue;
-    size_t n = strlen(j->prov->path);
+    if (!j->prov || (j->prov->ops->linked && !j->prov->ops->warm)) continue;
+    if (i && jobs[i - 1]->prov == j->prov) continue; /* a chip list: said once */
+    const char *what = j->prov->ops->linked ? j->prov->ops->name : j->prov->path; /* warm it, or load it */
+    size_t n = strlen(what);
     char *buf = malloc(n + 1);
     if (!buf) continue;
-    buf[0] = 'l';
-    memcpy(buf + 1, j->prov->path, n);
+    buf[0] = j->prov->ops->linked ? 'w' : 'l';
+    memcpy(buf + 1, what, n);
     pthread_mutex_lock(&host->helper_mu);
     if (host->helper > 0 && send(host->helper_ctl, buf, n + 1, MSG_NOSIGNAL) < 0) {}
     pthread_mutex_unlock(&host->helper_mu);

@@ -13,5 +13,5 @@
 #error "GPUBLOB_LLD needs GPUBLOB_LLD_ID, lld's identity for the cache's keys (./configure writes both)"
 #endif
 static const provider_ops lld_ops = {.name = "lld", .run = lld_run, .linked = GPUBLOB_LLD_ID, .usable = lld_usable,
-                                    .files = 1};
+                                    .files = 1, .warm = lld_warm};
 #endif

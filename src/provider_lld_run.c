@@ -26,4 +26,19 @@ static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts)
   (void)p;
   return rc;
 }
+
+/* lld's first run in a process costs some ten times its next; two runs that make no
+** file (its version; a link of no input, an error) do most of that once, in the
+** isolation helper, so that every tool child forked after starts warm. */
+static void lld_warm(void) {
+  static const char *const version[] = {"ld.lld", "--version"};
+  static const char *const nothing[] = {"ld.lld", "-shared", "-o", "/dev/null"};
+  char *log = NULL;
+  int fatal = 0;
+  gpublob__lld_elf(2, version, &log, &fatal);
+  free(log);
+  log = NULL;
+  if (!fatal) gpublob__lld_elf(4, nothing, &log, &fatal);
+  free(log);
+}
 #endif
