@@ -227,21 +227,22 @@ static void check_chip_pairs(const target *t, int k, int chip_must_exist) {
 }
 
 /* NAME=BEHAVIOUR:VALUE, where VALUE is a plain number or {if:COND:NUMBER:NUMBER};
-   gpublob reads it with strtol(.., 0), where 010 would be 8 and 0x10 16. */
-static void check_module_flags(const target *t) {
-  const char *p = t->val[K_module_flags], *w;
-  int line = t->key_line[K_module_flags];
+   gpublob reads it with strtol(.., 0), where 010 would be 8 and 0x10 16.  Key k is
+   module_flags or mlir_module_flags (an MLIR input's job's, in its place). */
+static void check_module_flags(const target *t, int k) {
+  const char *p = t->val[k], *w, *key = keys[k].name;
+  int line = t->key_line[k];
   size_t n;
   while ((w = next_word(&p, &n))) {
     const char *eq = memchr(w, '=', n), *colon = eq ? memchr(eq, ':', n - (size_t)(eq - w)) : NULL;
     if (!eq || !colon || eq == w || colon == w + n - 1)
-      die(line, "'module_flags': '%.*s' is not NAME=BEHAVIOUR:VALUE", (int)n, w);
+      die(line, "'%s': '%.*s' is not NAME=BEHAVIOUR:VALUE", key, (int)n, w);
     size_t bn = (size_t)(colon - eq - 1);
     if (in_list(metadata_behaviours, eq + 1, bn))
-      die(line, "'module_flags': behaviour '%.*s' needs a metadata value, and gpublob adds an i32 "
-          "(use error, warning or override)", (int)bn, eq + 1);
+      die(line, "'%s': behaviour '%.*s' needs a metadata value, and gpublob adds an i32 "
+          "(use error, warning or override)", key, (int)bn, eq + 1);
     if (!in_list(flag_behaviours, eq + 1, bn))
-      die(line, "'module_flags': unknown behaviour '%.*s'", (int)bn, eq + 1);
+      die(line, "'%s': unknown behaviour '%.*s'", key, (int)bn, eq + 1);
     const char *v = colon + 1, *end = w + n;
     size_t vn = (size_t)(end - v);
     int ok = plain_number(v, vn, 2147483647, NULL);
@@ -252,19 +253,19 @@ static void check_module_flags(const target *t) {
            plain_number(c2 + 1, (size_t)(end - c2 - 2), 2147483647, NULL);
       size_t cn = c1 ? (size_t)(c1 - v - 4) : 0;
       if (ok && !(cn > 1 && (v[4] == '+' || v[4] == '-')) && !in_list(conditions, v + 4, cn))
-        die(line, "'module_flags': unknown condition '%.*s' (use +feature, -feature, %s)", (int)cn, v + 4,
+        die(line, "'%s': unknown condition '%.*s' (use +feature, -feature, %s)", key, (int)cn, v + 4,
             list_text(conditions));
     }
     static const char *const numeric[] = {"abi", "chipversion", "opt", NULL};
     if (!ok && vn > 2 && v[0] == '{' && end[-1] == '}' && in_list(numeric, v + 1, vn - 2)) {
       ok = 1; /* a whole placeholder, such as {abi} */
       if (!strncmp(v, "{abi}", vn) && (!t->val[K_abi] || !*t->val[K_abi]))
-        die(line, "'module_flags': {abi} needs key 'abi'");
+        die(line, "'%s': {abi} needs key 'abi'", key);
     }
     if (!ok)
-      die(line, "'module_flags': value '%.*s' is not a plain number (0 to 2147483647, no sign or "
+      die(line, "'%s': value '%.*s' is not a plain number (0 to 2147483647, no sign or "
           "leading zero), {if:COND:NUMBER:NUMBER} or one number's placeholder ({abi}, {chipversion}, {opt})",
-          (int)vn, v);
+          key, (int)vn, v);
   }
 }
 
@@ -699,7 +700,10 @@ static void check_target(target *t) {
   if (t->val[K_libs] && *t->val[K_libs] && (!t->val[K_lib_search] || !*t->val[K_lib_search]))
     die(t->key_line[K_libs], "target '%s': 'libs' needs 'lib_search'", t->name);
   check_chips(t);
-  if (t->val[K_module_flags]) check_module_flags(t);
+  if (t->val[K_module_flags]) check_module_flags(t, K_module_flags);
+  if (t->val[K_mlir_module_flags]) check_module_flags(t, K_mlir_module_flags);
+  if (!strcmp(t->val[K_mlir_lib_link], "always") && (!t->val[K_libs] || !*t->val[K_libs]))
+    die(t->key_line[K_mlir_lib_link], "target '%s': 'mlir_lib_link = always' needs 'libs'", t->name);
   if (t->val[K_mlir_dialects]) check_mlir_dialects(t);
   check_abi(t);
   if (t->val[K_constants]) check_constants(t);

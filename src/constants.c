@@ -37,7 +37,7 @@ static int module_flag_int(job *j, const char *key, size_t n, long long *value) 
 /* A module that names its ABI (clang writes amdhsa_code_object_version) keeps it: it
 ** must be one the target and chip take, and agree with the one asked for, if any. */
 static int module_abi(job *j) {
-  const char *list = j->t->module_flags, *w;
+  const char *list = job_module_flags(j), *w;
   size_t n;
   while ((w = next_word(&list, " ", &n))) {
     const char *eq = memchr(w, '=', n), *colon = eq ? memchr(eq, ':', n - (size_t)(eq - w)) : NULL;

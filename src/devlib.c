@@ -10,6 +10,7 @@ typedef struct devlib {
   LLVMModuleRef lazy; /* the whole library, loaded lazily in the job's context; NULL */
   LLVMContextRef own_ctx; /* a context of its own, where subsets are made (subset_get); NULL */
   LLVMModuleRef own;      /* the whole library, loaded lazily in own_ctx; NULL */
+  int linked;             /* the job linked a subset of it */
 } devlib;
 
 static int is_undefined_ref(LLVMValueRef v) {
@@ -153,8 +154,11 @@ static const lib_subset *subset_get(job *j, devlib *l, strbuf *key) {
 }
 
 /* Links the subset of l that defines what the module still lacks, if anything;
-** *links counts the links done. */
-static int link_if_needed(job *j, devlib *l, unsigned *links) {
+** *links counts the links done.  always: a library the job has not linked yet is
+** linked even where the module needs nothing of it (the spec's mlir_lib_link): its
+** empty subset, which holds the library's named metadata and module flags alone, as
+** LLVM's LinkOnlyNeeded brings them in. */
+static int link_if_needed(job *j, devlib *l, unsigned *links, int always) {
   char *const *defined;
   size_t ndefined, count = 0;
   /* the names: the call's index, read from the library in its own context the first time */
@@ -163,21 +167,25 @@ static int link_if_needed(job *j, devlib *l, unsigned *links) {
     rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory"); /* load_own or load_lazy read them */
   strbuf key = {0};
   if (!rc && subset_key(defined, ndefined, j->llvm->mod, &key, &count)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  const lib_subset *sub = rc || !count ? NULL : subset_get(j, l, &key);
+  int wanted = count || (always && !l->linked);
+  const lib_subset *sub = rc || !wanted ? NULL : subset_get(j, l, &key);
   LLVMModuleRef part = NULL;
   double t = now_ms();
-  if (!rc && count) rc = sub ? load_bitcode(j, sub->bitcode.s, sub->bitcode.len, sb_str(&l->path), &part) : j->g->code;
+  if (!rc && wanted) rc = sub ? load_bitcode(j, sub->bitcode.s, sub->bitcode.len, sb_str(&l->path), &part) : j->g->code;
   sb_free(&key);
   if (part) {
     sb_reset(&j->diag);
     if (LLVMLinkModules2(j->llvm->mod, part)) rc = link_failed(j, l);
-    else ++*links;
+    else {
+      l->linked = 1;
+      if (count) ++*links; /* an empty subset adds nothing to link on from */
+    }
   }
   j->ms[PH_LINK] += now_ms() - t;
   return rc;
 }
 
-static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *count);
+static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *count, int missing_ok);
 
 /* The module's source language, as its producer records it: "opencl" for a module
 ** with !opencl.ocl.version (clang's OpenCL C); NULL for any other. */
@@ -195,16 +203,17 @@ static void libs_of_module(const job *j, strbuf *out) {
   sb_add(out, j->t->libs);
 }
 
-static int find_libs(job *j, devlib *libs, int max, int *count) {
+static int find_libs(job *j, devlib *libs, int max, int *count, int missing_ok) {
   strbuf all = {0};
   libs_of_module(j, &all);
   if (all.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  int rc = find_lib_list(j, sb_str(&all), libs, max, count);
+  int rc = find_lib_list(j, sb_str(&all), libs, max, count, missing_ok);
   sb_free(&all);
   return rc;
 }
 
-static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *count) {
+/* missing_ok: a library not found is left out (one the module needs nothing of). */
+static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *count, int missing_ok) {
   const char *w;
   size_t n;
   *count = 0;
@@ -214,11 +223,11 @@ static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *c
     strbuf name = {0};
     search s = {0};
     int found = find_lib(j, w, n, &name, &s);
-    int rc = s.oom ? GPUBLOB_NOMEM : found ? GPUBLOB_OK : GPUBLOB_NOLIB;
+    int rc = s.oom ? GPUBLOB_NOMEM : found || missing_ok ? GPUBLOB_OK : GPUBLOB_NOLIB;
     if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
     else if (rc) set_error(j->g, rc, "device library %s for %s:%s not found; tried:%s", sb_str(&name),
                            j->t->name, j->chip, tried_list(&s));
-    else libs[(*count)++].path = sb_move(&s.found);
+    else if (found) libs[(*count)++].path = sb_move(&s.found);
     sb_free(&name);
     search_end(&s);
     if (rc) return rc;
@@ -311,14 +320,22 @@ static void pin_linked_functions(job *j) {
 static int link_device_libs(job *j) {
   /* an intrinsic the backend cannot select needs a library only where a backend runs */
   int ir_only = j->format == GPUBLOB_FORMAT_LLVM || j->format == GPUBLOB_FORMAT_LL;
+  int needed = module_has_undefined(j, j->llvm->mod) || (!ir_only && libm_wanted(j));
+  /* an MLIR input's job links them all where its peer does (the spec's mlir_lib_link) */
+  int always = j->mlir_input && j->t->mlir_lib_link == MLIR_LIB_LINK_always;
   /* a module that carries its libraries (clang's HIP -emit-llvm) compiles as it is; its
      own control constants must agree with the job */
-  if (!*j->t->libs || (!module_has_undefined(j, j->llvm->mod) && (ir_only || !libm_wanted(j))))
-    return check_own_constants(j);
+  if (!*j->t->libs || (!needed && !always)) return check_own_constants(j);
   enum { MAX_LIBS = 32 };
   devlib *libs = calloc(MAX_LIBS, sizeof *libs);
   if (!libs) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  int n = 0, rc = find_libs(j, libs, MAX_LIBS, &n);
+  /* one the module needs nothing of may be missing, as upstream's serialiser links
+     libdevice only where it finds a toolkit */
+  int n = 0, rc = find_libs(j, libs, MAX_LIBS, &n, !needed);
+  if (!rc && !n) {
+    free(libs);
+    return check_own_constants(j);
+  }
   char **keep = NULL;
   int nkeep = rc ? 0 : public_definitions(j->llvm->mod, &keep);
   if (nkeep < 0) {
@@ -334,7 +351,7 @@ static int link_device_libs(job *j) {
   unsigned links = 0, before = 1;
   for (int pass = 0; !rc && links != before && pass < n + 1; pass++) {
     before = links;
-    for (int i = 0; !rc && i < n; i++) rc = link_if_needed(j, &libs[i], &links);
+    for (int i = 0; !rc && i < n; i++) rc = link_if_needed(j, &libs[i], &links, always);
   }
   if (!rc && links) pin_linked_functions(j);
   if (!rc) internalize(j->llvm->mod, keep, nkeep);

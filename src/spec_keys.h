@@ -156,6 +156,12 @@
     "LANG:LIBRARY: a device library (template) a module of language LANG "                          \
     "needs before libs (opencl: a module with !opencl.ocl.version)")                                \
   X(module_flags, OPTIONAL, LIST, "NAME=BEHAVIOUR:VALUE module flags")                             \
+  X(mlir_module_flags, OPTIONAL, LIST, "NAME=BEHAVIOUR:VALUE module flags of an MLIR input's job, in "  \
+    "place of module_flags: those its peer's serialiser writes (none: none)")                         \
+  X(mlir_lib_link, DEFAULT("needed"), CENUM(mlir_lib_link, MLIR_LIB_LINK_, (needed, always)),          \
+    "needed: an MLIR input's module links a device library only where it needs one of its names; "    \
+    "always: it links every library of libs it finds, as upstream's NVVM serialiser links libdevice "  \
+    "(what nothing uses adds no code; the library's named metadata comes in)")                         \
   X(abi, OPTIONAL, STRING, "default ABI version, {abi} in templates (AMD: the code object version)") \
   X(abi_versions, OPTIONAL, LIST, "the ABI versions a caller may choose")                             \
   X(abi_tool_min, OPTIONAL, LIST, "ABI:VERSION: an ABI version, and later ones, need this major tool version") \

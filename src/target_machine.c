@@ -116,6 +116,12 @@ static int make_target_machine(job *j) {
 }
 
 /* ---- module flags from the spec (NAME=BEHAVIOUR:VALUE) ---- */
+/* The job's list: an MLIR input's job has its peer's, the spec's mlir_module_flags
+** (mlir-opt-22's NVVM serialiser writes none; ROCDL's the code object version). */
+static const char *job_module_flags(const job *j) {
+  return j->mlir_input ? j->t->mlir_module_flags : j->t->module_flags;
+}
+
 static LLVMModuleFlagBehavior flag_behaviour(const char *s, size_t n) {
   static const char *const names[] = {"error", "warning", "require", "override", "append",
                                       "appendunique"};
@@ -143,7 +149,7 @@ static void add_module_flag(job *j, const char *w, size_t n) {
 }
 
 static void add_module_flags(job *j) {
-  const char *list = j->t->module_flags, *w;
+  const char *list = job_module_flags(j), *w;
   size_t n;
   while ((w = next_word(&list, " ", &n))) add_module_flag(j, w, n);
 }

@@ -1043,6 +1043,130 @@ static void test_isa_compat(void) {
              "HIP printf (tests/mlir/printf_hip.mlir: ockl's optnone hostcall)");
 }
 
+/* ---- -f llvm: the offload bitcode, as mlir-opt-22's format=llvm ---- */
+/* The CUDA toolkit's root of the ptxas gpublob finds (ROOT/bin/ptxas), where it has
+** libdevice (ROOT/nvvm/libdevice/libdevice.10.bc): mlir-opt's toolkit=, gpublob's too. */
+static const char *cuda_root(void) {
+  static char root[4096];
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx", .tool_mode = GPUBLOB_TOOL_PROGRAM};
+  gpublob_tool_info t;
+  if (gpublob_tool_info_get(g, &o, 1, &t, sizeof t) != GPUBLOB_OK) return NULL;
+  snprintf(root, sizeof root, "%s", t.path);
+  char *bin = strstr(root, "/bin/ptxas");
+  if (!bin || bin[10]) return NULL;
+  *bin = 0;
+  char lib[4200];
+  snprintf(lib, sizeof lib, "%s/nvvm/libdevice/libdevice.10.bc", root);
+  return exists(lib) ? root : NULL;
+}
+
+/* llvm-dis's text of bitcode (NULL when it fails). */
+static char *disassemble_bc(const object *o, const char *file) {
+  const char *bc = tmp_path(file);
+  spill(bc, o->data, o->size);
+  const char *argv[] = {LLVM_BINDIR "/llvm-dis", bc, "-o", "-", NULL};
+  char *text = NULL;
+  if (run(argv, &text)) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* in, lowered by mlir-opt with attach and lower (or taken as it is where lower is NULL),
+** serialised by mlir-opt --gpu-module-to-binary="format=llvm toolkit=ROOT" and by
+** gpublob -f llvm with the same toolkit: each object's bitcode is mlir-opt's byte for
+** byte (the module's flags, !llvm.ident and !nvvmir.version included: nothing in it
+** depends on the run).  nvvm: mlir-opt links libdevice into every module, and writes
+** no nvvm-reflect-ftz. */
+static void offload_one(const char *in, const char *kind, const char *attach, const char *lower, const char *root,
+                        int libdevice) {
+  char name[300], pipeline[600], opt[4400], path[64];
+  snprintf(name, sizeof name, "compat: %s %s: -f llvm is mlir-opt's format=llvm, byte for byte", kind, in);
+  snprintf(opt, sizeof opt, "--gpu-module-to-binary=format=llvm toolkit=%s", root);
+  const char *lowered = in;
+  int r1 = 0;
+  char *o1 = NULL, *o2 = NULL;
+  if (lower) {
+    snprintf(path, sizeof path, "offload-%s-lowered.mlir", kind);
+    static char kept[4096]; /* tmp_path's ring is reused */
+    snprintf(kept, sizeof kept, "%s", tmp_path(path));
+    lowered = kept;
+    snprintf(pipeline, sizeof pipeline, "--pass-pipeline=builtin.module(%s,gpu.module(%s))", attach, lower);
+    const char *a1[] = {MLIR_OPT, in, pipeline, "-o", lowered, NULL};
+    r1 = mlir_opt(a1, &o1);
+  }
+  snprintf(path, sizeof path, "offload-%s-upstream.mlir", kind);
+  const char *upstream = tmp_path(path);
+  const char *a2[] = {MLIR_OPT, lowered, opt, "-o", upstream, NULL};
+  int r2 = r1 ? -1 : mlir_opt(a2, &o2);
+  free(o1), free(o2);
+  gpublob_blob b = {0};
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .format = GPUBLOB_FORMAT_LLVM, .toolkit = root};
+  int rc = r1 || r2 ? -1 : compile_mlir(lowered, &o, &b);
+  size_t n = 0;
+  unsigned char *up = rc ? NULL : slurp(upstream, &n);
+  objects ours = {0}, theirs = {0};
+  int ok = up && read_objects(b.data, b.size, &ours) && read_objects(up, n, &theirs) && ours.n > 0 &&
+           ours.n == theirs.n;
+  check(ok, name, "mlir-opt exits %d, %d; gpublob rc %d; objects %d and %d", r1, r2, rc, ours.n, theirs.n);
+  for (int i = 0; ok && i < ours.n; i++) {
+    char what[400];
+    snprintf(what, sizeof what, "%s: object %d: its target and format", name, i);
+    check(ours.o[i].format == theirs.o[i].format && same_str(ours.o[i].target, theirs.o[i].target), what,
+          "%s (format %u) against mlir-opt's %s (format %u)", ours.o[i].target, ours.o[i].format, theirs.o[i].target,
+          theirs.o[i].format);
+    snprintf(what, sizeof what, "%s: object %d: mlir-opt's bitcode", name, i);
+    check(ours.o[i].size == theirs.o[i].size && !memcmp(ours.o[i].data, theirs.o[i].data, ours.o[i].size), what,
+          "%zu bytes against mlir-opt's %zu", ours.o[i].size, theirs.o[i].size);
+  }
+  if (ok && libdevice) { /* what the bytes above hold: libdevice's identification, no ftz flag */
+    char *text = disassemble_bc(&theirs.o[0], "offload-upstream0.bc");
+    char what[400];
+    snprintf(what, sizeof what, "%s: mlir-opt's object 0 holds libdevice's !llvm.ident and !nvvmir.version, and no "
+             "nvvm-reflect-ftz", name);
+    check(text && contains(text, "!nvvmir.version = ") && contains(text, "!llvm.ident = ") &&
+              !contains(text, "nvvm-reflect-ftz"), what, "%.400s", text ? text : "(llvm-dis failed)");
+    free(text);
+  }
+  objects_free(&ours);
+  objects_free(&theirs);
+  free(up);
+  gpublob_blob_free(&b);
+}
+
+static void test_offload_compat(void) {
+  static const char *const inputs[] = {"examples/saxpy.mlir", "tests/mlir/two_kernels.mlir",
+                                       "tests/mlir/two_modules.mlir"};
+  const char *what = "compat: -f llvm is mlir-opt's format=llvm";
+#if !GPUBLOB_MLIR_PASSES
+  skip(what, "this build has no src/passes.cpp (no C++ compiler, or a sanitized build): MLIR jobs run LLVM's C API "
+       "pipeline, not upstream's");
+  return;
+#endif
+  if (!have_program(MLIR_OPT)) {
+    skip(what, MLIR_OPT " not found (mlir-22-tools)");
+    return;
+  }
+  const char *cuda = cuda_root();
+  if (!cuda) skip("compat: nvvm -f llvm", "no CUDA toolkit with ptxas and libdevice for mlir-opt's toolkit=");
+  else {
+    offload_one("tests/mlir/offload_nvvm.mlir", "nvvm", NULL, NULL, cuda, 1);
+    for (int i = 0; i < 3; i++)
+      offload_one(inputs[i], "nvvm", "nvvm-attach-target{chip=sm_90 features=+ptx80 O=3}",
+                  "convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts", cuda, 1);
+  }
+  const char *rocm = rocm_folder();
+  if (!rocm) skip("compat: rocdl -f llvm", "no ld.lld program (lld-22) or no ROCm bitcode (rocm-device-libs) for "
+                  "mlir-opt");
+  else {
+    offload_one("tests/mlir/offload_rocdl.mlir", "rocdl", NULL, NULL, rocm, 0);
+    for (int i = 0; i < 3; i++)
+      offload_one(inputs[i], "rocdl", "rocdl-attach-target{chip=gfx90a O=3}",
+                  "convert-scf-to-cf,convert-gpu-to-rocdl{chipset=gfx90a},reconcile-unrealized-casts", rocm, 0);
+  }
+}
+
 /* ---- #spirv.target_env: MLIR's own SPIR-V serialiser, as mlir-opt-22's ---- */
 #define SPIRV_ENV_IN "tests/mlir/spirv_env.mlir"
 
@@ -1291,6 +1415,7 @@ int main(void) {
   if (rocm) test_downstream("amdgcn", EM_AMDGPU);
   test_compat();
   test_isa_compat();
+  test_offload_compat();
   test_spirv_env();
   if (rocm) test_cli();
 #else

@@ -511,6 +511,17 @@ int main(void) {
   expect("specgen: module flag value of an unknown condition", with("module_flags = x=error:{if:turbo:1:0}\n"),
          "11: 'module_flags': unknown condition 'turbo'");
   expect("specgen: module flag value of a condition", with("module_flags = x=override:{if:ftz:1:0}\n"), NULL);
+  expect("specgen: an MLIR job's module flags are checked as module_flags", with("mlir_module_flags = x=append:1\n"),
+         "11: 'mlir_module_flags': behaviour 'append' needs a metadata value");
+  expect("specgen: an MLIR job's module flag of an unknown condition",
+         with("mlir_module_flags = x=error:{if:turbo:1:0}\n"), "11: 'mlir_module_flags': unknown condition 'turbo'");
+  expect("specgen: an MLIR job's module flags", with("mlir_module_flags = x=override:{if:ftz:1:0} y=error:7\n"), NULL);
+  expect("specgen: mlir_lib_link always without libs", with("mlir_lib_link = always\n"),
+         "11: target 't': 'mlir_lib_link = always' needs 'libs'");
+  expect("specgen: mlir_lib_link of another word", with("mlir_lib_link = sometimes\n"),
+         "11: 'mlir_lib_link': unknown value 'sometimes'");
+  expect("specgen: mlir_lib_link always with libs", with("mlir_lib_link = always\nlibs = l.bc\nlib_search = /x\n"),
+         NULL);
   expect("specgen: placeholder the key does not expand", with("libs = l_{in}.bc\nlib_search = /x\n"),
          "11: 'libs': unknown placeholder '{in}' (this key has: chip chipid targetid chipversion abi opt)");
   expect("specgen: asm_parser of a backend without one", with("asm_parser = yes\n"),
