@@ -145,6 +145,7 @@ static int pool_helper(plan *p) {
     isolated += p->jobs[i]->prov != NULL; /* its in-process tool runs in a child too */
   }
   if (!isolated) return GPUBLOB_OK;
+  if (!helper_alive(p->g)) provider_loads_settle(); /* the helper's fork copies no half-loaded library */
   int rc = gpublob_helper_start(p->g);
   if (!rc) helper_preload(p->g, p->jobs, p->njobs);
   if (!rc) helper_expect(p->g, isolated);

@@ -147,6 +147,18 @@ static int provider_ready(job *j) {
   return p->error[0] ? provider_failed(j, p->error) : GPUBLOB_OK;
 }
 
+#if !GPUBLOB_PARTS_FRONT
+/* Every load in flight is over: a fork (the isolation helper's) must not copy a
+** library half loaded by a loader thread, which its children would then find
+** "loaded" and crash in. */
+static void provider_loads_settle(void) {
+  pthread_mutex_lock(&providers_mu);
+  for (int i = 0; i < nproviders; i++)
+    while (providers[i].loading) pthread_cond_wait(&providers_loaded, &providers_mu);
+  pthread_mutex_unlock(&providers_mu);
+}
+#endif
+
 /* The loads g's call started are over (the end of a call). */
 static void provider_settle(gpublob *g) {
   if (!g->providers_started) return;
