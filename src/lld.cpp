@@ -111,9 +111,6 @@ int gpublob__lld_elf(int argc, const char *const *argv, char **log, int *fatal) 
   std::string text;
   llvm::raw_string_ostream os(text);
   llvm::SmallVector<const char *, 16> args(argv, argv + argc);
-  // One thread: a forked child has none of llvm::parallel's workers, and an hsaco
-  // is one small object (the output is the same for any count).
-  args.insert(args.begin() + (argc > 0), "--threads=1");
   llvm::CrashRecoveryContext::Enable(); // lld's fatal() longjmps back instead of _exit (a child's handlers)
   lld::Result r = lld::lldMain(args, os, os, {{lld::Gnu, &lld::elf::link}});
   llvm::CrashRecoveryContext::Disable();
