@@ -56,8 +56,7 @@ static int lookup_call(gpublob *g, const gpublob_options *opts, const gpublob_in
   if (s && !s->write) return set_error(g, GPUBLOB_MISUSE, "NULL write function");
   double t = now_ms();
   gpublob_options o;
-  options_normalise(opts, &o);
-  if (input_check(g, in) || check_version(g, &o) || limits_valid(g, &o)) return g->code;
+  if (input_check(g, in) || options_normalise(g, opts, &o) || limits_valid(g, &o)) return g->code;
   if (!o.cache_dir || !*o.cache_dir) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
   if (s && o.limits)
     return set_error(g, GPUBLOB_OPTION, "the options' limits are checked against the outputs' bytes, which a "
@@ -197,9 +196,9 @@ int gpublob_kernel_get(gpublob *g, const gpublob_result *r, size_t i, size_t k, 
   return copy_out(out, size, &g->kernels.t.k[k], sizeof *g->kernels.t.k, oldest);
 }
 
-/* A job for questions about opts->target (its name only; the chip does not matter). */
-static int query_job(job *j, gpublob *g, const gpublob_options *opts) {
-  job_begin(j, g, opts, NULL);
+/* A job for questions about o->target (its name only; the chip does not matter); o settled. */
+static int query_job(job *j, gpublob *g, const gpublob_options *o) {
+  job_begin(j, g, o, NULL);
   const char *spec = j->o->target ? j->o->target : targets[0].name, *chips;
   size_t n = target_spec(spec, NULL, &chips);
   if (n >= sizeof j->target)
@@ -208,7 +207,6 @@ static int query_job(job *j, gpublob *g, const gpublob_options *opts) {
   j->target[n] = 0;
   j->opts.target = j->target;
   j->opts.chip = NULL;
-  if (check_version(g, j->o)) return g->code;
   return resolve_target(j);
 }
 
@@ -246,8 +244,10 @@ int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
   memset(out, 0, size);
   if (!g) return GPUBLOB_MISUSE;
   call_reset(g);
+  gpublob_options o;
+  if (options_normalise(g, opts, &o)) return g->code;
   job j;
-  int rc = query_job(&j, g, opts);
+  int rc = query_job(&j, g, &o);
   (void)njobs; /* 1.0 chose the tool by the call's size; no mode does now */
   if (!rc) rc = query_format(&j);
   if (!rc) rc = resolve_tool(&j, 1);
@@ -284,8 +284,10 @@ int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **path
   call_reset(g);
   if (!paths) return set_error(g, GPUBLOB_MISUSE, "NULL paths");
   sb_reset(&g->held[0]);
+  gpublob_options o;
+  if (options_normalise(g, opts, &o)) return g->code;
   job j;
-  job_begin(&j, g, opts, NULL);
+  job_begin(&j, g, &o, NULL);
   int rc = resolve_options(&j);
   if (!rc) rc = libs_list(&j, &g->held[0]);
   job_end(&j);

@@ -6,8 +6,10 @@ int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperatio
   call_reset(g);
   if (mlirOperationIsNull(module)) return set_error(g, GPUBLOB_MISUSE, "null module");
   pthread_once(&mlir_once, mlir_init);
+  gpublob_options o;
+  if (options_normalise(g, opts, &o)) return g->code;
   strbuf name = {0};
-  int rc = serialize_on_parse_stack(g, opts, module, location_name(module, &name), 1);
+  int rc = serialize_on_parse_stack(g, &o, module, location_name(module, &name), 1);
   sb_free(&name);
   return rc;
 }
@@ -15,7 +17,9 @@ int gpublob_mlir_serialize(gpublob *g, const gpublob_options *opts, MlirOperatio
 MlirPass gpublob_mlir_pass_create(const gpublob_options *opts) {
   pthread_once(&llvm_once, llvm_init);
   pthread_once(&mlir_once, mlir_init);
-  pass_state *s = pass_state_new(opts);
+  gpublob_options o;
+  options_normalise(NULL, opts, &o); /* a newer version is said when the pass runs (pass_run) */
+  pass_state *s = pass_state_new(&o);
   if (!s) return (MlirPass){NULL};
   MlirExternalPassCallbacks cb = {pass_construct, pass_destruct, pass_initialize, pass_clone,
                                   pass_run};

@@ -47,7 +47,7 @@ static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n
 #if GPUBLOB_MLIR
 typedef struct mlir_compile_args { /* mlir_compile's arguments, for the parse thread */
   gpublob *g;
-  const gpublob_options *opts;
+  const gpublob_options *o; /* settled */
   const void *data;
   size_t size;
   const char *name;
@@ -57,37 +57,35 @@ typedef struct mlir_compile_args { /* mlir_compile's arguments, for the parse th
 
 static void *mlir_compile_run(void *arg) {
   mlir_compile_args *m = arg;
-  m->rc = mlir_compile(m->g, m->opts, m->data, m->size, m->name, m->out);
+  m->rc = mlir_compile(m->g, m->o, m->data, m->size, m->name, m->out);
   return NULL;
 }
 #endif
 
-/* data holds a NUL at data[size].  MLIR gives one output, the whole module. */
-static int call_compile(gpublob *g, const gpublob_options *opts, int input, const unsigned char *data,
+/* data holds a NUL at data[size]; o is the call's settled options (its version
+** checked where it entered).  MLIR gives one output, the whole module. */
+static int call_compile(gpublob *g, const gpublob_options *o, int input, const unsigned char *data,
                         size_t size, const char *name, gpublob_result *out) {
   double t0 = now_ms();
-  gpublob_options o;
-  options_normalise(opts, &o);
   cache c;
   key128 k0;
-  if (check_version(g, &o)) return g->code; /* a newer struct's fields may change the output */
-  if (limits_valid(g, &o)) return g->code;
-  if (format_for_input(g, &o, input, name)) return g->code;
-  int cached = cache_open(&c, g, &o), rc = -1;
+  if (limits_valid(g, o)) return g->code;
+  if (format_for_input(g, o, input, name)) return g->code;
+  int cached = cache_open(&c, g, o), rc = -1;
   if (cached) {
-    k0 = call_key(&o, input, data, size, name);
-    rc = cache_lookup(&c, &k0, &o, out, NULL);
+    k0 = call_key(o, input, data, size, name);
+    rc = cache_lookup(&c, &k0, o, out, NULL);
     g->stats.cache_ms += now_ms() - t0;
     if (rc) g->stats.cache_misses++;
     else g->stats.cache_hits++;
   }
   int hit = !rc;
   rc = hit ? GPUBLOB_OK : check_nesting(g, input, data, size, name);
-  if (!hit && !rc && (o.flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
+  if (!hit && !rc && (o->flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
   if (!hit && !rc && input == GPUBLOB_INPUT_MLIR) {
 #if GPUBLOB_MLIR
     mlir_out mo = {out, cached ? &c : NULL, &k0};
-    mlir_compile_args mc = {g, opts, data, size, name, &mo, 0};
+    mlir_compile_args mc = {g, o, data, size, name, &mo, 0};
     on_parse_stack(mlir_compile_run, &mc); /* MLIR parses, lowers and translates here */
     rc = mc.rc;
 #else
@@ -100,28 +98,34 @@ static int call_compile(gpublob *g, const gpublob_options *opts, int input, cons
     );
 #endif
   } else if (!hit && !rc) {
-    rc = ir_compile(g, opts, data, size, name, cached ? &c : NULL, &k0, out);
+    rc = ir_compile(g, o, data, size, name, cached ? &c : NULL, &k0, out);
   }
-  if (!rc) rc = limits_check(g, &o, out); /* a hit's as a compile's: nothing written when over */
+  if (!rc) rc = limits_check(g, o, out); /* a hit's as a compile's: nothing written when over */
   if (cached) cache_close(&c);
   provider_settle(g); /* no loader this call started outlives it */
   g->stats.wall_ms = now_ms() - t0;
   return rc;
 }
 
-/* The one compile path of every public call: the input held, then compiled. */
+/* in held, then compiled under o, the call's settled options. */
+static int call_input(gpublob *g, const gpublob_options *o, const gpublob_input *in, gpublob_result *out) {
+  input_held h;
+  int rc = input_hold(g, o, in, &h);
+  if (!rc) rc = call_compile(g, o, h.kind, h.data, h.size, h.name, out);
+  free(h.data);
+  return rc;
+}
+
+/* The one compile path of every public call: the options settled (a bad input struct
+** is said first, as ever), the input held, then compiled. */
 static int call_run(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
   if (!g) return GPUBLOB_MISUSE;
   call_reset(g);
   if (out) memset(out, 0, sizeof *out);
   if (!out) return set_error(g, GPUBLOB_MISUSE, "NULL result");
   gpublob_options o;
-  options_normalise(opts, &o);
-  input_held h;
-  int rc = input_hold(g, &o, in, &h);
-  if (!rc) rc = call_compile(g, opts, h.kind, h.data, h.size, h.name, out);
-  free(h.data);
-  return rc;
+  if (input_check(g, in) || options_normalise(g, opts, &o)) return g->code;
+  return call_input(g, &o, in, out);
 }
 
 /* A result of exactly one output, as one blob. */
@@ -146,13 +150,13 @@ static int call_one_blob(gpublob *g, const gpublob_options *opts, const gpublob_
   call_reset(g);
   if (!out) return set_error(g, GPUBLOB_MISUSE, "NULL output");
   gpublob_options o;
-  options_normalise(opts, &o);
+  if (options_normalise(g, opts, &o)) return g->code;
   size_t n = in->kind == GPUBLOB_INPUT_MLIR ? 1 : outputs_planned(&o);
   if (n != 1)
     return set_error(g, GPUBLOB_OPTION, "LLVM IR input for %zu outputs needs gpublob_compile (or "
                      "gpublob_module_compile_all; gpublob_module_compile gives one blob)", n);
   gpublob_result r = {0};
-  int rc = call_run(g, opts, in, &r);
+  int rc = call_input(g, &o, in, &r);
   if (rc) return rc;
   return single_blob(g, &r, out);
 }

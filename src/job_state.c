@@ -1,5 +1,6 @@
 /* src/job_state.c: A job begun and ended: the one place a job's buffers are made and
-** freed (its options normalised by src/options.c). */
+** freed (its options a copy of the call's, settled by src/options.c where the call
+** entered). */
 
 /* ---- one job: begun with its options, ended with everything it holds ---- */
 /* A path a job found (its tool, its provider's library): "" or its own malloc'd copy. */
@@ -16,11 +17,12 @@ static void job_path_take(const char **path, strbuf *b) {
   else free(taken.s);
 }
 
+/* o: settled options (options_normalise), copied for the job to narrow; NULL: the defaults. */
 static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
   memset(j, 0, sizeof *j);
   j->tool = j->provider_path = "";
   j->g = j->host = g;
-  options_normalise(o, &j->opts);
+  j->opts = o ? *o : default_options;
   j->o = &j->opts;
   j->name = name ? name : "<memory>";
   j->abi_from = "from the options";

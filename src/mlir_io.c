@@ -73,7 +73,7 @@ static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blo
   return GPUBLOB_OK;
 }
 
-static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
+static int mlir_compile(gpublob *g, const gpublob_options *o, const void *data, size_t size,
                         const char *name, mlir_out *out) {
   double t = now_ms();
   pthread_once(&mlir_once, mlir_init);
@@ -90,7 +90,7 @@ static int mlir_compile(gpublob *g, const gpublob_options *opts, const void *dat
   }
   sb_free(&diag);
   double parse_ms = now_ms() - t;
-  if (!rc) rc = serialize_in(g, opts, top, name, 1, out);
+  if (!rc) rc = serialize_in(g, o, top, name, 1, out);
   t = now_ms(); /* MLIR's own teardown: counted with loading, as LLVM's is */
   if (!mlirOperationIsNull(top)) mlirOperationDestroy(top);
   mlirContextDestroy(ctx);

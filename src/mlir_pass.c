@@ -16,11 +16,11 @@ static const char *copy_into(char **p, const char *s) {
   return *p - n;
 }
 
-/* One allocation holds the options' strings and target list. */
-static pass_state *pass_state_new(const gpublob_options *opts) {
+/* One allocation holds the options' strings and target list; o is settled. */
+static pass_state *pass_state_new(const gpublob_options *o_settled) {
   pass_state *s = calloc(1, sizeof *s);
   if (!s) return NULL;
-  options_normalise(opts, &s->o);
+  s->o = *o_settled;
   gpublob_options *o = &s->o;
   if ((o->ntargets && !o->targets) || o->ntargets > 4096) {
     free(s);
@@ -99,7 +99,9 @@ static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
   gpublob *g = NULL;
   int rc = s ? gpublob_open(&g) : GPUBLOB_NOMEM; /* a clone that ran out of memory */
   strbuf name = {0};
-  if (!rc) rc = serialize_on_parse_stack(g, &s->o, op, location_name(op, &name), 0);
+  gpublob_options o; /* the pass's copy settled again, now with a handle to say a newer version in */
+  if (!rc) rc = options_normalise(g, &s->o, &o);
+  if (!rc) rc = serialize_on_parse_stack(g, &o, op, location_name(op, &name), 0);
   sb_free(&name);
   if (rc) {
     strbuf msg = {0};

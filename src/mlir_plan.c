@@ -19,7 +19,7 @@ typedef struct gpu_item { /* one gpu.module for one target: one output, a chip o
 
 typedef struct mlir_call_state {
   gpublob *g;
-  gpublob_options o; /* normalised */
+  gpublob_options o; /* the call's settled options (options_normalise) */
   MlirContext ctx;
   const char *name;
   strbuf diag;

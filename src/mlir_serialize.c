@@ -57,10 +57,9 @@ static int deliver(mlir_call_state *m, MlirOperation top, mlir_out *out) {
 
 /* On any context: translations registered (the pass does that in its initialize,
 ** before MLIR may run passes on threads), diagnostics captured. */
-static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation top,
+static int serialize_in(gpublob *g, const gpublob_options *o, MlirOperation top,
                         const char *name, int register_translations, mlir_out *out) {
-  mlir_call_state m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name};
-  options_normalise(opts, &m.o);
+  mlir_call_state m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name, .o = *o};
   plan_begin(&m.p, g, &m.o, name);
   if (out) { /* the compile calls: the module is gpublob's own */
     m.c = out->c;
@@ -71,8 +70,7 @@ static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation t
     return set_error(g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", m.o.ntargets);
   if (register_translations) mlirRegisterAllLLVMTranslations(m.ctx);
   MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(m.ctx, on_mlir_diagnostic, &m.diag, NULL);
-  int rc = check_version(g, &m.o);
-  if (!rc) rc = format_for_input(g, &m.o, GPUBLOB_INPUT_MLIR, name);
+  int rc = format_for_input(g, &m.o, GPUBLOB_INPUT_MLIR, name);
   if (!rc && (m.o.flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
   if (!rc) rc = serialize(&m, top);
   if (!rc && out) rc = deliver(&m, top, out);
@@ -86,7 +84,7 @@ static int serialize_in(gpublob *g, const gpublob_options *opts, MlirOperation t
 ** recurse through a caller's deeply nested module too. */
 typedef struct serialize_call {
   gpublob *g;
-  const gpublob_options *opts;
+  const gpublob_options *o; /* settled */
   MlirOperation top;
   const char *name;
   int register_translations, rc;
@@ -94,13 +92,13 @@ typedef struct serialize_call {
 
 static void *serialize_call_run(void *arg) {
   serialize_call *c = arg;
-  c->rc = serialize_in(c->g, c->opts, c->top, c->name, c->register_translations, NULL);
+  c->rc = serialize_in(c->g, c->o, c->top, c->name, c->register_translations, NULL);
   return NULL;
 }
 
-static int serialize_on_parse_stack(gpublob *g, const gpublob_options *opts, MlirOperation top,
+static int serialize_on_parse_stack(gpublob *g, const gpublob_options *o, MlirOperation top,
                                     const char *name, int register_translations) {
-  serialize_call c = {g, opts, top, name, register_translations, 0};
+  serialize_call c = {g, o, top, name, register_translations, 0};
   on_parse_stack(serialize_call_run, &c);
   return c.rc;
 }

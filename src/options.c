@@ -1,5 +1,7 @@
 /* src/options.c: The caller's options struct, read as far as its version goes (an older
-** caller's is never read past its end), normalised once for a job. */
+** caller's is never read past its end), normalised once, where a call enters the library
+** (every public call that takes options; the MLIR pass at its creation and its run):
+** everything after reads the settled copy, never the caller's struct. */
 
 /* ---- the options: their versions, the defaults, the flags that change no output ---- */
 
@@ -41,10 +43,23 @@ static int limits_valid(gpublob *g, const gpublob_options *o) {
   return GPUBLOB_OK;
 }
 
-static void options_normalise(const gpublob_options *o, gpublob_options *out) {
+/* The one check of the version: a newer struct's fields may change the output, so it
+** is OPTION (said in g's message; with no handle yet, only returned). */
+static int check_version(gpublob *g, const gpublob_options *o) {
+  if (o->version <= GPUBLOB_OPTIONS_VERSION) return GPUBLOB_OK;
+  if (!g) return GPUBLOB_OPTION;
+  return set_error(g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
+                   o->version, GPUBLOB_OPTIONS_VERSION);
+}
+
+/* The caller's o (NULL: the defaults) into out, a full struct of this version, and
+** its version checked.  Called only at the library's entry points; what they pass
+** on is out, read-only.  A newer version stays in out, so that a settled copy
+** settled again (the MLIR pass's, when it runs) gets the same answer. */
+static int options_normalise(gpublob *g, const gpublob_options *o, gpublob_options *out) {
   memset(out, 0, sizeof *out);
   if (!o) o = &default_options;
   memcpy(out, o, options_size(o->version));
-  /* normalised once, read as this version's layout; a newer one stays for check_version */
   if (out->version < GPUBLOB_OPTIONS_VERSION) out->version = GPUBLOB_OPTIONS_VERSION;
+  return check_version(g, out);
 }

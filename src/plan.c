@@ -12,7 +12,7 @@ typedef struct output_plan { /* one output of the call */
 
 typedef struct plan {
   gpublob *g;
-  gpublob_options o; /* the caller's, normalised */
+  gpublob_options o; /* the call's settled options (options_normalise, at the entry) */
   const char *name;
   job **jobs;
   size_t njobs;
@@ -25,7 +25,7 @@ typedef struct plan {
 static void plan_begin(plan *p, gpublob *g, const gpublob_options *o, const char *name) {
   memset(p, 0, sizeof *p);
   p->g = g;
-  options_normalise(o, &p->o);
+  p->o = *o;
   p->name = name ? name : "<memory>";
 }
 
@@ -149,8 +149,7 @@ static int plan_resolve(plan *p, int load) {
 
 /* The options' target list (or the single target) as jobs and outputs. */
 static int plan_options(plan *p, int load) {
-  int rc = check_version(p->g, &p->o);
-  if (rc) return rc;
+  int rc = GPUBLOB_OK;
   if (p->o.ntargets && !p->o.targets)
     return set_error(p->g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", p->o.ntargets);
   const gpublob_target_choice single = {p->o.target, p->o.chip, p->o.features};

@@ -388,16 +388,10 @@ static int resolve_abi(job *j) {
   return check_abi(j, j->abi, j->o->abi ? j->abi_from : "the default");
 }
 
-static int check_version(gpublob *g, const gpublob_options *o) {
-  if (o->version <= GPUBLOB_OPTIONS_VERSION) return GPUBLOB_OK;
-  return set_error(g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
-                   o->version, GPUBLOB_OPTIONS_VERSION);
-}
-
-/* The options of one job: a single target and chip, as the plan gave them. */
+/* The options of one job: a single target and chip, as the plan gave them (its
+** options settled, their version checked, where the call entered). */
 static int resolve_options(job *j) {
-  int rc = check_version(j->g, j->o);
-  if (!rc) rc = resolve_target(j);
+  int rc = resolve_target(j);
   if (!rc) rc = resolve_features(j);
   if (!rc) rc = resolve_levels(j);
   if (!rc) rc = check_math_modes(j);
