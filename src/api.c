@@ -199,14 +199,13 @@ int gpublob_kernel_get(gpublob *g, const gpublob_result *r, size_t i, size_t k, 
 /* A job for questions about o->target (its name only; the chip does not matter); o settled. */
 static int query_job(job *j, gpublob *g, const gpublob_options *o) {
   job_begin(j, g, o, NULL);
-  const char *spec = j->o->target ? j->o->target : targets[0].name, *chips;
-  size_t n = target_spec(spec, NULL, &chips);
-  if (n >= sizeof j->target)
-    return set_error(g, GPUBLOB_TARGET, "unknown target '%.*s...' (longer than any)", 40, spec);
-  memcpy(j->target, spec, n);
-  j->target[n] = 0;
+  target_ref r = target_parse(o->target, NULL);
+  if (r.n >= sizeof j->target)
+    return set_error(g, GPUBLOB_TARGET, "unknown target '%.*s...' (longer than any)", 40, r.name);
+  memcpy(j->target, r.name, r.n);
+  j->target[r.n] = 0;
   j->opts.target = j->target;
-  j->opts.chip = NULL;
+  job_aim(j, &r, NULL);
   return resolve_target(j);
 }
 
@@ -288,6 +287,8 @@ int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **path
   if (options_normalise(g, opts, &o)) return g->code;
   job j;
   job_begin(&j, g, &o, NULL);
+  target_ref r = target_parse(o.target, o.chip);
+  job_aim(&j, &r, r.chips);
   int rc = resolve_options(&j);
   if (!rc) rc = libs_list(&j, &g->held[0]);
   job_end(&j);

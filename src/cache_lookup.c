@@ -237,6 +237,8 @@ static int record_key(cache *c, const gpublob_options *o, const record *rec, gpu
     jo.tool_mode = GPUBLOB_TOOL_PROGRAM;
   job j;
   job_begin(&j, sink, &jo, "");
+  target_ref r = target_parse(jo.target, jo.chip);
+  job_aim(&j, &r, r.chips);
   j.abi_default = rec->abi_default > 1000000 ? 1000001 : (unsigned)rec->abi_default;
   strbuf pack = {0};
   int rc = resolve_options(&j);

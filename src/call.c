@@ -7,10 +7,10 @@ static size_t outputs_planned(const gpublob_options *o) {
   const gpublob_target_choice *list = o->ntargets && o->targets ? o->targets : &single;
   size_t n = o->ntargets && o->targets ? o->ntargets : 1, count = 0;
   for (size_t i = 0; i < n; i++) {
-    const char *chips, *w;
+    const char *w;
     size_t chipn = 0, cn;
-    target_spec(list[i].target ? list[i].target : "", list[i].chip, &chips);
-    for (chip_list l = chip_list_of(chips); next_chip(&l, &w, &cn);) chipn++;
+    for (chip_list l = chip_list_of(target_parse(list[i].target, list[i].chip).chips); next_chip(&l, &w, &cn);)
+      chipn++;
     count += o->format == GPUBLOB_FORMAT_FATBIN || !chipn ? 1 : chipn;
   }
   return count;

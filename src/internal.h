@@ -60,6 +60,15 @@ typedef struct target_desc {
   GPUBLOB_SPEC_KEYS(GPUBLOB_SPEC_FIELD)
 } target_desc;
 
+/* A target choice, "NAME[:CHIP[,CHIP...]]", parsed once (target_parse): all that the
+** plan and resolve_target need of it, so that no one reads the string again. */
+typedef struct target_ref {
+  const char *name;     /* the target's name, n bytes (a colon may follow) */
+  size_t n;
+  const target_desc *t; /* the spec of that name; NULL: unknown (TARGET when a job of it is resolved) */
+  const char *chips;    /* the choice's chip field when it has one, else what follows the colon, else NULL */
+} target_ref;
+
 typedef struct strbuf {
   char *s;
   size_t len, cap;
@@ -177,6 +186,7 @@ typedef struct job {
   gpublob *host;    /* the caller's handle: its isolation helper */
   gpublob sink;
   const target_desc *t;
+  target_ref aim;            /* its target, as parsed (job_aim); resolve_target takes t from it */
   char target[64], want[64]; /* as planned: the target's name, one chip or "" */
   char chip[64];             /* as resolved: the chip and its modifiers, a target id (gfx90a:xnack+) */
   char cpu[64];              /* the chip alone: what LLVM gets, {chip} in templates */

@@ -69,6 +69,8 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   o.target = target;
   o.chip = chip;
   job_begin(&c->j, g, &o, name);
+  target_ref aim = target_parse(target, chip);
+  job_aim(&c->j, &aim, aim.chips);
   c->j.abi_default = abi_default;
   c->j.src = r.p; /* the record ends in a NUL (strbuf) */
   c->j.src_size = c->size;

@@ -334,8 +334,9 @@ static int item_from_attr(mlir_call_state *m, gpu_item *it, MlirAttribute a) {
   const char *chip = !t ? "" : attr_param(sb_str(&text), "chip", &v) ? sb_str(&v)
                          : *t->mlir_chip ? t->mlir_chip : t->chip;
   size_t first = m->p.njobs;
+  const target_ref r = {t ? t->name : "", t ? strlen(t->name) : 0, t, NULL}; /* the attribute's target, known */
   if (!rc)
-    rc = plan_add_job(&m->p, t->name, strlen(t->name), chip, strlen(chip),
+    rc = plan_add_job(&m->p, &r, chip, strlen(chip),
                       it->features.len ? sb_str(&it->features) : NULL,
                       m->o.opt ? m->o.opt : GPUBLOB_OPT_O0 + level);
   if (!rc) { /* the options' math modes and ABI version win over the attribute's */

@@ -2,7 +2,7 @@
 ** shared ones (strings, the handle, options and targets, templates, search, the
 ** blob tool's choice, digests and the cache, input and the kernels' metadata), then
 ** the compiler's (the plan, LLVM's parse, checks, target machine, device libraries,
-** optimisation, emission, the blob tool, packs, the job, isolation, the pool),
+** optimisation, emission, processes and the blob tool, packs, the job, isolation, the pool),
 ** MLIR's, and last the call and the public API.  A new part is one line here, in
 ** its group.
 **
@@ -71,8 +71,8 @@
 #include "emit.c"
 #include "tmp_sweep.c"
 #include "tool_report.c"
-#include "tool.c"
 #include "proc.c"
+#include "tool.c"
 #include "dump.c"
 #include "tool_version.c"
 #include "magic.c"

@@ -40,9 +40,11 @@ static void plan_end(plan *p) {
   memset(p, 0, sizeof *p);
 }
 
-/* A job for target name (n bytes) and one chip (NULL: the target's default). */
-static int plan_add_job(plan *p, const char *name, size_t n, const char *chip, size_t cn,
-                        const char *features, int opt) {
+/* A job for r's target and one chip, cn bytes (NULL: the target's default). */
+static int plan_add_job(plan *p, const target_ref *r, const char *chip, size_t cn, const char *features,
+                        int opt) {
+  const char *name = r->name;
+  size_t n = r->n;
   p->failed = p->njobs;
   if (p->njobs == MAX_JOBS) return set_error(p->g, GPUBLOB_OPTION, "more than %d jobs in one call", MAX_JOBS);
   job *j = malloc(sizeof *j);
@@ -58,7 +60,7 @@ static int plan_add_job(plan *p, const char *name, size_t n, const char *chip, s
   snprintf(j->target, sizeof j->target, "%.*s", (int)n, name);
   if (chip) snprintf(j->want, sizeof j->want, "%.*s", (int)cn, chip);
   j->opts.target = j->target;
-  j->opts.chip = chip ? j->want : NULL;
+  job_aim(j, r, chip ? j->want : NULL);
   j->opts.features = features;
   j->opts.opt = opt;
   j->opts.targets = NULL;
@@ -79,16 +81,17 @@ static int plan_add_output(plan *p, size_t first, size_t count, int pack) {
 /* "NAME[:CHIP[,CHIP...]]", or chips from the choice's chip field: a job per chip;
 ** one output per job, or one per choice when packing.  opt: the level for them. */
 static int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
-  const char *spec = c->target ? c->target : targets[0].name, *chips, *w;
-  size_t n = target_spec(spec, c->chip, &chips), first = p->njobs, cn;
-  int rc = chips ? GPUBLOB_OK : plan_add_job(p, spec, n, NULL, 0, c->features, opt);
+  const target_ref r = target_parse(c->target, c->chip); /* the choice's one parse */
+  const char *chips = r.chips, *w;
+  size_t first = p->njobs, cn;
+  int rc = chips ? GPUBLOB_OK : plan_add_job(p, &r, NULL, 0, c->features, opt);
   chip_list l = chip_list_of(chips);
   while (!rc && next_chip(&l, &w, &cn)) {
     if (!cn || (l.rest && !*l.rest)) /* an empty chip, or a comma that ends the list */
       return set_error(p->g, GPUBLOB_CHIP, "empty chip in the list '%s'", chips);
-    rc = plan_add_job(p, spec, n, w, cn, c->features, opt);
+    rc = plan_add_job(p, &r, w, cn, c->features, opt);
   }
-  if (chips && !*chips) return set_error(p->g, GPUBLOB_CHIP, "empty chip list for target %.*s", (int)n, spec);
+  if (chips && !*chips) return set_error(p->g, GPUBLOB_CHIP, "empty chip list for target %.*s", (int)r.n, r.name);
   int pack = p->o.format == GPUBLOB_FORMAT_FATBIN;
   for (size_t i = first; !rc && i < p->njobs; i += pack ? p->njobs - first : 1)
     rc = plan_add_output(p, i, pack ? p->njobs - first : 1, pack);

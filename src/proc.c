@@ -1,5 +1,7 @@
 /* src/proc.c: Processes: one spawn and one wait for every tool, each in its own process group,
-** with a timeout, its input written without blocking, its output read in one loop. */
+** with a timeout, its input written without blocking, its output read in one loop.  Only
+** the process: what it runs, where, and what its exit means are the blob tool's part
+** (src/tool.c, after this one). */
 
 /* ---- processes: one spawn and one wait for every tool ---- */
 /* A tool runs in a process group of its own, in its job's private directory's
@@ -113,11 +115,6 @@ static int spawn_run(spawn_plan *s, pid_t *pid) {
     while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {}
   *pid = err ? 0 : child;
   return err;
-}
-
-/* The tool memory bound in bytes (0: none). */
-static unsigned long long tool_memory_bytes(unsigned mib) {
-  return (unsigned long long)(mib ? mib : GPUBLOB_TOOL_MEMORY_DEFAULT) << 20;
 }
 
 /* 0, or an errno value.  mem: the tool's data bound in bytes (0: none). */
@@ -260,117 +257,4 @@ static int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, st
   }
   if (result != WAIT_TIMEOUT) p->pid = 0;
   return result;
-}
-
-static double tool_timeout_ms(const job *j) {
-  return 1000.0 * (j->o->tool_timeout ? j->o->tool_timeout : GPUBLOB_TOOL_TIMEOUT_DEFAULT);
-}
-
-/* The outcome of a wait as the job's error, or OK for a clean exit. */
-static int tool_outcome(job *j, const char *tool, int waited, int status, const strbuf *output) {
-  if (waited == WAIT_TIMEOUT) {
-    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s did not finish within %.0f s (the tool timeout, "
-              "--tool-timeout): killed with its process group", tool, j->t->name, j->chip,
-              tool_timeout_ms(j) / 1000);
-    add_detail(j->g, sb_str(output));
-    return GPUBLOB_TOOL;
-  }
-  if (waited == WAIT_LOST)
-    return set_error(j->g, GPUBLOB_TOOL, "lost the exit status of %s (%s): does the program reap child "
-                     "processes?", tool, strerror(ECHILD));
-  if (!status) return GPUBLOB_OK;
-  const char *oom = strstr(sb_str(output), "out of memory") || strstr(sb_str(output), "bad_alloc")
-                        ? ", out of memory: the tool memory bound is" : NULL;
-  char bound[96] = "";
-  if (oom) snprintf(bound, sizeof bound, "%s %llu MiB (tool_memory, --tool-memory)", oom,
-                    tool_memory_bytes(j->o->tool_memory) >> 20);
-  if (WIFSIGNALED(status))
-    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s was killed by signal %d (%s)%s", tool, j->t->name, j->chip,
-              WTERMSIG(status), strsignal(WTERMSIG(status)), bound);
-  else
-    set_error(j->g, GPUBLOB_TOOL, "%s for %s:%s exited with status %d%s", tool, j->t->name, j->chip,
-              WEXITSTATUS(status), bound);
-  add_detail(j->g, sb_str(output));
-  return GPUBLOB_TOOL;
-}
-
-/* A tool started, in its own process group (proc_spawn); else the job's error. */
-static int tool_spawn(job *j, proc *p, char **argv, enum proc_input mode, const char *dir) {
-  int err = proc_spawn(p, argv, mode, dir, tool_memory_bytes(j->o->tool_memory));
-  if (err) return set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", argv[0], strerror(err));
-  return GPUBLOB_OK;
-}
-
-/* Its input fed, its exit waited for (within the tool timeout), the outcome the
-** job's error; its output in output. */
-static int tool_wait(job *j, proc *p, const char *tool, const void *input, size_t n, strbuf *output) {
-  int status = 0;
-  int waited = proc_wait(p, input, n, tool_timeout_ms(j), output, &status);
-  j->tool_cpu_ms += p->cpu_ms; /* the tool's own work, not only the wait for it */
-  return tool_outcome(j, tool, waited, status, output);
-}
-
-static int read_tool_output(job *j, const char *path) {
-  unsigned char *data;
-  size_t size;
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || read_fd(fd, &data, &size, (size_t)-1)) {
-    if (fd >= 0) close(fd);
-    return set_error(j->g, GPUBLOB_TOOL, "the blob tool exited 0 but wrote no %s", path);
-  }
-  close(fd);
-  if (!size) {
-    free(data);
-    return set_error(j->g, GPUBLOB_TOOL, "the blob tool exited 0 but wrote an empty %s", path);
-  }
-  gpublob_blob_free(&j->out);
-  j->out.data = data;
-  j->out.size = size;
-  j->out.suffix = blob_suffix(j);
-  return GPUBLOB_OK;
-}
-
-static enum proc_input proc_input_of(const job *j) {
-  return j->t->tool_input == INPUT_stdin ? PROC_STDIN : j->t->tool_input == INPUT_pipe ? PROC_PIPE3 : PROC_NONE;
-}
-
-/* Starts the tool.  A file tool starts once its input file is written; a stdin or
-** pipe tool starts before the backend runs and waits for its input. */
-static int tool_start(job *j) {
-  toolrun *r = &j->run;
-  int file = j->t->tool_input == INPUT_file;
-  int rc = make_workdir(j, &r->w);
-  if (rc) return rc;
-  r->made = 1;
-  if (file && write_file(sb_str(&r->w.in), j->out.data, j->out.size))
-    return set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", sb_str(&r->w.in), strerror(errno));
-  char **argv = build_argv(j, j->tool, &r->w, &r->args);
-  if (!argv) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  return tool_spawn(j, &r->p, argv, proc_input_of(j), sb_str(&r->w.dir));
-}
-
-/* Hands the backend's output to the tool (unless a file did), waits for its exit. */
-static int tool_finish(job *j) {
-  toolrun *r = &j->run;
-  int file = j->t->tool_input == INPUT_file;
-  int rc = tool_wait(j, &r->p, r->args.argv[0], j->out.data, file ? 0 : j->out.size, &r->output);
-  return rc ? rc : read_tool_output(j, sb_str(&r->w.out));
-}
-
-/* Stops a tool still running (after an error) and removes its directory. */
-static void tool_end(job *j) {
-  toolrun *r = &j->run;
-  proc_end(&r->p);
-  if (r->made) workdir_remove(&r->w);
-  argv_free(&r->args);
-  sb_free(&r->output);
-  memset(r, 0, sizeof *r);
-  r->p = (proc){0, -1, -1, -1, 0};
-  r->w.live = -1;
-  r->w.lock = -1;
-}
-
-static int tool_early(const job *j) {
-  return needs_blob_tool(j) && !*j->provider_path && j->t->tool_input != INPUT_file;
 }

@@ -7,12 +7,19 @@ static const target_desc *target_named(const char *name, size_t n) {
   return NULL;
 }
 
-/* "NAME[:CHIP[,CHIP...]]": the length of the name; *chips the choice's own chip
-** field when it has one, else what follows the colon, else NULL. */
-static size_t target_spec(const char *spec, const char *chip, const char **chips) {
+/* spec, "NAME[:CHIP[,CHIP...]]" (NULL: the first target), and a choice's chip field
+** (NULL: none), parsed once: the one reading of a target string. */
+static target_ref target_parse(const char *spec, const char *chip) {
+  spec = spec ? spec : targets[0].name;
   const char *colon = strchr(spec, ':');
-  *chips = chip ? chip : colon ? colon + 1 : NULL;
-  return colon ? (size_t)(colon - spec) : strlen(spec);
+  size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
+  return (target_ref){spec, n, target_named(spec, n), chip ? chip : colon ? colon + 1 : NULL};
+}
+
+/* The job aimed at r's target and at chip (NULL: the target's default chip). */
+static void job_aim(job *j, const target_ref *r, const char *chip) {
+  j->aim = *r;
+  j->opts.chip = chip;
 }
 
 /* One of the target's chips (n bytes), short enough for a job to hold. */
@@ -136,19 +143,18 @@ static int parse_target_id(job *j, const char *id) {
   return store_target_id(j, mods, nm, id);
 }
 
+/* The target job_aim gave the job (no string parsed again), and its chip. */
 static int resolve_target(job *j) {
-  const char *spec = j->o->target ? j->o->target : targets[0].name, *chip;
-  size_t n = target_spec(spec, j->o->chip, &chip);
-  j->t = target_named(spec, n);
+  j->t = j->aim.t;
   if (!j->t) {
     strbuf known = {0};
     for (int i = 0; i < NTARGETS; i++) sb_addf(&known, "%s%s", i ? " " : "", targets[i].name);
-    set_error(j->g, GPUBLOB_TARGET, "unknown target '%.*s' (known: %s)", (int)n, spec,
+    set_error(j->g, GPUBLOB_TARGET, "unknown target '%.*s' (known: %s)", (int)j->aim.n, j->aim.name,
               sb_str(&known));
     sb_free(&known);
     return GPUBLOB_TARGET;
   }
-  return parse_target_id(j, chip ? chip : j->t->chip);
+  return parse_target_id(j, j->o->chip ? j->o->chip : j->t->chip);
 }
 
 /* A feature +NAME of the versioned family (+ptx80) below the chip's minimum: that
