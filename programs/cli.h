@@ -3,8 +3,9 @@
 ** is the whole of it; build/gpublob (front.c's main, the core without LLVM)
 ** answers a cache hit itself and starts gpublob-compiler for anything else.
 ** Each file does one job: args.c the arguments (options.h's table), help.c
-** --help and --help-all (the same table), outputs.c the outputs' names and their
-** atomic writing, kernels.c --metadata and --verbose, emit_c.c --emit-c,
+** --help and --help-all (the same table), output_names.c the outputs' names,
+** output_write.c their atomic writing, text.c the growing text the others build
+** their files in, kernels.c --metadata and --verbose, emit_c.c --emit-c,
 ** process.c the input, signals and --time, list_targets.c --list-targets.  Private to programs/. */
 #ifndef GPUBLOB_CLI_H
 #define GPUBLOB_CLI_H
@@ -70,21 +71,25 @@ int parse_args(cli *c, int argc, char **argv);
 /* help.c */
 void print_help(int all);
 
-/* outputs.c */
+/* text.c */
+void text_addf(text *t, const char *fmt, ...);
+
+/* output_names.c */
 int open_temp(const char *path, char **tmp);
-void sweep_temps(const char *path); /* a killed call's temporaries of path (output_names.c) */
+void sweep_temps(const char *path); /* a killed call's temporaries of path */
 int write_all(int fd, const unsigned char *p, size_t n);
 int is_dir(const char *p);
 int check_many(const cli *c, size_t n);
 int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths);
 size_t outputs_asked(const cli *c, int mlir);
+
+/* output_write.c */
 int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header);
 int write_metadata(const cli *c, const text *json);
 void pending_set(char **tmps, size_t count);
 void remove_pending(void);
 
 /* kernels.c */
-void text_addf(text *t, const char *fmt, ...);
 int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir);
 
 /* emit_c.c */

@@ -7,32 +7,9 @@
 #endif
 #include "programs/cli.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void text_addf(text *t, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (t->oom || n < 0) return;
-  if (t->len + (size_t)n + 1 > t->cap) {
-    size_t cap = (t->len + (size_t)n + 1) * 2;
-    char *s = realloc(t->s, cap);
-    if (!s) {
-      t->oom = 1;
-      return;
-    }
-    t->s = s;
-    t->cap = cap;
-  }
-  va_start(ap, fmt);
-  vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
-  va_end(ap);
-  t->len += (size_t)n;
-}
 
 /* A JSON string: quotes, backslashes and control characters escaped. */
 static void json_str(text *t, const char *s) {

@@ -25,11 +25,7 @@ void gpublob_close(gpublob *g) {
 }
 
 
-void gpublob_blob_free(gpublob_blob *b) {
-  if (!b) return;
-  free(b->data);
-  memset(b, 0, sizeof *b);
-}
+void gpublob_blob_free(gpublob_blob *b) { blob_release(b); }
 
 /* A lookup alone: OK on a hit, NOTCACHED on a miss or a cache that cannot be used;
 ** with s, the last output streamed to it (IO when s failed). */

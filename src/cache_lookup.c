@@ -35,7 +35,7 @@ static const char *get_str(reader *r) {
 void gpublob_result_free(gpublob_result *r) {
   if (!r) return;
   for (size_t i = 0; i < r->count; i++) {
-    gpublob_blob_free(&r->outputs[i].blob);
+    blob_release(&r->outputs[i].blob);
     free((char *)r->outputs[i].target);
     free((char *)r->outputs[i].chip);
     output_note_drop(r->outputs[i].tool); /* before its key, the tool string, goes */
@@ -147,7 +147,7 @@ static int entry_output(reader *r, gpublob_result *out, int mode, unsigned block
   if (r->bad || !chip || !tool || !report || (target && *target && !t) || !chips_valid(t, chip) ||
       !tool_name_valid(tool) || !report_valid(report) || get_blob(r, &b, mode) || !b.suffix ||
       result_add(out, t ? t->name : "", chip, tool, report, block_size, &b)) {
-    if (mode == BLOB_COPY) gpublob_blob_free(&b);
+    if (mode == BLOB_COPY) blob_release(&b);
     return -1;
   }
   return 0;

@@ -16,7 +16,7 @@
 #endif
 
 #ifndef GPUBLOB_VENDORED
-#define GPUBLOB_VENDORED 0 /* 1: build/vendor/gpublob.c (specgen --vendor defines it) */
+#define GPUBLOB_VENDORED 0 /* 1: build/vendor/gpublob.c (tools/amalgamate.c defines it) */
 #endif
 
 #ifndef GPUBLOB_LLD

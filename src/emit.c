@@ -51,7 +51,7 @@ static int emit_text(job *j) {
   if (copy) memcpy(copy, text, n + 1);
   LLVMDisposeMessage(text);
   if (!copy) return set_error(j->g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", n);
-  gpublob_blob_free(&j->out);
+  blob_release(&j->out);
   j->out = (gpublob_blob){copy, n, ".ll"};
   return GPUBLOB_OK;
 }

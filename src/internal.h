@@ -2,7 +2,8 @@
 ** descriptor the generator fills, the string buffer, the handle and the job.  Only
 ** gpublob.c (the compiler) and src/front.c (the cache front) include it, once, first.
 ** Every function of the core is static; a part that calls a later part's function
-** declares it where it needs it. */
+** finds it declared among the seams below (the compiler's in src/internal_compile.h,
+** MLIR's in src/internal_mlir.h), never on the spot. */
 #ifndef GPUBLOB_INTERNAL_H
 #define GPUBLOB_INTERNAL_H
 

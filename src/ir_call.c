@@ -33,7 +33,7 @@ static int make_output(plan *p, output_plan *op, gpublob_result *out) {
         result_add(out, j->t->name, sb_str(&chips), output_tool(op, j), sb_str(&report), p->o.block_size, &b))
       rc = set_error(p->g, GPUBLOB_NOMEM, "out of memory");
   }
-  gpublob_blob_free(&b);
+  blob_release(&b);
   sb_free(&chips);
   sb_free(&report);
   return rc;

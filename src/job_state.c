@@ -48,6 +48,6 @@ static void job_end(job *j) {
   sb_free(&j->kernels);
   sb_free(&j->sink.msg);
   sb_free(&j->sink.warn);
-  gpublob_blob_free(&j->out);
-  gpublob_blob_free(&j->asm_out);
+  blob_release(&j->out);
+  blob_release(&j->asm_out);
 }

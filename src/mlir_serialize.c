@@ -11,7 +11,7 @@ static void mlir_call_state_end(mlir_call_state *m) {
     sb_free(&it->tool_options);
     sb_free(&it->link_paths);
     free(it->link);
-    gpublob_blob_free(&it->blob);
+    blob_release(&it->blob);
   }
   free(m->items);
   free(m->gpu_modules);
@@ -50,7 +50,7 @@ static int deliver(mlir_call_state *m, MlirOperation top, mlir_out *out) {
   if (!rc && result_add(out->res, NULL, "", "", sb_str(&summary), m->o.block_size, &b))
     rc = set_error(m->g, GPUBLOB_NOMEM, "out of memory");
   sb_free(&summary);
-  gpublob_blob_free(&b);
+  blob_release(&b);
   if (!rc && out->c) cache_store_plan(out->c, out->k0, &m->p, out->res);
   return rc;
 }

@@ -69,7 +69,7 @@ static int pack_tool_run(job *const *members, size_t n, char **argv, const workd
     *out = first->out;
     out->suffix = first->t->suffix_pack;
   } else {
-    gpublob_blob_free(&first->out);
+    blob_release(&first->out);
   }
   first->out = saved;
   return rc;
@@ -102,7 +102,7 @@ static int pack_in_process(job *const *members, size_t n, const pack_provider_op
   char **o = template_argv(&opts, first, first->t->pack_provider_argv, NULL, NULL, NULL);
   int rc = o ? prov->run(members, n, ids, o, opts.argc, out) : set_error(first->g, GPUBLOB_NOMEM, "out of memory");
   if (!rc) rc = check_pack_magic(members, n, out, prov->name);
-  if (rc) gpublob_blob_free(out);
+  if (rc) blob_release(out);
   else out->suffix = first->t->suffix_pack;
   argv_free(&opts);
   return rc;

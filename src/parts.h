@@ -6,10 +6,11 @@
 ** MLIR's, and last the call and the public API.  A new part is one line here, in
 ** its group.
 **
-** gpublob.c includes every group, after src/internal.h (tools/amalgamate pastes each
-** part in at its line here for build/vendor/gpublob.c).  src/front.c, the cache
-** front, sets GPUBLOB_PARTS_FRONT to 1 first and gets the shared group alone: it
-** adds stubs of the compiler's engine, then api.c, itself. */
+** gpublob.c includes every group, after src/internal.h (build/amalgamate, of
+** tools/amalgamate.c, pastes each part in at its line here for
+** build/vendor/gpublob.c).  src/front.c, the cache front, sets GPUBLOB_PARTS_FRONT
+** to 1 first and gets the shared group alone: it adds stubs of the compiler's
+** engine, then api.c, itself. */
 #ifndef GPUBLOB_PARTS_FRONT
 #define GPUBLOB_PARTS_FRONT 0 /* 1: the shared group alone (src/front.c) */
 #endif

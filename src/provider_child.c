@@ -54,21 +54,21 @@ static int provider_result(job *j, const strbuf *rec) {
   else r.bad = 1;
   j->tool_cpu_ms += cpu;
   if (r.bad) {
-    gpublob_blob_free(&blob);
+    blob_release(&blob);
     return set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s: its result was cut short", j->tool_name,
                      j->t->name, j->chip);
   }
   if (log) sb_add(&j->run.output, log);
   if (rc) {
-    gpublob_blob_free(&blob);
+    blob_release(&blob);
     return set_error(j->g, rc, "%s", msg ? msg : "");
   }
   if (!j->prov->ops->files) {
-    gpublob_blob_free(&j->out);
+    blob_release(&j->out);
     j->out = blob;
     j->out.suffix = j->t->suffix_bin;
   } else {
-    gpublob_blob_free(&blob);
+    blob_release(&blob);
   }
   return GPUBLOB_OK;
 }

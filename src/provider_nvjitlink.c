@@ -45,7 +45,7 @@ static int nvjl_cubin(job *j, const provider *p, void *h) {
     return nvjl_failed(j, p, h, "GetLinkedCubin", r);
   }
   cubin[n] = 0;
-  gpublob_blob_free(&j->out);
+  blob_release(&j->out);
   j->out = (gpublob_blob){cubin, n, j->t->suffix_bin};
   return GPUBLOB_OK;
 }

@@ -214,7 +214,7 @@ static int read_tool_output(job *j, const char *path) {
     free(data);
     return set_error(j->g, GPUBLOB_TOOL, "the blob tool exited 0 but wrote an empty %s", path);
   }
-  gpublob_blob_free(&j->out);
+  blob_release(&j->out);
   j->out.data = data;
   j->out.size = size;
   j->out.suffix = blob_suffix(j);

@@ -1,6 +1,6 @@
 /* src/util.c: Strings: the one growable buffer every part writes text into, blank-separated
 ** lists and globs, as the spec's fields use them, and the comma-separated chip lists of the
-** options and the cache. */
+** options and the cache; and blob_release, which frees a blob's bytes for every part. */
 
 /* ---- strings: a growable buffer, blank-separated lists, globs ---- */
 
@@ -69,6 +69,14 @@ static strbuf sb_move(strbuf *b) {
   strbuf moved = *b;
   memset(b, 0, sizeof *b);
   return moved;
+}
+
+/* A blob's bytes freed and the blob left empty (NULL: nothing).  The core's parts call
+** this; the public gpublob_blob_free (src/api.c) is it for a caller. */
+static void blob_release(gpublob_blob *b) {
+  if (!b) return;
+  free(b->data);
+  memset(b, 0, sizeof *b);
 }
 
 /* Room for one more element in *pp, an array of n of size bytes each. */

@@ -11,8 +11,10 @@
 ** cc line, shared libLLVM; with MLIR, shared libMLIR and its rpath).  Each
 ** program compiles a kernel to PTX (format asm: no CUDA toolkit needed) and,
 ** with MLIR, a gpu.module; the install's .pc and CMake files must match this
-** build (MLIR in or out).  Without pkg-config, cmake or llvm-config-22, those
-** parts are skipped.
+** build (MLIR in or out).  Then tools/amalgamate's #line lines: a copy of the tree
+** with errors planted in parts, amalgamated and compiled, has each named at its
+** part's file and line.  Without pkg-config, cmake or llvm-config-22, those parts
+** are skipped.
 **
 ** Not in the sanitized suites (tests/sanitize.ninja says why). */
 #define _POSIX_C_SOURCE 200809L
@@ -124,6 +126,71 @@ static void check_user(const char *how, const char *program) {
         fmt("%s: MLIR %s, as this build", how, GPUBLOB_MLIR ? "in" : "out"), "%s", tail(out));
   if (GPUBLOB_MLIR)
     check(contains(out, "gpu.binary @k"), fmt("%s: an MLIR gpu.module compiled", how), "%s", tail(out));
+  free(out);
+}
+
+/* The lines of a file (its newlines), -1 when it cannot be read. */
+static long lines_of(const char *path) {
+  size_t n;
+  unsigned char *data = slurp(path, &n);
+  if (!data) return -1;
+  long count = 0;
+  for (size_t i = 0; i < n; i++) count += data[i] == '\n';
+  free(data);
+  return count;
+}
+
+/* tools/amalgamate on a copy of the tree with three bad lines planted: one inside the
+** first part (src/util.c, line 6), one after the target table's #include in
+** src/target.c (its last line), one in gpublob.c after every part (its last line).
+** The vendored file, compiled, must name each at its file and line: `src/util.c:6:`,
+** not a line of the one file. */
+static void vendor_lines(const char *s) {
+  const char *what = "vendoring: a diagnostic in the vendored file names the part and its line";
+  if (!have("llvm-config-22") || !have("cc")) {
+    skip(what, "no llvm-config-22 or cc on PATH");
+    return;
+  }
+  char here[4096];
+  if (!getcwd(here, sizeof here)) {
+    check(0, what, "getcwd failed");
+    return;
+  }
+  const char *d = strdup(fmt("%s/vendor-lines", s));
+  char *out = NULL;
+  int rc = sh(fmt("rm -rf %s && mkdir -p %s/src %s/build && cp gpublob.c gpublob.h gpublob_mlir.h %s/ && cp src/*.c src/*.h %s/src/ && "
+                  "cp build/gpublob_targets.def %s/build/",
+                  d, d, d, d, d, d),
+              &out);
+  check(rc == 0, fmt("%s: the tree copied", what), "exit %d: %s", rc, tail(out));
+  free(out);
+  if (rc) return;
+  long target_end = lines_of(fmt("%s/src/target.c", d)), core_end = lines_of(fmt("%s/gpublob.c", d));
+  rc = sh(fmt("cd %s && sed -i '6i static int planted_util = planted_undeclared_util;' src/util.c && "
+              "echo 'static int planted_target = planted_undeclared_target;' >> src/target.c && "
+              "echo 'static int planted_core = planted_undeclared_core;' >> gpublob.c && "
+              "%s/build/amalgamate gpublob.c build/gpublob_targets.def out.c",
+              d, here),
+          &out);
+  check(rc == 0, fmt("%s: amalgamate on the planted copy", what), "exit %d: %s", rc, tail(out));
+  free(out);
+  if (rc) return;
+  rc = sh(fmt("cd %s && cc -std=c11 -fsyntax-only -I. out.c $(llvm-config-22 --cflags)", d), &out);
+  check(rc != 0, fmt("%s: the planted copy does not compile", what), "exit %d", rc);
+  char where[3][64];
+  snprintf(where[0], sizeof where[0], "src/util.c:6:");
+  snprintf(where[1], sizeof where[1], "src/target.c:%ld:", target_end + 1);
+  snprintf(where[2], sizeof where[2], "gpublob.c:%ld:", core_end + 1);
+  const char *const name[3] = {"planted_undeclared_util", "planted_undeclared_target", "planted_undeclared_core"};
+  for (int i = 0; i < 3; i++) {
+    /* a line of the compiler's output that starts with where and names the identifier */
+    int named = 0;
+    for (const char *line = out; line && *line && !named; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+      const char *nl = strchr(line, '\n'), *id = strstr(line, name[i]);
+      named = !strncmp(line, where[i], strlen(where[i])) && id && (!nl || id < nl);
+    }
+    check(named, fmt("%s: %s %s", what, where[i], name[i]), "%s", tail(out));
+  }
   free(out);
 }
 
@@ -338,6 +405,9 @@ int main(void) {
     }
     t_vendor = now() - t0;
   }
+
+  /* ---- the vendored file's #line lines: a diagnostic names the part and its line ---- */
+  vendor_lines(s);
 
   printf("time: install %.1f s, pkg-config build %.1f s, CMake configure and build %.1f s, vendoring %.1f s\n",
          t_install, t_pc, t_cmake, t_vendor);

@@ -7,7 +7,11 @@
 **
 ** The parts are src/parts.h's list, which gpublob.c includes; an #include "NAME"
 ** is read beside the file that includes it.  gpublob.h stays an #include: it sits
-** beside the one file.  Build: cc -std=c11 -o amalgamate tools/amalgamate.c.
+** beside the one file.  Each pasted file starts with a #line naming it ("src/util.c",
+** as this program was given the path: the core's own relative to the tree), and the
+** file that included it goes on after a #line back to its own next line, so that a
+** compiler's diagnostic or a debugger points into the part, not into OUT.c.
+** Build: cc -std=c11 -o amalgamate tools/amalgamate.c.
 ** Errors are printed as `amalgamate: message` and exit with status 1; no output
 ** file is left behind then.
 */
@@ -34,8 +38,10 @@ static int close_out(FILE *o, const char *tmp, const char *out) {
 /* ---- pasting: the core with every part it includes, once, in place ---- */
 typedef struct vendor_state {
   FILE *out, *def;
+  const char *def_path;
   char done[128][768]; /* the parts pasted so far */
   int ndone, pasted;
+  int synced; /* OUT's next line is the next line of the file being read, by #line */
 } vendor_state;
 
 static int vendor_file(vendor_state *v, const char *path, int depth);
@@ -55,9 +61,13 @@ static int vendor_line(vendor_state *v, const char *dir, const char *line, int d
     fputs(strstr(line, "\"../gpublob.h\"") ? "#include \"gpublob.h\"\n" : line, v->out);
     return 0;
   }
+  v->synced = 0; /* the #include line is replaced (or dropped): its file's next line needs a #line */
   if (!strcmp(name, "gpublob_targets.def")) {
     rewind(v->def);
-    for (int ch; (ch = fgetc(v->def)) != EOF;) fputc(ch, v->out);
+    fprintf(v->out, "#line 1 \"%s\"\n", v->def_path);
+    int last = '\n';
+    for (int ch; (ch = fgetc(v->def)) != EOF; last = ch) fputc(ch, v->out);
+    if (last != '\n') fputc('\n', v->out); /* the #line after it starts a line */
     v->pasted++;
     return 0;
   }
@@ -72,13 +82,26 @@ static int vendor_line(vendor_state *v, const char *dir, const char *line, int d
 static int vendor_file(vendor_state *v, const char *path, int depth) {
   FILE *c = depth < 8 ? fopen(path, "r") : NULL;
   if (!c) return fprintf(stderr, "amalgamate: cannot read %s\n", path), 1;
-  char dir[512], line[4096];
+  char dir[512], line[4096], name[256];
   const char *slash = strrchr(path, '/');
   snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path + 1) : 0, path);
   int rc = 0;
+  long lineno = 1;  /* of the line read next */
+  int at_start = 1; /* fgets gave a whole line last (or nothing yet) */
   if (depth) fprintf(v->out, "/************** %s **************/\n", path);
-  while (!rc && fgets(line, sizeof line, c)) rc = vendor_line(v, dir, line, depth);
+  v->synced = 0; /* a #line before its first line (the core's too: OUT starts with a line of its own) */
+  while (!rc && fgets(line, sizeof line, c)) {
+    if (at_start && !v->synced && !included_name(line, name, sizeof name)) {
+      fprintf(v->out, "#line %ld \"%s\"\n", lineno, path);
+      v->synced = 1;
+    }
+    rc = at_start ? vendor_line(v, dir, line, depth) : fputs(line, v->out) < 0;
+    at_start = strchr(line, '\n') != NULL;
+    lineno += at_start;
+  }
+  if (!rc && !at_start) fputc('\n', v->out); /* a last line without its newline: the #line after it starts a line */
   fclose(c);
+  v->synced = 0; /* the including file goes on past its #include: a #line back to it */
   return rc;
 }
 
@@ -108,9 +131,9 @@ static int vendor(const char *core, const char *def, const char *out) {
     free(v);
     return 1;
   }
-  /* what the core's messages name as the fix differs for a project that compiles this
-     (the comment is the one specgen --vendor wrote, kept so that the file's bytes are) */
-  fputs("#define GPUBLOB_VENDORED 1 /* the one-file form, written by specgen --vendor */\n", v->out);
+  /* what the core's messages name as the fix differs for a project that compiles this */
+  fputs("#define GPUBLOB_VENDORED 1 /* the one-file form, written by tools/amalgamate */\n", v->out);
+  v->def_path = def;
   int rc = vendor_file(v, core, 0);
   if (!rc && v->pasted < 2)
     rc = fprintf(stderr, "amalgamate: %s must include gpublob_targets.def (it does %d times)\n", core,
