@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "../src/math_modes.h"
 
 /* Keys that come together, each list ending in -1: what an exec tool needs, what a
    provider needs, the pack step's keys, and what a pack program needs. */
@@ -26,12 +27,13 @@ static const struct { const char *name; int value; } calling_conventions[] = {
 static const char *const flag_behaviours[] = {"error", "warning", "override", NULL};
 static const char *const metadata_behaviours[] = {"require", "append", "appendunique", NULL};
 /* The conditions of {if:COND:..} besides +feature, -feature and a target's isa_conditions:
-   the math modes, -O0, and whose defaults the call takes (--as clang, --as mlir). */
-static const char *const conditions[] = {"ftz", "fast-math", "O0", "daz", "finite-only", "unsafe-math",
-                                         "unsafe-sqrt", "clang", "mlir", NULL};
-/* What a flag of an MLIR target attribute may set besides a feature (mlir_flags). */
-static const char *const flag_options[] = {"ftz", "fast-math", "daz", "finite-only", "unsafe-math",
-                                           "unsafe-sqrt", NULL};
+   the math modes (src/math_modes.h), -O0, and whose defaults the call takes (--as clang,
+   --as mlir). */
+#define MATH_MODE_NAME(a, id, name, brief_group, brief, full) name,
+static const char *const conditions[] = {GPUBLOB_MATH_MODES(MATH_MODE_NAME, ~) "O0", "clang", "mlir", NULL};
+/* What a flag of an MLIR target attribute may set besides a feature (mlir_flags): a math mode. */
+static const char *const flag_options[] = {GPUBLOB_MATH_MODES(MATH_MODE_NAME, ~) NULL};
+#undef MATH_MODE_NAME
 /* What else an mlir_flags FLAG may do (src/mlir_plan.c): add its strings to the blob
 ** tool's options, or keep the tool's log in the object's properties. */
 static const char *const flag_effects[] = {"tool-options", "tool-log", NULL};
@@ -539,7 +541,7 @@ static void check_constants(const target *t) {
   }
 }
 
-/* FLAG:EFFECT, EFFECT a +feature, a -feature, or an option (ftz, fast-math, ...). */
+/* FLAG:EFFECT, EFFECT a +feature, a -feature, or an option (a math mode). */
 static void check_mlir_flags(const target *t) {
   const char *p = t->val[K_mlir_flags], *w;
   size_t n;
