@@ -37,7 +37,7 @@ static int spec_tests_condition(const target_desc *t, const char *name) {
   strbuf pat = {0};
   sb_addf(&pat, "{if:%s:", name);
   const char *c = sb_str(&pat);
-#define MODE_TESTED_IN(key, presence, type, doc) MODE_TESTED_IN_##type(key)
+#define MODE_TESTED_IN(key, presence, type, form, doc) MODE_TESTED_IN_##type(key)
 #define MODE_TESTED_IN_STRING(key) || strstr(t->key, c)
 #define MODE_TESTED_IN_LIST(key) || strstr(t->key, c)
 #define MODE_TESTED_IN_TEMPLATE(type, placeholders) MODE_TESTED_IN_##type
