@@ -10,7 +10,7 @@
 **
 ** The keys a target may hold are the list of src/spec_keys.h: each key's line
 ** says its presence, its type (the words of an enum, the placeholders of a
-** template) and what it means, and specgen reads all of it from there. */
+** template), its value's form and what it means, and specgen reads all of it from there. */
 #ifndef SPECGEN_SPEC_H
 #define SPECGEN_SPEC_H
 
@@ -37,10 +37,11 @@ typedef struct key_info {
   int required;
   const char *default_value; /* of a target without the key; NULL: none */
   value_type type;
+  enum gpublob_spec_form form; /* what the value must look like beyond its type */
 } key_info;
 
 enum {
-#define KEY_ENUM(key, presence, type, doc) K_##key,
+#define KEY_ENUM(key, presence, type, form, doc) K_##key,
   GPUBLOB_SPEC_KEYS(KEY_ENUM) NKEYS
 #undef KEY_ENUM
 };

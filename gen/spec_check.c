@@ -1,7 +1,7 @@
 /* gen/spec_check.c: specgen's checks of a target as read: the keys src/spec_keys.h
 ** requires, defaults and types, the placeholders of each template key (its line's
-** TEMPLATE), and what each key with a form of its own must hold; across targets,
-** that an MLIR target attribute selects one.  Whatever would not build, or would
+** TEMPLATE), each key's value by its line's FORM (check_form), and what keys need of
+** one another; across targets, that an MLIR target attribute selects one.  Whatever would not build, or would
 ** mean something other than it says, is refused here, as file:line: message. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "../src/math_modes.h"
 
 /* Keys that come together, each list ending in -1: what an exec tool needs, what a
    provider needs, the pack step's keys, and what a pack program needs. */
@@ -26,12 +27,13 @@ static const struct { const char *name; int value; } calling_conventions[] = {
 static const char *const flag_behaviours[] = {"error", "warning", "override", NULL};
 static const char *const metadata_behaviours[] = {"require", "append", "appendunique", NULL};
 /* The conditions of {if:COND:..} besides +feature, -feature and a target's isa_conditions:
-   the math modes, -O0, and whose defaults the call takes (--as clang, --as mlir). */
-static const char *const conditions[] = {"ftz", "fast-math", "O0", "daz", "finite-only", "unsafe-math",
-                                         "unsafe-sqrt", "clang", "mlir", NULL};
-/* What a flag of an MLIR target attribute may set besides a feature (mlir_flags). */
-static const char *const flag_options[] = {"ftz", "fast-math", "daz", "finite-only", "unsafe-math",
-                                           "unsafe-sqrt", NULL};
+   the math modes (src/math_modes.h), -O0, and whose defaults the call takes (--as clang,
+   --as mlir). */
+#define MATH_MODE_NAME(a, id, name, brief_group, brief, full) name,
+static const char *const conditions[] = {GPUBLOB_MATH_MODES(MATH_MODE_NAME, ~) "O0", "clang", "mlir", NULL};
+/* What a flag of an MLIR target attribute may set besides a feature (mlir_flags): a math mode. */
+static const char *const flag_options[] = {GPUBLOB_MATH_MODES(MATH_MODE_NAME, ~) NULL};
+#undef MATH_MODE_NAME
 /* What else an mlir_flags FLAG may do (src/mlir_plan.c): add its strings to the blob
 ** tool's options, or keep the tool's log in the object's properties. */
 static const char *const flag_effects[] = {"tool-options", "tool-log", NULL};
@@ -182,9 +184,11 @@ static void need_keys(const target *t, const int *group, const char *why) {
       die(t->line, "target '%s': %s needs key '%s'", t->name, why, keys[*group].name);
 }
 
-static void check_chip_pairs(const target *t, int k, int chip_must_exist) {
+static void check_chip_pairs(const target *t, int k) {
+  enum gpublob_spec_form form = keys[k].form;
   const char *p = t->val[k], *w;
   size_t n;
+  int chip_must_exist = form == GPUBLOB_SPEC_FORM_CHIP_FEATURE_MIN;
   while ((w = next_word(&p, &n))) {
     const char *colon = memchr(w, ':', n);
     if (!colon || colon == w || colon == w + n - 1)
@@ -197,26 +201,28 @@ static void check_chip_pairs(const target *t, int k, int chip_must_exist) {
           GLOB_MAX_LEN);
     const char *v = colon + 1;
     size_t vn = n - (size_t)(v - w);
-    if (k == K_feature_min) { /* gpublob reads the number after the version feature */
+    if (form == GPUBLOB_SPEC_FORM_CHIP_FEATURE_MIN) { /* gpublob reads the number after the version feature */
       size_t p = strlen(t->val[K_version_feature]);
       if (vn <= p || vn > FEATURE_MIN_MAX_LEN || strncmp(v, t->val[K_version_feature], p) ||
           !plain_number(v + p, vn - p, 999999, NULL))
         die(t->key_line[k], "'feature_min': '%.*s' is not %sNUMBER (the version_feature, then plain digits)",
             (int)vn, v, t->val[K_version_feature]);
-    } else if (k == K_chip_version) {
+    } else if (form == GPUBLOB_SPEC_FORM_CHIP_VERSION) {
       if (!plain_number(v, vn, 2147483647, NULL))
         die(t->key_line[k], "'chip_version': '%.*s' is not a plain number", (int)vn, v);
-    } else if (k == K_abi_min) {
-      if (!plain_number(v, vn, 1000000, NULL) || !word_in(t->val[K_abi_versions], v, vn))
+    } else if (form == GPUBLOB_SPEC_FORM_CHIP_ABI) {
+      const char *versions = t->val[K_abi_versions] ? t->val[K_abi_versions] : "";
+      if (!plain_number(v, vn, 1000000, NULL) || !word_in(versions, v, vn))
         die(t->key_line[k], "'abi_min': '%.*s' is not one of 'abi_versions'", (int)vn, v);
-    } else if (k == K_abi_tool_min) {
-      if (!plain_number(v, vn, 1000000, NULL) || !word_in(t->val[K_abi_versions], w, (size_t)(colon - w)))
+    } else if (form == GPUBLOB_SPEC_FORM_ABI_TOOL) {
+      const char *versions = t->val[K_abi_versions] ? t->val[K_abi_versions] : "";
+      if (!plain_number(v, vn, 1000000, NULL) || !word_in(versions, w, (size_t)(colon - w)))
         die(t->key_line[k], "'abi_tool_min': '%.*s' is not ABI:VERSION (an ABI of 'abi_versions', a plain number)",
             (int)n, w);
-    } else if (k == K_mlir_lower_chip) {
+    } else if (form == GPUBLOB_SPEC_FORM_CHIP_CHIP) {
       if (word_in(t->val[K_chips], w, (size_t)(colon - w)) && !word_in(t->val[K_chips], v, vn))
         die(t->key_line[k], "'mlir_lower_chip': '%.*s' is not in 'chips'", (int)vn, v);
-    } else if (k == K_chip_modifiers) {
+    } else if (form == GPUBLOB_SPEC_FORM_CHIP_MODIFIER) {
       for (size_t i = 0; i < vn; i++)
         if (!isalnum((unsigned char)v[i]) && v[i] != '-' && v[i] != '_')
           die(t->key_line[k], "'chip_modifiers': '%.*s' is not a feature name (no sign)", (int)vn, v);
@@ -302,23 +308,23 @@ static int cc_value(const char *w, size_t n) {
   return -1;
 }
 
-static void check_entry_cc(target *t) {
-  if (!t->val[K_entry_cc]) return;
-  const char *p = t->val[K_entry_cc], *w;
+static void check_entry_cc(target *t, int k) {
+  if (!t->val[k]) return;
+  const char *p = t->val[k], *w;
   size_t n;
   while ((w = next_word(&p, &n)))
     if (cc_value(w, n) < 0)
-      die(t->key_line[K_entry_cc], "'entry_cc': unknown calling convention '%.*s' (known: ptx_kernel, "
+      die(t->key_line[k], "'entry_cc': unknown calling convention '%.*s' (known: ptx_kernel, "
           "spir_kernel, amdgpu_kernel, or LLVM's number, 1-1023 in plain digits)", (int)n, w);
   /* each word becomes a number no longer than it, so the list fits in its own length */
-  char *out = malloc(strlen(t->val[K_entry_cc]) + 1);
+  char *out = malloc(strlen(t->val[k]) + 1);
   if (!out) die(0, "out of memory");
   out[0] = 0;
-  p = t->val[K_entry_cc];
+  p = t->val[k];
   size_t len = 0;
   while ((w = next_word(&p, &n))) len += (size_t)sprintf(out + len, "%s%d", len ? " " : "", cc_value(w, n));
-  free(t->val[K_entry_cc]);
-  t->val[K_entry_cc] = out;
+  free(t->val[k]);
+  t->val[k] = out;
 }
 
 /* {images} is a word of pack_argv's own: gpublob replaces it only so. */
@@ -394,9 +400,9 @@ static int same_letters(const char *a, const char *b, size_t n) {
 
 /* llvm_target names a backend: LLVMInitialize<it>Target and its llvm-config
    component (lower case) must exist, so the case is LLVM's. */
-static void check_llvm_target(const target *t) {
-  const char *v = t->val[K_llvm_target];
-  int line = t->key_line[K_llvm_target];
+static void check_llvm_target(const target *t, int k) {
+  const char *v = t->val[k];
+  int line = t->key_line[k];
   for (const char *c = v; *c; c++)
     if (!isalnum((unsigned char)*c) && *c != '_')
       die(line, "'llvm_target': '%s' is not an LLVM target name", v);
@@ -422,80 +428,69 @@ static void check_llvm_target(const target *t) {
 }
 
 /* Each dialect becomes a call of mlirGetDialectHandle__NAME__(): it must exist. */
-static void check_mlir_dialects(const target *t) {
-  const char *p = t->val[K_mlir_dialects], *w;
+static void check_mlir_dialects(const target *t, int k) {
+  const char *p = t->val[k], *w;
   size_t n;
   while ((w = next_word(&p, &n))) {
     for (size_t i = 0; i < n; i++)
       if (!ident_char((unsigned char)w[i], 0))
-        die(t->key_line[K_mlir_dialects], "'mlir_dialects': '%.*s' is not a dialect name "
+        die(t->key_line[k], "'mlir_dialects': '%.*s' is not a dialect name "
             "(lower-case letters, digits and '_')", (int)n, w);
     if (!in_list(mlir_handles, w, n))
-      die(t->key_line[K_mlir_dialects], "'mlir_dialects': '%.*s' is not an MLIR dialect with a C API "
+      die(t->key_line[k], "'mlir_dialects': '%.*s' is not an MLIR dialect with a C API "
           "handle in LLVM 22 (known: %s)", (int)n, w, list_text(mlir_handles));
   }
 }
 
-static void check_names(const target *t, int k) {
-  const char *p = t->val[k], *w;
-  size_t n;
-  while ((w = next_word(&p, &n)))
-    if (n > NAME_MAX_LEN)
-      die(t->key_line[k], "'%s': '%.*s' is longer than %d bytes", keys[k].name, (int)n, w, NAME_MAX_LEN);
-}
-
-static void check_chip_versions(const target *t);
-
-/* The chips and features: the default chip among the chips, each pair's chip. */
+/* The chips and features: the default chip among the chips; feature_min's version. */
 static void check_chips(const target *t) {
-  check_names(t, K_chips);
   if (!word_in(t->val[K_chips], t->val[K_chip], strlen(t->val[K_chip])))
     die(t->key_line[K_chip], "default chip '%s' is not in 'chips'", t->val[K_chip]);
   if (t->val[K_feature_min]) {
     if (!t->val[K_version_feature] || !*t->val[K_version_feature])
       die(t->key_line[K_feature_min], "'feature_min' needs 'version_feature'");
-    check_chip_pairs(t, K_feature_min, 1);
-  }
-  if (t->val[K_chip_features]) check_chip_pairs(t, K_chip_features, 0);
-  if (t->val[K_chip_modifiers]) check_chip_pairs(t, K_chip_modifiers, 0);
-  if (t->val[K_mlir_lower_chip]) check_chip_pairs(t, K_mlir_lower_chip, 0);
-  if (t->val[K_chip_version] && *t->val[K_chip_version]) check_chip_versions(t);
-  if (t->val[K_feature_names]) {
-    const char *p = t->val[K_feature_names], *w;
-    size_t n;
-    while ((w = next_word(&p, &n)))
-      if (n > GLOB_MAX_LEN)
-        die(t->key_line[K_feature_names], "'feature_names': '%.*s' is longer than %d bytes", (int)n, w,
-            GLOB_MAX_LEN);
   }
   if (t->val[K_mlir_chip] && !word_in(t->val[K_chips], t->val[K_mlir_chip], strlen(t->val[K_mlir_chip])))
     die(t->key_line[K_mlir_chip], "'mlir_chip': '%s' is not in 'chips'", t->val[K_mlir_chip]);
 }
 
-/* Every chip has a version, given once. */
-static void check_chip_versions(const target *t) {
-  check_chip_pairs(t, K_chip_version, 0); /* an inheriting target may have fewer chips */
+/* Every chip has a version, given once (k: chip_version's form). */
+static void check_chip_versions(const target *t, int k) {
+  check_chip_pairs(t, k); /* an inheriting target may have fewer chips */
   const char *p = t->val[K_chips], *w;
   size_t n;
   while ((w = next_word(&p, &n))) {
     int count = 0;
-    const char *q = t->val[K_chip_version], *u;
+    const char *q = t->val[k], *u;
     size_t m;
     while ((u = next_word(&q, &m))) count += m > n && u[n] == ':' && !memcmp(u, w, n);
     if (count != 1)
-      die(t->key_line[K_chip_version], "'chip_version': chip '%.*s' has %s", (int)n, w,
+      die(t->key_line[k], "'%s': chip '%.*s' has %s", keys[k].name, (int)n, w,
           count ? "more than one version" : "no version");
   }
 }
 
-/* abi in abi_versions, plain numbers; abi_min needs them. */
-static void check_abi(const target *t) {
-  const char *abi = t->val[K_abi], *p = t->val[K_abi_versions], *w;
+/* Words no longer than max bytes. */
+static void check_lengths(const target *t, int k, size_t max) {
+  const char *p = t->val[k], *w;
   size_t n;
-  int has_abi = abi && *abi;
-  while (p && (w = next_word(&p, &n)))
+  while ((w = next_word(&p, &n)))
+    if (n > max) die(t->key_line[k], "'%s': '%.*s' is longer than %d bytes", keys[k].name, (int)n, w, (int)max);
+}
+
+/* Plain numbers. */
+static void check_numbers(const target *t, int k) {
+  const char *p = t->val[k], *w;
+  size_t n;
+  while ((w = next_word(&p, &n)))
     if (!plain_number(w, n, 1000000, NULL))
-      die(t->key_line[K_abi_versions], "'abi_versions': '%.*s' is not a plain number", (int)n, w);
+      die(t->key_line[k], "'%s': '%.*s' is not a plain number", keys[k].name, (int)n, w);
+}
+
+/* abi in abi_versions; abi_min and abi_tool_min need it. */
+static void check_abi(const target *t) {
+  const char *abi = t->val[K_abi];
+  int has_abi = abi && *abi;
   if (has_abi && !word_in(t->val[K_abi_versions] ? t->val[K_abi_versions] : "", abi, strlen(abi)))
     die(t->key_line[K_abi], "'abi': '%s' is not one of 'abi_versions'", abi);
   if (!has_abi && t->val[K_abi_versions] && *t->val[K_abi_versions])
@@ -505,19 +500,17 @@ static void check_abi(const target *t) {
     die(t->key_line[K_mlir_abi], "'mlir_abi': '%s' is not one of 'abi_versions'", mabi);
   if (t->val[K_abi_min] && *t->val[K_abi_min]) {
     if (!has_abi) die(t->key_line[K_abi_min], "'abi_min' needs 'abi'");
-    check_chip_pairs(t, K_abi_min, 0);
   }
   if (t->val[K_abi_tool_min] && *t->val[K_abi_tool_min]) {
     if (!has_abi) die(t->key_line[K_abi_tool_min], "'abi_tool_min' needs 'abi'");
     if (!t->val[K_tool_version] || !*t->val[K_tool_version])
       die(t->key_line[K_abi_tool_min], "'abi_tool_min' needs 'tool_version'");
-    check_chip_pairs(t, K_abi_tool_min, 0);
   }
 }
 
 /* NAME:TYPE=VALUE, TYPE i8 i16 i32 i64, NAME a symbol; VALUE a template (checked apart). */
-static void check_constants(const target *t) {
-  const char *p = t->val[K_constants], *w;
+static void check_constants(const target *t, int k) {
+  const char *p = t->val[k], *w;
   size_t n;
   while ((w = next_word(&p, &n))) {
     const char *colon = memchr(w, ':', n), *eq = colon ? memchr(colon, '=', n - (size_t)(colon - w)) : NULL;
@@ -525,37 +518,37 @@ static void check_constants(const target *t) {
     size_t tn = eq ? (size_t)(eq - colon - 1) : 0;
     const char *v = eq ? eq + 1 + (eq + 1 < w + n && eq[1] == '=') : NULL;
     if (!eq || colon == w || v >= w + n || !in_list(types, colon + 1, tn))
-      die(t->key_line[K_constants], "'constants': '%.*s' is not NAME:TYPE=VALUE or NAME:TYPE==VALUE (TYPE i8, "
+      die(t->key_line[k], "'constants': '%.*s' is not NAME:TYPE=VALUE or NAME:TYPE==VALUE (TYPE i8, "
           "i16, i32 or i64)", (int)n, w);
-    const char *q = t->val[K_constants], *u;
+    const char *q = t->val[k], *u;
     size_t m;
     while ((u = next_word(&q, &m)) && u != w)
       if (memchr(u, ':', m) && (size_t)((const char *)memchr(u, ':', m) - u) == (size_t)(colon - w) &&
           !memcmp(u, w, (size_t)(colon - w)))
-        die(t->key_line[K_constants], "'constants': '%.*s' is given twice", (int)(colon - w), w);
+        die(t->key_line[k], "'constants': '%.*s' is given twice", (int)(colon - w), w);
     for (const char *c = w; c < colon; c++)
       if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.' && *c != '$')
-        die(t->key_line[K_constants], "'constants': '%.*s' is not a symbol name", (int)(colon - w), w);
+        die(t->key_line[k], "'constants': '%.*s' is not a symbol name", (int)(colon - w), w);
   }
 }
 
-/* FLAG:EFFECT, EFFECT a +feature, a -feature, or an option (ftz, fast-math, ...). */
-static void check_mlir_flags(const target *t) {
-  const char *p = t->val[K_mlir_flags], *w;
+/* FLAG:EFFECT, EFFECT a +feature, a -feature, or an option (a math mode). */
+static void check_mlir_flags(const target *t, int k) {
+  const char *p = t->val[k], *w;
   size_t n;
   while ((w = next_word(&p, &n))) {
     const char *colon = memchr(w, ':', n), *e = colon ? colon + 1 : NULL;
     size_t en = e ? n - (size_t)(e - w) : 0;
     if (!colon || colon == w || !en ||
         !((en > 1 && (*e == '+' || *e == '-')) || in_list(flag_options, e, en) || in_list(flag_effects, e, en)))
-      die(t->key_line[K_mlir_flags], "'mlir_flags': '%.*s' is not FLAG:+feature, FLAG:-feature, FLAG:OPTION "
+      die(t->key_line[k], "'mlir_flags': '%.*s' is not FLAG:+feature, FLAG:-feature, FLAG:OPTION "
           "(OPTION one of %s) or FLAG:EFFECT (EFFECT tool-options or tool-log)", (int)n, w,
           list_text(flag_options));
-    const char *q = t->val[K_mlir_flags], *u;
+    const char *q = t->val[k], *u;
     size_t m;
     while ((u = next_word(&q, &m)) && u != w)
       if (m > (size_t)(colon - w) && u[colon - w] == ':' && !memcmp(u, w, (size_t)(colon - w)))
-        die(t->key_line[K_mlir_flags], "'mlir_flags': flag '%.*s' is given twice", (int)(colon - w), w);
+        die(t->key_line[k], "'mlir_flags': flag '%.*s' is given twice", (int)(colon - w), w);
   }
 }
 
@@ -565,153 +558,171 @@ static void check_templates(const target *t) {
     if (keys[k].type.placeholders && t->val[k]) check_template(t, k, keys[k].type.placeholders);
 }
 
-/* libm_float and libm_double make one function name from {name}; a libm_intrinsics
-   word is a glob, perhaps with the one condition !afn after it. */
-static void check_libm(const target *t) {
-  static const int names[] = {K_libm_float, K_libm_double};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    const char *v = t->val[names[i]];
-    if (v && *v && (!strstr(v, "{name}") || strpbrk(v, " \t")))
-      die(t->key_line[names[i]], "'%s': '%s' is not one function name made from {name} (the C function's "
-          "double name: __nv_{name}f)", keys[names[i]].name, v);
-  }
-  const char *p = t->val[K_libm_intrinsics], *w;
+/* libm_float and libm_double make one function name from {name}. */
+static void check_function_name(const target *t, int k) {
+  const char *v = t->val[k];
+  if (*v && (!strstr(v, "{name}") || strpbrk(v, " \t")))
+    die(t->key_line[k], "'%s': '%s' is not one function name made from {name} (the C function's "
+        "double name: __nv_{name}f)", keys[k].name, v);
+}
+
+/* A libm_intrinsics word is a glob, perhaps with the one condition !afn after it. */
+static void check_intrinsic_globs(const target *t, int k) {
+  const char *p = t->val[k], *w;
   size_t n;
-  while (p && (w = next_word(&p, &n))) {
+  while ((w = next_word(&p, &n))) {
     const char *bang = memchr(w, '!', n);
     size_t glob = bang ? (size_t)(bang - w) : n;
     if ((bang && (n - glob != 4 || strncmp(bang, "!afn", 4))) || !glob || glob > GLOB_MAX_LEN)
-      die(t->key_line[K_libm_intrinsics], "'libm_intrinsics': '%.*s' is not a glob of intrinsic names (after "
-          "llvm., at most %d bytes), perhaps followed by !afn", (int)n, w, GLOB_MAX_LEN);
+      die(t->key_line[k], "'%s': '%.*s' is not a glob of intrinsic names (after "
+          "llvm., at most %d bytes), perhaps followed by !afn", keys[k].name, (int)n, w, GLOB_MAX_LEN);
   }
 }
 
 /* unsupported_types names LLVM's floating-point types (the core's type_kind_name). */
-static void check_unsupported_types(const target *t) {
+static void check_unsupported_types(const target *t, int k) {
   static const char *const kinds[] = {"half", "bfloat", "float", "double", "fp128", "x86_fp80", "ppc_fp128", NULL};
-  const char *p = t->val[K_unsupported_types], *w;
+  const char *p = t->val[k], *w;
   size_t n;
   while (p && (w = next_word(&p, &n)))
     if (!in_list(kinds, w, n))
-      die(t->key_line[K_unsupported_types], "'unsupported_types': '%.*s' is not one of half bfloat float double "
+      die(t->key_line[k], "'unsupported_types': '%.*s' is not one of half bfloat float double "
           "fp128 x86_fp80 ppc_fp128", (int)n, w);
 }
 
 /* bin_chip: "object", or "flags:SHIFT:MASK" with SHIFT below 32 and MASK from 1 up. */
-static void check_bin_chip(const target *t) {
-  const char *v = t->val[K_bin_chip];
+static void check_bin_chip(const target *t, int k) {
+  const char *v = t->val[k];
   if (!v || !*v || !strcmp(v, "object")) return;
   unsigned shift, mask;
   char end;
   if (sscanf(v, "flags:%u:%u%c", &shift, &mask, &end) != 2 || shift > 31 || !mask)
-    die(t->key_line[K_bin_chip], "'bin_chip': '%s' is not 'object' or 'flags:SHIFT:MASK' (SHIFT 0 to 31, "
+    die(t->key_line[k], "'bin_chip': '%s' is not 'object' or 'flags:SHIFT:MASK' (SHIFT 0 to 31, "
         "MASK from 1)", v);
 }
 
-/* The occupancy_* keys (src/occupancy.c): GLOB:N words, plain numbers; partitions
-   GLOB:N or GLOB:N,M; sgprs GLOB:S=W,...,W ending in a W; split GLOB:FEATURE. */
-static void check_occupancy(const target *t) {
-  static const int numeric[] = {K_occupancy_regs, K_occupancy_block_regs, K_occupancy_reg_unit, K_occupancy_warps,
-                                K_occupancy_blocks, K_occupancy_shared, K_occupancy_shared_unit,
-                                K_occupancy_shared_block, K_occupancy_reserved, K_occupancy_partitions,
-                                K_occupancy_warp_size, K_occupancy_max_block, K_occupancy_sgprs, K_occupancy_split};
-  if (strcmp(t->val[K_occupancy], "none") && (!t->val[K_occupancy_regs] || !*t->val[K_occupancy_regs]))
-    die(t->key_line[K_occupancy], "target '%s': occupancy %s needs key 'occupancy_regs'", t->name, t->val[K_occupancy]);
-  for (size_t i = 0; i < sizeof numeric / sizeof *numeric; i++) {
-    int k = numeric[i];
-    const char *p = t->val[k], *w;
-    size_t n;
-    while (p && (w = next_word(&p, &n))) {
-      const char *colon = memchr(w, ':', n);
-      if (!colon || colon == w || colon == w + n - 1)
-        die(t->key_line[k], "'%s': '%.*s' is not GLOB:VALUE", keys[k].name, (int)n, w);
-      const char *v = colon + 1, *end = w + n;
-      int ok = 1;
-      if (k == K_occupancy_split) {
-        for (const char *c = v; c < end; c++) ok &= isalnum((unsigned char)*c) || *c == '-' || *c == '_';
-      } else {
-        int parts = 0, last_plain = 0;
-        for (const char *q = v; q < end && ok; parts++) {
-          const char *comma = memchr(q, ',', (size_t)(end - q)), *stop = comma ? comma : end;
-          const char *eq = k == K_occupancy_sgprs ? memchr(q, '=', (size_t)(stop - q)) : NULL;
-          ok = eq ? plain_number(q, (size_t)(eq - q), 1000000, NULL) && plain_number(eq + 1, (size_t)(stop - eq - 1), 1000000, NULL)
-                  : plain_number(q, (size_t)(stop - q), 2147483647, NULL);
-          last_plain = !eq;
-          q = comma ? comma + 1 : end;
-          if (comma && comma + 1 == end) ok = 0;
-        }
-        if (k == K_occupancy_sgprs) ok &= last_plain;
-        else if (k == K_occupancy_partitions) ok &= parts <= 2;
-        else ok &= parts == 1;
+/* The occupancy_* keys (src/occupancy.c), by their form: GLOB:N words, plain numbers;
+   GLOB:N or GLOB:N,M; GLOB:S=W,...,W ending in a W; GLOB:FEATURE. */
+static void check_glob_pairs(const target *t, int k) {
+  enum gpublob_spec_form form = keys[k].form;
+  const char *p = t->val[k], *w;
+  size_t n;
+  while ((w = next_word(&p, &n))) {
+    const char *colon = memchr(w, ':', n);
+    if (!colon || colon == w || colon == w + n - 1)
+      die(t->key_line[k], "'%s': '%.*s' is not GLOB:VALUE", keys[k].name, (int)n, w);
+    const char *v = colon + 1, *end = w + n;
+    int ok = 1;
+    if (form == GPUBLOB_SPEC_FORM_GLOB_FEATURE) {
+      for (const char *c = v; c < end; c++) ok &= isalnum((unsigned char)*c) || *c == '-' || *c == '_';
+    } else {
+      int parts = 0, last_plain = 0;
+      for (const char *q = v; q < end && ok; parts++) {
+        const char *comma = memchr(q, ',', (size_t)(end - q)), *stop = comma ? comma : end;
+        const char *eq = form == GPUBLOB_SPEC_FORM_GLOB_STEPS ? memchr(q, '=', (size_t)(stop - q)) : NULL;
+        ok = eq ? plain_number(q, (size_t)(eq - q), 1000000, NULL) && plain_number(eq + 1, (size_t)(stop - eq - 1), 1000000, NULL)
+                : plain_number(q, (size_t)(stop - q), 2147483647, NULL);
+        last_plain = !eq;
+        q = comma ? comma + 1 : end;
+        if (comma && comma + 1 == end) ok = 0;
       }
-      if (!ok)
-        die(t->key_line[k], "'%s': '%.*s' is not %s", keys[k].name, (int)n, w,
-            k == K_occupancy_sgprs ? "GLOB:S=W,...,W (plain numbers, the last a W alone)"
-            : k == K_occupancy_partitions ? "GLOB:N or GLOB:N,M (plain numbers)"
-            : k == K_occupancy_split ? "GLOB:FEATURE (a feature name, no sign)" : "GLOB:N (a plain number)");
+      if (form == GPUBLOB_SPEC_FORM_GLOB_STEPS) ok &= last_plain;
+      else if (form == GPUBLOB_SPEC_FORM_GLOB_N_M) ok &= parts <= 2;
+      else ok &= parts == 1;
     }
+    if (!ok)
+      die(t->key_line[k], "'%s': '%.*s' is not %s", keys[k].name, (int)n, w,
+          form == GPUBLOB_SPEC_FORM_GLOB_STEPS ? "GLOB:S=W,...,W (plain numbers, the last a W alone)"
+          : form == GPUBLOB_SPEC_FORM_GLOB_N_M ? "GLOB:N or GLOB:N,M (plain numbers)"
+          : form == GPUBLOB_SPEC_FORM_GLOB_FEATURE ? "GLOB:FEATURE (a feature name, no sign)" : "GLOB:N (a plain number)");
   }
 }
 
-/* --as clang's keys (LANG:MODE, LANG:WORD) and isa_conditions (NAME:GLOB): each word
-   a pair with both halves; a mode one of on, fast, off; an LLVM option starting with
-   '-'; a condition's name none of the built-in ones, nor a feature's (+x, -x). */
-static void check_clang_keys(const target *t) {
+/* --as clang's keys (LANG:MODE, LANG:WORD) and isa_conditions (NAME:GLOB), by their
+   form: each word a pair with both halves; a mode one of on, fast, off; an LLVM
+   option starting with '-'; a condition's name none of the built-in ones, nor a
+   feature's (+x, -x). */
+static void check_lang_pairs(const target *t, int k) {
   static const char *const modes[] = {"on", "fast", "off", NULL};
-  static const int pairs[] = {K_clang_fp_contract, K_clang_mllvm, K_isa_conditions};
-  for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
-    int k = pairs[i];
-    const char *p = t->val[k], *w;
-    size_t n;
-    while (p && (w = next_word(&p, &n))) {
-      const char *colon = memchr(w, ':', n), *v = colon ? colon + 1 : NULL;
-      size_t ln = colon ? (size_t)(colon - w) : 0, vn = colon ? n - ln - 1 : 0;
-      int ok = colon && ln && vn;
-      if (ok && k == K_clang_fp_contract) ok = in_list(modes, v, vn);
-      if (ok && k == K_clang_mllvm) ok = *v == '-' && vn > 1;
-      if (ok && k == K_isa_conditions)
-        ok = *w != '+' && *w != '-' && !in_list(conditions, w, ln) && !memchr(w, '{', n) && !memchr(w, '}', n);
-      if (!ok)
-        die(t->key_line[k], "'%s': '%.*s' is not %s", keys[k].name, (int)n, w,
-            k == K_clang_fp_contract ? "LANG:MODE (MODE on, fast or off)"
-            : k == K_clang_mllvm ? "LANG:-OPTION (an LLVM option, -NAME or -NAME=VALUE)"
-            : "NAME:GLOB (NAME no built-in condition, +feature or -feature; no brace)");
-    }
+  enum gpublob_spec_form form = keys[k].form;
+  const char *p = t->val[k], *w;
+  size_t n;
+  while ((w = next_word(&p, &n))) {
+    const char *colon = memchr(w, ':', n), *v = colon ? colon + 1 : NULL;
+    size_t ln = colon ? (size_t)(colon - w) : 0, vn = colon ? n - ln - 1 : 0;
+    int ok = colon && ln && vn;
+    if (ok && form == GPUBLOB_SPEC_FORM_LANG_MODE) ok = in_list(modes, v, vn);
+    if (ok && form == GPUBLOB_SPEC_FORM_LANG_OPTION) ok = *v == '-' && vn > 1;
+    if (ok && form == GPUBLOB_SPEC_FORM_NAME_GLOB)
+      ok = *w != '+' && *w != '-' && !in_list(conditions, w, ln) && !memchr(w, '{', n) && !memchr(w, '}', n);
+    if (!ok)
+      die(t->key_line[k], "'%s': '%.*s' is not %s", keys[k].name, (int)n, w,
+          form == GPUBLOB_SPEC_FORM_LANG_MODE ? "LANG:MODE (MODE on, fast or off)"
+          : form == GPUBLOB_SPEC_FORM_LANG_OPTION ? "LANG:-OPTION (an LLVM option, -NAME or -NAME=VALUE)"
+          : "NAME:GLOB (NAME no built-in condition, +feature or -feature; no brace)");
+  }
+}
+
+/* Key k's value (not NULL) by its form (src/spec_keys.h's FORM). */
+static void check_form(target *t, int k) {
+  switch (keys[k].form) {
+  case GPUBLOB_SPEC_FORM_NONE: break;
+  case GPUBLOB_SPEC_FORM_CHIP_FEATURE:
+  case GPUBLOB_SPEC_FORM_CHIP_MODIFIER:
+  case GPUBLOB_SPEC_FORM_CHIP_FEATURE_MIN:
+  case GPUBLOB_SPEC_FORM_CHIP_CHIP: check_chip_pairs(t, k); break;
+  case GPUBLOB_SPEC_FORM_CHIP_ABI: /* an empty one says nothing */
+  case GPUBLOB_SPEC_FORM_ABI_TOOL:
+    if (*t->val[k]) check_chip_pairs(t, k);
+    break;
+  case GPUBLOB_SPEC_FORM_CHIP_VERSION:
+    if (*t->val[k]) check_chip_versions(t, k);
+    break;
+  case GPUBLOB_SPEC_FORM_GLOB_N:
+  case GPUBLOB_SPEC_FORM_GLOB_N_M:
+  case GPUBLOB_SPEC_FORM_GLOB_STEPS:
+  case GPUBLOB_SPEC_FORM_GLOB_FEATURE: check_glob_pairs(t, k); break;
+  case GPUBLOB_SPEC_FORM_LANG_MODE:
+  case GPUBLOB_SPEC_FORM_LANG_OPTION:
+  case GPUBLOB_SPEC_FORM_NAME_GLOB: check_lang_pairs(t, k); break;
+  case GPUBLOB_SPEC_FORM_MODULE_FLAGS: check_module_flags(t, k); break;
+  case GPUBLOB_SPEC_FORM_HEX: check_hex(t, k); break;
+  case GPUBLOB_SPEC_FORM_BIN_CHIP: check_bin_chip(t, k); break;
+  case GPUBLOB_SPEC_FORM_NAMES: check_lengths(t, k, NAME_MAX_LEN); break;
+  case GPUBLOB_SPEC_FORM_GLOBS: check_lengths(t, k, GLOB_MAX_LEN); break;
+  case GPUBLOB_SPEC_FORM_NUMBERS: check_numbers(t, k); break;
+  case GPUBLOB_SPEC_FORM_CONSTANTS: check_constants(t, k); break;
+  case GPUBLOB_SPEC_FORM_MLIR_FLAGS: check_mlir_flags(t, k); break;
+  case GPUBLOB_SPEC_FORM_DIALECTS: check_mlir_dialects(t, k); break;
+  case GPUBLOB_SPEC_FORM_CALLING_CONVENTIONS: check_entry_cc(t, k); break;
+  case GPUBLOB_SPEC_FORM_FUNCTION_NAME: check_function_name(t, k); break;
+  case GPUBLOB_SPEC_FORM_INTRINSIC_GLOBS: check_intrinsic_globs(t, k); break;
+  case GPUBLOB_SPEC_FORM_FLOAT_TYPES: check_unsupported_types(t, k); break;
+  case GPUBLOB_SPEC_FORM_LLVM_TARGET: check_llvm_target(t, k); break;
   }
 }
 
 static void check_target(target *t) {
   check_keys(t);
-  check_llvm_target(t);
   if (!strcmp(t->val[K_tool_kind], "exec")) need_keys(t, exec_keys, "tool_kind exec");
   if (!strcmp(t->val[K_tool_kind], "asked")) need_keys(t, exec_keys, "tool_kind asked");
-  check_hex(t, K_tool_magic);
   if (!strcmp(t->val[K_asm_parser], "yes") && in_list(no_asm_parser, t->val[K_llvm_target],
                                                       strlen(t->val[K_llvm_target])))
     die(t->key_line[K_asm_parser], "'asm_parser': LLVM's %s backend has no assembly parser",
         t->val[K_llvm_target]);
-  check_hex(t, K_bin_magic);
-  check_hex(t, K_pack_magic);
-  check_bin_chip(t);
   check_provider(t);
   check_pack(t);
   check_metadata(t);
-  check_entry_cc(t);
   if (t->val[K_libs] && *t->val[K_libs] && (!t->val[K_lib_search] || !*t->val[K_lib_search]))
     die(t->key_line[K_libs], "target '%s': 'libs' needs 'lib_search'", t->name);
   check_chips(t);
-  if (t->val[K_module_flags]) check_module_flags(t, K_module_flags);
-  if (t->val[K_mlir_module_flags]) check_module_flags(t, K_mlir_module_flags);
   if (!strcmp(t->val[K_mlir_lib_link], "always") && (!t->val[K_libs] || !*t->val[K_libs]))
     die(t->key_line[K_mlir_lib_link], "target '%s': 'mlir_lib_link = always' needs 'libs'", t->name);
-  if (t->val[K_mlir_dialects]) check_mlir_dialects(t);
   check_abi(t);
-  if (t->val[K_constants]) check_constants(t);
-  if (t->val[K_mlir_flags]) check_mlir_flags(t);
-  check_libm(t);
-  check_unsupported_types(t);
-  check_occupancy(t);
-  check_clang_keys(t);
+  if (strcmp(t->val[K_occupancy], "none") && (!t->val[K_occupancy_regs] || !*t->val[K_occupancy_regs]))
+    die(t->key_line[K_occupancy], "target '%s': occupancy %s needs key 'occupancy_regs'", t->name, t->val[K_occupancy]);
+  for (int k = 0; k < NKEYS; k++)
+    if (t->val[k]) check_form(t, k);
   check_templates(t);
 }
 

@@ -29,8 +29,8 @@
   {.kind = V_CENUM, .values = GPUBLOB_SPEC_WORDS(words), .prefix = #constant_prefix}
 #define SPEC_TYPE_INTEGER(lo, hi, what) {.kind = V_INTEGER, .min = lo, .max = hi, .unit = what}
 
-#define KEY_INFO(key, presence, type, doc) \
-  {#key, SPEC_REQUIRED_##presence, SPEC_DEFAULT_VALUE_##presence, SPEC_TYPE_##type},
+#define KEY_INFO(key, presence, type, form, doc) \
+  {#key, SPEC_REQUIRED_##presence, SPEC_DEFAULT_VALUE_##presence, SPEC_TYPE_##type, GPUBLOB_SPEC_FORM_##form},
 const key_info keys[NKEYS] = {GPUBLOB_SPEC_KEYS(KEY_INFO)};
 
 #define MAX_LINE 4094 /* bytes of one line, not counting its newline */

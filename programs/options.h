@@ -11,9 +11,14 @@
 ** flag's line) are "LEFT\tTEXT": LEFT is the value's name, written after the flag,
 ** or, starting with '-', the whole left column; each '\n' of TEXT starts an
 ** indented line.  --help-all lists the flags in this order, --help in the order of
-** its groups. */
+** its groups.  The math modes' flags (--ftz, ...) are src/math_modes.h's lines. */
 #ifndef GPUBLOB_CLI_OPTIONS_H
 #define GPUBLOB_CLI_OPTIONS_H
+
+#include "src/math_modes.h" /* the math modes' flags, in CLI_OPTIONS by CLI_MATH_OPTION */
+
+/* A math mode's flag, from its line of src/math_modes.h: a COMPILE flag without a value. */
+#define CLI_MATH_OPTION(X, id, name, brief_group, brief, full) X(id, name, 0, 0, COMPILE, brief_group, brief, full)
 
 #define CLI_OPTIONS(X) \
   X(TARGET, "target", 't', 1, TARGETS, B_TARGETS, "NAME[:CHIPS]\ta target and its chips (gfx90a:xnack+: a target id)", \
@@ -37,13 +42,7 @@
     "fast|on|off\tfuse multiplies into adds: on (default), as the IR\nsays; fast, as clang's CUDA and HIP; off, drop the\nIR's contract flags (an llvm.fmuladd stays)") \
   X(BACKEND_ONLY, "backend-only", 0, 0, COMPILE, B_NONE, NULL, \
     "\tthe module is optimised already: the backend alone\nat -O (as llc after opt), no middle end") \
-  X(FTZ, "ftz", 0, 0, COMPILE, B_NONE, NULL, "--ftz, --daz\tflush denormals to zero") \
-  X(DAZ, "daz", 0, 0, COMPILE, B_NONE, NULL, NULL) \
-  X(FINITE_ONLY, "finite-only", 0, 0, COMPILE, B_NONE, NULL, "\tno NaN or infinity in or out") \
-  X(UNSAFE_MATH, "unsafe-math", 0, 0, COMPILE, B_NONE, NULL, "\tresults may lose accuracy") \
-  X(UNSAFE_SQRT, "unsafe-sqrt", 0, 0, COMPILE, B_NONE, NULL, "\tsqrt(float) need not round correctly") \
-  X(FAST_MATH, "fast-math", 0, 0, COMPILE, B_TARGETS, "\tand --ftz, --daz, --finite-only, --unsafe-math ...", \
-    "\tall four of those (device-library settings)") \
+  GPUBLOB_MATH_MODES(CLI_MATH_OPTION, X) \
   X(ABI, "abi", 0, 1, COMPILE, B_TARGETS, "N\tthe target's ABI version (amdgcn: 400, 500, 600)", \
     "N\tthe target's ABI version (amdgcn: 400, 500, 600 for\ncode object v4, v5, v6; default the module's, else 500,\nor 600 for a generic target)") \
   X(JOBS, "jobs", 'j', 1, COMPILE, B_ROBUSTNESS, "N\tcompile threads (default: one per core)", \

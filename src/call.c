@@ -22,20 +22,16 @@ static size_t outputs_planned(const gpublob_options *o) {
 static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n, const char *name) {
   int mlir = input == GPUBLOB_INPUT_MLIR;
   if (looks_like_bitcode(p, n) || looks_like_mlir_bytecode(p, n)) return GPUBLOB_OK;
-  size_t depth = 0, line = 1, col = 0;
+  /* LLVM IR has no escaped quote (\22); MLIR has \" */
+  unsigned how = SCAN_ARROWS | SCAN_FLOOR | (mlir ? SCAN_ESCAPES | SCAN_SLASH_COMMENTS : SCAN_SEMI_COMMENTS);
+  size_t line = 1, col = 0;
+  long depth = 0;
   for (size_t i = 0; i < n; i++, col++) {
-    unsigned char c = p[i];
-    if (c == '\n') {
+    if (p[i] == '\n') {
       line++;
       col = 0;
-    } else if (c == '"') /* LLVM IR has no escaped quote (\22); MLIR has \" */
-      for (i++; i < n && p[i] != '"'; i++) i += mlir && p[i] == '\\' && i + 1 < n;
-    else if ((!mlir && c == ';') || (mlir && c == '/' && i + 1 < n && p[i + 1] == '/'))
-      while (i + 1 < n && p[i + 1] != '\n') i++;
-    else if (strchr("([{<", c) && c)
-      depth++;
-    else if (strchr(")]}>", c) && c && depth && !(c == '>' && i && p[i - 1] == '-'))
-      depth--;
+    } else
+      i = bracket_scan((const char *)p, n, i, how, &depth);
     if (depth > GPUBLOB_MAX_NESTING)
       return set_error(g, GPUBLOB_PARSE, "%s:%zu:%zu: brackets nest deeper than %d levels; gpublob refuses "
                        "that before the parser, which would recurse once a level", name, line, col + 1,

@@ -54,6 +54,7 @@ extern char **environ;
 /* A target's name, and a field per key of the spec (src/spec_keys.h); the table
 ** (src/target.c) initialises each from build/gpublob_targets.def. */
 #include "spec_keys.h"
+#include "math_modes.h" /* the math modes: the spec's conditions, the flags, the CLI's */
 #include "kernel_keys.h" /* the AMD kernel keys: the note reader's, MLIR's, the tests' */
 
 typedef struct target_desc {

@@ -113,20 +113,28 @@ static long nv_section_of(const elfview *e, const char *prefix, const char *kern
   return i;
 }
 
+/* The first symbol named name (n bytes), or, with prefix, whose name starts so: 1 with
+** its st_other in *other and st_value in *value; 0 when the symbol table has none. */
+static int nv_symbol(const elfview *e, const char *name, size_t n, int prefix, unsigned *other, uint64_t *value) {
+  elfsec tab;
+  uint64_t count = elf_symtab(e, &tab);
+  for (uint64_t k = 0; k < count; k++) {
+    size_t len;
+    const char *nm = elf_sym(e, &tab, k, &len, other);
+    if (nm && (prefix ? len >= n : len == n) && !memcmp(nm, name, n)) {
+      *value = le_n(elf_bytes(e, &tab) + k * ELF_SYM + 8, 8);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* The shared memory the chip reserves before a kernel's own (see above); 0 if none. */
 static uint64_t nv_reserved(const elfview *e) {
-  uint64_t reserved = 0;
-  elfsec tab;
-  uint64_t n = elf_symtab(e, &tab);
-  for (uint64_t k = 0; k < n; k++) {
-    size_t len;
-    unsigned other;
-    const char *nm = elf_sym(e, &tab, k, &len, &other);
-    if (!nm || len < 17 || memcmp(nm, ".nv.reservedSmem.", 17)) continue;
-    if (len == 20 && !memcmp(nm + 17, "cap", 3)) return le_n(elf_bytes(e, &tab) + k * ELF_SYM + 8, 8);
-    reserved = NV_RESERVED_SHARED;
-  }
-  return reserved;
+  unsigned other;
+  uint64_t cap;
+  if (nv_symbol(e, ".nv.reservedSmem.cap", 20, 0, &other, &cap)) return cap;
+  return nv_symbol(e, ".nv.reservedSmem.", 17, 1, &other, &cap) ? NV_RESERVED_SHARED : 0;
 }
 
 /* The shared memory and the registers of .text of kernel k. */
@@ -146,15 +154,9 @@ static void nv_sections(const elfview *e, gpublob_kernel_info *k, uint64_t reser
 ** cubin whose symbol table does not name the function keeps it (1). */
 static int nv_is_entry(const elfview *e, const char *name, size_t n) {
   enum { STO_CUDA_ENTRY = 0x10 };
-  elfsec tab;
-  uint64_t count = elf_symtab(e, &tab);
-  for (uint64_t k = 0; k < count; k++) {
-    size_t len;
-    unsigned other;
-    const char *nm = elf_sym(e, &tab, k, &len, &other);
-    if (nm && len == n && !memcmp(nm, name, n)) return (other & STO_CUDA_ENTRY) != 0;
-  }
-  return 1;
+  unsigned other;
+  uint64_t value;
+  return nv_symbol(e, name, n, 0, &other, &value) ? (other & STO_CUDA_ENTRY) != 0 : 1;
 }
 
 static int read_nv_info(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {

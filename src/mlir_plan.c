@@ -91,18 +91,14 @@ static const char *string_end(const char *p) {
 /* The value of KEY in "#ns.name<KEY = VALUE, ...>": a string (unquoted, escapes
 ** kept) or a bare word; brackets and strings nest.  0 when absent. */
 static int attr_param(const char *text, const char *key, strbuf *out) {
-  const char *p = strchr(text, '<');
-  size_t k = strlen(key);
-  int depth = 0;
-  for (p = p ? p + 1 : text + strlen(text); *p; p++) {
-    if (*p == '"') {
-      if (!*(p = string_end(p))) break;
-    } else if (strchr("<[{(", *p)) {
-      depth++;
-    } else if (strchr(">]})", *p)) {
-      depth--;
-    } else if (!depth && !strncmp(p, key, k) && (p[-1] == '<' || p[-1] == ' ') &&
-               (p[k] == ' ' || p[k] == '=')) {
+  const char *lt = strchr(text, '<');
+  size_t k = strlen(key), n = strlen(text);
+  long depth = 0;
+  for (size_t i = lt ? (size_t)(lt - text) + 1 : n; i < n; i++) {
+    const char *p = text + i; /* KEY, a word, at the top level: no string or bracket there */
+    if (depth || strncmp(p, key, k) || (p[-1] != '<' && p[-1] != ' ') || (p[k] != ' ' && p[k] != '=')) {
+      i = bracket_scan(text, n, i, 0, &depth);
+    } else {
       const char *v = p + k;
       while (*v == ' ' || *v == '=') v++;
       const char *e = v;
@@ -140,18 +136,13 @@ static const char *dict_entry(const char *p, span *name, span *value) {
   while (*p == ' ' || *p == ',') p++;
   if (!*p) return NULL;
   const char *start = p, *eq = NULL;
-  int depth = 0;
-  for (; *p && (depth > 0 || *p != ','); p++) {
-    if (*p == '"') {
-      if (!*(p = string_end(p))) break;
-    } else if (strchr("[{(<", *p)) {
-      depth++;
-    } else if (strchr("]})>", *p)) {
-      depth--;
-    } else if (*p == '=' && !depth && !eq) {
-      eq = p;
-    }
+  size_t n = strlen(p), i = 0;
+  long depth = 0;
+  for (; i < n && (depth > 0 || p[i] != ','); i++) {
+    if (p[i] == '=' && !depth && !eq) eq = p + i;
+    else if ((i = bracket_scan(p, n, i, 0, &depth)) >= n) break;
   }
+  p += i;
   const char *e = eq ? eq : p, *v = eq ? eq + 1 : p;
   while (e > start && e[-1] == ' ') e--;
   if (e - start >= 2 && *start == '"' && e[-1] == '"') start++, e--;

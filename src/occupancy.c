@@ -101,15 +101,26 @@ static const char *occ_limiter(long long result, long long warps, long long regs
   return "warps";
 }
 
+/* The eight limits both formulas read, each chip's word of its occupancy_* key. */
+typedef struct occ_limits {
+  long long regs, unit, warps, blocks, shared, partitions, warp_size, max_block;
+} occ_limits;
+
+/* Reads chip's eight limits into l; 0 when one is missing or not positive (no limits). */
+static int occ_read_limits(const target_desc *t, const char *chip, occ_limits *l) {
+  l->regs = occ_value(t->occupancy_regs, chip), l->unit = occ_value(t->occupancy_reg_unit, chip);
+  l->warps = occ_value(t->occupancy_warps, chip), l->blocks = occ_value(t->occupancy_blocks, chip);
+  l->shared = occ_value(t->occupancy_shared, chip), l->partitions = occ_value(t->occupancy_partitions, chip);
+  l->warp_size = occ_value(t->occupancy_warp_size, chip), l->max_block = occ_value(t->occupancy_max_block, chip);
+  return l->regs > 0 && l->unit > 0 && l->warps > 0 && l->blocks > 0 && l->shared > 0 && l->partitions > 0 &&
+         l->warp_size > 0 && l->max_block > 0;
+}
+
 /* cuda_occupancy.h's blocks an SM holds: each limit in blocks. */
-static void occ_cuda(const target_desc *t, const char *chip, long long bs, gpublob_kernel_info *k) {
-  long long regs_sm = occ_value(t->occupancy_regs, chip), unit = occ_value(t->occupancy_reg_unit, chip);
-  long long max_warps = occ_value(t->occupancy_warps, chip), max_blocks = occ_value(t->occupancy_blocks, chip);
-  long long smem = occ_value(t->occupancy_shared, chip), parts = occ_value(t->occupancy_partitions, chip);
-  long long ws = occ_value(t->occupancy_warp_size, chip), max_block = occ_value(t->occupancy_max_block, chip);
-  if (regs_sm <= 0 || unit <= 0 || max_warps <= 0 || max_blocks <= 0 || smem <= 0 || parts <= 0 || ws <= 0 ||
-      max_block <= 0)
-    return; /* no limits for this chip */
+static void occ_cuda(const target_desc *t, const char *chip, const occ_limits *l, long long bs,
+                     gpublob_kernel_info *k) {
+  long long regs_sm = l->regs, unit = l->unit, max_warps = l->warps, max_blocks = l->blocks;
+  long long smem = l->shared, parts = l->partitions, ws = l->warp_size, max_block = l->max_block;
   long long block_regs = occ_value(t->occupancy_block_regs, chip), parts2 = occ_second(t->occupancy_partitions, chip);
   long long sunit = occ_value(t->occupancy_shared_unit, chip), sblock = occ_value(t->occupancy_shared_block, chip);
   long long reserved = occ_used(occ_value(t->occupancy_reserved, chip));
@@ -152,15 +163,10 @@ static int occ_feature_on(const char *chip, const char *f, size_t n) {
 }
 
 /* LLVM's waves a SIMD holds: each limit in waves a SIMD. */
-static void occ_amdgpu(const target_desc *t, const char *chip, const char *id, long long bs,
+static void occ_amdgpu(const target_desc *t, const char *chip, const char *id, const occ_limits *l, long long bs,
                        gpublob_kernel_info *k) {
-  long long regs = occ_value(t->occupancy_regs, chip), unit = occ_value(t->occupancy_reg_unit, chip);
-  long long max_waves = occ_value(t->occupancy_warps, chip), barriers = occ_value(t->occupancy_blocks, chip);
-  long long lds = occ_value(t->occupancy_shared, chip), simds = occ_value(t->occupancy_partitions, chip);
-  long long ws = occ_value(t->occupancy_warp_size, chip), max_block = occ_value(t->occupancy_max_block, chip);
-  if (regs <= 0 || unit <= 0 || max_waves <= 0 || barriers <= 0 || lds <= 0 || simds <= 0 || ws <= 0 ||
-      max_block <= 0)
-    return;
+  long long regs = l->regs, unit = l->unit, max_waves = l->warps, barriers = l->blocks;
+  long long lds = l->shared, simds = l->partitions, ws = l->warp_size, max_block = l->max_block;
   size_t sn;
   const char *split = glob_value(t->occupancy_split, chip, &sn);
   if (split && sn && occ_feature_on(id, split, sn)) simds /= 2, lds /= 2, barriers /= 2; /* CU mode */
@@ -221,7 +227,9 @@ static void occupancy_fill(const target_desc *t, const char *chip, long long blo
   if (n >= sizeof name) return;
   memcpy(name, chip, n);
   name[n] = 0;
-  if (t->occupancy == OCCUPANCY_cuda) occ_cuda(t, name, bs, k);
-  else if (t->occupancy == OCCUPANCY_amdgpu) occ_amdgpu(t, name, chip, bs, k);
+  occ_limits l;
+  if (t->occupancy == OCCUPANCY_none || !occ_read_limits(t, name, &l)) return; /* no limits for this chip */
+  if (t->occupancy == OCCUPANCY_cuda) occ_cuda(t, name, &l, bs, k);
+  else if (t->occupancy == OCCUPANCY_amdgpu) occ_amdgpu(t, name, chip, &l, bs, k);
   if (*k->occupancy_limiter) k->occupancy_block_size = bs;
 }

@@ -1,5 +1,31 @@
 /* src/parse.c: Parse and verify: the module in the job's own LLVMContext, debug info checked
-** before LLVM would abort on it. */
+** before LLVM would abort on it; and the bracket scan of text (a text input's nesting,
+** MLIR's attribute text) that the call and MLIR's plan read with. */
+
+/* ---- bracket depth: text with strings and comments skipped, brackets ( [ { < counted ---- */
+enum {
+  SCAN_ESCAPES = 1,        /* a string's \" is no closing quote (MLIR) */
+  SCAN_SEMI_COMMENTS = 2,  /* ; starts a comment (LLVM IR) */
+  SCAN_SLASH_COMMENTS = 4, /* // starts a comment (MLIR) */
+  SCAN_ARROWS = 8,         /* MLIR's arrow -> closes no bracket */
+  SCAN_FLOOR = 16          /* a closing bracket never takes the depth below 0 */
+};
+
+/* Byte i of p (n bytes): a string or a comment skipped (returns its last byte), a bracket counted. */
+static size_t bracket_scan(const char *p, size_t n, size_t i, unsigned how, long *depth) {
+  char c = p[i];
+  if (c == '"')
+    for (i++; i < n && p[i] != '"'; i++) i += (how & SCAN_ESCAPES) && p[i] == '\\' && i + 1 < n;
+  else if (((how & SCAN_SEMI_COMMENTS) && c == ';') ||
+           ((how & SCAN_SLASH_COMMENTS) && c == '/' && i + 1 < n && p[i + 1] == '/'))
+    while (i + 1 < n && p[i + 1] != '\n') i++;
+  else if (c && strchr("([{<", c))
+    ++*depth;
+  else if (c && strchr(")]}>", c) && !((how & SCAN_FLOOR) && !*depth) &&
+           !((how & SCAN_ARROWS) && c == '>' && i && p[i - 1] == '-'))
+    --*depth;
+  return i;
+}
 
 /* ---- parse and verify ---- */
 /* data must hold a NUL at data[size]. */

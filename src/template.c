@@ -11,19 +11,22 @@ static int feature_on(const char *features, const char *name, size_t n) {
   return on;
 }
 
+/* The math modes of src/math_modes.h, a row each: its flag, its name in the spec's
+** templates and mlir_flags, and its flag's name (GPUBLOB_FLAG_...) for messages. */
+static const struct math_mode {
+  unsigned flag;
+  const char *name, *flag_name;
+} math_modes[] = {
+#define MATH_MODE_ROW(a, id, name, brief_group, brief, full) {GPUBLOB_FLAG_##id, name, #id},
+    GPUBLOB_MATH_MODES(MATH_MODE_ROW, ~)
+#undef MATH_MODE_ROW
+};
+enum { NMATH_MODES = sizeof math_modes / sizeof *math_modes };
+
 /* A math mode's flag by its name in the spec's templates and mlir_flags; 0 for none. */
 static unsigned math_mode_flag(const char *name, size_t n) {
-  static const struct {
-    const char *name;
-    unsigned flag;
-  } modes[] = {{"ftz", GPUBLOB_FLAG_FTZ},
-               {"daz", GPUBLOB_FLAG_DAZ},
-               {"fast-math", GPUBLOB_FLAG_FAST_MATH},
-               {"finite-only", GPUBLOB_FLAG_FINITE_ONLY},
-               {"unsafe-math", GPUBLOB_FLAG_UNSAFE_MATH},
-               {"unsafe-sqrt", GPUBLOB_FLAG_UNSAFE_SQRT}};
-  for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
-    if (word_is(name, n, modes[i].name)) return modes[i].flag;
+  for (int i = 0; i < NMATH_MODES; i++)
+    if (word_is(name, n, math_modes[i].name)) return math_modes[i].flag;
   return 0;
 }
 
@@ -34,7 +37,7 @@ static int spec_tests_condition(const target_desc *t, const char *name) {
   strbuf pat = {0};
   sb_addf(&pat, "{if:%s:", name);
   const char *c = sb_str(&pat);
-#define MODE_TESTED_IN(key, presence, type, doc) MODE_TESTED_IN_##type(key)
+#define MODE_TESTED_IN(key, presence, type, form, doc) MODE_TESTED_IN_##type(key)
 #define MODE_TESTED_IN_STRING(key) || strstr(t->key, c)
 #define MODE_TESTED_IN_LIST(key) || strstr(t->key, c)
 #define MODE_TESTED_IN_TEMPLATE(type, placeholders) MODE_TESTED_IN_##type
@@ -55,42 +58,49 @@ static int spec_tests_condition(const target_desc *t, const char *name) {
   return tested;
 }
 
-static const struct math_mode {
-  unsigned flag;
-  const char *names[2]; /* as the spec's conditions name it */
-  const char *option;   /* the CLI's and the API's names, for messages */
-} math_modes[] = {
-    {GPUBLOB_FLAG_FTZ, {"ftz", "daz"}, "--ftz/--daz (GPUBLOB_FLAG_FTZ)"},
-    {GPUBLOB_FLAG_FINITE_ONLY, {"finite-only", NULL}, "--finite-only (GPUBLOB_FLAG_FINITE_ONLY)"},
-    {GPUBLOB_FLAG_UNSAFE_MATH, {"unsafe-math", NULL}, "--unsafe-math (GPUBLOB_FLAG_UNSAFE_MATH)"},
-    {GPUBLOB_FLAG_UNSAFE_SQRT, {"unsafe-sqrt", NULL}, "--unsafe-sqrt (GPUBLOB_FLAG_UNSAFE_SQRT)"},
-};
-enum { NMATH_MODES = sizeof math_modes / sizeof *math_modes };
+/* Is row i the first of its flag's rows (ftz for FTZ and DAZ)? */
+static int mode_first(int i) {
+  for (int r = 0; r < i; r++)
+    if (math_modes[r].flag == math_modes[i].flag) return 0;
+  return 1;
+}
 
-static int mode_tested(const target_desc *t, const struct math_mode *m) {
-  return spec_tests_condition(t, m->names[0]) || (m->names[1] && spec_tests_condition(t, m->names[1]));
+/* Does target t's spec read the flag of row i by any of its names? */
+static int mode_tested(const target_desc *t, int i) {
+  for (int r = 0; r < NMATH_MODES; r++)
+    if (math_modes[r].flag == math_modes[i].flag && spec_tests_condition(t, math_modes[r].name)) return 1;
+  return 0;
+}
+
+/* The flag of row i as the CLI and the API name it: --ftz/--daz (GPUBLOB_FLAG_FTZ). */
+static void mode_option(int i, strbuf *b) {
+  size_t start = b->len;
+  for (int r = 0; r < NMATH_MODES; r++)
+    if (math_modes[r].flag == math_modes[i].flag)
+      sb_addf(b, "%s--%s", b->len > start ? "/" : "", math_modes[r].name);
+  sb_addf(b, " (GPUBLOB_FLAG_%s)", math_modes[i].flag_name);
 }
 
 /* A math mode the caller sets that the target's spec never reads would change
 ** nothing but the cache key: OPTION, naming it and what the target does read.
 ** Fast math stands for all of them: it is refused only where none is read. */
 static int check_math_modes(job *j) {
-  strbuf reads = {0};
-  int fast_read = spec_tests_condition(j->t, "fast-math"), rc = GPUBLOB_OK;
+  strbuf reads = {0}, option = {0};
+  int rc = GPUBLOB_OK;
   for (int i = 0; i < NMATH_MODES; i++)
-    if (mode_tested(j->t, &math_modes[i])) {
-      sb_addf(&reads, "%s%s", reads.len ? ", " : "", math_modes[i].names[0]);
-      fast_read = 1;
-    }
-  for (int i = 0; !rc && i < NMATH_MODES; i++)
-    if ((j->flags & math_modes[i].flag) && !mode_tested(j->t, &math_modes[i]))
-      rc = set_error(j->g, GPUBLOB_OPTION, "math mode %s has no effect on target %s: its spec reads %s; "
-                     "leave it out for %s", math_modes[i].option, j->t->name,
-                     reads.len ? sb_str(&reads) : "no math mode", j->t->name);
-  if (!rc && (j->flags & GPUBLOB_FLAG_FAST_MATH) && !fast_read)
-    rc = set_error(j->g, GPUBLOB_OPTION, "math mode --fast-math (GPUBLOB_FLAG_FAST_MATH) has no effect on target "
-                   "%s: its spec reads no math mode; leave it out for %s", j->t->name, j->t->name);
+    if (math_modes[i].flag != GPUBLOB_FLAG_FAST_MATH && mode_first(i) && mode_tested(j->t, i))
+      sb_addf(&reads, "%s%s", reads.len ? ", " : "", math_modes[i].name);
+  for (int i = 0; !rc && i < NMATH_MODES; i++) {
+    int fast = math_modes[i].flag == GPUBLOB_FLAG_FAST_MATH;
+    if (!mode_first(i) || !(j->flags & math_modes[i].flag) || (fast && reads.len) || mode_tested(j->t, i))
+      continue;
+    mode_option(i, &option);
+    rc = set_error(j->g, GPUBLOB_OPTION, "math mode %s has no effect on target %s: its spec reads %s; "
+                   "leave it out for %s", sb_str(&option), j->t->name,
+                   reads.len ? sb_str(&reads) : "no math mode", j->t->name);
+  }
   sb_free(&reads);
+  sb_free(&option);
   return rc;
 }
 

@@ -353,8 +353,8 @@ static void tests_page(void) {
 }
 
 /* ---- docs/targets.md's key table: a row per key of src/spec_keys.h ---- */
-#define SPEC_KEY_NAME(key, presence, type, doc) #key,
-#define SPEC_KEY_REQUIRED(key, presence, type, doc) SPEC_REQUIRED_##presence,
+#define SPEC_KEY_NAME(key, presence, type, form, doc) #key,
+#define SPEC_KEY_REQUIRED(key, presence, type, form, doc) SPEC_REQUIRED_##presence,
 #define SPEC_REQUIRED_REQUIRED 1
 #define SPEC_REQUIRED_OPTIONAL 0
 #define SPEC_REQUIRED_DEFAULT(value) 0

@@ -286,7 +286,7 @@ static void real_table_digest(void) {
   check_if(entries != NULL, same_str(digest_line(def), want), "specgen: the digest is the XXH3-128 of the entries",
            "%s, want %s", digest_line(def), want);
   int targets = count_of(entries, "\nGPUBLOB_TARGET_BEGIN(") + 1, missing = 0;
-#define KEY_IN_EVERY_ENTRY(key, presence, type, doc) missing += !in_every_entry(entries, #key, targets);
+#define KEY_IN_EVERY_ENTRY(key, presence, type, form, doc) missing += !in_every_entry(entries, #key, targets);
   if (entries) {
     GPUBLOB_SPEC_KEYS(KEY_IN_EVERY_ENTRY)
   }
