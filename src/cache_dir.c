@@ -18,26 +18,6 @@ static void cache_unwritable(cache *c, const char *what, int err) {
               strerror(err));
 }
 
-/* mkdir -p of the directory given, each one made with mode (under the umask): the
-** cache's 0700, the dump directory's 0777 (as -o DIR/ makes its directories). */
-static int make_dirs(const char *path, mode_t mode) {
-  char *p = strdup(path);
-  if (!p) return -1;
-  int rc = 0;
-  for (char *s = p + 1; !rc; s++) {
-    if (*s && *s != '/') continue;
-    char end = *s;
-    *s = 0;
-    if (mkdir(p, mode) && errno != EEXIST) rc = -1;
-    *s = end;
-    if (!end) break;
-  }
-  int err = errno;
-  free(p);
-  errno = err;
-  return rc;
-}
-
 /* DIR/NAME, made if it can be, opened without following a link; -1 if it is not
 ** a directory of this user's alone. */
 static int open_subdir(cache *c, int dirfd, const char *name, const char *shown) {
@@ -105,47 +85,6 @@ static int cache_place(cache *c, const key128 *k, char kind, char name[40], int 
     return fd;
   }
   return open_subdir(c, c->rootfd, sub, sb_str(&c->root));
-}
-
-/* One write.  A reader that quit early shows in its own exit status, so SIGPIPE is
-** blocked in this thread for the write and consumed, never raised.  The bytes
-** written; 0 for "try again" (a non-blocking descriptor that is full); -1. */
-static ssize_t write_some(int fd, const void *p, size_t n) {
-  sigset_t pipe_set, old;
-  sigemptyset(&pipe_set);
-  sigaddset(&pipe_set, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-  ssize_t w;
-  while ((w = write(fd, p, n)) < 0 && errno == EINTR) {}
-  int err = errno;
-  if (w < 0 && err == EPIPE) sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  return w >= 0 ? w : err == EAGAIN || err == EWOULDBLOCK ? 0 : -1;
-}
-
-/* All of data, on a blocking descriptor: the one write loop (a tool's input, on a
-** non-blocking one, is written a write_some at a time as poll finds room). */
-static int write_all_fd(int fd, const void *data, size_t n) {
-  const unsigned char *p = data;
-  for (ssize_t w = 0; n; p += w, n -= (size_t)w)
-    if ((w = write_some(fd, p, n)) <= 0) return -1;
-  return 0;
-}
-
-/* A new file (none of that name may exist) of the mode (under the umask) holding
-** head, then data; -1 with errno set, and what was made left for the caller to remove. */
-static int write_new_file(int dirfd, const char *name, mode_t mode, const void *head, size_t hn,
-                          const void *data, size_t n) {
-  int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) return -1;
-  int rc = write_all_fd(fd, head, hn) || write_all_fd(fd, data, n) ? -1 : 0;
-  int err = errno;
-  if (close(fd) && !rc) {
-    rc = -1;
-    err = errno;
-  }
-  errno = err;
-  return rc;
 }
 
 /* The local file: a temporary file beside the final name, then rename: readers

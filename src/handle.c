@@ -55,11 +55,3 @@ static void call_reset(gpublob *g) {
   memset(&g->stats, 0, sizeof g->stats);
 }
 
-static double clock_ms(clockid_t clock) {
-  struct timespec t;
-  if (clock_gettime(clock, &t)) return 0;
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
-

@@ -11,7 +11,8 @@
 #include <mlir-c/Target/LLVMIR.h>
 
 /* ---- MLIR: one-time registration, a context per call, diagnostics captured ---- */
-static pthread_once_t mlir_once = PTHREAD_ONCE_INIT, passes_once = PTHREAD_ONCE_INIT;
+static pthread_once_t mlir_once = PTHREAD_ONCE_INIT;
+static pthread_once_t passes_once = PTHREAD_ONCE_INIT;
 static MlirDialectRegistry mlir_registry;
 
 /* Every dialect and its extensions (convert-gpu-to-nvvm lowers arith, memref and

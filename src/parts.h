@@ -16,7 +16,9 @@
 #endif
 
 /* Shared with the cache front. */
+#include "strbuf.c"
 #include "util.c"
+#include "io.c"
 #include "handle.c"
 #include "output_report.c"
 #include "live.c"
@@ -39,6 +41,7 @@
 #include "cache_stream.c"
 #include "input.c"
 #include "msgpack.c"
+#include "elf.c"
 #include "kernels.c"
 #include "occupancy.c"
 #include "meta_amdgpu.c"

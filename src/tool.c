@@ -9,10 +9,6 @@ static const char *blob_suffix(const job *j) {
   return needs_blob_tool(j) && *j->t->tool_suffix ? j->t->tool_suffix : j->t->suffix_bin;
 }
 
-static int write_file(const char *path, const void *data, size_t n) {
-  return write_new_file(AT_FDCWD, path, 0600, NULL, 0, data, n);
-}
-
 static void workdir_free(workdir *w) {
   if (w->lock > 0) close(w->lock);
   w->lock = -1;
