@@ -1,7 +1,7 @@
 /* src/api.c: The public API that needs no LLVM: handles, errors, targets, tools, the cache. */
 
 /* ---- the public API ---- */
-/* engine_open, engine_close: what the build's engine does with a handle (the
+/* call_engine_open, call_engine_close: what the build's engine does with a handle (the
 ** compiler: LLVM's initialisation, the isolation helper; the front: nothing). */
 int gpublob_open(gpublob **out) {
   if (!out) return GPUBLOB_MISUSE;
@@ -9,13 +9,13 @@ int gpublob_open(gpublob **out) {
   if (!*out) return GPUBLOB_NOMEM;
   pthread_mutex_init(&(*out)->helper_mu, NULL);
   (*out)->helper_live = -1;
-  engine_open();
+  call_engine_open();
   return GPUBLOB_OK;
 }
 
 void gpublob_close(gpublob *g) {
   if (!g) return;
-  engine_close(g);
+  call_engine_close(g);
   pthread_mutex_destroy(&g->helper_mu);
   sb_free(&g->msg);
   sb_free(&g->warn);
@@ -25,44 +25,44 @@ void gpublob_close(gpublob *g) {
 }
 
 
-void gpublob_blob_free(gpublob_blob *b) { blob_release(b); }
+void gpublob_blob_free(gpublob_blob *b) { util_blob_release(b); }
 
 /* A lookup alone: OK on a hit, NOTCACHED on a miss or a cache that cannot be used;
 ** with s, the last output streamed to it (IO when s failed). */
 static int cache_only(gpublob *g, const gpublob_options *o, const input_held *h, gpublob_result *out,
-                      blob_sink *s) {
-  cache c;
-  if (!cache_open(&c, g, o))
-    return set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s: %s", o->cache_dir, gpublob_warnings(g));
-  key128 k0 = call_key(o, h->kind, h->data, h->size, h->name);
-  int rc = cache_lookup(&c, &k0, o, out, s);
-  cache_close(&c);
+                      cache_stream_sink *s) {
+  digest_cache c;
+  if (!cache_dir_open(&c, g, o))
+    return handle_set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s: %s", o->cache_dir, gpublob_warnings(g));
+  digest_key128 k0 = cache_deps_call_key(o, h->kind, h->data, h->size, h->name);
+  int rc = cache_stream_lookup(&c, &k0, o, out, s);
+  cache_deps_close(&c);
   if (!rc) g->stats.cache_hits++;
   else g->stats.cache_misses++;
-  if (rc == -2) return set_error(g, GPUBLOB_IO, "the cached output could not be handed on: its write failed");
-  return !rc ? GPUBLOB_OK : set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s", c.dir);
+  if (rc == -2) return handle_set_error(g, GPUBLOB_IO, "the cached output could not be handed on: its write failed");
+  return !rc ? GPUBLOB_OK : handle_set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s", c.dir);
 }
 
 static int lookup_call(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
-                       gpublob_result *out, blob_sink *s) {
+                       gpublob_result *out, cache_stream_sink *s) {
   if (!g) return GPUBLOB_MISUSE;
-  call_reset(g);
+  handle_call_reset(g);
   if (out) memset(out, 0, sizeof *out);
-  if (!out) return set_error(g, GPUBLOB_MISUSE, "NULL result");
-  if (s && !s->write) return set_error(g, GPUBLOB_MISUSE, "NULL write function");
-  double t = now_ms();
+  if (!out) return handle_set_error(g, GPUBLOB_MISUSE, "NULL result");
+  if (s && !s->write) return handle_set_error(g, GPUBLOB_MISUSE, "NULL write function");
+  double t = util_now_ms();
   gpublob_options o;
-  if (input_check(g, in) || options_normalise(g, opts, &o) || limits_valid(g, &o)) return g->code;
-  if (!o.cache_dir || !*o.cache_dir) return set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
+  if (input_check(g, in) || options_normalise(g, opts, &o) || options_limits_valid(g, &o)) return g->code;
+  if (!o.cache_dir || !*o.cache_dir) return handle_set_error(g, GPUBLOB_OPTION, "no cache directory in the options");
   if (s && o.limits)
-    return set_error(g, GPUBLOB_OPTION, "the options' limits are checked against the outputs' bytes, which a "
+    return handle_set_error(g, GPUBLOB_OPTION, "the options' limits are checked against the outputs' bytes, which a "
                      "streamed lookup does not keep: use gpublob_cache_lookup");
   input_held h;
   if (input_hold(g, &o, in, &h)) return g->code;
   int rc = cache_only(g, &o, &h, out, s);
   if (!rc) rc = limits_check(g, &o, out); /* a hit's as a compile's */
   free(h.data);
-  g->stats.cache_ms = g->stats.wall_ms = now_ms() - t;
+  g->stats.cache_ms = g->stats.wall_ms = util_now_ms() - t;
   return rc;
 }
 
@@ -73,7 +73,7 @@ int gpublob_cache_lookup(gpublob *g, const gpublob_options *opts, const gpublob_
 
 int gpublob_cache_lookup_stream(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
                                 gpublob_result *out, gpublob_write_fn write, void *ctx) {
-  blob_sink s = {write, ctx};
+  cache_stream_sink s = {write, ctx};
   return lookup_call(g, opts, in, out, &s);
 }
 
@@ -120,14 +120,14 @@ int gpublob_options_init(gpublob_options *opts, unsigned version) {
 int gpublob_error_code(const gpublob *g) { return g ? g->code : GPUBLOB_MISUSE; }
 
 const char *gpublob_error_message(const gpublob *g) {
-  if (!g) return error_strings[GPUBLOB_MISUSE];
-  if (g->msg.oom) return error_strings[GPUBLOB_NOMEM];
-  return g->msg.len ? g->msg.s : error_strings[g->code];
+  if (!g) return handle_error_strings[GPUBLOB_MISUSE];
+  if (g->msg.oom) return handle_error_strings[GPUBLOB_NOMEM];
+  return g->msg.len ? g->msg.s : handle_error_strings[g->code];
 }
 
 const char *gpublob_error_string(int code) {
-  int n = (int)(sizeof error_strings / sizeof *error_strings);
-  return code >= 0 && code < n && error_strings[code] ? error_strings[code] : "unknown error code";
+  int n = (int)(sizeof handle_error_strings / sizeof *handle_error_strings);
+  return code >= 0 && code < n && handle_error_strings[code] ? handle_error_strings[code] : "unknown error code";
 }
 
 int gpublob_target_count(void) { return NTARGETS; }
@@ -147,11 +147,11 @@ int gpublob_target_get(int index, gpublob_target_info *out, size_t size) {
 ** same report and block size kept with it). */
 static int kernels_load(gpublob *g, const gpublob_result *r, size_t i) {
   if (!r || !r->outputs || i >= r->count)
-    return set_error(g, GPUBLOB_MISUSE, r ? "output %zu of %zu" : "NULL result", i, r ? r->count : 0);
+    return handle_set_error(g, GPUBLOB_MISUSE, r ? "output %zu of %zu" : "NULL result", i, r ? r->count : 0);
   const gpublob_output *o = &r->outputs[i];
   strbuf report = {0};
   unsigned block_size;
-  if (output_note_get(o, &report, &block_size)) return set_error(g, GPUBLOB_NOMEM, "out of memory");
+  if (output_report_note_get(o, &report, &block_size)) return handle_set_error(g, GPUBLOB_NOMEM, "out of memory");
   const char *label[] = {o->target ? o->target : "", o->chip ? o->chip : "", sb_str(&report)};
   uint64_t h = XXH3_64bits(o->blob.data ? o->blob.data : (const void *)"", o->blob.data ? o->blob.size : 0);
   for (int k = 0; k < 3; k++) h = XXH3_64bits_withSeed(label[k], strlen(label[k]) + 1, h + (k == 2 ? block_size : 0));
@@ -161,7 +161,7 @@ static int kernels_load(gpublob *g, const gpublob_result *r, size_t i) {
     kt_free(&c->t);
     c->valid = 0;
     ktable t = {0};
-    rc = output_kernels(g, o, sb_str(&report), block_size, &t);
+    rc = meta_output_kernels(g, o, sb_str(&report), block_size, &t);
     if (rc) kt_free(&t);
     else *c = (kernel_cache){t, o->blob.data, o->blob.size, h, 1};
   }
@@ -172,8 +172,8 @@ static int kernels_load(gpublob *g, const gpublob_result *r, size_t i) {
 int gpublob_kernel_count(gpublob *g, const gpublob_result *r, size_t i, size_t *count) {
   if (count) *count = 0;
   if (!g) return GPUBLOB_MISUSE;
-  call_reset(g);
-  if (!count) return set_error(g, GPUBLOB_MISUSE, "NULL count");
+  handle_call_reset(g);
+  if (!count) return handle_set_error(g, GPUBLOB_MISUSE, "NULL count");
   if (kernels_load(g, r, i)) return g->code;
   *count = g->kernels.t.n;
   return GPUBLOB_OK;
@@ -184,24 +184,24 @@ int gpublob_kernel_get(gpublob *g, const gpublob_result *r, size_t i, size_t k, 
   const size_t oldest = offsetof(gpublob_kernel_info, spill_store_bytes); /* 1.1's struct */
   if (out && size >= oldest) memset(out, 0, size);
   if (!g) return GPUBLOB_MISUSE;
-  call_reset(g);
-  if (!out || size < oldest) return set_error(g, GPUBLOB_MISUSE, "the kernel info is %zu bytes, not %zu", out ? size : 0, oldest);
+  handle_call_reset(g);
+  if (!out || size < oldest) return handle_set_error(g, GPUBLOB_MISUSE, "the kernel info is %zu bytes, not %zu", out ? size : 0, oldest);
   if (kernels_load(g, r, i)) return g->code;
   if (k >= g->kernels.t.n)
-    return set_error(g, GPUBLOB_MISUSE, "kernel %zu of output %zu, which has %zu", k, i, g->kernels.t.n);
+    return handle_set_error(g, GPUBLOB_MISUSE, "kernel %zu of output %zu, which has %zu", k, i, g->kernels.t.n);
   return copy_out(out, size, &g->kernels.t.k[k], sizeof *g->kernels.t.k, oldest);
 }
 
 /* A job for questions about o->target (its name only; the chip does not matter); o settled. */
 static int query_job(job *j, gpublob *g, const gpublob_options *o) {
-  job_begin(j, g, o, NULL);
-  target_ref r = target_parse(o->target, NULL);
+  job_state_begin(j, g, o, NULL);
+  target_ref r = resolve_target_parse(o->target, NULL);
   if (r.n >= sizeof j->target)
-    return set_error(g, GPUBLOB_TARGET, "unknown target '%.*s...' (longer than any)", 40, r.name);
+    return handle_set_error(g, GPUBLOB_TARGET, "unknown target '%.*s...' (longer than any)", 40, r.name);
   memcpy(j->target, r.name, r.n);
   j->target[r.n] = 0;
   j->opts.target = j->target;
-  job_aim(j, &r, NULL);
+  resolve_job_aim(j, &r, NULL);
   return resolve_target(j);
 }
 
@@ -213,9 +213,9 @@ static void tool_info_fill(job *j, gpublob_tool_info *info) {
     info->kind = "in-process";
     sb_add(&g->held[0], j->t->provider_name);
     sb_add(&g->held[1], j->provider_path);
-  } else if (needs_blob_tool(j)) {
+  } else if (tool_choice_needs_blob_tool(j)) {
     info->kind = "program";
-    sb_add(&g->held[0], base_name(j->tool));
+    sb_add(&g->held[0], tool_choice_base_name(j->tool));
     sb_add(&g->held[1], j->tool);
   }
   info->name = sb_str(&g->held[0]);
@@ -227,7 +227,7 @@ static void tool_info_fill(job *j, gpublob_tool_info *info) {
 static int query_format(job *j) {
   int format = j->o->format;
   if (format < GPUBLOB_FORMAT_DEFAULT || format > GPUBLOB_FORMAT_LL)
-    return set_error(j->g, GPUBLOB_FORMAT, "unknown output format %d", format);
+    return handle_set_error(j->g, GPUBLOB_FORMAT, "unknown output format %d", format);
   if (format != GPUBLOB_FORMAT_PACK) j->opts.format = GPUBLOB_FORMAT_BIN;
   return resolve_levels(j);
 }
@@ -238,19 +238,19 @@ int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, size_t njobs,
   if (copy_out(out, size, &info, sizeof info, sizeof info)) return GPUBLOB_MISUSE;
   memset(out, 0, size);
   if (!g) return GPUBLOB_MISUSE;
-  call_reset(g);
+  handle_call_reset(g);
   gpublob_options o;
   if (options_normalise(g, opts, &o)) return g->code;
   job j;
   int rc = query_job(&j, g, &o);
   (void)njobs; /* 1.0 chose the tool by the call's size; no mode does now */
   if (!rc) rc = query_format(&j);
-  if (!rc) rc = resolve_tool(&j, 1);
+  if (!rc) rc = tool_choice_resolve_tool(&j, 1);
   if (!rc && j.prov) rc = provider_ready(&j);
   provider_settle(g);
   if (!rc) tool_info_fill(&j, &info);
-  job_end(&j);
-  if (!rc && (g->held[0].oom || g->held[1].oom || g->held[2].oom)) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
+  job_state_end(&j);
+  if (!rc && (g->held[0].oom || g->held[1].oom || g->held[2].oom)) rc = handle_set_error(g, GPUBLOB_NOMEM, "out of memory");
   return rc ? rc : copy_out(out, size, &info, sizeof info, sizeof info);
 }
 
@@ -259,13 +259,13 @@ static int libs_list(job *j, strbuf *found) {
   const char *list = j->t->libs, *w;
   size_t n;
   int rc = GPUBLOB_OK;
-  while ((w = next_word(&list, " ", &n))) {
+  while ((w = util_next_word(&list, " ", &n))) {
     strbuf name = {0};
     search s = {0};
-    if (find_lib(j, w, n, &name, &s))
+    if (search_find_lib(j, w, n, &name, &s))
       sb_addf(found, "%s\n", sb_str(&s.found));
     else if (!rc)
-      rc = set_error(j->g, GPUBLOB_NOLIB, "device library %s for %s:%s not found; tried:%s", sb_str(&name),
+      rc = handle_set_error(j->g, GPUBLOB_NOLIB, "device library %s for %s:%s not found; tried:%s", sb_str(&name),
                      j->t->name, j->chip, s.tried.len ? sb_str(&s.tried) : " nothing (no search directory)");
     sb_free(&name);
     search_end(&s);
@@ -276,19 +276,19 @@ static int libs_list(job *j, strbuf *found) {
 int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **paths) {
   if (paths) *paths = "";
   if (!g) return GPUBLOB_MISUSE;
-  call_reset(g);
-  if (!paths) return set_error(g, GPUBLOB_MISUSE, "NULL paths");
+  handle_call_reset(g);
+  if (!paths) return handle_set_error(g, GPUBLOB_MISUSE, "NULL paths");
   sb_reset(&g->held[0]);
   gpublob_options o;
   if (options_normalise(g, opts, &o)) return g->code;
   job j;
-  job_begin(&j, g, &o, NULL);
-  target_ref r = target_parse(o.target, o.chip);
-  job_aim(&j, &r, r.chips);
+  job_state_begin(&j, g, &o, NULL);
+  target_ref r = resolve_target_parse(o.target, o.chip);
+  resolve_job_aim(&j, &r, r.chips);
   int rc = resolve_options(&j);
   if (!rc) rc = libs_list(&j, &g->held[0]);
-  job_end(&j);
-  if (g->held[0].oom) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
+  job_state_end(&j);
+  if (g->held[0].oom) rc = handle_set_error(g, GPUBLOB_NOMEM, "out of memory");
   *paths = g->held[0].oom ? "" : sb_str(&g->held[0]);
   return rc;
 }

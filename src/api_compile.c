@@ -3,8 +3,8 @@
 static int path_missing(gpublob *g, void *out, size_t size) {
   if (out) memset(out, 0, size);
   if (!g) return GPUBLOB_MISUSE;
-  call_reset(g);
-  return set_error(g, GPUBLOB_MISUSE, "NULL path");
+  handle_call_reset(g);
+  return handle_set_error(g, GPUBLOB_MISUSE, "NULL path");
 }
 
 int gpublob_compile(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {

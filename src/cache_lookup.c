@@ -1,14 +1,14 @@
-/* src/cache_lookup.c: The cache's reads: manifests (a call's jobs) and entries (its outputs), each
+/* src/cache_stream_lookup.c: The cache's reads: manifests (a call's jobs) and entries (its outputs), each
 ** validated before a byte of it is handed out. */
 
 /* ---- the cache: manifests (a call's jobs) and entries (its outputs) ---- */
-typedef struct reader {
+typedef struct cache_lookup_reader {
   const unsigned char *p, *end;
   int bad;
-  const unsigned char *blob_at; /* where the last blob get_blob read begins */
-} reader;
+  const unsigned char *blob_at; /* where the last blob cache_lookup_get_blob read begins */
+} cache_lookup_reader;
 
-static uint64_t get_u64(reader *r) {
+static uint64_t cache_lookup_get_u64(cache_lookup_reader *r) {
   uint64_t v = 0;
   if (r->end - r->p < 8) {
     r->bad = 1;
@@ -20,8 +20,8 @@ static uint64_t get_u64(reader *r) {
 }
 
 /* A string of the payload (NULL for a null one); its NUL is checked. */
-static const char *get_str(reader *r) {
-  uint64_t n = get_u64(r);
+static const char *cache_lookup_get_str(cache_lookup_reader *r) {
+  uint64_t n = cache_lookup_get_u64(r);
   if (r->bad || !n) return NULL;
   if ((uint64_t)(r->end - r->p) < n || r->p[n - 1]) {
     r->bad = 1;
@@ -35,10 +35,10 @@ static const char *get_str(reader *r) {
 void gpublob_result_free(gpublob_result *r) {
   if (!r) return;
   for (size_t i = 0; i < r->count; i++) {
-    blob_release(&r->outputs[i].blob);
+    util_blob_release(&r->outputs[i].blob);
     free((char *)r->outputs[i].target);
     free((char *)r->outputs[i].chip);
-    output_note_drop(r->outputs[i].tool); /* before its key, the tool string, goes */
+    output_report_note_drop(r->outputs[i].tool); /* before its key, the tool string, goes */
     free((char *)r->outputs[i].tool);
   }
   free(r->outputs);
@@ -59,16 +59,16 @@ static const char *static_suffix(const char *s) {
   return NULL;
 }
 
-/* How get_blob hands out a blob's bytes: copied; borrowed where they lie
+/* How cache_lookup_get_blob hands out a blob's bytes: copied; borrowed where they lie
 ** (entry_take_last); or not at all, for the blob a hit streams (entry_stream): its
 ** bytes may run on past what was read, and out->data stays NULL. */
 enum { BLOB_COPY, BLOB_BORROW, BLOB_STREAM };
 
-/* A blob put_blob wrote, its suffix mapped to static storage (NULL when unknown);
+/* A blob cache_store_put_blob wrote, its suffix mapped to static storage (NULL when unknown);
 ** 0 with none (a NULL suffix), -1 when the payload is cut short or memory is out. */
-static int get_blob(reader *r, gpublob_blob *out, int mode) {
-  const char *suffix = get_str(r);
-  uint64_t n = get_u64(r), here = r->bad ? 0 : (uint64_t)(r->end - r->p);
+static int cache_lookup_get_blob(cache_lookup_reader *r, gpublob_blob *out, int mode) {
+  const char *suffix = cache_lookup_get_str(r);
+  uint64_t n = cache_lookup_get_u64(r), here = r->bad ? 0 : (uint64_t)(r->end - r->p);
   if (!r->bad && mode != BLOB_STREAM && here < n) r->bad = 1;
   if (r->bad) return -1;
   if (!suffix) return 0; /* none */
@@ -88,15 +88,15 @@ static int get_blob(reader *r, gpublob_blob *out, int mode) {
 
 /* Appends an output; its strings are copied into the result, "" for a NULL one; its
 ** tool's report and the call's block size kept with it (src/output_report.c). */
-static int result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
+static int cache_lookup_result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
                       const char *report, unsigned block_size, gpublob_blob *blob) {
-  if (grow(&r->outputs, r->count, sizeof *r->outputs)) return -1;
+  if (util_grow(&r->outputs, r->count, sizeof *r->outputs)) return -1;
   gpublob_output *o = &r->outputs[r->count];
   memset(o, 0, sizeof *o);
   o->target = strdup(target ? target : "");
   o->chip = strdup(chip ? chip : "");
   o->tool = strdup(tool ? tool : "");
-  if (!o->target || !o->chip || !o->tool || output_note_set(o, report, block_size)) {
+  if (!o->target || !o->chip || !o->tool || output_report_note_set(o, report, block_size)) {
     free((char *)o->target);
     free((char *)o->chip);
     free((char *)o->tool);
@@ -112,11 +112,11 @@ static int result_add(gpublob_result *r, const char *target, const char *chip, c
 ** the file may be anyone's bytes. */
 static int chips_valid(const target_desc *t, const char *chips) {
   if (!t) return !*chips; /* MLIR's whole module has none */
-  chip_list l = chip_list_of(chips);
+  util_chip_list l = util_chip_list_of(chips);
   const char *w;
   size_t n, count = 0;
-  while (next_chip(&l, &w, &n)) {
-    if (!target_id_valid(t, w, n)) return 0;
+  while (util_next_chip(&l, &w, &n)) {
+    if (!resolve_target_id_valid(t, w, n)) return 0;
     count++;
   }
   return count > 0;
@@ -138,16 +138,16 @@ static int report_valid(const char *s) {
   return !n || s[n - 1] == '\n';
 }
 
-/* One output of an entry, or -1; its blob as get_blob's mode says, and the call's
+/* One output of an entry, or -1; its blob as cache_lookup_get_blob's mode says, and the call's
 ** block size kept with it. */
-static int entry_output(reader *r, gpublob_result *out, int mode, unsigned block_size) {
-  const char *target = get_str(r), *chip = get_str(r), *tool = get_str(r), *report = get_str(r);
-  const target_desc *t = target && *target ? target_named(target, strlen(target)) : NULL;
+static int cache_lookup_entry_output(cache_lookup_reader *r, gpublob_result *out, int mode, unsigned block_size) {
+  const char *target = cache_lookup_get_str(r), *chip = cache_lookup_get_str(r), *tool = cache_lookup_get_str(r), *report = cache_lookup_get_str(r);
+  const target_desc *t = target && *target ? resolve_target_named(target, strlen(target)) : NULL;
   gpublob_blob b = {0};
   if (r->bad || !chip || !tool || !report || (target && *target && !t) || !chips_valid(t, chip) ||
-      !tool_name_valid(tool) || !report_valid(report) || get_blob(r, &b, mode) || !b.suffix ||
-      result_add(out, t ? t->name : "", chip, tool, report, block_size, &b)) {
-    if (mode == BLOB_COPY) blob_release(&b);
+      !tool_name_valid(tool) || !report_valid(report) || cache_lookup_get_blob(r, &b, mode) || !b.suffix ||
+      cache_lookup_result_add(out, t ? t->name : "", chip, tool, report, block_size, &b)) {
+    if (mode == BLOB_COPY) util_blob_release(&b);
     return -1;
   }
   return 0;
@@ -157,22 +157,22 @@ static int entry_output(reader *r, gpublob_result *out, int mode, unsigned block
 ** that blob: its bytes moved to the buffer's start, in pages the read has already
 ** touched.  A hit of one big output (an MLIR module, a pack) then copies nothing into
 ** fresh memory: on a virtual machine each fresh page is a fault of microseconds. */
-static void entry_take_last(cache_file *e, gpublob_result *out) {
+static void entry_take_last(cache_dir_file *e, gpublob_result *out) {
   gpublob_blob *b = &out->outputs[out->count - 1].blob;
   memmove(e->bytes, b->data, b->size);
   e->bytes[b->size] = 0; /* the header and the fields came before the blob: b->size < e->len */
   unsigned char *fit = realloc(e->bytes, b->size + 1); /* the other outputs' bytes go; in place */
   b->data = fit ? fit : e->bytes;
   e->bytes = NULL;
-  cache_file_free(e);
+  cache_dir_file_free(e);
 }
 
 /* An entry's outputs; one that holds none, or anything malformed, is a miss. */
-static int entry_get(cache_file *e, gpublob_result *out, unsigned block_size) {
-  reader r = {e->data, e->data + e->size, 0, NULL};
-  uint64_t count = get_u64(&r);
+static int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *out, unsigned block_size) {
+  cache_lookup_reader r = {e->data, e->data + e->size, 0, NULL};
+  uint64_t count = cache_lookup_get_u64(&r);
   for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
-    if (entry_output(&r, out, i + 1 == count ? BLOB_BORROW : BLOB_COPY, block_size)) break;
+    if (cache_lookup_entry_output(&r, out, i + 1 == count ? BLOB_BORROW : BLOB_COPY, block_size)) break;
   if (count && out->count == count && r.p == r.end) {
     entry_take_last(e, out);
     return 0;
@@ -197,18 +197,18 @@ static void record_free(record *rec) {
 }
 
 /* Reads one record: 0, or -1 when the manifest is cut short or malformed. */
-static int record_read(reader *r, record *rec) {
+static int record_read(cache_lookup_reader *r, record *rec) {
   memset(rec, 0, sizeof *rec);
-  rec->target = get_str(r);
-  rec->chip = get_str(r);
-  rec->features = get_str(r);
+  rec->target = cache_lookup_get_str(r);
+  rec->chip = cache_lookup_get_str(r);
+  rec->features = cache_lookup_get_str(r);
   uint64_t *const v[] = {&rec->opt, &rec->format, &rec->flags, &rec->abi, &rec->abi_default,
                          &rec->packed, &rec->keep_asm, &rec->in_process};
-  for (size_t i = 0; i < sizeof v / sizeof *v; i++) *v[i] = get_u64(r);
-  rec->tool_options = get_str(r);
-  uint64_t nlink = get_u64(r);
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) *v[i] = cache_lookup_get_u64(r);
+  rec->tool_options = cache_lookup_get_str(r);
+  uint64_t nlink = cache_lookup_get_u64(r);
   if (!r->bad && nlink && nlink <= 65536 && (rec->link = calloc((size_t)nlink, sizeof *rec->link)))
-    for (uint64_t k = 0; k < nlink; k++) rec->link[k] = get_str(r);
+    for (uint64_t k = 0; k < nlink; k++) rec->link[k] = cache_lookup_get_str(r);
   rec->nlink = rec->link ? (size_t)nlink : 0;
   if (r->bad || !rec->target || (nlink && !rec->link)) {
     record_free(rec);
@@ -219,7 +219,7 @@ static int record_read(reader *r, record *rec) {
 
 /* Resolves a record's job again, as a compile would, and digests what it uses into
 ** *d (its part of k1): 0, or -1. */
-static int record_key(cache *c, const gpublob_options *o, const record *rec, gpublob *sink, key128 *d) {
+static int record_key(digest_cache *c, const gpublob_options *o, const record *rec, gpublob *sink, digest_key128 *d) {
   gpublob_options jo = *o;
   jo.target = rec->target;
   jo.chip = rec->chip;
@@ -236,20 +236,20 @@ static int record_key(cache *c, const gpublob_options *o, const record *rec, gpu
   if (!rec->in_process && jo.tool_mode != GPUBLOB_TOOL_INPROCESS) /* as the compile ran it */
     jo.tool_mode = GPUBLOB_TOOL_PROGRAM;
   job j;
-  job_begin(&j, sink, &jo, "");
-  target_ref r = target_parse(jo.target, jo.chip);
-  job_aim(&j, &r, r.chips);
+  job_state_begin(&j, sink, &jo, "");
+  target_ref r = resolve_target_parse(jo.target, jo.chip);
+  resolve_job_aim(&j, &r, r.chips);
   j.abi_default = rec->abi_default > 1000000 ? 1000001 : (unsigned)rec->abi_default;
   strbuf pack = {0};
   int rc = resolve_options(&j);
-  if (!rc && rec->packed == PACK_PROGRAM) rc = find_pack_tool(&j, &pack);
+  if (!rc && rec->packed == PACK_PROGRAM) rc = search_find_pack_tool(&j, &pack);
   if (!rc && rec->packed == PACK_INPROCESS && j.t->pack_provider == PACK_PROVIDER_none) rc = -1;
   if (rec->packed > PACK_INPROCESS) rc = -1;
   j.keep_asm = (int)rec->keep_asm;
-  if (!rc) rc = resolve_tool(&j, 0);
-  if (!rc) *d = job_key(c, &j, (int)rec->packed, sb_str(&pack));
+  if (!rc) rc = tool_choice_resolve_tool(&j, 0);
+  if (!rc) *d = cache_deps_job_key(c, &j, (int)rec->packed, sb_str(&pack));
   sb_free(&pack);
-  job_end(&j);
+  job_state_end(&j);
   return rc ? -1 : 0;
 }
 
@@ -259,7 +259,7 @@ typedef struct record_seen {
   const unsigned char *p;
   size_t n;
   uint64_t h;
-  key128 d;
+  digest_key128 d;
 } record_seen;
 
 /* Resolves a manifest's jobs again, as a compile would, and digests what they use.
@@ -268,12 +268,12 @@ typedef struct record_seen {
 ** and digested once, and its digest used for each job with the same bytes.  Those
 ** bytes are all a resolution reads besides the call's options, so equal bytes
 ** resolve alike; a changed tool or library is seen as before, once per call. */
-static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, reader *r,
-                        key128 *k1) {
+static int cache_lookup_manifest_key(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, cache_lookup_reader *r,
+                        digest_key128 *k1) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
-  hash_bytes(&st, k0->b, sizeof k0->b);
-  uint64_t n = get_u64(r);
+  digest_hash_bytes(&st, k0->b, sizeof k0->b);
+  uint64_t n = cache_lookup_get_u64(r);
   /* no job: a call whose every object MLIR's own serialiser made, which k0 covers alone */
   int rc = r->bad || n > MAX_JOBS;
   gpublob sink = {0};
@@ -288,19 +288,19 @@ static int manifest_key(cache *c, const key128 *k0, const gpublob_options *o, re
     size_t k = 0;
     while (k < nseen && !(seen[k].h == h && seen[k].n == len && !memcmp(seen[k].p, at, len))) k++;
     if (k == nseen) {
-      key128 d;
+      digest_key128 d;
       rc = record_key(c, o, &rec, &sink, &d);
-      if (!rc) rc = grow(&seen, nseen, sizeof *seen);
+      if (!rc) rc = util_grow(&seen, nseen, sizeof *seen);
       if (!rc) seen[nseen++] = (record_seen){at, len, h, d};
     }
     record_free(&rec);
     if (rc) break;
-    hash_bytes(&st, seen[k].d.b, sizeof seen[k].d.b);
+    digest_hash_bytes(&st, seen[k].d.b, sizeof seen[k].d.b);
   }
   free(seen);
   sb_free(&sink.msg);
   sb_free(&sink.warn);
   if (rc || r->bad || r->p != r->end) return -1;
-  *k1 = hash_key(&st);
+  *k1 = digest_hash_key(&st);
   return 0;
 }

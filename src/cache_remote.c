@@ -19,7 +19,7 @@
 enum { REMOTE_TIMEOUT_MS = 50 };
 #define REMOTE_MAX_DEFAULT (64ULL << 20)
 
-typedef struct remote_tier {
+typedef struct cache_remote_tier {
   strbuf shown;            /* the URL without its password, for messages */
   strbuf host, path, user, password;
   int port, db;
@@ -29,7 +29,7 @@ typedef struct remote_tier {
   int not_here;            /* a host name this program leaves to another (host_needs_module) */
   void *ctx;               /* redisContext, NULL until first needed */
   pthread_mutex_t mu;      /* a call's threads take turns on the one connection */
-} remote_tier;
+} cache_remote_tier;
 
 /* The URL for messages: whatever is between "//" and the last "@" (a user, a password,
 ** which may hold '@' or '/' itself) hidden. */
@@ -51,7 +51,7 @@ static long remote_number(const char *s, size_t n, long max) {
 }
 
 /* redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or unix:///PATH: 0, or -1. */
-static int remote_parse(remote_tier *r, const char *url) {
+static int remote_parse(cache_remote_tier *r, const char *url) {
   r->port = 6379;
   if (!strncmp(url, "unix://", 7)) {
     if (url[7] != '/' || !url[8]) return -1;
@@ -77,23 +77,23 @@ static int remote_parse(remote_tier *r, const char *url) {
   return r->host.oom || r->user.oom || r->password.oom ? -1 : 0;
 }
 
-static void remote_free(remote_tier *r);
+static void remote_free(cache_remote_tier *r);
 
 /* The tier of the options, if they name one: kept for the call, connected when first
 ** needed.  A URL not understood, or a build without hiredis, is one warning. */
-static void remote_open(cache *c, const gpublob_options *o) {
+static void cache_remote_open(digest_cache *c, const gpublob_options *o) {
   if (!o->remote_cache || !*o->remote_cache) return;
-  remote_tier *r = calloc(1, sizeof *r);
+  cache_remote_tier *r = calloc(1, sizeof *r);
   if (!r) return;
   remote_shown(&r->shown, o->remote_cache);
   if (!GPUBLOB_REMOTE) {
-    add_warning(c->g, "remote cache %s: this gpublob was built without hiredis; not used", sb_str(&r->shown));
+    handle_add_warning(c->g, "remote cache %s: this gpublob was built without hiredis; not used", sb_str(&r->shown));
     c->g->stats.remote_errors = 1;
     remote_free(r);
     return;
   }
   if (remote_parse(r, o->remote_cache)) {
-    add_warning(c->g, "remote cache %s: not a redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or unix:///PATH "
+    handle_add_warning(c->g, "remote cache %s: not a redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or unix:///PATH "
                 "URL; not used", sb_str(&r->shown));
     c->g->stats.remote_errors = 1;
     remote_free(r);
@@ -113,18 +113,18 @@ static void remote_open(cache *c, const gpublob_options *o) {
 #include <hiredis/hiredis.h>
 
 /* Its key on the server: a prefix with the layout's version, the kind, the key. */
-static void remote_key(const key128 *k, char kind, char out[48]) {
+static void remote_key(const digest_key128 *k, char kind, char out[48]) {
   char hex[33];
-  key_hex(k, hex);
+  cache_dir_key_hex(k, hex);
   snprintf(out, 48, "gpublob:" CACHE_LAYOUT ":%c:%s", kind, hex);
 }
 
 /* The first fault: the tier is off for the rest of the call, with one warning. */
-static void remote_fault(cache *c, const char *what, const char *detail) {
-  remote_tier *r = c->remote;
+static void remote_fault(digest_cache *c, const char *what, const char *detail) {
+  cache_remote_tier *r = c->remote;
   r->dead = 1;
   c->g->stats.remote_errors = 1;
-  add_warning(c->g, "remote cache %s: %s (%s); the call goes on without it", sb_str(&r->shown), what,
+  handle_add_warning(c->g, "remote cache %s: %s (%s); the call goes on without it", sb_str(&r->shown), what,
               detail && *detail ? detail : "no detail");
   if (r->ctx) redisFree(r->ctx);
   r->ctx = NULL;
@@ -133,7 +133,7 @@ static void remote_fault(cache *c, const char *what, const char *detail) {
 /* One command, SIGPIPE blocked in this thread meanwhile and consumed (a server gone
 ** mid-write shows as an error), never raised.  NULL and a fault when it failed; an
 ** error reply is returned for the caller to judge. */
-static redisReply *remote_command(cache *c, const char *what, int argc, const char **argv, const size_t *len) {
+static redisReply *remote_command(digest_cache *c, const char *what, int argc, const char **argv, const size_t *len) {
   sigset_t pipe_set, old;
   sigemptyset(&pipe_set);
   sigaddset(&pipe_set, SIGPIPE);
@@ -149,7 +149,7 @@ static redisReply *remote_command(cache *c, const char *what, int argc, const ch
 }
 
 /* A command whose reply must not be an error (AUTH, SELECT): 0, or -1 and a fault. */
-static int remote_simple(cache *c, const char *what, int argc, const char **argv) {
+static int remote_simple(digest_cache *c, const char *what, int argc, const char **argv) {
   size_t len[3];
   for (int i = 0; i < argc; i++) len[i] = strlen(argv[i]);
   redisReply *reply = remote_command(c, what, argc, argv, len);
@@ -192,8 +192,8 @@ static int host_needs_module(const char *host) { return (void)host, 0; }
 
 /* The connection, made when first needed: connect, AUTH, SELECT, each bounded by the
 ** timeout.  0, or -1 when the tier is (now) off, or not this program's to ask. */
-static int remote_ready(cache *c) {
-  remote_tier *r = c->remote;
+static int remote_ready(digest_cache *c) {
+  cache_remote_tier *r = c->remote;
   if (r->dead || r->not_here) return -1;
   if (r->ctx) return 0;
   if (!r->path.len && host_needs_module(sb_str(&r->host))) {
@@ -231,16 +231,16 @@ static int remote_ready(cache *c) {
 ** a larger value is never transferred whole), into m->bytes: 0; -1 when the server
 ** has none (or one too long); -2 when it was not asked (a file digest, the tier off,
 ** a fault now). */
-static int remote_get(cache *c, const key128 *k, char kind, cache_file *m) {
-  remote_tier *r = c->remote;
+static int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
+  cache_remote_tier *r = c->remote;
   if (!r || kind == 'd') return -2;
   pthread_mutex_lock(&r->mu);
-  double t = now_ms();
+  double t = util_now_ms();
   int rc = -2;
   if (!remote_ready(c)) {
     char key[48], last[32];
     remote_key(k, kind, key);
-    unsigned long long limit = r->max + sizeof(entry_header);
+    unsigned long long limit = r->max + sizeof(digest_entry_header);
     snprintf(last, sizeof last, "%llu", limit); /* limit + 1 bytes: more than limit is too long */
     const char *argv[] = {"GETRANGE", key, "0", last};
     const size_t len[] = {8, strlen(key), 1, strlen(last)};
@@ -258,19 +258,19 @@ static int remote_get(cache *c, const key128 *k, char kind, cache_file *m) {
     }
     if (reply) freeReplyObject(reply);
   }
-  c->g->stats.remote_ms += now_ms() - t;
+  c->g->stats.remote_ms += util_now_ms() - t;
   pthread_mutex_unlock(&r->mu);
   return rc;
 }
 
 /* The file (head, then payload) stored on the server, unless the tier is read-only,
 ** off, or the payload over its limit.  A fault is a warning, as everywhere. */
-static void remote_put(cache *c, const key128 *k, char kind, const void *head, size_t hn, const void *data,
+static void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
                        size_t n) {
-  remote_tier *r = c->remote;
+  cache_remote_tier *r = c->remote;
   if (!r || kind == 'd' || r->read_only || n > r->max) return;
   pthread_mutex_lock(&r->mu);
-  double t = now_ms();
+  double t = util_now_ms();
   char *value = malloc(hn + n);
   if (value && !remote_ready(c)) {
     char key[48];
@@ -288,22 +288,22 @@ static void remote_put(cache *c, const key128 *k, char kind, const void *head, s
     if (reply) freeReplyObject(reply);
   }
   free(value);
-  c->g->stats.remote_ms += now_ms() - t;
+  c->g->stats.remote_ms += util_now_ms() - t;
   pthread_mutex_unlock(&r->mu);
 }
 
-static void remote_disconnect(remote_tier *r) {
+static void remote_disconnect(cache_remote_tier *r) {
   if (r->ctx) redisFree(r->ctx);
   r->ctx = NULL;
 }
 #else
-static int remote_get(cache *c, const key128 *k, char kind, cache_file *m) { return -2; }
-static void remote_put(cache *c, const key128 *k, char kind, const void *head, size_t hn, const void *data,
+static int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) { return -2; }
+static void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
                        size_t n) {}
-static void remote_disconnect(remote_tier *r) {}
+static void remote_disconnect(cache_remote_tier *r) {}
 #endif
 
-static void remote_free(remote_tier *r) {
+static void remote_free(cache_remote_tier *r) {
   strbuf *const bufs[] = {&r->shown, &r->host, &r->path, &r->user, &r->password};
   for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) {
     if (bufs[i] == &r->password && r->password.s) memset(r->password.s, 0, r->password.cap);
@@ -313,8 +313,8 @@ static void remote_free(remote_tier *r) {
 }
 
 /* The call's end: the connection closed. */
-static void remote_close(cache *c) {
-  remote_tier *r = c->remote;
+static void cache_remote_close(digest_cache *c) {
+  cache_remote_tier *r = c->remote;
   if (!r) return;
   remote_disconnect(r);
   pthread_mutex_destroy(&r->mu);

@@ -65,7 +65,7 @@ static void scan_sub(int subfd, const char *sub, cfile **out, size_t *n, size_t 
 }
 
 /* Every file of the cache, in subdirectories of this user's alone. */
-static size_t cache_scan(cache *c, cfile **out) {
+static size_t cache_scan(digest_cache *c, cfile **out) {
   size_t n = 0, cap = 0;
   *out = NULL;
   int top = openat(c->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* its own offset */
@@ -74,7 +74,7 @@ static size_t cache_scan(cache *c, cfile **out) {
   while (d && (e = readdir(d))) {
     if (strlen(e->d_name) != 2 || !all_hex(e->d_name, 2)) continue;
     int sub = openat(c->rootfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (sub >= 0 && dir_trusted(sub)) scan_sub(sub, e->d_name, out, &n, &cap);
+    if (sub >= 0 && cache_dir_trusted(sub)) scan_sub(sub, e->d_name, out, &n, &cap);
     else if (sub >= 0) close(sub);
   }
   if (d) closedir(d);
@@ -83,7 +83,7 @@ static size_t cache_scan(cache *c, cfile **out) {
 }
 
 /* Removes the oldest files until the cache holds 80% of its limit; its new size. */
-static unsigned long long cache_evict(cache *c) {
+static unsigned long long cache_evict(digest_cache *c) {
   cfile *files;
   size_t n = cache_scan(c, &files);
   unsigned long long total = 0;
@@ -102,7 +102,7 @@ static unsigned long long cache_evict(cache *c) {
 ** it, and the one that takes it over the limit evicts. */
 /* The size file, opened; anything but a regular file there (a link, a FIFO) is
 ** removed and a new one made, so the cache's size stays accounted. */
-static int open_size_file(cache *c) {
+static int open_size_file(digest_cache *c) {
   for (int tries = 0; tries < 2; tries++) {
     int fd = openat(c->rootfd, "size", O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
     struct stat st;
@@ -113,7 +113,7 @@ static int open_size_file(cache *c) {
   return -1;
 }
 
-static void cache_account(cache *c, long long delta) {
+static void cache_size_account(digest_cache *c, long long delta) {
   char text[32] = "";
   int fd = open_size_file(c);
   if (fd < 0 || flock(fd, LOCK_EX)) {

@@ -9,7 +9,7 @@ static size_t outputs_planned(const gpublob_options *o) {
   for (size_t i = 0; i < n; i++) {
     const char *w;
     size_t chipn = 0, cn;
-    for (chip_list l = chip_list_of(target_parse(list[i].target, list[i].chip).chips); next_chip(&l, &w, &cn);)
+    for (util_chip_list l = util_chip_list_of(resolve_target_parse(list[i].target, list[i].chip).chips); util_next_chip(&l, &w, &cn);)
       chipn++;
     count += o->format == GPUBLOB_FORMAT_FATBIN || !chipn ? 1 : chipn;
   }
@@ -21,7 +21,7 @@ static size_t outputs_planned(const gpublob_options *o) {
 ** arrow -> is no bracket.  Bitcode and MLIR bytecode have no text to look at. */
 static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n, const char *name) {
   int mlir = input == GPUBLOB_INPUT_MLIR;
-  if (looks_like_bitcode(p, n) || looks_like_mlir_bytecode(p, n)) return GPUBLOB_OK;
+  if (input_looks_like_bitcode(p, n) || input_looks_like_mlir_bytecode(p, n)) return GPUBLOB_OK;
   /* LLVM IR has no escaped quote (\22); MLIR has \" */
   unsigned how = SCAN_ARROWS | SCAN_FLOOR | (mlir ? SCAN_ESCAPES | SCAN_SLASH_COMMENTS : SCAN_SEMI_COMMENTS);
   size_t line = 1, col = 0;
@@ -31,9 +31,9 @@ static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n
       line++;
       col = 0;
     } else
-      i = bracket_scan((const char *)p, n, i, how, &depth);
+      i = parse_bracket_scan((const char *)p, n, i, how, &depth);
     if (depth > GPUBLOB_MAX_NESTING)
-      return set_error(g, GPUBLOB_PARSE, "%s:%zu:%zu: brackets nest deeper than %d levels; gpublob refuses "
+      return handle_set_error(g, GPUBLOB_PARSE, "%s:%zu:%zu: brackets nest deeper than %d levels; gpublob refuses "
                        "that before the parser, which would recurse once a level", name, line, col + 1,
                        GPUBLOB_MAX_NESTING);
   }
@@ -41,19 +41,19 @@ static int check_nesting(gpublob *g, int input, const unsigned char *p, size_t n
 }
 
 #if GPUBLOB_MLIR
-typedef struct mlir_compile_args { /* mlir_compile's arguments, for the parse thread */
+typedef struct mlir_compile_args { /* mlir_io_compile's arguments, for the parse thread */
   gpublob *g;
   const gpublob_options *o; /* settled */
   const void *data;
   size_t size;
   const char *name;
-  mlir_out *out;
+  mlir_serialize_out *out;
   int rc;
 } mlir_compile_args;
 
 static void *mlir_compile_run(void *arg) {
   mlir_compile_args *m = arg;
-  m->rc = mlir_compile(m->g, m->o, m->data, m->size, m->name, m->out);
+  m->rc = mlir_io_compile(m->g, m->o, m->data, m->size, m->name, m->out);
   return NULL;
 }
 #endif
@@ -62,16 +62,16 @@ static void *mlir_compile_run(void *arg) {
 ** checked where it entered).  MLIR gives one output, the whole module. */
 static int call_compile(gpublob *g, const gpublob_options *o, int input, const unsigned char *data,
                         size_t size, const char *name, gpublob_result *out) {
-  double t0 = now_ms();
-  cache c;
-  key128 k0;
-  if (limits_valid(g, o)) return g->code;
-  if (format_for_input(g, o, input, name)) return g->code;
-  int cached = cache_open(&c, g, o), rc = -1;
+  double t0 = util_now_ms();
+  digest_cache c;
+  digest_key128 k0;
+  if (options_limits_valid(g, o)) return g->code;
+  if (plan_format_for_input(g, o, input, name)) return g->code;
+  int cached = cache_dir_open(&c, g, o), rc = -1;
   if (cached) {
-    k0 = call_key(o, input, data, size, name);
-    rc = cache_lookup(&c, &k0, o, out, NULL);
-    g->stats.cache_ms += now_ms() - t0;
+    k0 = cache_deps_call_key(o, input, data, size, name);
+    rc = cache_stream_lookup(&c, &k0, o, out, NULL);
+    g->stats.cache_ms += util_now_ms() - t0;
     if (rc) g->stats.cache_misses++;
     else g->stats.cache_hits++;
   }
@@ -80,12 +80,12 @@ static int call_compile(gpublob *g, const gpublob_options *o, int input, const u
   if (!hit && !rc && (o->flags & GPUBLOB_FLAG_ISOLATE)) rc = gpublob_helper_start(g);
   if (!hit && !rc && input == GPUBLOB_INPUT_MLIR) {
 #if GPUBLOB_MLIR
-    mlir_out mo = {out, cached ? &c : NULL, &k0};
+    mlir_serialize_out mo = {out, cached ? &c : NULL, &k0};
     mlir_compile_args mc = {g, o, data, size, name, &mo, 0};
-    on_parse_stack(mlir_compile_run, &mc); /* MLIR parses, lowers and translates here */
+    pool_on_parse_stack(mlir_compile_run, &mc); /* MLIR parses, lowers and translates here */
     rc = mc.rc;
 #else
-    rc = set_error(g, GPUBLOB_NOMLIR, "%s: MLIR input needs a gpublob built with MLIR (%s)", name,
+    rc = handle_set_error(g, GPUBLOB_NOMLIR, "%s: MLIR input needs a gpublob built with MLIR (%s)", name,
 #if GPUBLOB_VENDORED /* build/vendor/gpublob.c, compiled by a project of its own */
                    "compile gpublob.c with -DGPUBLOB_MLIR=1 and link the MLIR C API: docs/building.md, Vendoring"
 #else
@@ -94,12 +94,12 @@ static int call_compile(gpublob *g, const gpublob_options *o, int input, const u
     );
 #endif
   } else if (!hit && !rc) {
-    rc = ir_compile(g, o, data, size, name, cached ? &c : NULL, &k0, out);
+    rc = ir_call_compile(g, o, data, size, name, cached ? &c : NULL, &k0, out);
   }
   if (!rc) rc = limits_check(g, o, out); /* a hit's as a compile's: nothing written when over */
-  if (cached) cache_close(&c);
+  if (cached) cache_deps_close(&c);
   provider_settle(g); /* no loader this call started outlives it */
-  g->stats.wall_ms = now_ms() - t0;
+  g->stats.wall_ms = util_now_ms() - t0;
   return rc;
 }
 
@@ -116,9 +116,9 @@ static int call_input(gpublob *g, const gpublob_options *o, const gpublob_input 
 ** is said first, as ever), the input held, then compiled. */
 static int call_run(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
   if (!g) return GPUBLOB_MISUSE;
-  call_reset(g);
+  handle_call_reset(g);
   if (out) memset(out, 0, sizeof *out);
-  if (!out) return set_error(g, GPUBLOB_MISUSE, "NULL result");
+  if (!out) return handle_set_error(g, GPUBLOB_MISUSE, "NULL result");
   gpublob_options o;
   if (input_check(g, in) || options_normalise(g, opts, &o)) return g->code;
   return call_input(g, &o, in, out);
@@ -128,7 +128,7 @@ static int call_run(gpublob *g, const gpublob_options *opts, const gpublob_input
 static int single_blob(gpublob *g, gpublob_result *r, gpublob_blob *out) {
   int rc = GPUBLOB_OK;
   if (r->count != 1)
-    rc = set_error(g, GPUBLOB_OPTION, "the call gave %zu outputs; use gpublob_compile (or "
+    rc = handle_set_error(g, GPUBLOB_OPTION, "the call gave %zu outputs; use gpublob_compile (or "
                    "gpublob_module_compile_all)", r->count);
   if (!rc) {
     *out = r->outputs[0].blob;
@@ -143,13 +143,13 @@ static int call_one_blob(gpublob *g, const gpublob_options *opts, const gpublob_
                          gpublob_blob *out) {
   if (!g) return GPUBLOB_MISUSE;
   if (out) memset(out, 0, sizeof *out);
-  call_reset(g);
-  if (!out) return set_error(g, GPUBLOB_MISUSE, "NULL output");
+  handle_call_reset(g);
+  if (!out) return handle_set_error(g, GPUBLOB_MISUSE, "NULL output");
   gpublob_options o;
   if (options_normalise(g, opts, &o)) return g->code;
   size_t n = in->kind == GPUBLOB_INPUT_MLIR ? 1 : outputs_planned(&o);
   if (n != 1)
-    return set_error(g, GPUBLOB_OPTION, "LLVM IR input for %zu outputs needs gpublob_compile (or "
+    return handle_set_error(g, GPUBLOB_OPTION, "LLVM IR input for %zu outputs needs gpublob_compile (or "
                      "gpublob_module_compile_all; gpublob_module_compile gives one blob)", n);
   gpublob_result r = {0};
   int rc = call_input(g, &o, in, &r);
@@ -159,5 +159,5 @@ static int call_one_blob(gpublob *g, const gpublob_options *opts, const gpublob_
 
 /* The compiler's engine: LLVM initialised once, before any thread of a call starts;
 ** a handle's isolation helper stopped with it. */
-static void engine_open(void) { pthread_once(&llvm_once, llvm_init); }
-static void engine_close(gpublob *g) { helper_stop(g); }
+static void call_engine_open(void) { pthread_once(&llvm_once, llvm_init); }
+static void call_engine_close(gpublob *g) { isolate_helper_stop(g); }

@@ -36,25 +36,25 @@ static int module_flag_int(job *j, const char *key, size_t n, long long *value) 
 
 /* A module that names its ABI (clang writes amdhsa_code_object_version) keeps it: it
 ** must be one the target and chip take, and agree with the one asked for, if any. */
-static int module_abi(job *j) {
-  const char *list = job_module_flags(j), *w;
+static int constants_module_abi(job *j) {
+  const char *list = target_machine_job_module_flags(j), *w;
   size_t n;
-  while ((w = next_word(&list, " ", &n))) {
+  while ((w = util_next_word(&list, " ", &n))) {
     const char *eq = memchr(w, '=', n), *colon = eq ? memchr(eq, ':', n - (size_t)(eq - w)) : NULL;
     long long v = 0;
     int kn = eq ? (int)(eq - w) : 0, has;
-    if (!colon || !word_is(colon + 1, n - (size_t)(colon + 1 - w), "{abi}") ||
+    if (!colon || !util_word_is(colon + 1, n - (size_t)(colon + 1 - w), "{abi}") ||
         !(has = module_flag_int(j, w, (size_t)kn, &v)) || (has > 0 && v == (long long)j->abi))
       continue;
     if (has < 0 || v < 0 || v > 1000000)
-      return set_error(j->g, GPUBLOB_OPTION, "%s: the module's %.*s is no ABI version (%s)", j->name, kn, w,
+      return handle_set_error(j->g, GPUBLOB_OPTION, "%s: the module's %.*s is no ABI version (%s)", j->name, kn, w,
                        has < 0 ? "not an integer" : "out of range");
     if (j->o->abi)
-      return set_error(j->g, GPUBLOB_OPTION, "%s: the module's %.*s is %lld, but the ABI version %s is %u; drop "
+      return handle_set_error(j->g, GPUBLOB_OPTION, "%s: the module's %.*s is %lld, but the ABI version %s is %u; drop "
                        "one", j->name, kn, w, v, j->abi_from, j->o->abi);
     strbuf from = {0};
     sb_addf(&from, "%s's %.*s", j->name, kn, w);
-    int rc = from.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : check_abi(j, (unsigned)v, sb_str(&from));
+    int rc = from.oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : resolve_check_abi(j, (unsigned)v, sb_str(&from));
     sb_free(&from);
     if (rc) return rc;
     j->abi = (unsigned)v;
@@ -74,7 +74,7 @@ typedef struct constant {
 } constant;
 
 static int constant_error(job *j, const char *what, const char *w, size_t n) {
-  return set_error(j->g, GPUBLOB_LINK, "target %s: constant '%.*s' %s", j->t->name, (int)n, w, what);
+  return handle_set_error(j->g, GPUBLOB_LINK, "target %s: constant '%.*s' %s", j->t->name, (int)n, w, what);
 }
 
 static int parse_constant(job *j, const char *w, size_t n, constant *c) {
@@ -86,14 +86,14 @@ static int parse_constant(job *j, const char *w, size_t n, constant *c) {
   c->must_agree = eq + 1 < w + n && eq[1] == '=';
   const char *v = eq + 1 + c->must_agree;
   sb_addn(&c->name, w, (size_t)(colon - w));
-  expand(j, v, n - (size_t)(v - w), NULL, &c->value);
-  if (c->name.oom || c->value.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  template_expand(j, v, n - (size_t)(v - w), NULL, &c->value);
+  if (c->name.oom || c->value.oom) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   char *end;
   errno = 0;
   c->v = strtoull(sb_str(&c->value), &end, 10);
   if (!c->value.len || *end || errno || !isdigit((unsigned char)c->value.s[0]) ||
       (c->bits < 64 && c->v >> c->bits))
-    return set_error(j->g, GPUBLOB_LINK, "target %s: constant %s is '%s' for chip %s, not a number that fits an i%u",
+    return handle_set_error(j->g, GPUBLOB_LINK, "target %s: constant %s is '%s' for chip %s, not a number that fits an i%u",
                      j->t->name, sb_str(&c->name), sb_str(&c->value), j->chip, c->bits);
   return GPUBLOB_OK;
 }
@@ -108,7 +108,7 @@ static int own_value_agrees(job *j, const constant *c, LLVMValueRef g, const cha
   int abi = strstr(tmpl, "{abi}") != NULL;
   char own[32] = "not a number";
   if (init && LLVMIsAConstantInt(init)) snprintf(own, sizeof own, "%llu", LLVMConstIntGetZExtValue(init));
-  return set_error(j->g, abi ? GPUBLOB_OPTION : GPUBLOB_CHIP, "%s: the module defines @%s as %s, but %s:%s%s "
+  return handle_set_error(j->g, abi ? GPUBLOB_OPTION : GPUBLOB_CHIP, "%s: the module defines @%s as %s, but %s:%s%s "
                    "needs %s (were its device libraries linked for another %s? compile it for this one, or "
                    "without them)", j->name, sb_str(&c->name), own, j->t->name, j->chip, abi ? " at this ABI" : "",
                    sb_str(&c->value), abi ? "ABI version" : "chip");
@@ -132,16 +132,16 @@ static int define_constant(job *j, const constant *c, const char *tmpl) {
   const char *name = sb_str(&c->name);
   if (LLVMGetNamedGlobalAlias(m, name, c->name.len)) return GPUBLOB_OK; /* the module's own */
   if (LLVMGetNamedGlobalIFunc(m, name, c->name.len))
-    return set_error(j->g, GPUBLOB_LINK, "%s: the module has an ifunc @%s, which gpublob defines as a constant",
+    return handle_set_error(j->g, GPUBLOB_LINK, "%s: the module has an ifunc @%s, which gpublob defines as a constant",
                      j->name, name);
   LLVMValueRef g = LLVMGetNamedGlobal(m, name);
   if (g && !LLVMIsDeclaration(g)) return module_defines(j, c, g, tmpl);
   if (g && (LLVMGlobalGetValueType(g) != type || LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != space))
-    return set_error(j->g, GPUBLOB_LINK, "%s: the module declares @%s, which gpublob defines as an i%u in "
+    return handle_set_error(j->g, GPUBLOB_LINK, "%s: the module declares @%s, which gpublob defines as an i%u in "
                      "address space %u, with another type or address space", j->name, sb_str(&c->name),
                      c->bits, space);
   if (!g && LLVMGetNamedFunction(m, sb_str(&c->name)))
-    return set_error(j->g, GPUBLOB_LINK, "%s: the module has a function @%s, which gpublob defines as a "
+    return handle_set_error(j->g, GPUBLOB_LINK, "%s: the module has a function @%s, which gpublob defines as a "
                      "constant", j->name, sb_str(&c->name));
   if (!g) g = LLVMAddGlobalInAddressSpace(m, type, sb_str(&c->name), space);
   LLVMSetInitializer(g, LLVMConstInt(type, c->v, 0));
@@ -159,7 +159,7 @@ static int each_constant(job *j, int check_only) {
   const char *list = j->t->constants, *w;
   size_t n;
   int rc = GPUBLOB_OK;
-  while (!rc && (w = next_word(&list, " ", &n))) {
+  while (!rc && (w = util_next_word(&list, " ", &n))) {
     constant c = {0};
     strbuf tmpl = {0};
     sb_addn(&tmpl, w, n);
@@ -174,8 +174,8 @@ static int each_constant(job *j, int check_only) {
   return rc;
 }
 
-static int write_constants(job *j) { return each_constant(j, 0); }
+static int constants_write(job *j) { return each_constant(j, 0); }
 
 /* A module that links no library: its own definitions of the constants (clang's HIP
 ** output carries them, internal) must agree with the job's chip and ABI. */
-static int check_own_constants(job *j) { return each_constant(j, 1); }
+static int constants_check_own(job *j) { return each_constant(j, 1); }

@@ -5,8 +5,8 @@
 /* ---- device libraries: found by name, shared by the call's jobs, linked when needed ---- */
 typedef struct devlib {
   strbuf path;
-  shared_lib *shared; /* the call's: its mapping, the names it defines, its subsets */
-  lib_share *share;   /* the table it is in */
+  devlib_share_lib *shared; /* the call's: its mapping, the names it defines, its subsets */
+  devlib_share *share;   /* the table it is in */
   LLVMModuleRef lazy; /* the whole library, loaded lazily in the job's context; NULL */
   LLVMContextRef own_ctx; /* a context of its own, where subsets are made (subset_get); NULL */
   LLVMModuleRef own;      /* the whole library, loaded lazily in own_ctx; NULL */
@@ -22,7 +22,7 @@ static int is_undefined_ref(LLVMValueRef v) {
 static int abi_extern(const job *j, LLVMValueRef g) {
   char space[24];
   snprintf(space, sizeof space, "%u", LLVMGetPointerAddressSpace(LLVMTypeOf(g)));
-  return list_index(j->t->extern_spaces, space, strlen(space)) >= 0;
+  return util_list_index(j->t->extern_spaces, space, strlen(space)) >= 0;
 }
 
 static int module_has_undefined(const job *j, LLVMModuleRef m) {
@@ -49,8 +49,8 @@ static int load_bitcode_in(job *j, LLVMContextRef ctx, const void *bytes, size_t
   LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(bytes, size, name, 0);
   if (!LLVMGetBitcodeModuleInContext2(ctx, buf, out)) return GPUBLOB_OK;
   LLVMDisposeMemoryBuffer(buf); /* owned by the module only on success */
-  set_error(j->g, GPUBLOB_LINK, "cannot read device library %s", name);
-  add_detail(j->g, sb_str(&j->diag));
+  handle_set_error(j->g, GPUBLOB_LINK, "cannot read device library %s", name);
+  handle_add_detail(j->g, sb_str(&j->diag));
   return GPUBLOB_LINK;
 }
 
@@ -61,21 +61,21 @@ static int load_bitcode(job *j, const void *bytes, size_t size, const char *name
 /* The whole library, loaded lazily as the module's triple and layout, public
 ** definitions linkonce_odr; the call's index of its names read from it once. */
 static int load_lazy(job *j, devlib *l, LLVMModuleRef *out) {
-  double t = now_ms();
+  double t = util_now_ms();
   int rc = load_bitcode(j, l->shared->map, l->shared->size, sb_str(&l->path), out);
   if (!rc) {
     LLVMSetTarget(*out, j->triple);
     LLVMSetDataLayout(*out, LLVMGetDataLayoutStr(j->llvm->mod));
     make_lazy(*out);
-    if (shared_lib_index(l->shared, l->share, *out))
-      rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+    if (devlib_share_lib_index(l->shared, l->share, *out))
+      rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   }
-  j->ms[PH_LINK] += now_ms() - t;
+  j->ms[PH_LINK] += util_now_ms() - t;
   return rc;
 }
 
 /* Every library loaded lazily (the C math names' renaming reads their functions). */
-static int load_all_lazy(job *j, devlib *libs, int n) {
+static int devlib_load_all_lazy(job *j, devlib *libs, int n) {
   int rc = GPUBLOB_OK;
   for (int i = 0; !rc && i < n; i++)
     if (!libs[i].lazy) rc = load_lazy(j, &libs[i], &libs[i].lazy);
@@ -83,8 +83,8 @@ static int load_all_lazy(job *j, devlib *libs, int n) {
 }
 
 static int link_failed(job *j, const devlib *l) {
-  set_error(j->g, GPUBLOB_LINK, "linking device library %s failed", sb_str(&l->path));
-  add_detail(j->g, sb_str(&j->diag));
+  handle_set_error(j->g, GPUBLOB_LINK, "linking device library %s failed", sb_str(&l->path));
+  handle_add_detail(j->g, sb_str(&j->diag));
   return GPUBLOB_LINK;
 }
 
@@ -94,7 +94,7 @@ static void mlir_lib_drop(job *j, LLVMModuleRef lib) {
 #if GPUBLOB_MLIR_PASSES
   const char *list = j->t->mlir_lib_drop, *w;
   size_t n;
-  while (j->mlir_input && (w = next_word(&list, " ", &n))) gpublob__erase_named_metadata(lib, w, n);
+  while (j->mlir_input && (w = util_next_word(&list, " ", &n))) gpublob__erase_named_metadata(lib, w, n);
 #else
   (void)j, (void)lib;
 #endif
@@ -109,18 +109,18 @@ static void mlir_lib_drop(job *j, LLVMModuleRef lib) {
 ** job that only needs the names (another job made the subset) loads nothing. */
 static int load_own(job *j, devlib *l) {
   if (l->own) return GPUBLOB_OK;
-  double t = now_ms();
-  if (!l->own_ctx && (l->own_ctx = LLVMContextCreate())) LLVMContextSetDiagnosticHandler(l->own_ctx, on_diagnostic, j);
+  double t = util_now_ms();
+  if (!l->own_ctx && (l->own_ctx = LLVMContextCreate())) LLVMContextSetDiagnosticHandler(l->own_ctx, llvm_on_diagnostic, j);
   int rc = l->own_ctx ? load_bitcode_in(j, l->own_ctx, l->shared->map, l->shared->size, sb_str(&l->path), &l->own)
-                      : set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+                      : handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   if (!rc) {
     LLVMSetTarget(l->own, j->triple);
     LLVMSetDataLayout(l->own, LLVMGetDataLayoutStr(j->llvm->mod));
     make_lazy(l->own);
     mlir_lib_drop(j, l->own);
-    if (shared_lib_index(l->shared, l->share, l->own)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+    if (devlib_share_lib_index(l->shared, l->share, l->own)) rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   }
-  j->ms[PH_LINK] += now_ms() - t;
+  j->ms[PH_LINK] += util_now_ms() - t;
   return rc;
 }
 
@@ -133,22 +133,22 @@ static void release_own(devlib *l) {
 }
 
 /* The subset of l for key: the call's, else made here, from the library in its own
-** context (load_own, which subset_make consumes), and filed for the other jobs. */
-static const lib_subset *subset_get(job *j, devlib *l, strbuf *key) {
-  const lib_subset *sub = subset_find(l->shared, l->share, key);
+** context (load_own, which devlib_share_subset_make consumes), and filed for the other jobs. */
+static const devlib_share_subset *subset_get(job *j, devlib *l, strbuf *key) {
+  const devlib_share_subset *sub = devlib_share_subset_find(l->shared, l->share, key);
   if (sub) return sub;
   strbuf bitcode = {0};
   int rc = load_own(j, l);
-  double t = now_ms();
+  double t = util_now_ms();
   if (!rc) {
-    rc = subset_make(j, l->own, key, &bitcode);
+    rc = devlib_share_subset_make(j, l->own, key, &bitcode);
     l->own = NULL; /* consumed */
   }
   release_own(l);
-  j->ms[PH_LINK] += now_ms() - t;
-  if (!rc && !(sub = subset_file(l->shared, l->share, key, &bitcode))) rc = GPUBLOB_NOMEM;
+  j->ms[PH_LINK] += util_now_ms() - t;
+  if (!rc && !(sub = devlib_share_subset_file(l->shared, l->share, key, &bitcode))) rc = GPUBLOB_NOMEM;
   sb_free(&bitcode);
-  if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
+  if (rc == GPUBLOB_NOMEM) handle_set_error(j->g, rc, "out of memory");
   else if (rc) link_failed(j, l);
   return sub;
 }
@@ -162,15 +162,15 @@ static int link_if_needed(job *j, devlib *l, unsigned *links, int always) {
   char *const *defined;
   size_t ndefined, count = 0;
   /* the names: the call's index, read from the library in its own context the first time */
-  int rc = shared_lib_names(l->shared, l->share, &defined, &ndefined) || l->lazy ? GPUBLOB_OK : load_own(j, l);
-  if (!rc && !defined && !shared_lib_names(l->shared, l->share, &defined, &ndefined))
-    rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory"); /* load_own or load_lazy read them */
+  int rc = devlib_share_lib_names(l->shared, l->share, &defined, &ndefined) || l->lazy ? GPUBLOB_OK : load_own(j, l);
+  if (!rc && !defined && !devlib_share_lib_names(l->shared, l->share, &defined, &ndefined))
+    rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory"); /* load_own or load_lazy read them */
   strbuf key = {0};
-  if (!rc && subset_key(defined, ndefined, j->llvm->mod, &key, &count)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc && devlib_share_subset_key(defined, ndefined, j->llvm->mod, &key, &count)) rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   int wanted = count || (always && !l->linked);
-  const lib_subset *sub = rc || !wanted ? NULL : subset_get(j, l, &key);
+  const devlib_share_subset *sub = rc || !wanted ? NULL : subset_get(j, l, &key);
   LLVMModuleRef part = NULL;
-  double t = now_ms();
+  double t = util_now_ms();
   if (!rc && wanted) rc = sub ? load_bitcode(j, sub->bitcode.s, sub->bitcode.len, sb_str(&l->path), &part) : j->g->code;
   sb_free(&key);
   if (part) {
@@ -181,7 +181,7 @@ static int link_if_needed(job *j, devlib *l, unsigned *links, int always) {
       if (count) ++*links; /* an empty subset adds nothing to link on from */
     }
   }
-  j->ms[PH_LINK] += now_ms() - t;
+  j->ms[PH_LINK] += util_now_ms() - t;
   return rc;
 }
 
@@ -189,16 +189,16 @@ static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *c
 
 /* The module's source language, as its producer records it: "opencl" for a module
 ** with !opencl.ocl.version (clang's OpenCL C); NULL for any other. */
-static const char *module_lang(const job *j) {
+static const char *devlib_module_lang(const job *j) {
   return LLVMGetNamedMetadata(j->llvm->mod, "opencl.ocl.version", 18) ? "opencl" : NULL;
 }
 
 /* The spec's lang_libs for the module's language (LANG:LIBRARY words), then its libs, as
 ** one list of library templates into out. */
 static void libs_of_module(const job *j, strbuf *out) {
-  const char *lang = module_lang(j), *list = j->t->lang_libs, *w;
+  const char *lang = devlib_module_lang(j), *list = j->t->lang_libs, *w;
   size_t n, ln = lang ? strlen(lang) : 0;
-  while (lang && (w = next_word(&list, " ", &n)))
+  while (lang && (w = util_next_word(&list, " ", &n)))
     if (n > ln + 1 && w[ln] == ':' && !strncmp(w, lang, ln)) sb_addf(out, "%.*s ", (int)(n - ln - 1), w + ln + 1);
   sb_add(out, j->t->libs);
 }
@@ -206,7 +206,7 @@ static void libs_of_module(const job *j, strbuf *out) {
 static int find_libs(job *j, devlib *libs, int max, int *count, int missing_ok) {
   strbuf all = {0};
   libs_of_module(j, &all);
-  if (all.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (all.oom) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   int rc = find_lib_list(j, sb_str(&all), libs, max, count, missing_ok);
   sb_free(&all);
   return rc;
@@ -217,16 +217,16 @@ static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *c
   const char *w;
   size_t n;
   *count = 0;
-  while ((w = next_word(&list, " ", &n))) {
+  while ((w = util_next_word(&list, " ", &n))) {
     if (*count == max)
-      return set_error(j->g, GPUBLOB_NOLIB, "target %s lists more than %d device libraries", j->t->name, max);
+      return handle_set_error(j->g, GPUBLOB_NOLIB, "target %s lists more than %d device libraries", j->t->name, max);
     strbuf name = {0};
     search s = {0};
-    int found = find_lib(j, w, n, &name, &s);
+    int found = search_find_lib(j, w, n, &name, &s);
     int rc = s.oom ? GPUBLOB_NOMEM : found || missing_ok ? GPUBLOB_OK : GPUBLOB_NOLIB;
-    if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
-    else if (rc) set_error(j->g, rc, "device library %s for %s:%s not found; tried:%s", sb_str(&name),
-                           j->t->name, j->chip, tried_list(&s));
+    if (rc == GPUBLOB_NOMEM) handle_set_error(j->g, rc, "out of memory");
+    else if (rc) handle_set_error(j->g, rc, "device library %s for %s:%s not found; tried:%s", sb_str(&name),
+                           j->t->name, j->chip, search_tried_list(&s));
     else if (found) libs[(*count)++].path = sb_move(&s.found);
     sb_free(&name);
     search_end(&s);
@@ -236,7 +236,7 @@ static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *c
 }
 
 /* Internal linkage needs default visibility, and leaves any comdat. */
-static void make_internal(LLVMValueRef v) {
+static void devlib_make_internal(LLVMValueRef v) {
   LLVMSetLinkage(v, LLVMInternalLinkage);
   LLVMSetVisibility(v, LLVMDefaultVisibility);
   LLVMSetComdat(v, NULL);
@@ -257,13 +257,13 @@ static void internalize(LLVMModuleRef m, char **keep, int nkeep) {
       const char *name = LLVMGetValueName2(x, &(size_t){0});
       int kept = 0;
       for (int i = 0; i < nkeep && !kept; i++) kept = keep[i] && !strcmp(keep[i], name);
-      if (!kept) make_internal(x);
+      if (!kept) devlib_make_internal(x);
     }
 }
 
 /* The module's own public definitions, which internalize keeps; -1 when out of memory. */
 static int public_definitions(LLVMModuleRef m, char ***out) {
-  ptrdiff_t n = collect_names(m, public_definition, out);
+  ptrdiff_t n = devlib_share_collect_names(m, public_definition, out);
   return n > 1 << 30 ? -1 : (int)n; /* no module defines a billion names */
 }
 
@@ -276,10 +276,10 @@ static void release_libs(devlib *libs, int n) {
 }
 
 /* Each library found, from the call's table (mapped once a call). */
-static int share_libs(job *j, lib_share *share, devlib *libs, int n) {
+static int share_libs(job *j, devlib_share *share, devlib *libs, int n) {
   for (int i = 0; i < n; i++) {
     libs[i].share = share;
-    if (!(libs[i].shared = shared_lib_get(j, share, sb_str(&libs[i].path)))) return j->g->code;
+    if (!(libs[i].shared = devlib_share_lib_get(j, share, sb_str(&libs[i].path)))) return j->g->code;
   }
   return GPUBLOB_OK;
 }
@@ -296,18 +296,18 @@ static void pin_linked_functions(job *j) {
   LLVMValueRef pinned = NULL;
   unsigned len;
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !pinned; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && fn_attr(f, "target-cpu", &len)) pinned = f;
+    if (!LLVMIsDeclaration(f) && pins_fn_attr(f, "target-cpu", &len)) pinned = f;
   if (!pinned) return;
   unsigned conv = LLVMGetEnumAttributeKindForName("convergent", 10);
   int convergent = LLVMGetEnumAttributeAtIndex(pinned, LLVMAttributeFunctionIndex, conv) != NULL;
   strbuf cpu = {0}, feats = {0};
-  const char *v = fn_attr(pinned, "target-cpu", &len);
+  const char *v = pins_fn_attr(pinned, "target-cpu", &len);
   sb_addn(&cpu, v, len);
-  if ((v = fn_attr(pinned, "target-features", &len))) sb_addn(&feats, v, len);
+  if ((v = pins_fn_attr(pinned, "target-features", &len))) sb_addn(&feats, v, len);
   for (LLVMValueRef f = LLVMGetFirstFunction(m); f && !cpu.oom && !feats.oom; f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f) || fn_attr(f, "target-cpu", &len)) continue;
+    if (LLVMIsDeclaration(f) || pins_fn_attr(f, "target-cpu", &len)) continue;
     LLVMAddTargetDependentFunctionAttr(f, "target-cpu", sb_str(&cpu));
-    if (feats.len && !fn_attr(f, "target-features", &len))
+    if (feats.len && !pins_fn_attr(f, "target-features", &len))
       LLVMAddTargetDependentFunctionAttr(f, "target-features", sb_str(&feats));
     if (convergent && !LLVMGetEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, conv))
       LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(j->llvm->ctx, conv, 0));
@@ -317,37 +317,37 @@ static void pin_linked_functions(job *j) {
 }
 
 /* Passes over the libraries until none adds anything: ocml may need ockl, and so on. */
-static int link_device_libs(job *j) {
+static int devlib_link(job *j) {
   /* an intrinsic the backend cannot select needs a library only where a backend runs */
   int ir_only = j->format == GPUBLOB_FORMAT_LLVM || j->format == GPUBLOB_FORMAT_LL;
-  int needed = module_has_undefined(j, j->llvm->mod) || (!ir_only && libm_wanted(j));
+  int needed = module_has_undefined(j, j->llvm->mod) || (!ir_only && libm_names_wanted(j));
   /* an MLIR input's job links them all where its peer does (the spec's mlir_lib_link) */
   int always = j->mlir_input && j->t->mlir_lib_link == MLIR_LIB_LINK_always;
   /* a module that carries its libraries (clang's HIP -emit-llvm) compiles as it is; its
      own control constants must agree with the job */
-  if (!*j->t->libs || (!needed && !always)) return check_own_constants(j);
+  if (!*j->t->libs || (!needed && !always)) return constants_check_own(j);
   enum { MAX_LIBS = 32 };
   devlib *libs = calloc(MAX_LIBS, sizeof *libs);
-  if (!libs) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!libs) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   /* one the module needs nothing of may be missing, as upstream's serialiser links
      libdevice only where it finds a toolkit */
   int n = 0, rc = find_libs(j, libs, MAX_LIBS, &n, !needed);
   if (!rc && !n) {
     free(libs);
-    return check_own_constants(j);
+    return constants_check_own(j);
   }
   char **keep = NULL;
   int nkeep = rc ? 0 : public_definitions(j->llvm->mod, &keep);
   if (nkeep < 0) {
-    rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+    rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
     nkeep = 0;
   }
-  if (!rc) rc = write_constants(j); /* after public_definitions: internal once linked */
-  lib_share *share = j->host->lib_share, *own = NULL;
-  if (!share && (own = malloc(sizeof *own))) lib_share_init(own); /* outside the pool: the job's own */
-  if (!(share = share ? share : own) && !rc) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc) rc = constants_write(j); /* after public_definitions: internal once linked */
+  devlib_share *share = j->host->lib_share, *own = NULL;
+  if (!share && (own = malloc(sizeof *own))) devlib_share_init(own); /* outside the pool: the job's own */
+  if (!(share = share ? share : own) && !rc) rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   if (!rc) rc = share_libs(j, share, libs, n);
-  if (!rc) rc = libm_rename(j, libs, n);
+  if (!rc) rc = libm_names_rename(j, libs, n);
   unsigned links = 0, before = 1;
   for (int pass = 0; !rc && links != before && pass < n + 1; pass++) {
     before = links;
@@ -360,7 +360,7 @@ static int link_device_libs(job *j) {
   release_libs(libs, n);
   free(libs);
   if (own) { /* after the modules that read its bytes */
-    lib_share_free(own);
+    devlib_share_free(own);
     free(own);
   }
   return rc;

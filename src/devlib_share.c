@@ -10,33 +10,33 @@
 ** so a job's blob does not depend on the other jobs of its call.  The pool makes the
 ** table for a call; a job outside the pool (an isolated child) makes its own. */
 
-typedef struct lib_subset {
+typedef struct devlib_share_subset {
   strbuf key;     /* triple, data layout, then the needed names, each ended by its NUL */
   strbuf bitcode; /* the subset module */
-} lib_subset;
+} devlib_share_subset;
 
-typedef struct shared_lib {
+typedef struct devlib_share_lib {
   strbuf path;
   void *map;
   size_t size;
   char **names; /* the names it defines (functions and variables), sorted; NULL until read */
   size_t nnames;
-  lib_subset **subsets;
+  devlib_share_subset **subsets;
   size_t nsubsets;
-} shared_lib;
+} devlib_share_lib;
 
-struct lib_share {
+struct devlib_share {
   pthread_mutex_t mu; /* over the table; an entry, once in it, never changes */
-  shared_lib **libs;
+  devlib_share_lib **libs;
   size_t nlibs;
 };
 
-static void lib_share_init(lib_share *s) {
+static void devlib_share_init(devlib_share *s) {
   memset(s, 0, sizeof *s);
   pthread_mutex_init(&s->mu, NULL);
 }
 
-static void shared_lib_free(shared_lib *l) {
+static void shared_lib_free(devlib_share_lib *l) {
   for (size_t i = 0; i < l->nnames; i++) free(l->names[i]);
   free(l->names);
   for (size_t i = 0; i < l->nsubsets; i++) {
@@ -50,22 +50,22 @@ static void shared_lib_free(shared_lib *l) {
   free(l);
 }
 
-static void lib_share_free(lib_share *s) {
+static void devlib_share_free(devlib_share *s) {
   for (size_t i = 0; i < s->nlibs; i++) shared_lib_free(s->libs[i]);
   free(s->libs);
   pthread_mutex_destroy(&s->mu);
 }
 
 /* The pool's table for one call, on the caller's handle while its jobs run. */
-static void lib_share_open(gpublob *g) {
-  lib_share *s = malloc(sizeof *s);
-  if (s) lib_share_init(s);
+static void devlib_share_open(gpublob *g) {
+  devlib_share *s = malloc(sizeof *s);
+  if (s) devlib_share_init(s);
   g->lib_share = s; /* NULL: each job shares with itself alone */
 }
 
-static void lib_share_close(gpublob *g) {
+static void devlib_share_close(gpublob *g) {
   if (!g->lib_share) return;
-  lib_share_free(g->lib_share);
+  devlib_share_free(g->lib_share);
   free(g->lib_share);
   g->lib_share = NULL;
 }
@@ -88,9 +88,9 @@ static int map_file(const char *path, void **map, size_t *size) {
 
 /* The library at path, mapped: the table's entry, made (and mapped) by the first job
 ** that asks; NULL with the job's error set. */
-static shared_lib *shared_lib_get(job *j, lib_share *s, const char *path) {
+static devlib_share_lib *devlib_share_lib_get(job *j, devlib_share *s, const char *path) {
   pthread_mutex_lock(&s->mu);
-  shared_lib *l = NULL, **grown;
+  devlib_share_lib *l = NULL, **grown;
   for (size_t i = 0; i < s->nlibs && !l; i++)
     if (!strcmp(sb_str(&s->libs[i]->path), path)) l = s->libs[i];
   int err = 0;
@@ -106,8 +106,8 @@ static shared_lib *shared_lib_get(job *j, lib_share *s, const char *path) {
   }
   if (!err && l && !l->map) err = EINVAL; /* an earlier job could not map it */
   pthread_mutex_unlock(&s->mu);
-  if (err == ENOMEM) set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  else if (err) set_error(j->g, GPUBLOB_NOLIB, "cannot map device library %s: %s", path,
+  if (err == ENOMEM) handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  else if (err) handle_set_error(j->g, GPUBLOB_NOLIB, "cannot map device library %s: %s", path,
                           err == EINVAL ? "it is empty, or no regular file" : strerror(err));
   return err ? NULL : l;
 }
@@ -120,7 +120,7 @@ static int defines(LLVMValueRef v) { return !LLVMIsDeclaration(v); }
 
 /* The names of m's functions and variables that want takes, strdup'd into *out:
 ** their count, or -1 when out of memory (*out NULL). */
-static ptrdiff_t collect_names(LLVMModuleRef m, int (*want)(LLVMValueRef), char ***out) {
+static ptrdiff_t devlib_share_collect_names(LLVMModuleRef m, int (*want)(LLVMValueRef), char ***out) {
   size_t n = 0, cap = 64;
   char **names = malloc(cap * sizeof *names);
   LLVMValueRef first[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
@@ -143,13 +143,13 @@ static ptrdiff_t collect_names(LLVMModuleRef m, int (*want)(LLVMValueRef), char 
 }
 
 /* The names lib (loaded lazily) defines, read into l once per call; 0, or -1 out of memory. */
-static int shared_lib_index(shared_lib *l, lib_share *s, LLVMModuleRef lib) {
+static int devlib_share_lib_index(devlib_share_lib *l, devlib_share *s, LLVMModuleRef lib) {
   pthread_mutex_lock(&s->mu);
   int done = l->names != NULL;
   pthread_mutex_unlock(&s->mu);
   if (done) return 0;
   char **names;
-  ptrdiff_t n = collect_names(lib, defines, &names);
+  ptrdiff_t n = devlib_share_collect_names(lib, defines, &names);
   if (n < 0) return -1;
   qsort(names, (size_t)n, sizeof *names, name_order);
   pthread_mutex_lock(&s->mu);
@@ -168,7 +168,7 @@ static int shared_lib_index(shared_lib *l, lib_share *s, LLVMModuleRef lib) {
 
 /* The names l defines, read under the table's lock (once set they never change):
 ** 1, or 0 while no job has read them. */
-static int shared_lib_names(const shared_lib *l, lib_share *s, char *const **names, size_t *n) {
+static int devlib_share_lib_names(const devlib_share_lib *l, devlib_share *s, char *const **names, size_t *n) {
   pthread_mutex_lock(&s->mu);
   *names = l->names;
   *n = l->nnames;
@@ -187,7 +187,7 @@ static int name_is_needed(LLVMValueRef v, int function) {
 /* The key of the subset of a library (the names it defines: defined, ndefined) that
 ** module m needs: its triple, its data layout and the names m declares and the library
 ** defines, sorted; *count of them (0: the library adds nothing). */
-static int subset_key(char *const *defined, size_t ndefined, LLVMModuleRef m, strbuf *key, size_t *count) {
+static int devlib_share_subset_key(char *const *defined, size_t ndefined, LLVMModuleRef m, strbuf *key, size_t *count) {
   size_t n = 0, cap = 16;
   const char **need = malloc(cap * sizeof *need);
   LLVMValueRef first[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
@@ -210,7 +210,7 @@ static int subset_key(char *const *defined, size_t ndefined, LLVMModuleRef m, st
   return key->oom ? -1 : 0;
 }
 
-static const lib_subset *subset_find_locked(const shared_lib *l, const strbuf *key) {
+static const devlib_share_subset *subset_find_locked(const devlib_share_lib *l, const strbuf *key) {
   for (size_t i = 0; i < l->nsubsets; i++)
     if (l->subsets[i]->key.len == key->len && !memcmp(l->subsets[i]->key.s, key->s, key->len))
       return l->subsets[i];
@@ -218,9 +218,9 @@ static const lib_subset *subset_find_locked(const shared_lib *l, const strbuf *k
 }
 
 /* The subset of l under key, or NULL when no job has made it yet this call. */
-static const lib_subset *subset_find(const shared_lib *l, lib_share *s, const strbuf *key) {
+static const devlib_share_subset *devlib_share_subset_find(const devlib_share_lib *l, devlib_share *s, const strbuf *key) {
   pthread_mutex_lock(&s->mu);
-  const lib_subset *found = subset_find_locked(l, key);
+  const devlib_share_subset *found = subset_find_locked(l, key);
   pthread_mutex_unlock(&s->mu);
   return found;
 }
@@ -228,10 +228,10 @@ static const lib_subset *subset_find(const shared_lib *l, lib_share *s, const st
 /* Files a subset a job made (key and bitcode taken); the table's copy, which is the
 ** one to use (a job that made the same meanwhile filed the same bytes), or NULL when
 ** out of memory. */
-static const lib_subset *subset_file(shared_lib *l, lib_share *s, strbuf *key, strbuf *bitcode) {
-  lib_subset *made = calloc(1, sizeof *made), **grown = NULL;
+static const devlib_share_subset *devlib_share_subset_file(devlib_share_lib *l, devlib_share *s, strbuf *key, strbuf *bitcode) {
+  devlib_share_subset *made = calloc(1, sizeof *made), **grown = NULL;
   pthread_mutex_lock(&s->mu);
-  const lib_subset *found = subset_find_locked(l, key);
+  const devlib_share_subset *found = subset_find_locked(l, key);
   if (!found && made && (grown = realloc(l->subsets, (l->nsubsets + 1) * sizeof *grown))) {
     made->key = sb_move(key);
     made->bitcode = sb_move(bitcode);
@@ -247,7 +247,7 @@ static const lib_subset *subset_file(shared_lib *l, lib_share *s, strbuf *key, s
 
 /* The subset module: a declaration of each needed name (key's names) with lib linked
 ** in (lib is consumed), in lib's context, as bitcode. */
-static int subset_make(job *j, LLVMModuleRef lib, const strbuf *key, strbuf *bitcode) {
+static int devlib_share_subset_make(job *j, LLVMModuleRef lib, const strbuf *key, strbuf *bitcode) {
   LLVMModuleRef sub = LLVMModuleCreateWithNameInContext("gpublob-subset", LLVMGetModuleContext(lib));
   const char *p = key->s, *end = key->s + key->len;
   LLVMSetTarget(sub, p);

@@ -6,17 +6,17 @@
 ** jobs; the result is filed under that hash, the jobs' settings and the digests of
 ** every file they depend on (the blob tool or provider library, each device
 ** library, the pack tool).  A changed toolkit gives new digests, so it misses. */
-typedef struct key128 {
+typedef struct digest_key128 {
   unsigned char b[16];
-} key128;
+} digest_key128;
 
 typedef struct digest_seen { /* a file already digested in this call */
   char *path;
-  key128 d;
+  digest_key128 d;
   int ok;
 } digest_seen;
 
-typedef struct cache {
+typedef struct digest_cache {
   strbuf root;              /* DIR/v2, for messages */
   const char *dir;          /* DIR, the options' own string */
   int rootfd;               /* DIR/v2, opened: every file is reached from it */
@@ -25,16 +25,16 @@ typedef struct cache {
   gpublob *g;               /* warnings and figures */
   digest_seen *seen;        /* each file once per call: jobs share tools and libraries */
   size_t nseen;
-  struct remote_tier *remote; /* the Redis server behind it (src/cache_remote.c); NULL: none */
-} cache;
+  struct cache_remote_tier *remote; /* the Redis server behind it (src/cache_remote.c); NULL: none */
+} digest_cache;
 
-typedef struct entry_header { /* every cache file starts so; 56 bytes */
+typedef struct digest_entry_header { /* every cache file starts so; 56 bytes */
   char magic[8];
   uint64_t size;            /* of the payload after it */
   unsigned char hash[16];   /* XXH3-128 of the payload */
   unsigned char key[16];    /* the file's own key */
   char kind, pad[7];        /* 'm' manifest, 'e' entry, 'd' file digest */
-} entry_header;
+} digest_entry_header;
 
 #if defined(__has_attribute)
 #if __has_attribute(nonstring)
@@ -48,32 +48,32 @@ typedef struct entry_header { /* every cache file starts so; 56 bytes */
 ** keeps each output's tool report in an entry; v1 files stay where an older gpublob
 ** still uses them. */
 #define CACHE_LAYOUT "v2"
-static const char cache_magic[8] GPUBLOB_NONSTRING = "GPBLOB\x02\n"; /* 8 bytes, no NUL */
+static const char digest_cache_magic[8] GPUBLOB_NONSTRING = "GPBLOB\x02\n"; /* 8 bytes, no NUL */
 
-static void hash_u64(XXH3_state_t *st, uint64_t v) { XXH3_128bits_update(st, &v, sizeof v); }
+static void digest_hash_u64(XXH3_state_t *st, uint64_t v) { XXH3_128bits_update(st, &v, sizeof v); }
 
-static void hash_bytes(XXH3_state_t *st, const void *p, size_t n) {
-  hash_u64(st, n);
+static void digest_hash_bytes(XXH3_state_t *st, const void *p, size_t n) {
+  digest_hash_u64(st, n);
   XXH3_128bits_update(st, p, n);
 }
 
-static void hash_str(XXH3_state_t *st, const char *s) {
-  hash_u64(st, s ? 1 : 0);
-  if (s) hash_bytes(st, s, strlen(s));
+static void digest_hash_str(XXH3_state_t *st, const char *s) {
+  digest_hash_u64(st, s ? 1 : 0);
+  if (s) digest_hash_bytes(st, s, strlen(s));
 }
 
-static key128 hash_key(XXH3_state_t *st) {
+static digest_key128 digest_hash_key(XXH3_state_t *st) {
   XXH128_canonical_t c;
   XXH128_canonicalFromHash(&c, XXH3_128bits_digest(st));
-  key128 k;
+  digest_key128 k;
   memcpy(k.b, c.digest, sizeof k.b);
   return k;
 }
 
-static key128 digest_of(const void *p, size_t n) {
+static digest_key128 digest_of(const void *p, size_t n) {
   XXH128_canonical_t c;
   XXH128_canonicalFromHash(&c, XXH3_128bits(p, n));
-  key128 k;
+  digest_key128 k;
   memcpy(k.b, c.digest, sizeof k.b);
   return k;
 }
@@ -81,13 +81,13 @@ static key128 digest_of(const void *p, size_t n) {
 /* The spec is part of every key: a changed spec misses.  specgen writes its digest
 ** (XXH3-128 of every target's entry in the table: each key's value, in the key
 ** list's order) into the table, so the front and the compiler hold the same. */
-static key128 spec_key;
-static pthread_once_t spec_once = PTHREAD_ONCE_INIT;
+static digest_key128 digest_spec_key;
+static pthread_once_t digest_spec_once = PTHREAD_ONCE_INIT;
 
-static void spec_hash(void) {
-  static const unsigned char digest[sizeof spec_key.b] = {
+static void digest_spec_hash(void) {
+  static const unsigned char digest[sizeof digest_spec_key.b] = {
 #define GPUBLOB_SPEC_DIGEST(...) __VA_ARGS__
 #include "gpublob_targets.def"
   };
-  memcpy(spec_key.b, digest, sizeof spec_key.b);
+  memcpy(digest_spec_key.b, digest, sizeof digest_spec_key.b);
 }

@@ -17,12 +17,12 @@
 ** IO, naming it.  What was written stays, on failure too: a failing tool leaves its
 ** script and log.  An isolated job's LLVM work writes its own dumps in its child
 ** (the job's names travel with it).  A call with a dump directory never answers
-** from the cache (cache_lookup), but stores what it compiled: dump_dir changes no
+** from the cache (cache_stream_lookup), but stores what it compiled: dump_dir changes no
 ** output byte and is not in the cache's keys. */
 
 /* A program found by find into path, or "" (a missing one is no error here: the
 ** dump directory's scripts, a pack's script in src/pack.c). */
-static void find_quietly(job *j, int (*find)(job *, strbuf *), strbuf *path) {
+static void dump_find_quietly(job *j, int (*find)(job *, strbuf *), strbuf *path) {
   int code = j->g->code;
   if (find(j, path)) sb_reset(path);
   j->g->code = code;
@@ -35,8 +35,8 @@ static int dump_prefix(job *j, const char *name, const char *module, size_t modn
   const char *dir = j->o->dump_dir;
   sb_reset(&j->dump);
   if (!dir || !*dir) return GPUBLOB_OK;
-  char *abs = make_dirs(dir, 0777) ? NULL : realpath(dir, NULL);
-  if (!abs) return set_error(j->g, GPUBLOB_IO, "cannot make the dump directory %s: %s", dir, strerror(errno));
+  char *abs = io_make_dirs(dir, 0777) ? NULL : realpath(dir, NULL);
+  if (!abs) return handle_set_error(j->g, GPUBLOB_IO, "cannot make the dump directory %s: %s", dir, strerror(errno));
   const char *stem;
   size_t n = name_stem(name, &stem);
   char part[256] = "";
@@ -49,7 +49,7 @@ static int dump_prefix(job *j, const char *name, const char *module, size_t modn
   part[0] = 0;
   safe_chip_name(part, sizeof part, j->chip, strlen(j->chip));
   sb_addf(&j->dump, ".%s.%s.", j->t->name, part);
-  return j->dump.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  return j->dump.oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }
 
 /* Plan time, on the caller's thread: the directory made if missing, and job i's
@@ -67,7 +67,7 @@ static int dump_prepare(plan *p, size_t i, const char *name, const char *module,
       sb_addf(&j->dump, "-%u.", n++);
       k = SIZE_MAX; /* again from the first (k++ makes it 0): the new prefix may be taken too */
     }
-  return rc || !j->dump.oom ? rc : set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  return rc || !j->dump.oom ? rc : handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
 }
 
 /* The dump file what of the job, its path into path. */
@@ -85,12 +85,12 @@ static int dump_write_at(gpublob *g, const strbuf *prefix, const char *what, con
   strbuf path = {0}, tmp = {0};
   sb_addf(&path, "%s%s", sb_str(prefix), what);
   sb_addf(&tmp, "%s.tmp-%d-%u", sb_str(&path), (int)getpid(), atomic_fetch_add(&counter, 1));
-  int rc = path.oom || tmp.oom ? set_error(g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
-  if (!rc && (write_new_file(AT_FDCWD, sb_str(&tmp), mode, NULL, 0, data, n) ||
+  int rc = path.oom || tmp.oom ? handle_set_error(g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  if (!rc && (io_write_new_file(AT_FDCWD, sb_str(&tmp), mode, NULL, 0, data, n) ||
               rename(sb_str(&tmp), sb_str(&path)))) {
     int err = errno;
     unlink(sb_str(&tmp));
-    rc = set_error(g, GPUBLOB_IO, "cannot write the dump file %s: %s", sb_str(&path), strerror(err));
+    rc = handle_set_error(g, GPUBLOB_IO, "cannot write the dump file %s: %s", sb_str(&path), strerror(err));
   }
   sb_free(&path);
   sb_free(&tmp);
@@ -114,7 +114,7 @@ static int dump_module(job *j, const char *what) {
 ** of memory (an error set). */
 static const char *isa_name(job *j, strbuf *b) {
   sb_addf(b, "3-isa%s", j->t->suffix_asm);
-  return b->oom ? (set_error(j->g, GPUBLOB_NOMEM, "out of memory"), NULL) : sb_str(b);
+  return b->oom ? (handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory"), NULL) : sb_str(b);
 }
 
 /* The copy's assembly: 0 with *buf, else 1 (LLVM's reason in *err, or an error
@@ -131,7 +131,7 @@ static int copy_isa_emit(job *j, LLVMModuleRef copy, LLVMMemoryBufferRef *buf, c
 }
 
 static void warn_no_isa(job *j, const char *what, const char *why) {
-  add_warning(j->g, "%s (%s:%s): no %s in the dump directory: LLVM's backend gave no assembly%s%s", j->name,
+  handle_add_warning(j->g, "%s (%s:%s): no %s in the dump directory: LLVM's backend gave no assembly%s%s", j->name,
               j->t->name, j->chip, what, why ? ": " : "", why ? why : "");
 }
 
@@ -150,10 +150,10 @@ static int dump_copy_isa(job *j, LLVMModuleRef copy, const char *what) {
 
 /* A copy of a job's module for the dump's ISA : the module, or the
 ** process forked to emit it (pid; 0 when none, -1 when none could be made). */
-typedef struct isa_copy {
+typedef struct dump_isa_saved {
   LLVMModuleRef mod;
   pid_t pid;
-} isa_copy;
+} dump_isa_saved;
 
 /* A backend that keeps one module's state in the process for the next (the spec's
 ** isolate = always: its jobs run in a child of the helper) emits once a process.  The
@@ -165,7 +165,7 @@ static pid_t dump_isa_fork(job *j, LLVMModuleRef copy) {
   strbuf what = {0};
   pid_t parent = getpid(), pid = fork();
   if (pid == 0) {
-    child_fd = -1; /* an LLVM fatal error here is this process's, not the job's */
+    isolate_child_fd = -1; /* an LLVM fatal error here is this process's, not the job's */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(2); /* the parent went before the signal was asked for */
     LLVMMemoryBufferRef buf = NULL;
@@ -193,11 +193,11 @@ static LLVMModuleRef isa_module_copy(LLVMModuleRef m) {
 
 /* The emission gives an object (a bin of a target whose backend emits one): a copy
 ** of the module, taken before the object's emission changes it, gives the ISA. */
-static isa_copy dump_isa_copy(job *j) {
-  isa_copy c = {NULL, 0};
+static dump_isa_saved dump_isa_copy(job *j) {
+  dump_isa_saved c = {NULL, 0};
   int object = j->format == GPUBLOB_FORMAT_BIN && j->t->emit == EMIT_obj;
   if (!j->dump.len || !object || !(c.mod = isa_module_copy(j->llvm->mod))) return c;
-  if (j->t->isolate == ISOLATE_always && child_fd >= 0) {
+  if (j->t->isolate == ISOLATE_always && isolate_child_fd >= 0) {
     c.pid = dump_isa_fork(j, c.mod);
     c.mod = NULL;
   }
@@ -211,7 +211,7 @@ static int dump_forked_isa(job *j, pid_t pid, const char *what) {
   pid_t got;
   while (pid > 0 && (got = waitpid(pid, &st, 0)) < 0 && errno == EINTR) {}
   int code = pid > 0 && got == pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  if (code == 1) return set_error(j->g, GPUBLOB_IO, "%s (%s:%s): cannot write %s in the dump directory", j->name,
+  if (code == 1) return handle_set_error(j->g, GPUBLOB_IO, "%s (%s:%s): cannot write %s in the dump directory", j->name,
                                   j->t->name, j->chip, what);
   if (code) warn_no_isa(j, what, pid < 0 ? "no process to emit it in" : NULL);
   return GPUBLOB_OK;
@@ -219,13 +219,13 @@ static int dump_forked_isa(job *j, pid_t pid, const char *what) {
 
 /* After emission (rc its outcome): the ISA, and the object where there is one; the
 ** copy dump_isa_copy took is disposed of here, or its process waited for. */
-static int dump_emitted(job *j, isa_copy copy, int rc) {
+static int dump_emitted(job *j, dump_isa_saved copy, int rc) {
   strbuf what = {0};
   int text = j->format == GPUBLOB_FORMAT_ASM || (j->format == GPUBLOB_FORMAT_BIN && j->t->emit == EMIT_asm);
   int has_copy = copy.mod || copy.pid;
   if (!rc && j->dump.len && text) sb_addf(&what, "3-isa%s", j->t->suffix_asm);
-  else if (!rc && has_copy) sb_addf(&what, "3-object%s", needs_blob_tool(j) ? ".o" : j->t->suffix_bin);
-  if (what.oom) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  else if (!rc && has_copy) sb_addf(&what, "3-object%s", tool_choice_needs_blob_tool(j) ? ".o" : j->t->suffix_bin);
+  if (what.oom) rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   if (!rc && what.len) rc = dump_write(j, sb_str(&what), j->out.data, j->out.size, 0666);
   sb_reset(&what);
   const char *isa = has_copy ? isa_name(j, &what) : NULL;
@@ -252,14 +252,14 @@ static void sh_word(strbuf *b, const char *w) {
 
 /* "exec" and the words of argv, quoted, as a line of the script; "exit 1" for none
 ** (a program that was not found). */
-static void sh_exec(strbuf *b, char *const *argv) {
+static void dump_sh_exec(strbuf *b, char *const *argv) {
   sb_add(b, argv ? "exec" : "exit 1");
   for (size_t i = 0; argv && argv[i]; i++) sh_word(b, argv[i]);
   sb_add(b, "\n");
 }
 
 /* "# WHAT with the options: A B C", a line of the script. */
-static void sh_options(strbuf *b, const char *what, char *const *opts) {
+static void dump_sh_options(strbuf *b, const char *what, char *const *opts) {
   sb_addf(b, "# %s with the options:", what);
   for (size_t i = 0; opts && opts[i]; i++) sb_addf(b, " %s", opts[i]);
   sb_add(b, "\n");
@@ -272,9 +272,9 @@ static char **dump_tool_argv(job *j, const char *tool, argvec *a) {
   dump_path(j, "", &w.in);
   sb_addf(&w.in, "%s%s", j->t->emit == EMIT_asm ? "3-isa" : "3-object", j->t->emit == EMIT_asm ? j->t->suffix_asm : ".o");
   dump_path(j, "", &w.out);
-  sb_addf(&w.out, "6-blob%s", blob_suffix(j));
-  char **argv = w.in.oom || w.out.oom ? NULL : build_argv(j, tool, &w, a);
-  workdir_free(&w);
+  sb_addf(&w.out, "6-blob%s", tool_blob_suffix(j));
+  char **argv = w.in.oom || w.out.oom ? NULL : tool_build_argv(j, tool, &w, a);
+  tool_workdir_free(&w);
   return argv;
 }
 
@@ -290,18 +290,18 @@ static int dump_tool_script(job *j) {
   const char *tool = j->tool;
   if (j->prov) {
     sb_addf(&prog, "The blob was made in-process by %s (%s)", j->t->provider_name, j->provider_path);
-    sh_options(&sh, sb_str(&prog), template_argv(&popts, j, j->t->provider_argv, NULL, NULL, NULL));
+    dump_sh_options(&sh, sb_str(&prog), tool_template_argv(&popts, j, j->t->provider_argv, NULL, NULL, NULL));
     sb_reset(&prog);
-    find_quietly(j, find_tool_path, &prog); /* the program a provider's blob can be remade with */
+    dump_find_quietly(j, search_find_tool_path, &prog); /* the program a provider's blob can be remade with */
     tool = sb_str(&prog);
     sb_addf(&sh, "# %s\n", *tool ? "The program's equivalent command line:" : "No program to run instead was found.");
   }
   char **argv = *tool ? dump_tool_argv(j, tool, &a) : NULL;
-  sh_exec(&sh, argv);
-  int rc = sh.oom || (*tool && !argv) ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
+  dump_sh_exec(&sh, argv);
+  int rc = sh.oom || (*tool && !argv) ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory")
                                       : dump_write(j, "4-tool.sh", sh.s, sh.len, 0777);
-  argv_free(&a);
-  argv_free(&popts);
+  tool_argv_free(&a);
+  tool_argv_free(&popts);
   sb_free(&prog);
   sb_free(&sh);
   return rc;
@@ -318,8 +318,8 @@ static int dump_tool_log(job *j, int rc) {
   if (rc) sb_addf(&log, "# gpublob: %.*s\n", (int)strcspn(msg, "\n"), msg);
   else sb_addf(&log, "# gpublob: %s for %s:%s succeeded\n", j->tool_name, j->t->name, j->chip);
   if (rc) sb_add(&kept, msg);
-  int wrc = log.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : dump_write(j, "5-tool.log", log.s, log.len, 0666);
-  if (rc && wrc) set_error(j->g, rc, "%s", sb_str(&kept));
+  int wrc = log.oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : dump_write(j, "5-tool.log", log.s, log.len, 0666);
+  if (rc && wrc) handle_set_error(j->g, rc, "%s", sb_str(&kept));
   sb_free(&kept);
   sb_free(&log);
   return rc ? rc : wrc;

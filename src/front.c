@@ -26,17 +26,17 @@ static const char *front_dlerror(void) { return "the static cache front loads no
 #endif
 
 /* The front's engine: no LLVM to initialise, no isolation helper to stop. */
-static void engine_open(void) {}
-static void engine_close(gpublob *g) { (void)g; }
-static void job_release_llvm(job *j) { (void)j; }
+static void call_engine_open(void) {}
+static void call_engine_close(gpublob *g) { (void)g; }
+static void llvm_job_release(job *j) { (void)j; }
 #if GPUBLOB_LLD
 /* lld runs in the compiler; the front, a fresh process, only names it in keys. */
-static int lld_usable(void) { return 1; }
-static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts) {
+static int provider_lld_run_usable(void) { return 1; }
+static int provider_lld_run(job *j, const provider *p, const char **opts, uint32_t nopts) {
   (void)p, (void)opts, (void)nopts;
-  return set_error(j->g, GPUBLOB_NOTOOL, "the cache front links no lld");
+  return handle_set_error(j->g, GPUBLOB_NOTOOL, "the cache front links no lld");
 }
-static void lld_warm(void) {}
+static void provider_lld_run_warm(void) {}
 #endif
 
 #include "api.c"

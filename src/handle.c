@@ -1,15 +1,15 @@
 /* src/handle.c: The handle: its error message (owned by it, valid until its next call), its
-** warnings and the last call's figures.  Every call starts with call_reset. */
+** warnings and the last call's figures.  Every call starts with handle_call_reset. */
 
 /* ---- the handle: its error message, warnings and the last call's figures ---- */
 
-static const char *const error_strings[] = {
+static const char *const handle_error_strings[] = {
 #define GPUBLOB_ERROR_TEXT(name, value, text) [value] = text,
     GPUBLOB_ERRORS(GPUBLOB_ERROR_TEXT)
 #undef GPUBLOB_ERROR_TEXT
 };
 
-static int set_error(gpublob *g, int code, const char *fmt, ...) {
+static int handle_set_error(gpublob *g, int code, const char *fmt, ...) {
   g->code = code;
   sb_reset(&g->msg);
   va_list ap;
@@ -20,26 +20,26 @@ static int set_error(gpublob *g, int code, const char *fmt, ...) {
 }
 
 /* A line of warning for the current call, unless it has it already. */
-static void warn_once(gpublob *g, const char *line) {
+static void handle_warn_once(gpublob *g, const char *line) {
   if (!*line || strstr(sb_str(&g->warn), line)) return;
   sb_add(&g->warn, line);
   sb_add(&g->warn, "\n");
 }
 
 /* A warning of the current call; the same text is kept once. */
-static void add_warning(gpublob *g, const char *fmt, ...) {
+static void handle_add_warning(gpublob *g, const char *fmt, ...) {
   strbuf text = {0};
   va_list ap;
   va_start(ap, fmt);
   sb_vaddf(&text, fmt, ap);
   va_end(ap);
   if (text.oom) g->warn.oom = 1;
-  else warn_once(g, sb_str(&text));
+  else handle_warn_once(g, sb_str(&text));
   sb_free(&text);
 }
 
 /* Appends detail (a diagnostic, a tool's stderr) to the current message. */
-static void add_detail(gpublob *g, const char *detail) {
+static void handle_add_detail(gpublob *g, const char *detail) {
   size_t n = strlen(detail);
   while (n && (detail[n - 1] == '\n' || detail[n - 1] == ' ')) n--;
   if (!n) return;
@@ -48,7 +48,7 @@ static void add_detail(gpublob *g, const char *detail) {
 }
 
 /* A new call: no error, no warnings, zeroed figures. */
-static void call_reset(gpublob *g) {
+static void handle_call_reset(gpublob *g) {
   g->code = GPUBLOB_OK;
   sb_reset(&g->msg);
   sb_reset(&g->warn);

@@ -8,7 +8,7 @@ static unsigned long long max_input(const gpublob_options *o) {
 }
 
 static int too_big(gpublob *g, const char *name, const gpublob_options *o) {
-  return set_error(g, GPUBLOB_IO, "'%s' is larger than the input limit of %llu bytes (--max-input, "
+  return handle_set_error(g, GPUBLOB_IO, "'%s' is larger than the input limit of %llu bytes (--max-input, "
                    "max_input)", name, max_input(o));
 }
 
@@ -16,27 +16,27 @@ static int read_input(gpublob *g, const gpublob_options *o, const char *path, un
                       size_t *size) {
   int stdin_ = !strcmp(path, "-");
   int fd = stdin_ ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return set_error(g, GPUBLOB_IO, "cannot open '%s': %s", path, strerror(errno));
+  if (fd < 0) return handle_set_error(g, GPUBLOB_IO, "cannot open '%s': %s", path, strerror(errno));
   unsigned long long max = max_input(o);
-  int rc = read_fd(fd, data, size, max < SIZE_MAX ? (size_t)max : SIZE_MAX - 1);
+  int rc = io_read_fd(fd, data, size, max < SIZE_MAX ? (size_t)max : SIZE_MAX - 1);
   int err = errno;
   if (!stdin_) close(fd);
   if (rc && err == EFBIG) return too_big(g, path, o);
-  if (rc) return set_error(g, GPUBLOB_IO, "cannot read '%s': %s", path, strerror(err));
+  if (rc) return handle_set_error(g, GPUBLOB_IO, "cannot read '%s': %s", path, strerror(err));
   return GPUBLOB_OK;
 }
 
 /* ---- input: LLVM IR or MLIR, by content ---- */
-static int looks_like_bitcode(const unsigned char *p, size_t n) {
+static int input_looks_like_bitcode(const unsigned char *p, size_t n) {
   static const unsigned char raw[4] = {'B', 'C', 0xC0, 0xDE}, wrap[4] = {0xDE, 0xC0, 0x17, 0x0B};
   return n >= 4 && (!memcmp(p, raw, 4) || !memcmp(p, wrap, 4));
 }
 
-static int looks_like_mlir_bytecode(const unsigned char *p, size_t n) {
+static int input_looks_like_mlir_bytecode(const unsigned char *p, size_t n) {
   return n >= 4 && !memcmp(p, "ML\xefR", 4);
 }
 
-static int has_suffix(const char *s, const char *suffix) {
+static int input_has_suffix(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   return n >= m && !strcmp(s + n - m, suffix);
 }
@@ -85,13 +85,13 @@ static int text_kind(const unsigned char *p, size_t n) {
 ** label's or the path's), then LLVM IR (whose parser then names what it found). */
 static int input_kind_of(int kind, const unsigned char *p, size_t n, const char *name, const char *path) {
   if (kind != GPUBLOB_INPUT_AUTO) return kind;
-  if (looks_like_bitcode(p, n)) return GPUBLOB_INPUT_LLVM;
-  if (looks_like_mlir_bytecode(p, n)) return GPUBLOB_INPUT_MLIR;
+  if (input_looks_like_bitcode(p, n)) return GPUBLOB_INPUT_LLVM;
+  if (input_looks_like_mlir_bytecode(p, n)) return GPUBLOB_INPUT_MLIR;
   int by_text = text_kind(p, n);
   if (by_text) return by_text;
   for (int k = 0; k < 2; k++) {
     const char *s = k ? path : name;
-    if (s && (has_suffix(s, ".mlir") || has_suffix(s, ".mlirbc"))) return GPUBLOB_INPUT_MLIR;
+    if (s && (input_has_suffix(s, ".mlir") || input_has_suffix(s, ".mlirbc"))) return GPUBLOB_INPUT_MLIR;
   }
   return GPUBLOB_INPUT_LLVM;
 }
@@ -105,22 +105,22 @@ typedef struct input_held {
 } input_held;
 
 static int input_check(gpublob *g, const gpublob_input *in) {
-  if (!in) return set_error(g, GPUBLOB_MISUSE, "NULL input");
+  if (!in) return handle_set_error(g, GPUBLOB_MISUSE, "NULL input");
   if (in->kind < GPUBLOB_INPUT_AUTO || in->kind > GPUBLOB_INPUT_MLIR)
-    return set_error(g, GPUBLOB_MISUSE, "unknown input kind %d", in->kind);
+    return handle_set_error(g, GPUBLOB_MISUSE, "unknown input kind %d", in->kind);
   if (in->path && (in->data || in->size))
-    return set_error(g, GPUBLOB_MISUSE, "input gives both a path and data; give one");
+    return handle_set_error(g, GPUBLOB_MISUSE, "input gives both a path and data; give one");
   if (!in->path && !in->data)
-    return set_error(g, GPUBLOB_MISUSE, "input gives neither a path nor data (for empty input, data "
+    return handle_set_error(g, GPUBLOB_MISUSE, "input gives neither a path nor data (for empty input, data "
                      "points at 0 bytes)");
-  if (in->size == (size_t)-1) return set_error(g, GPUBLOB_MISUSE, "an impossible input size");
+  if (in->size == (size_t)-1) return handle_set_error(g, GPUBLOB_MISUSE, "an impossible input size");
   return GPUBLOB_OK;
 }
 
 static int input_copy(gpublob *g, const gpublob_options *o, const gpublob_input *in, input_held *h) {
   h->name = in->name ? in->name : "<memory>";
   if (in->size > max_input(o)) return too_big(g, h->name, o);
-  if (!(h->data = malloc(in->size + 1))) return set_error(g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", in->size);
+  if (!(h->data = malloc(in->size + 1))) return handle_set_error(g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", in->size);
   if (in->size) memcpy(h->data, in->data, in->size);
   h->data[in->size] = 0;
   h->size = in->size;

@@ -62,7 +62,7 @@ typedef struct target_desc {
   GPUBLOB_SPEC_KEYS(GPUBLOB_SPEC_FIELD)
 } target_desc;
 
-/* A target choice, "NAME[:CHIP[,CHIP...]]", parsed once (target_parse): all that the
+/* A target choice, "NAME[:CHIP[,CHIP...]]", parsed once (resolve_target_parse): all that the
 ** plan and resolve_target need of it, so that no one reads the string again. */
 typedef struct target_ref {
   const char *name;     /* the target's name, n bytes (a colon may follow) */
@@ -108,14 +108,14 @@ struct gpublob {
   int helper_ctl;       /* the socket jobs are handed to it by */
   int helper_live;      /* its slot in the table of live processes */
   pthread_mutex_t helper_mu; /* one job handed over at a time */
-  struct lib_share *lib_share; /* the device libraries the jobs of a call share while the pool
+  struct devlib_share *lib_share; /* the device libraries the jobs of a call share while the pool
                                   runs them (src/devlib_share.c); NULL otherwise */
   unsigned providers_started;  /* the provider loads this call started, a bit each (src/provider.c) */
 };
 
 /* The LLVM state of a job (src/llvm.c): none of it in the cache front. */
 typedef struct llvm_state llvm_state;
-typedef struct lib_share lib_share;
+typedef struct devlib_share devlib_share;
 
 typedef struct workdir {
   strbuf dir, in, out; /* the directory; the tool's input and output */
@@ -188,7 +188,7 @@ typedef struct job {
   gpublob *host;    /* the caller's handle: its isolation helper */
   gpublob sink;
   const target_desc *t;
-  target_ref aim;            /* its target, as parsed (job_aim); resolve_target takes t from it */
+  target_ref aim;            /* its target, as parsed (resolve_job_aim); resolve_target takes t from it */
   char target[64], want[64]; /* as planned: the target's name, one chip or "" */
   char chip[64];             /* as resolved: the chip and its modifiers, a target id (gfx90a:xnack+) */
   char cpu[64];              /* the chip alone: what LLVM gets, {chip} in templates */
@@ -202,7 +202,7 @@ typedef struct job {
   strbuf condfeat;  /* what {if:+x} reads: the chip's implied, then features */
   int format, opt;  /* a pack's member compiles as bin */
   int fp_contract;  /* enum gpublob_fp_contract, resolved: ON, FAST or OFF (with --as clang and
-                       none asked, the module's language's once it is parsed: job_language) */
+                       none asked, the module's language's once it is parsed: peer_job_language) */
   int as;           /* enum gpublob_as, resolved: MLIR or CLANG */
   strbuf mllvm;     /* --as clang: LLVM's options for the module's language (clang_mllvm), blank-separated */
   unsigned isa_conds; /* the spec's isa_conditions the backend's assembly met: bit i for the i-th */
@@ -245,28 +245,28 @@ typedef struct job {
 ** declared here, never on the spot.  The compiler's parts have theirs in
 ** src/internal_compile.h, MLIR's in src/internal_mlir.h.  The types a later part
 ** defines, which these name: */
-typedef struct key128 key128;             /* src/digest.c */
-typedef struct cache cache;               /* src/digest.c */
-typedef struct entry_header entry_header; /* src/digest.c */
-typedef struct cache_file cache_file;     /* src/cache_dir.c */
+typedef struct digest_key128 digest_key128;             /* src/digest.c */
+typedef struct digest_cache digest_cache;               /* src/digest.c */
+typedef struct digest_entry_header digest_entry_header; /* src/digest.c */
+typedef struct cache_dir_file cache_dir_file;     /* src/cache_dir.c */
 
 /* src/cache_remote.c: the remote tier behind the local cache (src/cache_dir.c's) */
-static void remote_open(cache *c, const gpublob_options *o);
-static void remote_put(cache *c, const key128 *k, char kind, const void *head, size_t hn, const void *data,
+static void cache_remote_open(digest_cache *c, const gpublob_options *o);
+static void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
                        size_t n);
-static int remote_get(cache *c, const key128 *k, char kind, cache_file *m);
+static int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
 /* src/cache_size.c: the cache's size, kept as files are written (src/cache_dir.c's) */
-static void cache_account(cache *c, long long delta);
+static void cache_size_account(digest_cache *c, long long delta);
 /* src/template.c: the math modes a job's templates read (src/target.c's) */
-static int check_math_modes(job *j);
+static int template_check_math_modes(job *j);
 /* The engine's, which the LLVM-free cache front stands in for (src/front.c): a
 ** job's LLVM objects (src/llvm.c; src/options.c's), and lld's run
 ** (src/provider_lld_run.c; src/provider_lld.c's). */
-static void job_release_llvm(job *j);
+static void llvm_job_release(job *j);
 #if GPUBLOB_LLD
-static int lld_usable(void);
-static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts);
-static void lld_warm(void);
+static int provider_lld_run_usable(void);
+static int provider_lld_run(job *j, const provider *p, const char **opts, uint32_t nopts);
+static void provider_lld_run_warm(void);
 #endif
 
 #endif /* GPUBLOB_INTERNAL_H */

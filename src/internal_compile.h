@@ -10,18 +10,18 @@
 
 typedef struct devlib devlib; /* src/devlib.c */
 
-/* src/proc.c: a blob tool still running ends (src/llvm.c's job_release_llvm) */
+/* src/proc.c: a blob tool still running ends (src/llvm.c's llvm_job_release) */
 static void tool_end(job *j);
 /* src/libm_names.c: C math names to the device library's (src/devlib.c's link) */
-static int libm_wanted(job *j);
-static int libm_rename(job *j, devlib *libs, int n);
+static int libm_names_wanted(job *j);
+static int libm_names_rename(job *j, devlib *libs, int n);
 /* src/pack.c: the spec's in-process pack step (src/plan.c's) */
 static const pack_provider_ops *pack_provider_of(const target_desc *t);
 /* src/isolate_host.c: a job's LLVM work in a child of the helper (src/job.c's) */
-static int isolate_job(job *j);
+static int isolate_host_job(job *j);
 /* src/provider_child.c: an in-process provider's run in a child of the helper
 ** (src/provider_run.c's), and that child's life (src/isolate_child.c's) */
-static int provider_in_child(job *j, const char **opts, uint32_t n);
+static int provider_child_in_child(job *j, const char **opts, uint32_t n);
 static void provider_child_main(int fd, const strbuf *rec, int chan);
 /* src/passes.cpp (C++, where configure found a compiler for it): the middle end of
 ** an MLIR input's job as MLIR's serialisers run it (src/optimise.c's) */
@@ -41,6 +41,6 @@ void gpublob__erase_named_metadata(LLVMModuleRef m, const char *name, size_t n);
 #endif
 /* src/isolate_child.c: an isolated child's job socket, -1 in any other process
 ** (src/dump.c forks from such a child) */
-static int child_fd;
+static int isolate_child_fd;
 
 #endif /* GPUBLOB_INTERNAL_COMPILE_H */

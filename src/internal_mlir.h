@@ -5,11 +5,11 @@
 
 #include <mlir-c/IR.h>
 
-typedef struct mlir_call_state mlir_call_state; /* src/mlir_plan.c */
+typedef struct mlir_plan_call_state mlir_plan_call_state; /* src/mlir_plan.c */
 
 /* src/mlir_lower.c: gpu.launch bodies outlined into gpu.modules (src/mlir_serialize.c's) */
-static int outline_launches(mlir_call_state *m, MlirOperation top);
+static int mlir_lower_outline_launches(mlir_plan_call_state *m, MlirOperation top);
 /* src/mlir_io.c: the module printed as text or bytecode (src/mlir_serialize.c's) */
-static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out);
+static int mlir_io_print(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out);
 
 #endif /* GPUBLOB_INTERNAL_MLIR_H */

@@ -5,7 +5,7 @@
 
 /* ---- isolation: the helper ---- */
 /* A descriptor over a Unix socket (SCM_RIGHTS), with one byte to carry it. */
-static int send_fd(int sock, int fd, char kind) {
+static int isolate_helper_send_fd(int sock, int fd, char kind) {
   char byte = kind;
   union {
     struct cmsghdr h;
@@ -33,13 +33,13 @@ typedef struct helper_child {
 
 /* A message on the control socket: a job's socket (kind 'j', with the descriptor),
 ** or how many jobs a call will hand over (kind 'n').  -1 when the host closed it. */
-typedef struct helper_msg {
+typedef struct isolate_helper_msg {
   char kind;
   int fd;
   uint32_t count;
-} helper_msg;
+} isolate_helper_msg;
 
-static int helper_receive(int ctl, helper_msg *msg, char *path, size_t room) {
+static int isolate_helper_receive(int ctl, isolate_helper_msg *msg, char *path, size_t room) {
   char buf[1 + 4096];
   union {
     struct cmsghdr h;
@@ -51,7 +51,7 @@ static int helper_receive(int ctl, helper_msg *msg, char *path, size_t room) {
   while ((r = recvmsg(ctl, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {}
   if (r <= 0) return -1;
   struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-  *msg = (helper_msg){buf[0], -1, 0};
+  *msg = (isolate_helper_msg){buf[0], -1, 0};
   if (c && c->cmsg_type == SCM_RIGHTS) memcpy(&msg->fd, CMSG_DATA(c), sizeof msg->fd);
   if (buf[0] == 'n' && r == 1 + (ssize_t)sizeof msg->count) memcpy(&msg->count, buf + 1, sizeof msg->count);
   if (path && (buf[0] == 'l' || buf[0] == 'w') && (size_t)r - 1 < room) { /* a library to load, a provider to warm */
@@ -91,10 +91,10 @@ static void spare_fork(int ctl, spare *s, helper_child *kids, size_t n) {
     if (err >= 0) dup2(err, 2); /* the host's stderr gets one message, the host's */
     spare_warm();
     if (err >= 0 && (ftruncate(2, 0) || lseek(2, 0, SEEK_SET))) _exit(0); /* what warming printed */
-    helper_msg msg;
-    if (helper_receive(sv[1], &msg, NULL, 0) || msg.fd < 0) _exit(0); /* no job: the helper ended */
+    isolate_helper_msg msg;
+    if (isolate_helper_receive(sv[1], &msg, NULL, 0) || msg.fd < 0) _exit(0); /* no job: the helper ended */
     if (msg.kind != 't') close(sv[1]);
-    child_main(msg.fd, msg.kind == 't' ? sv[1] : -1); /* a tool child takes its next jobs on sv[1] */
+    isolate_child_main(msg.fd, msg.kind == 't' ? sv[1] : -1); /* a tool child takes its next jobs on sv[1] */
   }
   close(sv[1]);
   if (pid < 0) {
@@ -119,10 +119,10 @@ static void spare_drop(spare *s) {
 ** child keeps its channel for its next jobs. */
 static int spare_take(spare *s, int fd, char kind, helper_child **kids, size_t *n) {
   helper_child *more = s->pid ? realloc(*kids, (*n + 1) * sizeof **kids) : NULL;
-  if (!more || send_fd(s->chan, fd, kind)) return -1;
+  if (!more || isolate_helper_send_fd(s->chan, fd, kind)) return -1;
   *kids = more;
   int chan = kind == 't' ? s->chan : -1;
-  (*kids)[(*n)++] = (helper_child){s->pid, fd, pidfd_of(s->pid), s->err, chan};
+  (*kids)[(*n)++] = (helper_child){s->pid, fd, proc_pidfd_of(s->pid), s->err, chan};
   if (chan < 0) close(s->chan);
   *s = (spare){0, -1, -1};
   return 0;
@@ -131,7 +131,7 @@ static int spare_take(spare *s, int fd, char kind, helper_child **kids, size_t *
 /* A tool child between jobs takes this one: 0, or -1 when none is idle. */
 static int idle_take(int fd, helper_child *kids, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (kids[i].chan >= 0 && kids[i].fd < 0 && !send_fd(kids[i].chan, fd, 't')) {
+    if (kids[i].chan >= 0 && kids[i].fd < 0 && !isolate_helper_send_fd(kids[i].chan, fd, 't')) {
       kids[i].fd = fd;
       return 0;
     }
@@ -152,7 +152,7 @@ static void tool_kids_ready(helper_child *kids, size_t n) {
 /* The first 4 KiB the child wrote to its stderr (it has ended: the file's offset,
 ** which it shared, is this process's to move). */
 static void child_stderr(int err, strbuf *b) {
-  if (err >= 0 && !lseek(err, 0, SEEK_SET)) read_upto(err, b, 4096);
+  if (err >= 0 && !lseek(err, 0, SEEK_SET)) io_read_upto(err, b, 4096);
 }
 
 /* The exit status of each child that ended goes to the host after its result. */
@@ -165,9 +165,9 @@ static void helper_reap(helper_child *kids, size_t *n) {
       continue;
     }
     strbuf b = {0};
-    put_u64(&b, r > 0 ? (uint64_t)(unsigned)status : UINT64_MAX);
+    cache_store_put_u64(&b, r > 0 ? (uint64_t)(unsigned)status : UINT64_MAX);
     child_stderr(kids[i].err, &b);
-    if (kids[i].fd >= 0) put_record(kids[i].fd, REC_EXIT, &b); /* none for a tool child between jobs */
+    if (kids[i].fd >= 0) isolate_wire_put_record(kids[i].fd, REC_EXIT, &b); /* none for a tool child between jobs */
     sb_free(&b);
     if (kids[i].fd >= 0) close(kids[i].fd);
     if (kids[i].chan >= 0) close(kids[i].chan);
@@ -227,9 +227,9 @@ static void helper_main(int ctl) {
     poll(fds, nfds, all_pidfds ? -1 : 20);
     int ready = fds[0].revents != 0;
     free(fds);
-    helper_msg msg = {0, -1, 0};
+    isolate_helper_msg msg = {0, -1, 0};
     char lib[4096] = "";
-    if (ready && helper_receive(ctl, &msg, lib, sizeof lib)) { /* the host is gone or closed us: so are its jobs */
+    if (ready && isolate_helper_receive(ctl, &msg, lib, sizeof lib)) { /* the host is gone or closed us: so are its jobs */
       kill(0, SIGKILL);
       _exit(0);
     }
@@ -273,18 +273,18 @@ static void helper_enter(int ctl) {
   helper_main(3);
 }
 
-static int helper_alive(gpublob *g) {
+static int isolate_helper_alive(gpublob *g) {
   return g->helper > 0 && g->helper_owner == getpid() && !proc_exited(g->helper);
 }
 
 /* Its socket closed; killed with its group and reaped, unless this process is a
 ** fork of the one that started it (that one's helper is not this one's to end). */
-static void helper_stop(gpublob *g) {
+static void isolate_helper_stop(gpublob *g) {
   if (g->helper <= 0) return;
   close(g->helper_ctl);
   if (g->helper_owner == getpid()) {
     kill(-g->helper, SIGKILL); /* the helper and any child of a job in flight */
-    live_pid_remove(g->helper_live);
+    live_enter_pid_remove(g->helper_live);
     while (waitpid(g->helper, NULL, 0) < 0 && errno == EINTR) {}
   }
   g->helper = 0;
@@ -293,11 +293,11 @@ static void helper_stop(gpublob *g) {
 
 int gpublob_helper_start(gpublob *g) {
   if (!g) return GPUBLOB_MISUSE;
-  if (helper_alive(g)) return GPUBLOB_OK;
-  helper_stop(g); /* one that died */
+  if (isolate_helper_alive(g)) return GPUBLOB_OK;
+  isolate_helper_stop(g); /* one that died */
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
-    return set_error(g, GPUBLOB_TOOL, "cannot make the isolation helper's socket: %s", strerror(errno));
+    return handle_set_error(g, GPUBLOB_TOOL, "cannot make the isolation helper's socket: %s", strerror(errno));
   pid_t pid = fork();
   if (pid == 0) {
     close(sv[0]);
@@ -306,12 +306,12 @@ int gpublob_helper_start(gpublob *g) {
   close(sv[1]);
   if (pid < 0) {
     close(sv[0]);
-    return set_error(g, GPUBLOB_TOOL, "cannot fork the isolation helper: %s", strerror(errno));
+    return handle_set_error(g, GPUBLOB_TOOL, "cannot fork the isolation helper: %s", strerror(errno));
   }
   setpgid(pid, pid); /* as the helper does: no window where a kill of its group misses */
   g->helper = pid;
   g->helper_owner = getpid();
   g->helper_ctl = sv[0];
-  g->helper_live = live_pid_add(pid);
+  g->helper_live = live_enter_pid_add(pid);
   return GPUBLOB_OK;
 }

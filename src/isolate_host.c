@@ -2,7 +2,7 @@
 
 /* ---- isolation: the host's side of a job ---- */
 /* How many jobs this call will hand over: the helper forks one ahead of each. */
-static void helper_expect(gpublob *host, size_t jobs) {
+static void isolate_host_expect(gpublob *host, size_t jobs) {
   char buf[1 + sizeof(uint32_t)] = {'n'};
   uint32_t n = jobs > UINT32_MAX ? UINT32_MAX : (uint32_t)jobs;
   memcpy(buf + 1, &n, sizeof n);
@@ -12,9 +12,9 @@ static void helper_expect(gpublob *host, size_t jobs) {
 }
 
 /* kind: 'j' a job child's job, 't' a tool child's (src/provider_child.c). */
-static int helper_hand(gpublob *host, int fd, char kind) {
+static int isolate_host_hand(gpublob *host, int fd, char kind) {
   pthread_mutex_lock(&host->helper_mu);
-  int rc = send_fd(host->helper_ctl, fd, kind);
+  int rc = isolate_helper_send_fd(host->helper_ctl, fd, kind);
   pthread_mutex_unlock(&host->helper_mu);
   return rc;
 }
@@ -23,42 +23,42 @@ static int helper_hand(gpublob *host, int fd, char kind) {
 ** as bitcode. */
 static int isolated_module(job *j, strbuf *req) {
   if (j->src) {
-    put_job(req, j, j->src, j->src_size);
-    return req->oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+    isolate_wire_put_job(req, j, j->src, j->src_size);
+    return req->oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
   }
   LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(j->llvm->mod);
-  if (!buf) return set_error(j->g, GPUBLOB_NOMEM, "out of memory (bitcode for the isolated job)");
-  put_job(req, j, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+  if (!buf) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory (bitcode for the isolated job)");
+  isolate_wire_put_job(req, j, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
   LLVMDisposeMemoryBuffer(buf);
-  return req->oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  return req->oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }
 
 static int take_result(job *j, const strbuf *rec) {
   uint64_t sum = 0;
   if (rec->len >= sizeof sum) memcpy(&sum, rec->s + rec->len - sizeof sum, sizeof sum);
   if (rec->len < sizeof sum || sum != XXH3_64bits(rec->s, rec->len - sizeof sum))
-    return set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated job's result was cut short", j->name);
-  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len - sizeof sum, 0, NULL};
-  int rc = (int)get_u64(&r);
-  const char *msg = get_str(&r), *warnings = get_str(&r);
-  get_blob(&r, &j->out, BLOB_COPY);
-  get_blob(&r, &j->asm_out, BLOB_COPY);
-  const char *chip = get_str(&r);
+    return handle_set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated job's result was cut short", j->name);
+  cache_lookup_reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len - sizeof sum, 0, NULL};
+  int rc = (int)cache_lookup_get_u64(&r);
+  const char *msg = cache_lookup_get_str(&r), *warnings = cache_lookup_get_str(&r);
+  cache_lookup_get_blob(&r, &j->out, BLOB_COPY);
+  cache_lookup_get_blob(&r, &j->asm_out, BLOB_COPY);
+  const char *chip = cache_lookup_get_str(&r);
   if (chip && strlen(chip) < sizeof j->chip && !strncmp(chip, j->cpu, strlen(j->cpu)))
     memcpy(j->chip, chip, strlen(chip) + 1);
-  j->kernels_known = get_u64(&r) != 0;
-  uint64_t kn = get_u64(&r);
+  j->kernels_known = cache_lookup_get_u64(&r) != 0;
+  uint64_t kn = cache_lookup_get_u64(&r);
   sb_reset(&j->kernels);
   if (!r.bad && (uint64_t)(r.end - r.p) >= kn) {
     sb_addn(&j->kernels, (const char *)r.p, (size_t)kn);
     r.p += kn;
-    if (j->kernels.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+    if (j->kernels.oom) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   } else r.bad = 1;
   for (int i = 0; i < NPHASES && (size_t)(r.end - r.p) >= sizeof(double); i++, r.p += sizeof(double))
     memcpy(&j->ms[i], r.p, sizeof(double));
-  if (r.bad) return set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated job's result was cut short", j->name);
-  if (warnings) add_warnings(j->g, warnings);
-  return rc ? set_error(j->g, rc, "%s", msg ? msg : "") : GPUBLOB_OK;
+  if (r.bad) return handle_set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated job's result was cut short", j->name);
+  if (warnings) report_add_warnings(j->g, warnings);
+  return rc ? handle_set_error(j->g, rc, "%s", msg ? msg : "") : GPUBLOB_OK;
 }
 
 /* No result: an LLVM fatal error (its reason), a signal (with what it printed), or
@@ -66,19 +66,19 @@ static int take_result(job *j, const strbuf *rec) {
 static int isolated_failure(job *j, const char *fatal, int have_status, uint64_t status, const char *printed) {
   const char *where = "in its isolated process";
   if (fatal)
-    set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM aborted compiling for %s:%s %s: %s", j->name, j->t->name,
+    handle_set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM aborted compiling for %s:%s %s: %s", j->name, j->t->name,
               j->chip, where, fatal);
   else if (have_status && status != UINT64_MAX && WIFSIGNALED((int)status) && WTERMSIG((int)status) == SIGALRM &&
            j->o->job_timeout)
-    set_error(j->g, GPUBLOB_BACKEND, "%s: compiling for %s:%s ran past the job timeout (%u s, --job-timeout): "
+    handle_set_error(j->g, GPUBLOB_BACKEND, "%s: compiling for %s:%s ran past the job timeout (%u s, --job-timeout): "
               "its isolated process was killed", j->name, j->t->name, j->chip, j->o->job_timeout);
   else if (have_status && status != UINT64_MAX && WIFSIGNALED((int)status)) {
-    set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM crashed compiling for %s:%s %s: signal %d (%s)", j->name,
+    handle_set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM crashed compiling for %s:%s %s: signal %d (%s)", j->name,
               j->t->name, j->chip, where, WTERMSIG((int)status), strsignal(WTERMSIG((int)status)));
-    add_detail(j->g, printed);
+    handle_add_detail(j->g, printed);
   }
   else
-    set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated process compiling for %s:%s ended without a result "
+    handle_set_error(j->g, GPUBLOB_BACKEND, "%s: the isolated process compiling for %s:%s ended without a result "
               "(exit status %d)", j->name, j->t->name, j->chip,
               have_status && status != UINT64_MAX ? WEXITSTATUS((int)status) : -1);
   return GPUBLOB_BACKEND;
@@ -90,7 +90,7 @@ static int isolated_reply(job *j, int fd) {
   char kind;
   int rc = -1, have_fatal = 0, have_status = 0;
   uint64_t status = 0;
-  while (rc < 0 && !get_record(fd, &kind, &rec)) { /* a result ends it: the child's exit is not waited for */
+  while (rc < 0 && !isolate_wire_get_record(fd, &kind, &rec)) { /* a result ends it: the child's exit is not waited for */
     if (kind == REC_RESULT) rc = take_result(j, &rec);
     if (kind == REC_FATAL) {
       have_fatal = 1;
@@ -110,16 +110,16 @@ static int isolated_reply(job *j, int fd) {
 }
 
 /* job_llvm in a child of the helper; the blob tool stays here. */
-static int isolate_job(job *j) {
+static int isolate_host_job(job *j) {
   int sv[2];
   strbuf req = {0};
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-    return set_error(j->g, GPUBLOB_TOOL, "cannot make an isolated job's socket: %s", strerror(errno));
+    return handle_set_error(j->g, GPUBLOB_TOOL, "cannot make an isolated job's socket: %s", strerror(errno));
   int rc = isolated_module(j, &req);
-  if (!rc && helper_hand(j->host, sv[1], 'j'))
-    rc = set_error(j->g, GPUBLOB_BACKEND, "%s: the isolation helper is gone (%s)", j->name, strerror(errno));
+  if (!rc && isolate_host_hand(j->host, sv[1], 'j'))
+    rc = handle_set_error(j->g, GPUBLOB_BACKEND, "%s: the isolation helper is gone (%s)", j->name, strerror(errno));
   close(sv[1]);
-  if (!rc) put_record(sv[0], REC_JOB, &req); /* a child that died early shows in its reply */
+  if (!rc) isolate_wire_put_record(sv[0], REC_JOB, &req); /* a child that died early shows in its reply */
   sb_free(&req);
   if (!rc) rc = isolated_reply(j, sv[0]);
   close(sv[0]);

@@ -5,12 +5,12 @@
 /* The blob tool's step: the provider in-process, else the program (perhaps started
 ** early); an object the backend wrote is itself the blob. */
 static int run_blob_tool(job *j) {
-  if (!needs_blob_tool(j)) {
+  if (!tool_choice_needs_blob_tool(j)) {
     if (j->format == GPUBLOB_FORMAT_BIN) j->out.suffix = j->t->suffix_bin; /* the object is the blob */
     return GPUBLOB_OK;
   }
-  note_object_flags(j);
-  int rc = job_isa_conditions(j);
+  magic_note_object_flags(j);
+  int rc = peer_job_isa_conditions(j);
   /* a tool started before the backend ran took none of the assembly's conditions: one
   ** that holds (ptxas's debug options) starts it again with them */
   if (!rc && j->isa_conds && j->run.p.pid) tool_end(j);
@@ -34,7 +34,7 @@ static int emit_output(job *j) {
   int rc = emit(j, j->t->emit == EMIT_asm);
   if (rc || !j->keep_asm) return rc;
   j->asm_out.data = malloc(j->out.size + 1);
-  if (!j->asm_out.data) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!j->asm_out.data) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   memcpy(j->asm_out.data, j->out.data, j->out.size + 1);
   j->asm_out.size = j->out.size;
   j->asm_out.suffix = j->t->suffix_asm;
@@ -59,17 +59,17 @@ static int check_inline_asm(job *j) {
       for (LLVMValueRef i = LLVMGetFirstInstruction(b); i && !calls; i = LLVMGetNextInstruction(i))
         calls = LLVMIsACallInst(i) && LLVMIsAInlineAsm(LLVMGetCalledValue(i));
   if (!n && !calls) return GPUBLOB_OK;
-  return set_error(j->g, GPUBLOB_TARGET, "%s: holds %s, which target %s cannot assemble (its backend has "
+  return handle_set_error(j->g, GPUBLOB_TARGET, "%s: holds %s, which target %s cannot assemble (its backend has "
                    "no assembly parser)", j->name,
                    n ? "module-level inline asm" : "inline asm", j->t->name);
 }
 
 static int check_module(job *j) {
   int rc = check_inline_asm(j);
-  if (!rc) rc = check_intrinsics(j);
-  if (!rc) rc = check_entries(j);
-  if (!rc) rc = check_symbols(j);
-  if (!rc) rc = check_pins(j);
+  if (!rc) rc = parse_check_intrinsics(j);
+  if (!rc) rc = module_check_entries(j);
+  if (!rc) rc = module_check_symbols(j);
+  if (!rc) rc = pins_check(j);
   return rc;
 }
 
@@ -78,8 +78,8 @@ static int check_module(job *j) {
 ** it, BACKEND naming the limit and the phase.  (An isolated job's process is killed at
 ** the limit: src/isolate_child.c.) */
 static int within_job_timeout(job *j, double t0, const char *phase) {
-  if (!j->o->job_timeout || now_ms() - t0 <= 1000.0 * j->o->job_timeout) return GPUBLOB_OK;
-  return set_error(j->g, GPUBLOB_BACKEND, "%s: compiling for %s:%s ran past the job timeout (%u s, "
+  if (!j->o->job_timeout || util_now_ms() - t0 <= 1000.0 * j->o->job_timeout) return GPUBLOB_OK;
+  return handle_set_error(j->g, GPUBLOB_BACKEND, "%s: compiling for %s:%s ran past the job timeout (%u s, "
                    "--job-timeout) in its %s; in the calling process LLVM cannot be stopped within a phase "
                    "(--isolate stops it at the limit)", j->name, j->t->name, j->chip, j->o->job_timeout, phase);
 }
@@ -88,41 +88,41 @@ static int within_job_timeout(job *j, double t0, const char *phase) {
 ** the job's LLVM work, the part an isolated job does in a child process.  The
 ** triple and data layout are set before verification (LLVM's verifier needs them). */
 static int job_llvm(job *j) {
-  double t0 = now_ms();
+  double t0 = util_now_ms();
   int rc = j->src ? parse_module(j, j->src, j->src_size) : GPUBLOB_OK;
   if (!rc) rc = within_job_timeout(j, t0, "parse");
   if (!rc) rc = dump_module(j, "0-input.ll");
-  if (!rc) rc = check_triple(j);
-  if (!rc) rc = job_language(j);
-  if (!rc) rc = adopt_pinned_version(j);
-  if (!rc) rc = make_target_machine(j);
-  if (!rc) rc = verify_module(j);
+  if (!rc) rc = module_check_triple(j);
+  if (!rc) rc = peer_job_language(j);
+  if (!rc) rc = pins_adopt_pinned_version(j);
+  if (!rc) rc = target_machine_make(j);
+  if (!rc) rc = parse_verify_module(j);
   if (!rc) rc = check_module(j);
-  if (!rc) rc = module_abi(j);
-  if (!rc) add_module_flags(j);
+  if (!rc) rc = constants_module_abi(j);
+  if (!rc) target_machine_add_module_flags(j);
   if (!rc) rc = link_files(j);
-  if (!rc) rc = link_device_libs(j);
+  if (!rc) rc = devlib_link(j);
   if (!rc) rc = within_job_timeout(j, t0, "device-library link");
   if (!rc) rc = dump_module(j, "1-linked.ll");
-  if (!rc) rc = check_unselectable(j, 0);
-  if (!rc) keep_entries(j);
+  if (!rc) rc = unresolved_check_unselectable(j, 0);
+  if (!rc) optimise_keep_entries(j);
   int gated = 0; /* LLVM's options (clang_mllvm) are the job's from here to its emission's end */
-  if (!rc) gated = !(rc = llvm_options_enter(j));
+  if (!rc) gated = !(rc = peer_llvm_options_enter(j));
   if (!rc) rc = optimise(j);
-  if (!rc) rc = diag_failed(j, "optimisation");
+  if (!rc) rc = llvm_diag_failed(j, "optimisation");
   if (!rc) rc = within_job_timeout(j, t0, "optimisation");
-  if (!rc) set_fp_contract(j);
+  if (!rc) optimise_set_fp_contract(j);
   if (!rc) rc = dump_module(j, "2-optimised.ll");
-  if (!rc) rc = check_unresolved(j);
-  if (!rc) rc = check_unsupported_types(j);
-  isa_copy isa = {NULL, 0};
+  if (!rc) rc = unresolved_check_unresolved(j);
+  if (!rc) rc = type_check_unsupported_types(j);
+  dump_isa_saved isa = {NULL, 0};
   if (!rc) isa = dump_isa_copy(j);
   if (!rc) rc = emit_output(j);
-  if (!rc) rc = diag_failed(j, "code generation");
-  if (!rc) rc = note_kernels(j);
+  if (!rc) rc = llvm_diag_failed(j, "code generation");
+  if (!rc) rc = module_check_note_kernels(j);
   if (!rc) rc = within_job_timeout(j, t0, "code generation");
   rc = dump_emitted(j, isa, rc);
-  if (gated) llvm_options_leave();
+  if (gated) peer_llvm_options_leave();
   return rc;
 }
 
@@ -131,21 +131,21 @@ static int job_llvm(job *j) {
 ** hold only LLVM's own work and the blob tool's: what is left of a call's wall
 ** time is gpublob's overhead. */
 static int job_run(job *j) {
-  double t = now_ms();
+  double t = util_now_ms();
   int rc = tool_early(j) ? tool_start(j) : GPUBLOB_OK;
-  j->ms[PH_TOOL] += now_ms() - t;
-  if (!rc) rc = j->flags & GPUBLOB_FLAG_ISOLATE ? isolate_job(j) : job_llvm(j);
-  t = now_ms();
+  j->ms[PH_TOOL] += util_now_ms() - t;
+  if (!rc) rc = j->flags & GPUBLOB_FLAG_ISOLATE ? isolate_host_job(j) : job_llvm(j);
+  t = util_now_ms();
   if (!rc) rc = run_blob_tool(j);
-  if (!rc) rc = check_blob(j);
-  j->ms[PH_TOOL] += now_ms() - t;
+  if (!rc) rc = magic_check_blob(j);
+  j->ms[PH_TOOL] += util_now_ms() - t;
   j->state = rc ? JOB_FAILED : JOB_DONE;
-  job_release_llvm(j);
+  llvm_job_release(j);
   return rc;
 }
 
 /* A thread with a stack of size bytes (a smaller one if that cannot be had). */
-static int thread_start(pthread_t *t, size_t size, void *(*fn)(void *), void *arg) {
+static int job_thread_start(pthread_t *t, size_t size, void *(*fn)(void *), void *arg) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   int rc = pthread_attr_setstacksize(&attr, size);

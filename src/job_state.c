@@ -4,25 +4,25 @@
 
 /* ---- one job: begun with its options, ended with everything it holds ---- */
 /* A path a job found (its tool, its provider's library): "" or its own malloc'd copy. */
-static void job_path_free(const char **path) {
+static void job_state_path_free(const char **path) {
   if (**path) free((char *)*path);
   *path = "";
 }
 
 /* b's text becomes the job's path (b is left empty); "" when b holds none. */
-static void job_path_take(const char **path, strbuf *b) {
-  job_path_free(path);
+static void job_state_path_take(const char **path, strbuf *b) {
+  job_state_path_free(path);
   strbuf taken = sb_move(b);
   if (taken.len) *path = taken.s;
   else free(taken.s);
 }
 
 /* o: settled options (options_normalise), copied for the job to narrow; NULL: the defaults. */
-static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
+static void job_state_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
   memset(j, 0, sizeof *j);
   j->tool = j->provider_path = "";
   j->g = j->host = g;
-  j->opts = o ? *o : default_options;
+  j->opts = o ? *o : options_default_options;
   j->o = &j->opts;
   j->name = name ? name : "<memory>";
   j->abi_from = "from the options";
@@ -34,10 +34,10 @@ static void job_begin(job *j, gpublob *g, const gpublob_options *o, const char *
   sb_reset(&g->msg);
 }
 
-static void job_end(job *j) {
-  job_release_llvm(j);
-  job_path_free(&j->tool);
-  job_path_free(&j->provider_path);
+static void job_state_end(job *j) {
+  llvm_job_release(j);
+  job_state_path_free(&j->tool);
+  job_state_path_free(&j->provider_path);
   sb_free(&j->features);
   sb_free(&j->condfeat);
   sb_free(&j->mllvm);
@@ -48,6 +48,6 @@ static void job_end(job *j) {
   sb_free(&j->kernels);
   sb_free(&j->sink.msg);
   sb_free(&j->sink.warn);
-  blob_release(&j->out);
-  blob_release(&j->asm_out);
+  util_blob_release(&j->out);
+  util_blob_release(&j->asm_out);
 }

@@ -17,7 +17,7 @@ static void kt_free(ktable *t) {
 
 /* A copy of s (n bytes) the table owns; NULL when memory is out. */
 static const char *kt_str(ktable *t, const char *s, size_t n) {
-  char *c = grow(&t->str, t->nstr, sizeof *t->str) ? NULL : malloc(n + 1);
+  char *c = util_grow(&t->str, t->nstr, sizeof *t->str) ? NULL : malloc(n + 1);
   if (!c) return NULL;
   memcpy(c, s, n);
   c[n] = 0;
@@ -28,12 +28,12 @@ static const char *kt_str(ktable *t, const char *s, size_t n) {
 /* Figures as a reader combines them (a block's threads, spills of two kinds): each
 ** a count (>= 0), and -1 (not known) where the result is more than a long long holds,
 ** never a signed overflow (the figures are a blob's, anyone's). */
-static long long count_mul(long long a, long long b) {
+static long long kt_count_mul(long long a, long long b) {
   if (a < 0 || b < 0) return -1;
   return a && b > LLONG_MAX / a ? -1 : a * b;
 }
 
-static long long count_add(long long a, long long b) {
+static long long kt_count_add(long long a, long long b) {
   if (a < 0 || b < 0) return -1;
   return b > LLONG_MAX - a ? -1 : a + b;
 }
@@ -49,16 +49,16 @@ static gpublob_kernel_info kt_blank(const char *name, const char *chip) {
 ** copied; NULL with the handle's error (TOOL past KT_MAX_KERNELS, NOMEM). */
 static gpublob_kernel_info *kt_add(gpublob *g, ktable *t, const char *name, size_t n, const char *chip) {
   if (t->n >= KT_MAX_KERNELS) {
-    set_error(g, GPUBLOB_TOOL, "more than %d kernels in one blob", KT_MAX_KERNELS);
+    handle_set_error(g, GPUBLOB_TOOL, "more than %d kernels in one blob", KT_MAX_KERNELS);
     return NULL;
   }
   if (n > KT_MAX_NAME) {
-    set_error(g, GPUBLOB_TOOL, "a kernel's name is longer than %d bytes", KT_MAX_NAME);
+    handle_set_error(g, GPUBLOB_TOOL, "a kernel's name is longer than %d bytes", KT_MAX_NAME);
     return NULL;
   }
   const char *nm = kt_str(t, name, n), *ch = nm ? kt_str(t, chip, strlen(chip)) : NULL;
-  if (!ch || grow(&t->k, t->n, sizeof *t->k)) {
-    set_error(g, GPUBLOB_NOMEM, "out of memory reading kernel metadata");
+  if (!ch || util_grow(&t->k, t->n, sizeof *t->k)) {
+    handle_set_error(g, GPUBLOB_NOMEM, "out of memory reading kernel metadata");
     return NULL;
   }
   gpublob_kernel_info *k = &t->k[t->n++];

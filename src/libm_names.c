@@ -31,22 +31,22 @@ enum { LIBM_NONE, LIBM_ALWAYS, LIBM_UNLESS_AFN };
 
 /* Is name (n bytes) one of C's math functions?  *base: the length of its double name,
 ** *is_float: it is the float one (sinf). */
-static int libm_c_function(const char *name, size_t n, size_t *base, int *is_float) {
-  *is_float = list_index(libm_c_functions, name, n) < 0;
+static int libm_names_c_function(const char *name, size_t n, size_t *base, int *is_float) {
+  *is_float = util_list_index(libm_c_functions, name, n) < 0;
   *base = n - (size_t)*is_float;
   if (!*is_float) return 1;
-  return n > 1 && name[n - 1] == 'f' && list_index(libm_c_functions, name, n - 1) >= 0;
+  return n > 1 && name[n - 1] == 'f' && util_list_index(libm_c_functions, name, n - 1) >= 0;
 }
 
 /* The spec's device-library name for C's function (its double name: base bytes of name)
 ** into out: 1; 0 where the spec has no template for its type; -1 out of memory. */
-static int libm_device_name(const job *j, const char *name, size_t base, int is_float, strbuf *out) {
+static int libm_names_device_name(const job *j, const char *name, size_t base, int is_float, strbuf *out) {
   const char *tmpl = is_float ? j->t->libm_float : j->t->libm_double;
   if (!*tmpl) return 0;
   strbuf c = {0};
   sb_addn(&c, name, base);
   const char *vars[] = {"name", sb_str(&c), NULL};
-  expand(j, tmpl, strlen(tmpl), vars, out);
+  template_expand(j, tmpl, strlen(tmpl), vars, out);
   int oom = c.oom || out->oom;
   sb_free(&c);
   return oom ? -1 : 1;
@@ -79,9 +79,9 @@ static int libm_intrinsic_rule(const job *j, LLVMValueRef f) {
   size_t n, wn;
   const char *name = LLVMGetValueName2(f, &n), *list = j->t->libm_intrinsics, *w;
   int rule = LIBM_NONE;
-  while (n > 5 && (w = next_word(&list, " ", &wn))) {
+  while (n > 5 && (w = util_next_word(&list, " ", &wn))) {
     int afn = wn > 4 && !strncmp(w + wn - 4, "!afn", 4);
-    if (!glob_match(w, afn ? wn - 4 : wn, name + 5)) continue;
+    if (!util_glob_match(w, afn ? wn - 4 : wn, name + 5)) continue;
     if (!afn) return LIBM_ALWAYS;
     rule = LIBM_UNLESS_AFN;
   }
@@ -95,7 +95,7 @@ static int libm_unselectable(LLVMValueRef call, int rule) {
 }
 
 /* The first call of intrinsic f the backend cannot select; NULL when none. */
-static LLVMValueRef libm_unselectable_call(const job *j, LLVMValueRef f) {
+static LLVMValueRef libm_names_unselectable_call(const job *j, LLVMValueRef f) {
   int rule = libm_intrinsic_rule(j, f);
   for (LLVMUseRef u = rule ? LLVMGetFirstUse(f) : NULL; u; u = LLVMGetNextUse(u)) {
     LLVMValueRef c = LLVMGetUser(u);
@@ -104,11 +104,11 @@ static LLVMValueRef libm_unselectable_call(const job *j, LLVMValueRef f) {
   return NULL;
 }
 
-/* Does the module call an intrinsic its backend cannot select?  (link_device_libs
+/* Does the module call an intrinsic its backend cannot select?  (devlib_link
 ** then runs even when nothing is undefined.) */
-static int libm_wanted(job *j) {
+static int libm_names_wanted(job *j) {
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
-    if (LLVMIsDeclaration(f) && libm_unselectable_call(j, f)) return 1;
+    if (LLVMIsDeclaration(f) && libm_names_unselectable_call(j, f)) return 1;
   return 0;
 }
 
@@ -142,18 +142,18 @@ static LLVMValueRef libm_declare(job *j, LLVMValueRef f, const char *devname) {
 ** library's definition of the spec's name for it, *def (NULL if none), that name in dev. */
 static int libm_resolve(job *j, devlib *libs, int n, const char *name, size_t base, int is_float,
                         strbuf *dev, LLVMValueRef *def) {
-  int named = libm_device_name(j, name, base, is_float, dev);
-  if (named < 0) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  int named = libm_names_device_name(j, name, base, is_float, dev);
+  if (named < 0) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   *def = named ? libm_lib_function(libs, n, sb_str(dev)) : NULL;
   return GPUBLOB_OK;
 }
 
 /* Does the spec's undefined_ok let a blob leave name undefined? */
-static int undefined_allowed(const job *j, const char *name) {
+static int libm_names_undefined_allowed(const job *j, const char *name) {
   const char *list = j->t->undefined_ok, *w;
   size_t n;
-  while ((w = next_word(&list, " ", &n)))
-    if (glob_match(w, n, name)) return 1;
+  while ((w = util_next_word(&list, " ", &n)))
+    if (util_glob_match(w, n, name)) return 1;
   return 0;
 }
 
@@ -180,15 +180,15 @@ static void libm_why_not(job *j, LLVMValueRef f, LLVMValueRef d, const char *dev
 ** (the blob would leave it undefined), else a warning, and it stays undefined. */
 static int libm_unrenamed(job *j, LLVMValueRef f, LLVMValueRef d, const char *dev) {
   const char *name = LLVMGetValueName2(f, &(size_t){0});
-  if (undefined_allowed(j, name)) return GPUBLOB_OK;
+  if (libm_names_undefined_allowed(j, name)) return GPUBLOB_OK;
   strbuf text = {0};
   sb_addf(&text, "%s: calls '%s', whose device-library function is %s, but ", j->name, name, dev);
   libm_why_not(j, f, d, dev, &text);
   sb_addf(&text, ": call %s as it is declared there, or define %s", dev, name);
   int rc = GPUBLOB_OK;
-  if (text.oom) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  else if (j->format == GPUBLOB_FORMAT_BIN) rc = set_error(j->g, GPUBLOB_LINK, "%s", sb_str(&text));
-  else add_warning(j->g, "%s; it stays undefined", sb_str(&text));
+  if (text.oom) rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  else if (j->format == GPUBLOB_FORMAT_BIN) rc = handle_set_error(j->g, GPUBLOB_LINK, "%s", sb_str(&text));
+  else handle_add_warning(j->g, "%s; it stays undefined", sb_str(&text));
   sb_free(&text);
   return rc;
 }
@@ -198,8 +198,8 @@ static int libm_rename_function(job *j, devlib *libs, int n, LLVMValueRef f) {
   size_t len, base;
   int is_float;
   const char *name = LLVMGetValueName2(f, &len);
-  if (!libm_c_function(name, len, &base, &is_float)) return GPUBLOB_OK;
-  int rc = load_all_lazy(j, libs, n); /* only for a module that has C math names */
+  if (!libm_names_c_function(name, len, &base, &is_float)) return GPUBLOB_OK;
+  int rc = devlib_load_all_lazy(j, libs, n); /* only for a module that has C math names */
   if (rc || libm_lib_function(libs, n, name)) return rc;
   strbuf dev = {0};
   LLVMValueRef d = NULL, g = NULL;
@@ -249,44 +249,44 @@ static int libm_intrinsic_error(job *j, LLVMValueRef f, const strbuf *cname, int
     libm_why_not(j, f, d, sb_str(dev), &why);
     sb_addf(&why, ": call %s as it is declared there", sb_str(dev));
   }
-  int rc = why.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory")
-                   : set_error(j->g, GPUBLOB_TARGET, "%s: calls %s, which target %s's backend cannot select (the "
+  int rc = why.oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory")
+                   : handle_set_error(j->g, GPUBLOB_TARGET, "%s: calls %s, which target %s's backend cannot select (the "
                                "spec's libm_intrinsics), %s", j->name, LLVMGetValueName2(f, &(size_t){0}),
                                j->t->name, sb_str(&why));
   sb_free(&why);
   return rc;
 }
 
-static int runs_backend(const job *j) {
+static int libm_names_runs_backend(const job *j) {
   return j->format != GPUBLOB_FORMAT_LLVM && j->format != GPUBLOB_FORMAT_LL;
 }
 
 /* An intrinsic the backend cannot select: its calls go to the device library's
 ** function of its C name (llvm.exp.f32 to expf's __nv_expf), or it is TARGET. */
 static int libm_rename_intrinsic(job *j, devlib *libs, int n, LLVMValueRef f) {
-  if (!libm_unselectable_call(j, f)) return GPUBLOB_OK;
+  if (!libm_names_unselectable_call(j, f)) return GPUBLOB_OK;
   strbuf cname = {0}, dev = {0};
   LLVMValueRef d = NULL, g = NULL;
   size_t base = 0;
   int is_float = 0, rc = GPUBLOB_OK;
   int typed = intrinsic_c_name(f, &cname);
-  int named = typed && libm_c_function(sb_str(&cname), cname.len, &base, &is_float);
-  if (cname.oom) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  if (!rc && named) rc = load_all_lazy(j, libs, n);
+  int named = typed && libm_names_c_function(sb_str(&cname), cname.len, &base, &is_float);
+  if (cname.oom) rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc && named) rc = devlib_load_all_lazy(j, libs, n);
   if (!rc && named) rc = libm_resolve(j, libs, n, sb_str(&cname), base, is_float, &dev, &d);
   if (!rc && d && same_signature(f, d)) g = libm_declare(j, f, sb_str(&dev));
   if (g) libm_redirect_calls(j, f, g);
-  else if (!rc && runs_backend(j)) rc = libm_intrinsic_error(j, f, typed ? &cname : NULL, named, d, &dev);
+  else if (!rc && libm_names_runs_backend(j)) rc = libm_intrinsic_error(j, f, typed ? &cname : NULL, named, d, &dev);
   sb_free(&cname);
   sb_free(&dev);
   return rc;
 }
 
-/* Before device libraries are linked (link_device_libs, with the libraries mapped): each
+/* Before device libraries are linked (devlib_link, with the libraries mapped): each
 ** declared C math function, and each call of an intrinsic the backend cannot select,
 ** goes to the device library's function for it.  The libraries are loaded lazily
 ** here only for a module that has such a name or call. */
-static int libm_rename(job *j, devlib *libs, int n) {
+static int libm_names_rename(job *j, devlib *libs, int n) {
   if (!*j->t->libm_float && !*j->t->libm_double) return GPUBLOB_OK;
   int rc = GPUBLOB_OK;
   LLVMValueRef next;

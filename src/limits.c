@@ -50,7 +50,7 @@ typedef struct limits_found {
 
 /* Each kernel of kt against o's limits; where names the code they are in ("nvptx
 ** sm_90", "gpu.module @m for nvptx sm_90"). */
-static void kernels_check(const gpublob_options *o, const ktable *kt, const char *where, limits_found *f) {
+static void limits_kernels_check(const gpublob_options *o, const ktable *kt, const char *where, limits_found *f) {
   strbuf why = {0};
   for (size_t i = 0; i < kt->n; i++) {
     sb_reset(&why);
@@ -73,13 +73,13 @@ static int limits_error(gpublob *g, limits_found *f) {
        "its chip has no limits in the spec, or it requires blocks of more than 16777216 threads"}};
   for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
     if (f->unknown & unknown[i].bit)
-      add_warning(g, "the limit %s was not checked for a kernel whose figure is not known (%s)", unknown[i].name,
+      handle_add_warning(g, "the limit %s was not checked for a kernel whose figure is not known (%s)", unknown[i].name,
                   unknown[i].why);
   int rc = GPUBLOB_OK;
-  if (f->first.oom) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
-  else if (f->count == 1) rc = set_error(g, GPUBLOB_LIMIT, "%s", sb_str(&f->first));
+  if (f->first.oom) rc = handle_set_error(g, GPUBLOB_NOMEM, "out of memory");
+  else if (f->count == 1) rc = handle_set_error(g, GPUBLOB_LIMIT, "%s", sb_str(&f->first));
   else if (f->count > 1)
-    rc = set_error(g, GPUBLOB_LIMIT, "%s; and %zu other kernel%s over a limit", sb_str(&f->first), f->count - 1,
+    rc = handle_set_error(g, GPUBLOB_LIMIT, "%s; and %zu other kernel%s over a limit", sb_str(&f->first), f->count - 1,
                    f->count == 2 ? " is" : "s are");
   sb_free(&f->first);
   return rc;
@@ -103,7 +103,7 @@ static const size_t summary_fields[] = {
     offsetof(gpublob_kernel_info, barriers)};
 enum { SUMMARY_NFIELDS = sizeof summary_fields / sizeof *summary_fields };
 
-static long long *summary_field(gpublob_kernel_info *k, size_t i) {
+static long long *limits_summary_field(gpublob_kernel_info *k, size_t i) {
   return (long long *)(void *)((char *)k + summary_fields[i]);
 }
 
@@ -113,8 +113,8 @@ static void summary_check(const gpublob_options *o, unsigned block_size, const c
                           limits_found *f) {
   const char *p = line, *s[4];
   size_t n[4];
-  for (int i = 0; i < 4; i++) s[i] = report_field(&p, end, &n[i]);
-  const target_desc *t = target_named(s[0], n[0]);
+  for (int i = 0; i < 4; i++) s[i] = output_report_field(&p, end, &n[i]);
+  const target_desc *t = resolve_target_named(s[0], n[0]);
   strbuf chip = {0}, where = {0}, name = {0};
   sb_addn(&chip, s[1], n[1]);
   sb_addn(&where, s[2], n[2]);
@@ -122,14 +122,14 @@ static void summary_check(const gpublob_options *o, unsigned block_size, const c
   gpublob_kernel_info k = kt_blank(sb_str(&name), sb_str(&chip));
   for (size_t i = 0; i < SUMMARY_NFIELDS; i++) {
     size_t fn;
-    const char *fs = report_field(&p, end, &fn);
-    *summary_field(&k, i) = report_number(fs, fn);
+    const char *fs = output_report_field(&p, end, &fn);
+    *limits_summary_field(&k, i) = output_report_number(fs, fn);
   }
   if (t && p == end && !chip.oom && !where.oom && !name.oom) {
     occupancy_fill(t, k.chip, block_size, &k);
     ktable one = {&k, 1, NULL, 0};
     sb_addf(&where, ", %s", t->name);
-    kernels_check(o, &one, sb_str(&where), f);
+    limits_kernels_check(o, &one, sb_str(&where), f);
   }
   sb_free(&chip);
   sb_free(&where);
@@ -157,10 +157,10 @@ static int limits_check(gpublob *g, const gpublob_options *o, gpublob_result *r)
     ktable kt = {0};
     sb_reset(&report);
     gpublob scratch = {0}; /* an output without kernels is none of the call's errors */
-    if (output_note_get(o_i, &report, &block_size)) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
+    if (output_report_note_get(o_i, &report, &block_size)) rc = handle_set_error(g, GPUBLOB_NOMEM, "out of memory");
     else if (!*o_i->target) summary_check_all(o, block_size, sb_str(&report), &f); /* MLIR's module */
-    else if (!output_kernels(&scratch, o_i, sb_str(&report), block_size, &kt)) kernels_check(o, &kt, o_i->target, &f);
-    else if (scratch.code != GPUBLOB_FORMAT) rc = set_error(g, scratch.code, "%s", sb_str(&scratch.msg));
+    else if (!meta_output_kernels(&scratch, o_i, sb_str(&report), block_size, &kt)) limits_kernels_check(o, &kt, o_i->target, &f);
+    else if (scratch.code != GPUBLOB_FORMAT) rc = handle_set_error(g, scratch.code, "%s", sb_str(&scratch.msg));
     kt_free(&kt);
     sb_free(&scratch.msg);
     sb_free(&scratch.warn);

@@ -48,7 +48,7 @@ static void remove_entries(int dirfd, int depth) {
 }
 
 /* A few passes: a process still writing into it may add an entry meanwhile. */
-static void remove_tree(const char *dir) {
+static void live_remove_tree(const char *dir) {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   for (int pass = 0; fd >= 0 && pass < 3 && rmdir(dir); pass++) {
     lseek(fd, 0, SEEK_SET);
@@ -70,6 +70,6 @@ void gpublob_process_cleanup(void) {
   }
   for (int i = 0; i < MAX_LIVE_DIRS; i++)
     if (atomic_load(&live_dirs[i].state) == SLOT_READY && is_workdir_name(live_dirs[i].path))
-      remove_tree(live_dirs[i].path);
+      live_remove_tree(live_dirs[i].path);
   errno = saved;
 }

@@ -21,11 +21,11 @@ static long long *amd_field(gpublob_kernel_info *k, const char *s, size_t n) {
 }
 
 static int amd_bad(gpublob *g, const char *what) {
-  return set_error(g, GPUBLOB_TOOL, "AMDGPU metadata note: %s", what);
+  return handle_set_error(g, GPUBLOB_TOOL, "AMDGPU metadata note: %s", what);
 }
 
 /* .reqd_workgroup_size: an array of three integers. */
-static int amd_reqd(gpublob *g, mpcur *c, gpublob_kernel_info *k) {
+static int amd_reqd(gpublob *g, mp_cur *c, gpublob_kernel_info *k) {
   size_t n;
   if (mp_array(c, &n) || n != 3) return amd_bad(g, ".reqd_workgroup_size is not an array of 3");
   for (int i = 0; i < 3; i++)
@@ -35,7 +35,7 @@ static int amd_reqd(gpublob *g, mpcur *c, gpublob_kernel_info *k) {
 }
 
 /* One kernel's map: its .name first found, then the figures kept. */
-static int amd_kernel(gpublob *g, mpcur *c, ktable *t, const char *chip) {
+static int amd_kernel(gpublob *g, mp_cur *c, ktable *t, const char *chip) {
   size_t pairs;
   if (mp_map(c, &pairs)) return amd_bad(g, "an entry of amdhsa.kernels is not a map");
   gpublob_kernel_info tmp = {0};
@@ -53,7 +53,7 @@ static int amd_kernel(gpublob *g, mpcur *c, ktable *t, const char *chip) {
     } else if (mp_is(key, kn, ".reqd_workgroup_size")) {
       if (amd_reqd(g, c, k)) return g->code;
     } else if ((f = amd_field(k, key, kn))) {
-      if (mp_int(c, f) || *f < 0) return set_error(g, GPUBLOB_TOOL, "AMDGPU metadata note: %.*s is not a count",
+      if (mp_int(c, f) || *f < 0) return handle_set_error(g, GPUBLOB_TOOL, "AMDGPU metadata note: %.*s is not a count",
                                                    (int)(kn < 64 ? kn : 64), key);
     } else mp_skip(c, MSGPACK_MAX_DEPTH);
     if (c->bad) return amd_bad(g, "a kernel's map is cut short or malformed");
@@ -63,14 +63,14 @@ static int amd_kernel(gpublob *g, mpcur *c, ktable *t, const char *chip) {
   if (!rec) return g->code;
   tmp.name = rec->name;
   tmp.chip = rec->chip;
-  if (tmp.vgpr_spills >= 0 && tmp.sgpr_spills >= 0) tmp.spills = count_add(tmp.vgpr_spills, tmp.sgpr_spills);
+  if (tmp.vgpr_spills >= 0 && tmp.sgpr_spills >= 0) tmp.spills = kt_count_add(tmp.vgpr_spills, tmp.sgpr_spills);
   *rec = tmp;
   return GPUBLOB_OK;
 }
 
 /* The note's map: amdhsa.kernels read, the rest skipped. */
 static int amd_map(gpublob *g, const unsigned char *p, size_t n, ktable *t, const char *chip) {
-  mpcur c = {p, p + n, 0};
+  mp_cur c = {p, p + n, 0};
   size_t pairs, count;
   if (mp_map(&c, &pairs)) return amd_bad(g, "not a MessagePack map");
   for (size_t i = 0; i < pairs; i++) {
@@ -91,17 +91,17 @@ static int amd_map(gpublob *g, const unsigned char *p, size_t n, ktable *t, cons
 
 /* The kernels of a code object, from the first NT_AMDGPU_METADATA note of its note
 ** sections; a code object without one is TOOL (LLVM writes one into each). */
-static int read_amdgpu_note(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
-  elfview e;
+static int meta_amdgpu_read_note(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
+  elf_view e;
   if (elf_open(g, &e, p, n, "code object")) return g->code;
   for (size_t i = 0; i < e.shnum; i++) {
-    elfsec s = elf_sec(&e, i);
+    elf_section s = elf_sec(&e, i);
     const unsigned char *b = s.type == SHT_NOTE_ ? elf_bytes(&e, &s) : NULL;
     if (s.type == SHT_NOTE_ && !b) return amd_bad(g, "a note section lies outside the code object");
     for (uint64_t off = 0; b && off <= s.size && s.size - off >= 12;) {
-      uint64_t namesz = le_n(b + off, 4), descsz = le_n(b + off + 4, 4), type = le_n(b + off + 8, 4);
+      uint64_t namesz = elf_le_n(b + off, 4), descsz = elf_le_n(b + off + 4, 4), type = elf_le_n(b + off + 8, 4);
       uint64_t name_at = off + 12, desc_at = name_at + ((namesz + 3) & ~(uint64_t)3);
-      if (!in_blob(s.size, name_at, namesz) || !in_blob(s.size, desc_at, descsz))
+      if (!elf_in_blob(s.size, name_at, namesz) || !elf_in_blob(s.size, desc_at, descsz))
         return amd_bad(g, "a note runs past its section");
       if (type == NT_AMDGPU_METADATA_ && namesz == 7 && !memcmp(b + name_at, "AMDGPU", 7))
         return amd_map(g, b + desc_at, (size_t)descsz, t, chip);

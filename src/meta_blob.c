@@ -4,13 +4,13 @@
 
 /* ---- a bin blob, by its target's reader ---- */
 /* A bin blob's kernels, by the target's reader, each with chip. */
-static int read_bin_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, const char *chip,
+static int meta_blob_read_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, const char *chip,
                             ktable *kt) {
   switch (t->metadata) {
-  case METADATA_amdgpu_note: return read_amdgpu_note(g, p, n, chip, kt);
-  case METADATA_nv_info: return read_nv_info(g, p, n, chip, kt);
+  case METADATA_amdgpu_note: return meta_amdgpu_read_note(g, p, n, chip, kt);
+  case METADATA_nv_info: return meta_nvinfo_read(g, p, n, chip, kt);
   case METADATA_none: break;
   }
-  return set_error(g, GPUBLOB_FORMAT, "a %s blob records no kernel metadata gpublob reads (spec: metadata = none)",
+  return handle_set_error(g, GPUBLOB_FORMAT, "a %s blob records no kernel metadata gpublob reads (spec: metadata = none)",
                    t->name);
 }

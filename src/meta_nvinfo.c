@@ -43,7 +43,7 @@ static int nv_next(const unsigned char *b, uint64_t size, uint64_t *off, nvrec *
   r->v = h + 2;
   r->n = 2;
   if (r->fmt == EIFMT_SVAL) {
-    r->n = (size_t)le_n(h + 2, 2);
+    r->n = (size_t)elf_le_n(h + 2, 2);
     r->v = h + 4;
     if (size - *off - 4 < r->n) return -1;
   }
@@ -52,7 +52,7 @@ static int nv_next(const unsigned char *b, uint64_t size, uint64_t *off, nvrec *
 }
 
 static int nv_bad(gpublob *g, const char *sec, size_t n, const char *what) {
-  return set_error(g, GPUBLOB_TOOL, "cubin: section %.*s: %s", (int)(n < 80 ? n : 80), sec, what);
+  return handle_set_error(g, GPUBLOB_TOOL, "cubin: section %.*s: %s", (int)(n < 80 ? n : 80), sec, what);
 }
 
 /* A kernel's own section: block sizes and parameters. */
@@ -63,25 +63,25 @@ static int nv_kernel_section(gpublob *g, const unsigned char *b, uint64_t size, 
   int more;
   while ((more = nv_next(b, size, &off, &r)) > 0) {
     if ((r.attr == EIATTR_MAX_THREADS || r.attr == EIATTR_REQNTID) && r.fmt == EIFMT_SVAL && r.n == 12) {
-      long long x = (long long)le_n(r.v, 4), y = (long long)le_n(r.v + 4, 4), z = (long long)le_n(r.v + 8, 4);
+      long long x = (long long)elf_le_n(r.v, 4), y = (long long)elf_le_n(r.v + 4, 4), z = (long long)elf_le_n(r.v + 8, 4);
       if (r.attr == EIATTR_REQNTID) k->reqd_threads[0] = x, k->reqd_threads[1] = y, k->reqd_threads[2] = z;
-      else k->max_threads = count_mul(count_mul(x, y), z); /* u32s: -1 past a long long */
+      else k->max_threads = kt_count_mul(kt_count_mul(x, y), z); /* u32s: -1 past a long long */
     } else if (r.attr == EIATTR_PARAM_CBANK && r.fmt == EIFMT_SVAL && r.n == 8)
-      k->params_bytes = (long long)(le_n(r.v + 4, 4) >> 16);
+      k->params_bytes = (long long)(elf_le_n(r.v + 4, 4) >> 16);
     else if (r.attr == EIATTR_CBANK_PARAM_SIZE && r.fmt != EIFMT_SVAL && k->params_bytes < 0)
-      k->params_bytes = (long long)le_n(r.v, 2);
+      k->params_bytes = (long long)elf_le_n(r.v, 2);
   }
   if (more < 0) return nv_bad(g, nm, nl, "a record runs past the section");
   if (k->max_threads < 0 && k->reqd_threads[0])
-    k->max_threads = count_mul(count_mul(k->reqd_threads[0], k->reqd_threads[1]), k->reqd_threads[2]);
+    k->max_threads = kt_count_mul(kt_count_mul(k->reqd_threads[0], k->reqd_threads[1]), k->reqd_threads[2]);
   return GPUBLOB_OK;
 }
 
 /* .nv.info's records for the kernel k (by its symbol's name). */
-static int nv_global(gpublob *g, const elfview *e, ktable *t, size_t first) {
+static int nv_global(gpublob *g, const elf_view *e, ktable *t, size_t first) {
   long i = elf_find(e, ".nv.info", 8);
   if (i < 0) return GPUBLOB_OK;
-  elfsec s = elf_sec(e, (size_t)i);
+  elf_section s = elf_sec(e, (size_t)i);
   const unsigned char *b = elf_bytes(e, &s);
   if (!b) return nv_bad(g, ".nv.info", 8, "lies outside the cubin");
   uint64_t off = 0;
@@ -91,8 +91,8 @@ static int nv_global(gpublob *g, const elfview *e, ktable *t, size_t first) {
     if (r.fmt != EIFMT_SVAL || r.n != 8 || (r.attr != EIATTR_REGCOUNT && r.attr != EIATTR_FRAME_SIZE))
       continue;
     size_t len;
-    const char *sym = elf_sym_name(e, le_n(r.v, 4), &len);
-    long long v = (long long)le_n(r.v + 4, 4);
+    const char *sym = elf_sym_name(e, elf_le_n(r.v, 4), &len);
+    long long v = (long long)elf_le_n(r.v + 4, 4);
     for (size_t j = first; sym && j < t->n; j++) {
       gpublob_kernel_info *k = &t->k[j];
       if (strlen(k->name) != len || memcmp(k->name, sym, len)) continue;
@@ -104,7 +104,7 @@ static int nv_global(gpublob *g, const elfview *e, ktable *t, size_t first) {
 }
 
 /* "PREFIXkernel"'s section: its index, or -1. */
-static long nv_section_of(const elfview *e, const char *prefix, const char *kernel) {
+static long nv_section_of(const elf_view *e, const char *prefix, const char *kernel) {
   strbuf name = {0};
   sb_add(&name, prefix);
   sb_add(&name, kernel);
@@ -115,14 +115,14 @@ static long nv_section_of(const elfview *e, const char *prefix, const char *kern
 
 /* The first symbol named name (n bytes), or, with prefix, whose name starts so: 1 with
 ** its st_other in *other and st_value in *value; 0 when the symbol table has none. */
-static int nv_symbol(const elfview *e, const char *name, size_t n, int prefix, unsigned *other, uint64_t *value) {
-  elfsec tab;
+static int nv_symbol(const elf_view *e, const char *name, size_t n, int prefix, unsigned *other, uint64_t *value) {
+  elf_section tab;
   uint64_t count = elf_symtab(e, &tab);
   for (uint64_t k = 0; k < count; k++) {
     size_t len;
     const char *nm = elf_sym(e, &tab, k, &len, other);
     if (nm && (prefix ? len >= n : len == n) && !memcmp(nm, name, n)) {
-      *value = le_n(elf_bytes(e, &tab) + k * ELF_SYM + 8, 8);
+      *value = elf_le_n(elf_bytes(e, &tab) + k * ELF_SYM + 8, 8);
       return 1;
     }
   }
@@ -130,7 +130,7 @@ static int nv_symbol(const elfview *e, const char *name, size_t n, int prefix, u
 }
 
 /* The shared memory the chip reserves before a kernel's own (see above); 0 if none. */
-static uint64_t nv_reserved(const elfview *e) {
+static uint64_t nv_reserved(const elf_view *e) {
   unsigned other;
   uint64_t cap;
   if (nv_symbol(e, ".nv.reservedSmem.cap", 20, 0, &other, &cap)) return cap;
@@ -138,9 +138,9 @@ static uint64_t nv_reserved(const elfview *e) {
 }
 
 /* The shared memory and the registers of .text of kernel k. */
-static void nv_sections(const elfview *e, gpublob_kernel_info *k, uint64_t reserved) {
+static void nv_sections(const elf_view *e, gpublob_kernel_info *k, uint64_t reserved) {
   long i = nv_section_of(e, ".nv.shared.", k->name);
-  elfsec s;
+  elf_section s;
   if (i < 0) k->shared_bytes = 0; /* no section: none */
   else if ((s = elf_sec(e, (size_t)i)).type == SHT_NOBITS_)
     k->shared_bytes = (long long)(s.size >= reserved ? s.size - reserved : s.size);
@@ -152,20 +152,20 @@ static void nv_sections(const elfview *e, gpublob_kernel_info *k, uint64_t reser
 ** STO_CUDA_ENTRY (0x10).  nvJitLink keeps a device function apart, with a .nv.info
 ** section of its own, where ptxas clones it into each kernel; it is no kernel.  A
 ** cubin whose symbol table does not name the function keeps it (1). */
-static int nv_is_entry(const elfview *e, const char *name, size_t n) {
+static int nv_is_entry(const elf_view *e, const char *name, size_t n) {
   enum { STO_CUDA_ENTRY = 0x10 };
   unsigned other;
   uint64_t value;
   return nv_symbol(e, name, n, 0, &other, &value) ? (other & STO_CUDA_ENTRY) != 0 : 1;
 }
 
-static int read_nv_info(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
-  elfview e;
+static int meta_nvinfo_read(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
+  elf_view e;
   if (elf_open(g, &e, p, n, "cubin")) return g->code;
   size_t first = t->n;
   uint64_t reserved = nv_reserved(&e);
   for (size_t i = 0; i < e.shnum; i++) {
-    elfsec s = elf_sec(&e, i);
+    elf_section s = elf_sec(&e, i);
     size_t len;
     const char *nm = elf_sec_name(&e, &s, &len);
     if (len <= 9 || memcmp(nm, ".nv.info.", 9) || !nv_is_entry(&e, nm + 9, len - 9)) continue;

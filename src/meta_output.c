@@ -6,35 +6,35 @@
 /* The kernels of output o: its target's reader for a bin blob or a pack; FORMAT for
 ** any other output (assembly, bitcode, MLIR's module, a target without a reader). */
 static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) {
-  const target_desc *t = o->target ? target_named(o->target, strlen(o->target)) : NULL;
+  const target_desc *t = o->target ? resolve_target_named(o->target, strlen(o->target)) : NULL;
   const char *suffix = o->blob.suffix ? o->blob.suffix : "";
   if (!t && o->target && *o->target)
-    return set_error(g, GPUBLOB_FORMAT, "the output's target '%.64s' is none of the spec's", o->target);
-  if (!t) return set_error(g, GPUBLOB_FORMAT, "the output holds no kernel metadata (MLIR's whole module: its "
+    return handle_set_error(g, GPUBLOB_FORMAT, "the output's target '%.64s' is none of the spec's", o->target);
+  if (!t) return handle_set_error(g, GPUBLOB_FORMAT, "the output holds no kernel metadata (MLIR's whole module: its "
                            "kernels are in each #gpu.object's kernel table)");
   const unsigned char *p = o->blob.data ? o->blob.data : (const unsigned char *)"";
   if (*t->suffix_pack && !strcmp(suffix, t->suffix_pack)) {
-    if (t->pack_metadata == PACK_METADATA_offload_bundle) return read_bundle_kernels(g, t, p, o->blob.size, kt);
+    if (t->pack_metadata == PACK_METADATA_offload_bundle) return meta_pack_read_bundle(g, t, p, o->blob.size, kt);
     if (t->pack_metadata == PACK_METADATA_fatbin)
-      return read_fatbin_kernels(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
-    return set_error(g, GPUBLOB_FORMAT, "a %s pack (%s) records no kernel metadata gpublob reads", t->name, suffix);
+      return meta_pack_read_fatbin(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
+    return handle_set_error(g, GPUBLOB_FORMAT, "a %s pack (%s) records no kernel metadata gpublob reads", t->name, suffix);
   }
   if (strcmp(suffix, t->suffix_bin))
-    return set_error(g, GPUBLOB_FORMAT, "a %s output of format %s records no kernel metadata (only the bin "
+    return handle_set_error(g, GPUBLOB_FORMAT, "a %s output of format %s records no kernel metadata (only the bin "
                      "blob and the pack do)", t->name, *suffix ? suffix : "(none)");
-  return read_bin_kernels(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
+  return meta_blob_read_kernels(g, t, p, o->blob.size, o->chip ? o->chip : "", kt);
 }
 
 /* ---- an output's kernels, with what gpublob kept of it ---- */
 /* Output o's kernels, its tool's report (src/output_report.c) merged into them, their
 ** occupancy figured from their chips' limits in the spec (src/occupancy.c) for blocks
 ** of block_size threads (0: each kernel's own limit, else 1024). */
-static int output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,
+static int meta_output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,
                           ktable *kt) {
   int rc = read_output_kernels(g, o, kt);
   if (rc) return rc;
-  report_merge(kt, report);
-  const target_desc *t = target_named(o->target, strlen(o->target)); /* the reader found it */
+  output_report_merge(kt, report);
+  const target_desc *t = resolve_target_named(o->target, strlen(o->target)); /* the reader found it */
   for (size_t i = 0; i < kt->n; i++) occupancy_fill(t, kt->k[i].chip, block_size, &kt->k[i]);
   return GPUBLOB_OK;
 }

@@ -15,8 +15,8 @@
 **     suffix (sm_90a: the entry says 90), the listed chip. */
 
 /* ---- the members of a pack, each read as a bin blob ---- */
-static const char bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
-enum { BUNDLE_MAGIC_LEN = sizeof bundle_magic - 1, PACK_MAX_MEMBERS = 4096 };
+static const char meta_pack_bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
+enum { BUNDLE_MAGIC_LEN = sizeof meta_pack_bundle_magic - 1, PACK_MAX_MEMBERS = 4096 };
 
 /* The target id an offload entry's id ends with: what follows its kind and the four
 ** parts of its triple (kind-arch-vendor-os-env-ID); the whole id when it has fewer. */
@@ -29,18 +29,18 @@ static const char *bundle_chip(const char *id, size_t n, size_t *len) {
   return id + i;
 }
 
-static int read_bundle_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt) {
+static int meta_pack_read_bundle(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt) {
   if (n >= 4 && !memcmp(p, "CCOB", 4))
-    return set_error(g, GPUBLOB_TOOL, "offload bundle: compressed (CCOB); its members are not read");
-  if (n < BUNDLE_MAGIC_LEN + 8 || memcmp(p, bundle_magic, BUNDLE_MAGIC_LEN))
-    return set_error(g, GPUBLOB_TOOL, "offload bundle: no %s magic", bundle_magic);
-  uint64_t count = le_n(p + BUNDLE_MAGIC_LEN, 8), at = BUNDLE_MAGIC_LEN + 8;
-  if (count > PACK_MAX_MEMBERS) return set_error(g, GPUBLOB_TOOL, "offload bundle: %llu entries", (unsigned long long)count);
+    return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: compressed (CCOB); its members are not read");
+  if (n < BUNDLE_MAGIC_LEN + 8 || memcmp(p, meta_pack_bundle_magic, BUNDLE_MAGIC_LEN))
+    return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: no %s magic", meta_pack_bundle_magic);
+  uint64_t count = elf_le_n(p + BUNDLE_MAGIC_LEN, 8), at = BUNDLE_MAGIC_LEN + 8;
+  if (count > PACK_MAX_MEMBERS) return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: %llu entries", (unsigned long long)count);
   for (uint64_t i = 0; i < count; i++) {
-    if (!in_blob(n, at, 24)) return set_error(g, GPUBLOB_TOOL, "offload bundle: entry %llu's header is cut short", (unsigned long long)i);
-    uint64_t off = le_n(p + at, 8), size = le_n(p + at + 8, 8), idn = le_n(p + at + 16, 8);
-    if (!in_blob(n, at + 24, idn) || idn > KT_MAX_NAME || !in_blob(n, off, size))
-      return set_error(g, GPUBLOB_TOOL, "offload bundle: entry %llu lies outside the bundle", (unsigned long long)i);
+    if (!elf_in_blob(n, at, 24)) return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: entry %llu's header is cut short", (unsigned long long)i);
+    uint64_t off = elf_le_n(p + at, 8), size = elf_le_n(p + at + 8, 8), idn = elf_le_n(p + at + 16, 8);
+    if (!elf_in_blob(n, at + 24, idn) || idn > KT_MAX_NAME || !elf_in_blob(n, off, size))
+      return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: entry %llu lies outside the bundle", (unsigned long long)i);
     size_t cl;
     const char *chip = bundle_chip((const char *)p + at + 24, (size_t)idn, &cl);
     at += 24 + idn;
@@ -48,7 +48,7 @@ static int read_bundle_kernels(gpublob *g, const target_desc *t, const unsigned 
     char buf[KT_MAX_NAME + 1];
     memcpy(buf, chip, cl);
     buf[cl] = 0;
-    if (read_bin_kernels(g, t, p + off, (size_t)size, buf, kt)) return g->code;
+    if (meta_blob_read_kernels(g, t, p + off, (size_t)size, buf, kt)) return g->code;
   }
   return GPUBLOB_OK;
 }
@@ -60,33 +60,33 @@ static void fatbin_chip(const target_desc *t, const char *chips, int which, uint
   snprintf(chip, size, "%s%llu", t->chip_prefix, (unsigned long long)sm);
   const char *w = NULL;
   size_t n = 0, len = strlen(chip);
-  for (int i = 0; i <= which && (w = next_word(&chips, ",", &n)); i++) {}
+  for (int i = 0; i <= which && (w = util_next_word(&chips, ",", &n)); i++) {}
   if (w && n > len && n < size && !memcmp(w, chip, len) && !isdigit((unsigned char)w[len])) {
     memcpy(chip, w, n);
     chip[n] = 0;
   }
 }
 
-static int read_fatbin_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
+static int meta_pack_read_fatbin(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
                                const char *chips, ktable *kt) {
-  if (n < 16 || le_n(p, 4) != FATBIN_MAGIC) return set_error(g, GPUBLOB_TOOL, "fatbin: no magic 0x%X", FATBIN_MAGIC);
-  uint64_t hdr = le_n(p + 6, 2), size = le_n(p + 8, 8);
-  if (hdr < 16 || !in_blob(n, hdr, size)) return set_error(g, GPUBLOB_TOOL, "fatbin: its entries lie outside its %zu bytes", n);
+  if (n < 16 || elf_le_n(p, 4) != FATBIN_MAGIC) return handle_set_error(g, GPUBLOB_TOOL, "fatbin: no magic 0x%X", FATBIN_MAGIC);
+  uint64_t hdr = elf_le_n(p + 6, 2), size = elf_le_n(p + 8, 8);
+  if (hdr < 16 || !elf_in_blob(n, hdr, size)) return handle_set_error(g, GPUBLOB_TOOL, "fatbin: its entries lie outside its %zu bytes", n);
   uint64_t at = hdr, end = hdr + size;
   for (int members = 0, cubins = 0; at < end; members++) {
-    if (members >= PACK_MAX_MEMBERS) return set_error(g, GPUBLOB_TOOL, "fatbin: more than %d entries", PACK_MAX_MEMBERS);
-    if (!in_blob((size_t)end, at, FATBIN_ENTRY_MIN)) return set_error(g, GPUBLOB_TOOL, "fatbin: an entry's header is cut short");
+    if (members >= PACK_MAX_MEMBERS) return handle_set_error(g, GPUBLOB_TOOL, "fatbin: more than %d entries", PACK_MAX_MEMBERS);
+    if (!elf_in_blob((size_t)end, at, FATBIN_ENTRY_MIN)) return handle_set_error(g, GPUBLOB_TOOL, "fatbin: an entry's header is cut short");
     const unsigned char *e = p + at;
-    uint64_t eh = le_n(e + 4, 4), payload = le_n(e + 8, 8), sm = le_n(e + 28, 4), flags = le_n(e + 40, 8);
-    if (eh < FATBIN_ENTRY_MIN || !in_blob((size_t)end, at + eh, payload))
-      return set_error(g, GPUBLOB_TOOL, "fatbin: an entry lies outside the fatbin");
+    uint64_t eh = elf_le_n(e + 4, 4), payload = elf_le_n(e + 8, 8), sm = elf_le_n(e + 28, 4), flags = elf_le_n(e + 40, 8);
+    if (eh < FATBIN_ENTRY_MIN || !elf_in_blob((size_t)end, at + eh, payload))
+      return handle_set_error(g, GPUBLOB_TOOL, "fatbin: an entry lies outside the fatbin");
     char chip[64];
-    if (le_n(e, 2) == FATBIN_ELF) fatbin_chip(t, chips, cubins++, sm, chip, sizeof chip);
+    if (elf_le_n(e, 2) == FATBIN_ELF) fatbin_chip(t, chips, cubins++, sm, chip, sizeof chip);
     else snprintf(chip, sizeof chip, "%s%llu", t->chip_prefix, (unsigned long long)sm);
-    if (le_n(e, 2) == FATBIN_ELF && (flags & FATBIN_COMPRESSED))
-      return set_error(g, GPUBLOB_TOOL, "fatbin: the %s cubin is compressed (flags 0x%llx); not read", chip,
+    if (elf_le_n(e, 2) == FATBIN_ELF && (flags & FATBIN_COMPRESSED))
+      return handle_set_error(g, GPUBLOB_TOOL, "fatbin: the %s cubin is compressed (flags 0x%llx); not read", chip,
                        (unsigned long long)flags);
-    if (le_n(e, 2) == FATBIN_ELF && read_bin_kernels(g, t, e + eh, (size_t)payload, chip, kt)) return g->code;
+    if (elf_le_n(e, 2) == FATBIN_ELF && meta_blob_read_kernels(g, t, e + eh, (size_t)payload, chip, kt)) return g->code;
     at += eh + payload;
   }
   return GPUBLOB_OK;

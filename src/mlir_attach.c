@@ -6,29 +6,29 @@ static uint32_t object_format(int format) { /* gpu::CompilationTarget */
          : format == GPUBLOB_FORMAT_FATBIN ? 4 : 3;
 }
 
-static MlirStringRef blob_ref(const gpu_item *it) {
+static MlirStringRef blob_ref(const mlir_plan_gpu_item *it) {
   return mlirStringRefCreate((const char *)it->blob.data, it->blob.size);
 }
 
-static void attach_legacy(mlir_call_state *m) {
+static void mlir_attach_legacy(mlir_plan_call_state *m) {
   for (size_t i = 0; i < m->nitems; i++) {
-    gpu_item *it = &m->items[i];
-    mlirOperationSetAttributeByName(it->gm, cref(it->t->attribute),
+    mlir_plan_gpu_item *it = &m->items[i];
+    mlirOperationSetAttributeByName(it->gm, mlir_init_cref(it->t->attribute),
                                     mlirStringAttrGet(m->ctx, blob_ref(it)));
   }
 }
 
 /* gpu.binary @name <handler> [objects], where it replaces the gpu.module. */
-static void replace_by_binary(mlir_call_state *m, MlirOperation gm, MlirAttribute *objects, intptr_t n) {
-  MlirAttribute handler = mlirOperationGetAttributeByName(gm, cref("offloadingHandler"));
-  if (mlirAttributeIsNull(handler)) handler = mlirAttributeParseGet(m->ctx, cref("#gpu.select_object<0>"));
+static void replace_by_binary(mlir_plan_call_state *m, MlirOperation gm, MlirAttribute *objects, intptr_t n) {
+  MlirAttribute handler = mlirOperationGetAttributeByName(gm, mlir_init_cref("offloadingHandler"));
+  if (mlirAttributeIsNull(handler)) handler = mlirAttributeParseGet(m->ctx, mlir_init_cref("#gpu.select_object<0>"));
   MlirNamedAttribute attrs[3] = {
-      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("sym_name")),
-                            mlirOperationGetAttributeByName(gm, cref("sym_name"))),
-      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("offloadingHandler")), handler),
-      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("objects")),
+      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, mlir_init_cref("sym_name")),
+                            mlirOperationGetAttributeByName(gm, mlir_init_cref("sym_name"))),
+      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, mlir_init_cref("offloadingHandler")), handler),
+      mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, mlir_init_cref("objects")),
                             mlirArrayAttrGet(m->ctx, n, objects))};
-  MlirOperationState st = mlirOperationStateGet(cref("gpu.binary"), mlirOperationGetLocation(gm));
+  MlirOperationState st = mlirOperationStateGet(mlir_init_cref("gpu.binary"), mlirOperationGetLocation(gm));
   mlirOperationStateAddAttributes(&st, 3, attrs);
   MlirOperation bin = mlirOperationCreate(&st);
   mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(gm), gm, bin);
@@ -39,24 +39,24 @@ static void replace_by_binary(mlir_call_state *m, MlirOperation gm, MlirAttribut
 ** tool's log of its jobs (ISACompilerLog, with GPUBLOB_FLAG_TOOL_LOG, as the
 ** collect-compiler-diagnostics flag asks) and the options' ELF section ("section",
 ** where gpu-to-llvm's embedding puts the blob); null when it has neither. */
-static MlirAttribute object_properties(mlir_call_state *m, const gpu_item *it, strbuf *log) {
-  const output_plan *op = &m->p.outputs[it->output];
+static MlirAttribute object_properties(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, strbuf *log) {
+  const plan_output *op = &m->p.outputs[it->output];
   sb_reset(log);
   for (size_t k = op->first; k < op->first + op->count; k++) sb_add(log, sb_str(&m->p.jobs[k]->tool_log));
   MlirNamedAttribute props[2];
   intptr_t n = 0;
   if (log->len)
-    props[n++] = mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("ISACompilerLog")),
+    props[n++] = mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, mlir_init_cref("ISACompilerLog")),
                                        mlirStringAttrGet(m->ctx, mlirStringRefCreate(log->s, log->len)));
   if (m->o.section && *m->o.section)
-    props[n++] = mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, cref("section")),
-                                       mlirStringAttrGet(m->ctx, cref(m->o.section)));
+    props[n++] = mlirNamedAttributeGet(mlirIdentifierGet(m->ctx, mlir_init_cref("section")),
+                                       mlirStringAttrGet(m->ctx, mlir_init_cref(m->o.section)));
   return n ? mlirDictionaryAttrGet(m->ctx, n, props) : (MlirAttribute){NULL};
 }
 
-static int attach_binary(mlir_call_state *m) {
+static int mlir_attach_binary(mlir_plan_call_state *m) {
   MlirAttribute *objects = malloc((m->nitems ? m->nitems : 1) * sizeof *objects);
-  if (!objects) return set_error(m->g, GPUBLOB_NOMEM, "out of memory");
+  if (!objects) return handle_set_error(m->g, GPUBLOB_NOMEM, "out of memory");
   int format = m->o.format ? m->o.format : GPUBLOB_FORMAT_BIN;
   strbuf log = {0};
   for (size_t g = 0; g < m->ngpu_modules; g++) {
@@ -66,12 +66,12 @@ static int attach_binary(mlir_call_state *m) {
       if (m->items[i].own) objects[n++] = m->items[i].object; /* as MLIR's serialiser made it */
       else objects[n++] = mlirGPUObjectAttrGetWithKernels(m->ctx, m->items[i].attr, object_format(format),
                                                        blob_ref(&m->items[i]), object_properties(m, &m->items[i], &log),
-                                                       kernel_table(m, &m->items[i], format));
+                                                       mlir_kernels_kernel_table(m, &m->items[i], format));
     }
     replace_by_binary(m, m->gpu_modules[g], objects, n);
   }
   free(objects);
   int oom = log.oom;
   sb_free(&log);
-  return oom ? set_error(m->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  return oom ? handle_set_error(m->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }

@@ -11,48 +11,48 @@
 #include <mlir-c/Target/LLVMIR.h>
 
 /* ---- MLIR: one-time registration, a context per call, diagnostics captured ---- */
-static pthread_once_t mlir_once = PTHREAD_ONCE_INIT;
-static pthread_once_t passes_once = PTHREAD_ONCE_INIT;
-static MlirDialectRegistry mlir_registry;
+static pthread_once_t mlir_init_once = PTHREAD_ONCE_INIT;
+static pthread_once_t mlir_init_passes_once = PTHREAD_ONCE_INIT;
+static MlirDialectRegistry mlir_init_registry;
 
 /* Every dialect and its extensions (convert-gpu-to-nvvm lowers arith, memref and
 ** the like through interfaces the extensions add). */
 static void mlir_init(void) {
-  mlir_registry = mlirDialectRegistryCreate();
-  mlirRegisterAllDialects(mlir_registry);
+  mlir_init_registry = mlirDialectRegistryCreate();
+  mlirRegisterAllDialects(mlir_init_registry);
 }
 
 /* Every pass, for pipeline strings: 1.5 ms, spent only when something is lowered. */
-static void passes_init(void) { mlirRegisterAllPasses(); }
+static void mlir_init_passes_init(void) { mlirRegisterAllPasses(); }
 
-typedef struct span {
+typedef struct mlir_init_span {
   const char *s;
   size_t n;
-} span;
+} mlir_init_span;
 
-static span sref(MlirStringRef r) { return (span){r.data, r.length}; }
+static mlir_init_span mlir_init_sref(MlirStringRef r) { return (mlir_init_span){r.data, r.length}; }
 
-static MlirStringRef cref(const char *s) { return mlirStringRefCreateFromCString(s); }
+static MlirStringRef mlir_init_cref(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-static void append_ref(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
+static void mlir_init_append_ref(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
 
 /* file:line:col when the location has one, else MLIR's own form of it. */
 static void add_location(strbuf *b, MlirLocation loc) {
   if (mlirLocationIsAFileLineColRange(loc)) {
-    span f = sref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
+    mlir_init_span f = mlir_init_sref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
     sb_addf(b, "%.*s:%d:%d", (int)f.n, f.s, mlirLocationFileLineColRangeGetStartLine(loc),
             mlirLocationFileLineColRangeGetStartColumn(loc));
   } else {
-    mlirLocationPrint(loc, append_ref, b);
+    mlirLocationPrint(loc, mlir_init_append_ref, b);
   }
 }
 
 /* MLIR's "see current operation" notes print a whole function: they are left out. */
-static MlirLogicalResult on_mlir_diagnostic(MlirDiagnostic d, void *arg) {
+static MlirLogicalResult mlir_init_on_diagnostic(MlirDiagnostic d, void *arg) {
   static const char *const sev[] = {"error", "warning", "note", "remark"};
   strbuf *b = arg, text = {0};
   MlirDiagnosticSeverity s = mlirDiagnosticGetSeverity(d);
-  mlirDiagnosticPrint(d, append_ref, &text);
+  mlirDiagnosticPrint(d, mlir_init_append_ref, &text);
   int skip = s == MlirDiagnosticRemark || !strncmp(sb_str(&text), "see current operation", 21);
   if (!skip) {
     if (b->len) sb_add(b, "\n");
@@ -62,6 +62,6 @@ static MlirLogicalResult on_mlir_diagnostic(MlirDiagnostic d, void *arg) {
   sb_free(&text);
   if (skip) return mlirLogicalResultSuccess();
   for (intptr_t i = 0; i < mlirDiagnosticGetNumNotes(d); i++)
-    on_mlir_diagnostic(mlirDiagnosticGetNote(d, i), arg);
+    mlir_init_on_diagnostic(mlirDiagnosticGetNote(d, i), arg);
   return mlirLogicalResultSuccess();
 }

@@ -6,7 +6,7 @@ static MlirLocation named_location(MlirContext ctx, MlirLocation loc, const char
   if (!mlirLocationIsAFileLineColRange(loc) ||
       mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)).length)
     return loc;
-  return mlirLocationFileLineColRangeGet(ctx, cref(name), (unsigned)mlirLocationFileLineColRangeGetStartLine(loc),
+  return mlirLocationFileLineColRangeGet(ctx, mlir_init_cref(name), (unsigned)mlirLocationFileLineColRangeGetStartLine(loc),
                                          (unsigned)mlirLocationFileLineColRangeGetStartColumn(loc),
                                          (unsigned)mlirLocationFileLineColRangeGetEndLine(loc),
                                          (unsigned)mlirLocationFileLineColRangeGetEndColumn(loc));
@@ -41,20 +41,20 @@ static MlirOperation parse_wrapped(MlirContext ctx, strbuf *diag, const void *da
 /* The module parsed into *top (null when it cannot be: the error is returned). */
 static int parse_mlir(gpublob *g, MlirContext ctx, strbuf *diag, const void *data, size_t size,
                       const char *name, MlirOperation *top) {
-  *top = mlirOperationCreateParse(ctx, mlirStringRefCreate(data, size), cref(name));
-  int bc = looks_like_mlir_bytecode(data, size);
+  *top = mlirOperationCreateParse(ctx, mlirStringRefCreate(data, size), mlir_init_cref(name));
+  int bc = input_looks_like_mlir_bytecode(data, size);
   if (mlirOperationIsNull(*top) && !bc && strstr(sb_str(diag), "source must contain a single top-level operation"))
     *top = parse_wrapped(ctx, diag, data, size, name);
   if (!mlirOperationIsNull(*top)) return GPUBLOB_OK;
-  int rc = set_error(g, bc ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse or verify the MLIR %s", name,
+  int rc = handle_set_error(g, bc ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse or verify the MLIR %s", name,
                      bc ? "bytecode" : "text");
-  add_detail(g, sb_str(diag));
+  handle_add_detail(g, sb_str(diag));
   return rc;
 }
 
 static void append_bytes(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
 
-static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out) {
+static int mlir_io_print(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out) {
   strbuf text = {0};
   int bc = (flags & GPUBLOB_FLAG_MLIR_BYTECODE) != 0;
   if (bc) {
@@ -65,7 +65,7 @@ static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blo
   }
   if (text.oom) {
     sb_free(&text);
-    return set_error(g, GPUBLOB_NOMEM, "out of memory");
+    return handle_set_error(g, GPUBLOB_NOMEM, "out of memory");
   }
   out->data = (unsigned char *)text.s;
   out->size = text.len;
@@ -73,27 +73,27 @@ static int print_mlir(gpublob *g, MlirOperation top, unsigned flags, gpublob_blo
   return GPUBLOB_OK;
 }
 
-static int mlir_compile(gpublob *g, const gpublob_options *o, const void *data, size_t size,
-                        const char *name, mlir_out *out) {
-  double t = now_ms();
-  pthread_once(&mlir_once, mlir_init);
-  MlirContext ctx = mlirContextCreateWithRegistry(mlir_registry, false);
+static int mlir_io_compile(gpublob *g, const gpublob_options *o, const void *data, size_t size,
+                        const char *name, mlir_serialize_out *out) {
+  double t = util_now_ms();
+  pthread_once(&mlir_init_once, mlir_init);
+  MlirContext ctx = mlirContextCreateWithRegistry(mlir_init_registry, false);
   strbuf diag = {0};
-  MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(ctx, on_mlir_diagnostic, &diag, NULL);
+  MlirDiagnosticHandlerID h = mlirContextAttachDiagnosticHandler(ctx, mlir_init_on_diagnostic, &diag, NULL);
   MlirOperation top;
   int rc = parse_mlir(g, ctx, &diag, data, size, name, &top);
   mlirContextDetachDiagnosticHandler(ctx, h);
-  if (!mlirOperationIsNull(top) && !op_is(top, "builtin.module")) { /* a bare gpu.module */
+  if (!mlirOperationIsNull(top) && !mlir_plan_op_is(top, "builtin.module")) { /* a bare gpu.module */
     MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(top));
     mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), top);
     top = mlirModuleGetOperation(wrap);
   }
   sb_free(&diag);
-  double parse_ms = now_ms() - t;
-  if (!rc) rc = serialize_in(g, o, top, name, 1, out);
-  t = now_ms(); /* MLIR's own teardown: counted with loading, as LLVM's is */
+  double parse_ms = util_now_ms() - t;
+  if (!rc) rc = mlir_serialize_in(g, o, top, name, 1, out);
+  t = util_now_ms(); /* MLIR's own teardown: counted with loading, as LLVM's is */
   if (!mlirOperationIsNull(top)) mlirOperationDestroy(top);
   mlirContextDestroy(ctx);
-  g->stats.load_ms += parse_ms + now_ms() - t;
+  g->stats.load_ms += parse_ms + util_now_ms() - t;
   return rc;
 }

@@ -1,5 +1,5 @@
 /* src/mlir_kernels.c: MLIR: the kernel table of a #gpu.object.  Each object of a bin
-** blob gets kernels = #gpu.kernel_table<[...]>: a #gpu.kernel_metadata per kernel
+** blob gets kernels = #gpu.mlir_kernels_kernel_table<[...]>: a #gpu.kernel_metadata per kernel
 ** the blob records (read by the target's 'metadata' reader, src/meta_pack.c) that is
 ** an llvm.func of the gpu.module (its lowered copy where gpublob lowered it), with
 ** that function's type and a dictionary of the figures the blob records.  The keys
@@ -33,13 +33,13 @@ static const mlir_kernel_key nv_keys[] = {
 #undef KOFF
 
 /* The body of the gpu.module the item's code came from: its lowered copy's, else its own. */
-static MlirBlock kernel_body(const gpu_item *it) {
+static MlirBlock kernel_body(const mlir_plan_gpu_item *it) {
   MlirOperation gm = it->gm;
   if (!mlirOperationIsNull(it->lowered)) {
     MlirBlock top = mlirRegionGetFirstBlock(mlirOperationGetRegion(it->lowered, 0));
     for (MlirOperation op = mlirBlockGetFirstOperation(top); !mlirOperationIsNull(op);
          op = mlirOperationGetNextInBlock(op))
-      if (op_is(op, "gpu.module")) gm = op;
+      if (mlir_plan_op_is(op, "gpu.module")) gm = op;
   }
   return mlirRegionGetFirstBlock(mlirOperationGetRegion(gm, 0));
 }
@@ -48,15 +48,15 @@ static MlirBlock kernel_body(const gpu_item *it) {
 static int kernel_type(MlirBlock body, const char *name, strbuf *text) {
   for (MlirOperation op = mlirBlockGetFirstOperation(body); !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op)) {
-    if (!op_is(op, "llvm.func")) continue;
-    MlirAttribute sym = mlirOperationGetAttributeByName(op, cref("sym_name"));
-    MlirAttribute type = mlirOperationGetAttributeByName(op, cref("function_type"));
+    if (!mlir_plan_op_is(op, "llvm.func")) continue;
+    MlirAttribute sym = mlirOperationGetAttributeByName(op, mlir_init_cref("sym_name"));
+    MlirAttribute type = mlirOperationGetAttributeByName(op, mlir_init_cref("function_type"));
     if (mlirAttributeIsNull(sym) || mlirAttributeIsNull(type) || !mlirAttributeIsAString(sym) ||
         !mlirAttributeIsAType(type))
       continue;
-    span s = sref(mlirStringAttrGetValue(sym));
+    mlir_init_span s = mlir_init_sref(mlirStringAttrGetValue(sym));
     if (s.n != strlen(name) || memcmp(s.s, name, s.n)) continue;
-    mlirTypePrint(mlirTypeAttrGetValue(type), append_ref, text);
+    mlirTypePrint(mlirTypeAttrGetValue(type), mlir_init_append_ref, text);
     return 1;
   }
   return 0;
@@ -76,16 +76,16 @@ static const mlir_kernel_key report_keys[] = {
 /* The item's kernels: its blob's (a bin blob's or a pack's), with its jobs' tool
 ** reports and their occupancy for the options' block size; the reader's error in
 ** scratch. */
-static int item_kernels(mlir_call_state *m, const gpu_item *it, gpublob *scratch, ktable *kt) {
-  const output_plan *op = &m->p.outputs[it->output];
+static int item_kernels(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, gpublob *scratch, ktable *kt) {
+  const plan_output *op = &m->p.outputs[it->output];
   strbuf chips = {0}, report = {0};
   for (size_t k = op->first; k < op->first + op->count; k++) {
     sb_addf(&chips, "%s%s", k > op->first ? "," : "", m->p.jobs[k]->chip);
     sb_addn(&report, sb_str(&m->p.jobs[k]->report), m->p.jobs[k]->report.len);
   }
   gpublob_output o = {it->blob, it->t->name, sb_str(&chips), ""};
-  int rc = chips.oom || report.oom ? set_error(scratch, GPUBLOB_NOMEM, "out of memory")
-                                   : output_kernels(scratch, &o, sb_str(&report), m->o.block_size, kt);
+  int rc = chips.oom || report.oom ? handle_set_error(scratch, GPUBLOB_NOMEM, "out of memory")
+                                   : meta_output_kernels(scratch, &o, sb_str(&report), m->o.block_size, kt);
   sb_free(&chips);
   sb_free(&report);
   return rc;
@@ -93,20 +93,20 @@ static int item_kernels(mlir_call_state *m, const gpu_item *it, gpublob *scratch
 
 /* Every kernel of every gpu.module against the options' limits, before any
 ** gpu.module is changed: LIMIT names the first kernel over, with its gpu.module. */
-static int mlir_limits_check(mlir_call_state *m) {
+static int mlir_kernels_limits_check(mlir_plan_call_state *m) {
   if (!m->o.limits) return GPUBLOB_OK;
   limits_found f = {{0}, 0, 0};
   strbuf where = {0};
   int rc = GPUBLOB_OK;
   for (size_t i = 0; !rc && i < m->nitems; i++) {
-    const gpu_item *it = &m->items[i];
+    const mlir_plan_gpu_item *it = &m->items[i];
     if (it->own) continue; /* MLIR's own serialiser: no reader of its blob */
     gpublob scratch = {0};
     ktable kt = {0};
     sb_reset(&where);
     sb_addf(&where, "%s, %s", sb_str(&it->name), it->t->name);
-    if (!item_kernels(m, it, &scratch, &kt)) kernels_check(&m->o, &kt, sb_str(&where), &f);
-    else if (scratch.code != GPUBLOB_FORMAT) rc = set_error(m->g, scratch.code, "%s", sb_str(&scratch.msg));
+    if (!item_kernels(m, it, &scratch, &kt)) limits_kernels_check(&m->o, &kt, sb_str(&where), &f);
+    else if (scratch.code != GPUBLOB_FORMAT) rc = handle_set_error(m->g, scratch.code, "%s", sb_str(&scratch.msg));
     kt_free(&kt);
     sb_free(&scratch.msg);
     sb_free(&scratch.warn);
@@ -129,15 +129,15 @@ static void summary_add(strbuf *b, const target_desc *t, const char *where, gpub
   summary_text(b, where);
   sb_add(b, "\t");
   summary_text(b, k->name);
-  for (size_t i = 0; i < SUMMARY_NFIELDS; i++) sb_addf(b, "\t%lld", *summary_field(k, i));
+  for (size_t i = 0; i < SUMMARY_NFIELDS; i++) sb_addf(b, "\t%lld", *limits_summary_field(k, i));
   sb_add(b, "\n");
 }
 
 /* Every kernel of every gpu.module summed up, a line each (src/limits.c), for the
 ** module output's note and cache entry: a hit checks the limits against it. */
-static int mlir_summary(mlir_call_state *m, strbuf *summary) {
+static int mlir_kernels_summary(mlir_plan_call_state *m, strbuf *summary) {
   for (size_t i = 0; i < m->nitems; i++) {
-    const gpu_item *it = &m->items[i];
+    const mlir_plan_gpu_item *it = &m->items[i];
     if (it->own) continue;
     gpublob scratch = {0};
     ktable kt = {0};
@@ -147,7 +147,7 @@ static int mlir_summary(mlir_call_state *m, strbuf *summary) {
     sb_free(&scratch.msg);
     sb_free(&scratch.warn);
   }
-  return summary->oom ? set_error(m->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  return summary->oom ? handle_set_error(m->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }
 
 /* One #gpu.kernel_metadata<"name", type, metadata = {...}>. */
@@ -180,8 +180,8 @@ static void kernel_entry(strbuf *text, const gpublob_kernel_info *k, const mlir_
   sb_add(text, "}>");
 }
 
-/* The item's #gpu.kernel_table, or a null attribute (see above). */
-static MlirAttribute kernel_table(mlir_call_state *m, const gpu_item *it, int format) {
+/* The item's #gpu.mlir_kernels_kernel_table, or a null attribute (see above). */
+static MlirAttribute mlir_kernels_kernel_table(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, int format) {
   MlirAttribute none = {NULL};
   const target_desc *t = it->t;
   if (format != GPUBLOB_FORMAT_BIN || t->metadata == METADATA_none) return none;

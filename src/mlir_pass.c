@@ -1,10 +1,10 @@
 /* src/mlir_pass.c: MLIR: the external pass (gpublob-serialize). */
 
 /* ---- MLIR: the external pass ---- */
-typedef struct pass_state {
+typedef struct mlir_pass_state {
   gpublob_options o; /* strings and the target list live in store */
   char *store;
-} pass_state;
+} mlir_pass_state;
 
 static size_t strsize(const char *s) { return s ? strlen(s) + 1 : 0; }
 
@@ -17,8 +17,8 @@ static const char *copy_into(char **p, const char *s) {
 }
 
 /* One allocation holds the options' strings and target list; o is settled. */
-static pass_state *pass_state_new(const gpublob_options *o_settled) {
-  pass_state *s = calloc(1, sizeof *s);
+static mlir_pass_state *mlir_pass_state_new(const gpublob_options *o_settled) {
+  mlir_pass_state *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->o = *o_settled;
   gpublob_options *o = &s->o;
@@ -68,40 +68,40 @@ static pass_state *pass_state_new(const gpublob_options *o_settled) {
 }
 
 /* The file of op's location, a name for messages: in b, or "<module>". */
-static const char *location_name(MlirOperation op, strbuf *b) {
+static const char *mlir_pass_location_name(MlirOperation op, strbuf *b) {
   MlirLocation loc = mlirOperationGetLocation(op);
   if (!mlirLocationIsAFileLineColRange(loc)) return "<module>";
-  span f = sref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
+  mlir_init_span f = mlir_init_sref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
   sb_addn(b, f.s, f.n);
   return b->oom ? "<module>" : sb_str(b);
 }
 
-static void pass_construct(void *arg) { (void)arg; }
+static void mlir_pass_construct(void *arg) { (void)arg; }
 
-static void pass_destruct(void *arg) {
-  pass_state *s = arg;
+static void mlir_pass_destruct(void *arg) {
+  mlir_pass_state *s = arg;
   free(s->store);
   free(s);
 }
 
-static void *pass_clone(void *arg) { return pass_state_new(&((pass_state *)arg)->o); }
+static void *mlir_pass_clone(void *arg) { return mlir_pass_state_new(&((mlir_pass_state *)arg)->o); }
 
 /* The dialects are the pass's dependent dialects (loaded by MLIR before it runs);
 ** the LLVM IR translations are registered here, once per pass manager run. */
-static MlirLogicalResult pass_initialize(MlirContext ctx, void *arg) {
+static MlirLogicalResult mlir_pass_initialize(MlirContext ctx, void *arg) {
   (void)arg;
   mlirRegisterAllLLVMTranslations(ctx);
   return mlirLogicalResultSuccess();
 }
 
-static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
-  pass_state *s = arg;
+static void mlir_pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
+  mlir_pass_state *s = arg;
   gpublob *g = NULL;
   int rc = s ? gpublob_open(&g) : GPUBLOB_NOMEM; /* a clone that ran out of memory */
   strbuf name = {0};
   gpublob_options o; /* the pass's copy settled again, now with a handle to say a newer version in */
   if (!rc) rc = options_normalise(g, &s->o, &o);
-  if (!rc) rc = serialize_on_parse_stack(g, &o, op, location_name(op, &name), 0);
+  if (!rc) rc = mlir_serialize_on_parse_stack(g, &o, op, mlir_pass_location_name(op, &name), 0);
   sb_free(&name);
   if (rc) {
     strbuf msg = {0};
@@ -117,7 +117,7 @@ static void pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
 #define GPUBLOB_MLIR_DIALECT(x) MLIR_CAPI_EXPORTED MlirDialectHandle mlirGetDialectHandle__##x##__(void);
 #include "gpublob_targets.def"
 
-static MlirTypeID pass_type_id(void) {
+static MlirTypeID mlir_pass_type_id(void) {
   static _Alignas(8) char storage;
   return mlirTypeIDCreate(&storage);
 }

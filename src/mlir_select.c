@@ -1,7 +1,7 @@
 /* src/mlir_select.c: MLIR: how the blobs will be attached, checked before any work. */
 
 /* ---- MLIR: how the blobs will be attached, checked before any work ---- */
-static int attach_mode(const mlir_call_state *m) {
+static int mlir_select_attach_mode(const mlir_plan_call_state *m) {
   return m->o.attach ? m->o.attach : GPUBLOB_ATTACH_BINARY;
 }
 
@@ -12,21 +12,21 @@ static int attach_mode(const mlir_call_state *m) {
 static void attr_flags_of(const job *j, const target_desc *t, strbuf *b) {
   const char *list = t->mlir_flags, *w;
   size_t n;
-  while ((w = next_word(&list, " ", &n))) {
+  while ((w = util_next_word(&list, " ", &n))) {
     const char *colon = memchr(w, ':', n), *e = colon ? colon + 1 : NULL;
     size_t en = e ? n - (size_t)(e - w) : 0;
-    unsigned bit = e && *e != '+' && *e != '-' ? flag_effect(e, en) : 0;
+    unsigned bit = e && *e != '+' && *e != '-' ? mlir_plan_flag_effect(e, en) : 0;
     if (bit && (j->flags & bit) == bit) sb_addf(b, "%s\"%.*s\"", b->len ? ", " : "", (int)(colon - w), w);
   }
 }
 
 /* #nvvm.target<O = 3, chip = "sm_90", features = "..."> for job j's chip (a target id's
 ** modifiers as features: MLIR's chip is the chip alone); its text in text. */
-static MlirAttribute target_attr_for(mlir_call_state *m, const gpu_item *it, const job *j, const char *chip, strbuf *text) {
+static MlirAttribute mlir_select_target_attr_for(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, const job *j, const char *chip, strbuf *text) {
   const char *colon = strchr(chip, ':');
   strbuf feats = {0}, flags = {0};
   if (j->opts.features) sb_add(&feats, j->opts.features);
-  add_id_features(chip, &feats);
+  resolve_add_id_features(chip, &feats);
   attr_flags_of(j, it->t, &flags);
   sb_addf(text, "#%s<O = %d, chip = \"%.*s\"", it->t->mlir_target, j->opt,
           (int)(colon ? (size_t)(colon - chip) : strlen(chip)), chip);
@@ -39,17 +39,17 @@ static MlirAttribute target_attr_for(mlir_call_state *m, const gpu_item *it, con
   return mlirAttributeParseGet(m->ctx, mlirStringRefCreate(text->s, text->len));
 }
 
-static int make_target_attr(mlir_call_state *m, gpu_item *it) {
+static int make_target_attr(mlir_plan_call_state *m, mlir_plan_gpu_item *it) {
   if (!mlirAttributeIsNull(it->attr)) return GPUBLOB_OK;
   if (!*it->t->mlir_target)
-    return item_error(m, it, GPUBLOB_OPTION,
+    return mlir_plan_item_error(m, it, GPUBLOB_OPTION,
                       "%s: target %s has no MLIR target attribute in the spec (mlir_target), "
                       "so it has no #gpu.object; use legacy attach",
                       it->t->name);
   strbuf text = {0};
-  it->attr = target_attr_for(m, it, item_job(m, it), item_chip(m, it), &text);
+  it->attr = mlir_select_target_attr_for(m, it, mlir_plan_item_job(m, it), mlir_plan_item_chip(m, it), &text);
   int rc = mlirAttributeIsNull(it->attr)
-               ? item_error(m, it, GPUBLOB_LOWER, "%s: MLIR does not accept %s", sb_str(&text))
+               ? mlir_plan_item_error(m, it, GPUBLOB_LOWER, "%s: MLIR does not accept %s", sb_str(&text))
                : GPUBLOB_OK;
   sb_free(&text);
   return rc;
@@ -57,32 +57,32 @@ static int make_target_attr(mlir_call_state *m, gpu_item *it) {
 
 /* A gpu.module's #gpu.select_object<N> (or <#target>) must pick one of the objects
 ** its gpu.binary will hold: -t may give it fewer, or other targets, than it had. */
-static int selection_error(mlir_call_state *m, gpu_item *it, const char *text, size_t count) {
+static int selection_error(mlir_plan_call_state *m, mlir_plan_gpu_item *it, const char *text, size_t count) {
   strbuf why = {0};
   sb_addf(&why, "%s selects none of the %zu object%s it gets", text, count, count == 1 ? "" : "s");
-  item_error(m, it, GPUBLOB_OPTION, "%s: its offloadingHandler %s (from -t or its own targets); select "
+  mlir_plan_item_error(m, it, GPUBLOB_OPTION, "%s: its offloadingHandler %s (from -t or its own targets); select "
              "one that is there, or drop the handler", sb_str(&why));
   sb_free(&why);
   return GPUBLOB_OPTION;
 }
 
 /* Does an object of gm have the target attribute text inner (n bytes)? */
-static int has_object_for(mlir_call_state *m, MlirOperation gm, const char *inner, size_t n) {
+static int has_object_for(mlir_plan_call_state *m, MlirOperation gm, const char *inner, size_t n) {
   strbuf text = {0};
   int found = 0;
   for (size_t i = 0; i < m->nitems && !found; i++) {
     if (!mlirOperationEqual(m->items[i].gm, gm) || mlirAttributeIsNull(m->items[i].attr)) continue;
     sb_reset(&text);
-    mlirAttributePrint(m->items[i].attr, append_ref, &text);
+    mlirAttributePrint(m->items[i].attr, mlir_init_append_ref, &text);
     found = text.len == n && !memcmp(sb_str(&text), inner, n);
   }
   sb_free(&text);
   return found;
 }
 
-static int check_selection(mlir_call_state *m, MlirOperation gm) {
-  MlirAttribute h = mlirOperationGetAttributeByName(gm, cref("offloadingHandler"));
-  gpu_item *first = NULL;
+static int check_selection(mlir_plan_call_state *m, MlirOperation gm) {
+  MlirAttribute h = mlirOperationGetAttributeByName(gm, mlir_init_cref("offloadingHandler"));
+  mlir_plan_gpu_item *first = NULL;
   size_t count = 0;
   for (size_t i = 0; i < m->nitems; i++)
     if (mlirOperationEqual(m->items[i].gm, gm)) {
@@ -91,7 +91,7 @@ static int check_selection(mlir_call_state *m, MlirOperation gm) {
     }
   if (mlirAttributeIsNull(h) || !first) return GPUBLOB_OK;
   strbuf text = {0};
-  mlirAttributePrint(h, append_ref, &text);
+  mlirAttributePrint(h, mlir_init_append_ref, &text);
   const char *p = sb_str(&text), *prefix = "#gpu.select_object<";
   size_t n = strlen(prefix);
   int rc = GPUBLOB_OK;
@@ -106,28 +106,28 @@ static int check_selection(mlir_call_state *m, MlirOperation gm) {
 }
 
 /* Legacy attach keeps one blob per attribute name on each gpu.module. */
-static int check_legacy_names(mlir_call_state *m) {
+static int check_legacy_names(mlir_plan_call_state *m) {
   for (size_t i = 0; i < m->nitems; i++)
     for (size_t k = 0; k < i; k++)
       if (mlirOperationEqual(m->items[i].gm, m->items[k].gm) &&
           !strcmp(m->items[i].t->attribute, m->items[k].t->attribute))
-        return item_error(m, &m->items[i], GPUBLOB_OPTION,
+        return mlir_plan_item_error(m, &m->items[i], GPUBLOB_OPTION,
                           "%s: two targets would share the attribute %s; use binary attach",
                           m->items[i].t->attribute);
   return GPUBLOB_OK;
 }
 
-static int check_attach(mlir_call_state *m) {
-  int mode = attach_mode(m);
+static int mlir_select_check_attach(mlir_plan_call_state *m) {
+  int mode = mlir_select_attach_mode(m);
   if (mode != GPUBLOB_ATTACH_BINARY && mode != GPUBLOB_ATTACH_LEGACY)
-    return set_error(m->g, GPUBLOB_OPTION, "unknown attach mode %d", mode);
+    return handle_set_error(m->g, GPUBLOB_OPTION, "unknown attach mode %d", mode);
   int rc = GPUBLOB_OK;
   for (size_t i = 0; mode == GPUBLOB_ATTACH_LEGACY && !rc && i < m->nitems; i++) /* for verify_for_target */
     if (*m->items[i].t->mlir_target) rc = make_target_attr(m, &m->items[i]);
   if (mode == GPUBLOB_ATTACH_LEGACY) return rc ? rc : check_legacy_names(m);
   for (size_t i = 0; i < m->nitems; i++) {
     if (mlirBlockIsNull(mlirOperationGetBlock(m->items[i].gm)))
-      return item_error(m, &m->items[i], GPUBLOB_OPTION,
+      return mlir_plan_item_error(m, &m->items[i], GPUBLOB_OPTION,
                         "%s: has no parent block to hold its gpu.binary; use legacy attach%s", "");
     rc = make_target_attr(m, &m->items[i]);
     if (rc) return rc;

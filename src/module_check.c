@@ -2,14 +2,14 @@
 ** symbols, refused with a message before the backend could fail on them. */
 
 /* ---- what the module asks of its target: triple, entry points, symbols ---- */
-static size_t triple_arch(const char *triple) {
+static size_t module_check_triple_arch(const char *triple) {
   const char *dash = strchr(triple, '-');
   return dash ? (size_t)(dash - triple) : strlen(triple);
 }
 
 static const target_desc *target_of_arch(const char *triple, size_t n) {
   for (int i = 0; i < NTARGETS; i++)
-    if (triple_arch(targets[i].triple) == n && !strncmp(targets[i].triple, triple, n)) return &targets[i];
+    if (module_check_triple_arch(targets[i].triple) == n && !strncmp(targets[i].triple, triple, n)) return &targets[i];
   return NULL;
 }
 
@@ -25,11 +25,11 @@ static int is_subarch(const char *arch, size_t n, const char *spec, size_t sn) {
 /* A module made for another architecture (its triple's first part) is refused:
 ** its data layout, conventions and intrinsics are another backend's.  One for a
 ** version of the target's (clang -target spirv64v1.5) keeps its triple. */
-static int check_triple(job *j) {
+static int module_check_triple(job *j) {
   const char *triple = LLVMGetTarget(j->llvm->mod);
-  size_t n = triple_arch(triple), sn = triple_arch(j->t->triple);
+  size_t n = module_check_triple_arch(triple), sn = module_check_triple_arch(j->t->triple);
   if (strlen(j->t->triple) >= sizeof j->triple)
-    return set_error(j->g, GPUBLOB_TARGET, "target %s: the spec's triple %s is longer than %zu bytes",
+    return handle_set_error(j->g, GPUBLOB_TARGET, "target %s: the spec's triple %s is longer than %zu bytes",
                      j->t->name, j->t->triple, sizeof j->triple - 1);
   strcpy(j->triple, j->t->triple);
   if (!*triple || (n == sn && !strncmp(triple, j->t->triple, n))) return GPUBLOB_OK;
@@ -39,27 +39,27 @@ static int check_triple(job *j) {
   }
   const target_desc *owner = target_of_arch(triple, n);
   if (owner)
-    return set_error(j->g, GPUBLOB_TARGET, "%s: the module is for target %s (triple %s), not %s; compile it "
+    return handle_set_error(j->g, GPUBLOB_TARGET, "%s: the module is for target %s (triple %s), not %s; compile it "
                      "with -t %s", j->name, owner->name, triple, j->t->name, owner->name);
-  return set_error(j->g, GPUBLOB_TARGET, "%s: triple %s is not a GPU target of the spec (target %s is %s)",
+  return handle_set_error(j->g, GPUBLOB_TARGET, "%s: triple %s is not a GPU target of the spec (target %s is %s)",
                    j->name, triple, j->t->name, j->t->triple);
 }
 
 static int cc_listed(const char *list, unsigned cc) {
   const char *w;
   size_t n;
-  while ((w = next_word(&list, " ", &n)))
+  while ((w = util_next_word(&list, " ", &n)))
     if (strtoul(w, NULL, 10) == cc) return 1;
   return 0;
 }
 
-static int is_entry(const job *j, LLVMValueRef f) {
+static int module_check_is_entry(const job *j, LLVMValueRef f) {
   return cc_listed(j->t->entry_cc, LLVMGetFunctionCallConv(f));
 }
 
 static int same_arch(const target_desc *a, const target_desc *b) {
-  size_t n = triple_arch(a->triple);
-  return n == triple_arch(b->triple) && !strncmp(a->triple, b->triple, n);
+  size_t n = module_check_triple_arch(a->triple);
+  return n == module_check_triple_arch(b->triple) && !strncmp(a->triple, b->triple, n);
 }
 
 /* The target whose entry points use calling convention cc, when it is another
@@ -73,7 +73,7 @@ static const target_desc *foreign_entry(const job *j, unsigned cc) {
 
 /* A kernel of another target would compile to a blob without it: refused.  A bin
 ** blob without any entry point is worth a warning: nothing in it can be launched. */
-static int check_entries(job *j) {
+static int module_check_entries(job *j) {
   int entries = 0;
   LLVMValueRef odd = NULL; /* a definition of another convention than C's */
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
@@ -81,11 +81,11 @@ static int check_entries(job *j) {
     unsigned cc = LLVMGetFunctionCallConv(f);
     const target_desc *owner = foreign_entry(j, cc);
     if (owner)
-      return set_error(j->g, GPUBLOB_TARGET, "%s: @%s is a kernel of target %s (its calling convention), "
+      return handle_set_error(j->g, GPUBLOB_TARGET, "%s: @%s is a kernel of target %s (its calling convention), "
                        "which target %s has no entry point for", j->name, LLVMGetValueName2(f, &(size_t){0}),
                        owner->name, j->t->name);
-    entries += is_entry(j, f);
-    if (!odd && cc != LLVMCCallConv && cc != LLVMFastCallConv && cc != LLVMColdCallConv && !is_entry(j, f))
+    entries += module_check_is_entry(j, f);
+    if (!odd && cc != LLVMCCallConv && cc != LLVMFastCallConv && cc != LLVMColdCallConv && !module_check_is_entry(j, f))
       odd = f;
   }
   if (!entries && j->format == GPUBLOB_FORMAT_BIN && *j->t->entry_cc) {
@@ -93,7 +93,7 @@ static int check_entries(job *j) {
     if (odd)
       sb_addf(&why, "; @%s has calling convention %u, not an entry point's, so it is dropped as an internal "
               "function", LLVMGetValueName2(odd, &(size_t){0}), LLVMGetFunctionCallConv(odd));
-    add_warning(j->g, "%s: no kernel for %s (no function has its entry calling convention), so the %s "
+    handle_add_warning(j->g, "%s: no kernel for %s (no function has its entry calling convention), so the %s "
                 "blob holds no code%s", j->name, j->t->name, j->t->suffix_bin, sb_str(&why));
     sb_free(&why);
   }
@@ -101,17 +101,17 @@ static int check_entries(job *j) {
 }
 
 /* The module's kernels as the backend emitted them (after code generation, which may
-** rename a symbol the target cannot name), for check_blob: the blob a tool makes of
+** rename a symbol the target cannot name), for magic_check_blob: the blob a tool makes of
 ** them must hold each public one (a kernel of local linkage may be left out: LLVM's
 ** AMDGPU backend records none in its note) and no other kernel (src/magic.c).  Only
 ** a bin job of a target with entry points (the spec's entry_cc) knows them.  Each:
 ** a byte (1: public), a u32 length (little-endian), the name's bytes. */
-static int note_kernels(job *j) {
+static int module_check_note_kernels(job *j) {
   sb_reset(&j->kernels);
   j->kernels_known = 0;
   if (j->format != GPUBLOB_FORMAT_BIN || !*j->t->entry_cc) return GPUBLOB_OK;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
-    if (LLVMIsDeclaration(f) || !is_entry(j, f)) continue;
+    if (LLVMIsDeclaration(f) || !module_check_is_entry(j, f)) continue;
     size_t n;
     const char *name = LLVMGetValueName2(f, &n);
     LLVMLinkage l = LLVMGetLinkage(f);
@@ -120,7 +120,7 @@ static int note_kernels(job *j) {
     sb_addn(&j->kernels, (const char *)head, sizeof head);
     sb_addn(&j->kernels, name, n);
   }
-  if (j->kernels.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (j->kernels.oom) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   j->kernels_known = 1;
   return GPUBLOB_OK;
 }
@@ -147,13 +147,13 @@ static int check_symbol(job *j, LLVMValueRef v) {
   if (n > 5 && !strncmp(name, "llvm.", 5)) return GPUBLOB_OK; /* llvm.used, intrinsics: never emitted */
   for (size_t i = 0; i < n; i++)
     if (!in_char_set(j->t->symbol_chars, name[i]))
-      return set_error(j->g, GPUBLOB_VERIFY, "%s: public symbol '%s' holds '%c', which target %s cannot "
+      return handle_set_error(j->g, GPUBLOB_VERIFY, "%s: public symbol '%s' holds '%c', which target %s cannot "
                        "name (allowed: %s); rename it or make it internal", j->name, name, name[i],
                        j->t->name, j->t->symbol_chars);
   return GPUBLOB_OK;
 }
 
-static int check_symbols(job *j) {
+static int module_check_symbols(job *j) {
   if (!*j->t->symbol_chars) return GPUBLOB_OK;
   int rc = GPUBLOB_OK;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f && !rc; f = LLVMGetNextFunction(f)) rc = check_symbol(j, f);

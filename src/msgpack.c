@@ -9,15 +9,15 @@
 /* ---- MessagePack: a cursor over untrusted bytes ---- */
 enum { MSGPACK_MAX_DEPTH = 32 };
 
-typedef struct mpcur {
+typedef struct mp_cur {
   const unsigned char *p, *end;
   int bad;
-} mpcur;
+} mp_cur;
 
-static size_t mp_left(const mpcur *c) { return c->bad ? 0 : (size_t)(c->end - c->p); }
+static size_t mp_left(const mp_cur *c) { return c->bad ? 0 : (size_t)(c->end - c->p); }
 
 /* n bytes taken from the cursor; NULL (and bad) when fewer are left. */
-static const unsigned char *mp_take(mpcur *c, size_t n) {
+static const unsigned char *mp_take(mp_cur *c, size_t n) {
   if (c->bad || n > (size_t)(c->end - c->p)) {
     c->bad = 1;
     return NULL;
@@ -28,7 +28,7 @@ static const unsigned char *mp_take(mpcur *c, size_t n) {
 }
 
 /* A big-endian integer of n bytes (1, 2, 4 or 8). */
-static uint64_t mp_be(mpcur *c, size_t n) {
+static uint64_t mp_be(mp_cur *c, size_t n) {
   const unsigned char *q = mp_take(c, n);
   uint64_t v = 0;
   for (size_t i = 0; q && i < n; i++) v = v << 8 | q[i];
@@ -36,10 +36,10 @@ static uint64_t mp_be(mpcur *c, size_t n) {
 }
 
 /* The next byte, not taken; -1 at the end. */
-static int mp_peek(const mpcur *c) { return mp_left(c) ? *c->p : -1; }
+static int mp_peek(const mp_cur *c) { return mp_left(c) ? *c->p : -1; }
 
 /* A map's or array's count (map: its pairs), checked against the bytes left. */
-static int mp_container(mpcur *c, int map, size_t *count) {
+static int mp_container(mp_cur *c, int map, size_t *count) {
   int b = mp_peek(c);
   uint64_t n;
   if (map && b >= 0x80 && b <= 0x8f) n = (uint64_t)(mp_take(c, 1)[0] & 0x0f);
@@ -51,11 +51,11 @@ static int mp_container(mpcur *c, int map, size_t *count) {
   *count = (size_t)n;
   return 0;
 }
-static int mp_map(mpcur *c, size_t *pairs) { return mp_container(c, 1, pairs); }
-static int mp_array(mpcur *c, size_t *count) { return mp_container(c, 0, count); }
+static int mp_map(mp_cur *c, size_t *pairs) { return mp_container(c, 1, pairs); }
+static int mp_array(mp_cur *c, size_t *count) { return mp_container(c, 0, count); }
 
 /* A string: its bytes (not NUL-ended) and length; -1 for another type. */
-static int mp_str(mpcur *c, const char **s, size_t *n) {
+static int mp_str(mp_cur *c, const char **s, size_t *n) {
   int b = mp_peek(c);
   uint64_t len;
   if (b >= 0xa0 && b <= 0xbf) len = (uint64_t)(mp_take(c, 1)[0] & 0x1f);
@@ -71,7 +71,7 @@ static int mp_str(mpcur *c, const char **s, size_t *n) {
 }
 
 /* An integer, signed or not, that fits a long long; -1 for another type (or a uint64 above it). */
-static int mp_int(mpcur *c, long long *v) {
+static int mp_int(mp_cur *c, long long *v) {
   int b = mp_peek(c);
   if (b < 0) return -1;
   if (b <= 0x7f || b >= 0xe0) {
@@ -125,7 +125,7 @@ static int mp_fixed(int b, size_t *size, size_t *len_bytes) {
 }
 
 /* Skips one value, containers to depth levels; bad when malformed or nested deeper. */
-static void mp_skip(mpcur *c, int depth) {
+static void mp_skip(mp_cur *c, int depth) {
   size_t n, size, len_bytes;
   int b = mp_peek(c);
   if (b < 0) {
@@ -152,4 +152,4 @@ static void mp_skip(mpcur *c, int depth) {
 }
 
 /* The string s (n bytes) is the NUL-ended key. */
-static int mp_is(const char *s, size_t n, const char *key) { return word_is(s, n, key); }
+static int mp_is(const char *s, size_t n, const char *key) { return util_word_is(s, n, key); }

@@ -5,7 +5,7 @@
 ** tool, on a cache hit as on a compile.
 **
 ** The core names no chip and no vendor: the spec's occupancy key names the formula
-** and its occupancy_* keys (GLOB:VALUE words, glob_value's, the first match wins) give
+** and its occupancy_* keys (GLOB:VALUE words, resolve_glob_value's, the first match wins) give
 ** every number.  The two formulas are their sources', rewritten in C:
 **   cuda    the CUDA occupancy calculator, CUDA 13's include/cuda_occupancy.h
 **           (cudaOccMaxActiveBlocksPerMultiprocessor with the default carveout, no
@@ -51,7 +51,7 @@ enum { OCC_NONE_BITS = 62 };
 /* The number chip's word of spec list gives (its first, before any comma), or -1. */
 static long long occ_value(const char *list, const char *chip) {
   size_t n;
-  const char *v = glob_value(list, chip, &n);
+  const char *v = resolve_glob_value(list, chip, &n);
   if (!v || !n || *v < '0' || *v > '9') return -1;
   long long x = 0;
   for (size_t i = 0; i < n && v[i] >= '0' && v[i] <= '9' && x <= OCC_SPEC_MAX; i++) x = x * 10 + (v[i] - '0');
@@ -61,7 +61,7 @@ static long long occ_value(const char *list, const char *chip) {
 /* The second number of chip's word (N,M), or -1. */
 static long long occ_second(const char *list, const char *chip) {
   size_t n;
-  const char *v = glob_value(list, chip, &n), *c = v ? memchr(v, ',', n) : NULL;
+  const char *v = resolve_glob_value(list, chip, &n), *c = v ? memchr(v, ',', n) : NULL;
   if (!c) return -1;
   long long x = 0;
   for (c++; c < v + n && *c >= '0' && *c <= '9' && x <= OCC_SPEC_MAX; c++) x = x * 10 + (*c - '0');
@@ -71,7 +71,7 @@ static long long occ_second(const char *list, const char *chip) {
 /* occupancy_sgprs' waves for s scalar registers: S=W,...,W; -1 for no limit. */
 static long long occ_sgpr_waves(const char *list, const char *chip, long long s) {
   size_t n;
-  const char *v = glob_value(list, chip, &n), *end = v ? v + n : NULL;
+  const char *v = resolve_glob_value(list, chip, &n), *end = v ? v + n : NULL;
   while (v && v < end) {
     const char *comma = memchr(v, ',', (size_t)(end - v)), *stop = comma ? comma : end;
     const char *eq = memchr(v, '=', (size_t)(stop - v));
@@ -168,7 +168,7 @@ static void occ_amdgpu(const target_desc *t, const char *chip, const char *id, c
   long long regs = l->regs, unit = l->unit, max_waves = l->warps, barriers = l->blocks;
   long long lds = l->shared, simds = l->partitions, ws = l->warp_size, max_block = l->max_block;
   size_t sn;
-  const char *split = glob_value(t->occupancy_split, chip, &sn);
+  const char *split = resolve_glob_value(t->occupancy_split, chip, &sn);
   if (split && sn && occ_feature_on(id, split, sn)) simds /= 2, lds /= 2, barriers /= 2; /* CU mode */
   if (k->wave_size > 0) ws = k->wave_size;
   long long waves = occ_ceil(bs, ws), slots = max_waves * simds;
@@ -216,7 +216,7 @@ static void occupancy_fill(const target_desc *t, const char *chip, long long blo
   if (bs <= 0) bs = k->max_threads > 0 ? k->max_threads : 0;
   if (bs <= 0 && k->reqd_threads[0] > 0) {
     /* each at most OCC_MAX_COUNT (occ_sane), their product up to 2^72: none past it is figured */
-    bs = count_mul(count_mul(k->reqd_threads[0], k->reqd_threads[1] > 0 ? k->reqd_threads[1] : 1),
+    bs = kt_count_mul(kt_count_mul(k->reqd_threads[0], k->reqd_threads[1] > 0 ? k->reqd_threads[1] : 1),
                    k->reqd_threads[2] > 0 ? k->reqd_threads[2] : 1);
     if (bs < 0 || bs > OCC_MAX_COUNT) return; /* a block of more threads than any chip's, by far */
   }

@@ -12,19 +12,19 @@
 ** visible: the driver can look them up. */
 static int has_entry(job *j) {
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
-    if (!LLVMIsDeclaration(f) && is_entry(j, f)) return 1;
+    if (!LLVMIsDeclaration(f) && module_check_is_entry(j, f)) return 1;
   return 0;
 }
 
-static void keep_entries(job *j) {
+static void optimise_keep_entries(job *j) {
   int backend = j->format == GPUBLOB_FORMAT_ASM || j->format == GPUBLOB_FORMAT_BIN; /* not -f llvm, ll */
   if (!backend || j->t->internalize != INTERNALIZE_yes || !*j->t->entry_cc ||
       (j->flags & GPUBLOB_FLAG_BACKEND_ONLY) || !has_entry(j))
     return;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
     LLVMLinkage l = LLVMGetLinkage(f);
-    if (!LLVMIsDeclaration(f) && l != LLVMInternalLinkage && l != LLVMPrivateLinkage && !is_entry(j, f))
-      make_internal(f);
+    if (!LLVMIsDeclaration(f) && l != LLVMInternalLinkage && l != LLVMPrivateLinkage && !module_check_is_entry(j, f))
+      devlib_make_internal(f);
   }
 }
 
@@ -47,7 +47,7 @@ static int keeps_every_function(job *j) {
 ** LLVMSetFastMathFlags only adds flags, so a build without it refuses OFF, in
 ** resolve_levels).  ON: the IR as it is.  After the middle end, so the optimiser
 ** works as before. */
-static void set_fp_contract(job *j) {
+static void optimise_set_fp_contract(job *j) {
   if (j->fp_contract == GPUBLOB_FP_CONTRACT_ON) return;
 #if GPUBLOB_LLVM_CXX
   if (j->fp_contract == GPUBLOB_FP_CONTRACT_OFF) gpublob__drop_contract(j->llvm->mod);
@@ -72,9 +72,9 @@ static int optimise(job *j) {
   if (j->opt > 0 && !backend_only && keeps_every_function(j)) return GPUBLOB_OK;
 #if GPUBLOB_MLIR_PASSES
   if (j->mlir_input && !backend_only) {
-    double t0 = now_ms();
+    double t0 = util_now_ms();
     gpublob__mlir_passes(j->llvm->mod, j->llvm->tm, j->opt);
-    j->ms[PH_OPT] += now_ms() - t0;
+    j->ms[PH_OPT] += util_now_ms() - t0;
     return GPUBLOB_OK;
   }
 #endif
@@ -82,13 +82,13 @@ static int optimise(job *j) {
   if (backend_only) snprintf(passes, sizeof passes, "globaldce");
   else snprintf(passes, sizeof passes, "default<O%d>", j->opt);
   LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-  double t = now_ms();
+  double t = util_now_ms();
   LLVMErrorRef err = LLVMRunPasses(j->llvm->mod, passes, j->llvm->tm, po);
-  j->ms[PH_OPT] += now_ms() - t;
+  j->ms[PH_OPT] += util_now_ms() - t;
   LLVMDisposePassBuilderOptions(po);
   if (!err) return GPUBLOB_OK;
   char *msg = LLVMGetErrorMessage(err);
-  set_error(j->g, GPUBLOB_BACKEND, "optimisation (%s) failed: %s", passes, msg);
+  handle_set_error(j->g, GPUBLOB_BACKEND, "optimisation (%s) failed: %s", passes, msg);
   LLVMDisposeErrorMessage(msg);
   return GPUBLOB_BACKEND;
 }

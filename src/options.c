@@ -5,7 +5,7 @@
 
 /* ---- the options: their versions, the defaults, the flags that change no output ---- */
 
-static const gpublob_options default_options = {.version = GPUBLOB_OPTIONS_VERSION};
+static const gpublob_options options_default_options = {.version = GPUBLOB_OPTIONS_VERSION};
 #define OUTPUT_NEUTRAL_FLAGS ((unsigned)(GPUBLOB_FLAG_ISOLATE | GPUBLOB_FLAG_REMOTE_READ_ONLY))
 enum { MAX_JOBS = 4096 }; /* in one call */
 
@@ -31,15 +31,15 @@ enum { MAX_BLOCK_SIZE = 1 << 24 };
 /* The options' limits: known bits, a min_occupancy from 0 to 1 (NaN is none), and
 ** the block size occupancy is figured for (block_size, at most MAX_BLOCK_SIZE); else
 ** OPTION, naming the field. */
-static int limits_valid(gpublob *g, const gpublob_options *o) {
+static int options_limits_valid(gpublob *g, const gpublob_options *o) {
   if (o->block_size > MAX_BLOCK_SIZE)
-    return set_error(g, GPUBLOB_OPTION, "block_size %u (--block-size) is more threads than occupancy is figured "
+    return handle_set_error(g, GPUBLOB_OPTION, "block_size %u (--block-size) is more threads than occupancy is figured "
                      "for (at most %d; no chip takes a block of over 1024)", o->block_size, MAX_BLOCK_SIZE);
   if (o->limits & ~(unsigned)(GPUBLOB_LIMIT_REGISTERS | GPUBLOB_LIMIT_SPILLS | GPUBLOB_LIMIT_SHARED |
                               GPUBLOB_LIMIT_STACK | GPUBLOB_LIMIT_OCCUPANCY))
-    return set_error(g, GPUBLOB_OPTION, "unknown limits 0x%x", o->limits);
+    return handle_set_error(g, GPUBLOB_OPTION, "unknown limits 0x%x", o->limits);
   if ((o->limits & GPUBLOB_LIMIT_OCCUPANCY) && !(o->min_occupancy >= 0 && o->min_occupancy <= 1))
-    return set_error(g, GPUBLOB_OPTION, "min_occupancy %g is not a fraction from 0 to 1", o->min_occupancy);
+    return handle_set_error(g, GPUBLOB_OPTION, "min_occupancy %g is not a fraction from 0 to 1", o->min_occupancy);
   return GPUBLOB_OK;
 }
 
@@ -48,7 +48,7 @@ static int limits_valid(gpublob *g, const gpublob_options *o) {
 static int check_version(gpublob *g, const gpublob_options *o) {
   if (o->version <= GPUBLOB_OPTIONS_VERSION) return GPUBLOB_OK;
   if (!g) return GPUBLOB_OPTION;
-  return set_error(g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
+  return handle_set_error(g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
                    o->version, GPUBLOB_OPTIONS_VERSION);
 }
 
@@ -58,7 +58,7 @@ static int check_version(gpublob *g, const gpublob_options *o) {
 ** settled again (the MLIR pass's, when it runs) gets the same answer. */
 static int options_normalise(gpublob *g, const gpublob_options *o, gpublob_options *out) {
   memset(out, 0, sizeof *out);
-  if (!o) o = &default_options;
+  if (!o) o = &options_default_options;
   memcpy(out, o, options_size(o->version));
   if (out->version < GPUBLOB_OPTIONS_VERSION) out->version = GPUBLOB_OPTIONS_VERSION;
   return check_version(g, out);

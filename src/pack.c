@@ -4,7 +4,7 @@
 ** ops, and a line in pack_provider_registry. */
 
 /* ---- the pack providers gpublob has ---- */
-static const pack_provider_ops *const pack_provider_registry[] = {&offload_bundle_ops};
+static const pack_provider_ops *const pack_provider_registry[] = {&pack_bundle_ops};
 
 /* The target's pack provider, or NULL when the spec names none. */
 static const pack_provider_ops *pack_provider_of(const target_desc *t) {
@@ -31,11 +31,11 @@ static int pack_image(packing *k, argvec *a, size_t i, const char *what, const c
   if (k->dumped) sb_addf(&in, "%s%s%s", sb_str(&k->members[i]->dump), what, suffix);
   else sb_addf(&in, "%s/%zu%s", sb_str(&k->w.dir), i, suffix);
   int rc = GPUBLOB_OK;
-  if (in.oom) rc = set_error(g, GPUBLOB_NOMEM, "out of memory");
+  if (in.oom) rc = handle_set_error(g, GPUBLOB_NOMEM, "out of memory");
   else if (k->dumped) rc = dump_write_at(g, &in, "", b->data, b->size, 0666);
-  else if (write_file(sb_str(&in), b->data, b->size))
-    rc = set_error(g, GPUBLOB_IO, "cannot write a pack's image in %s: %s", sb_str(&k->w.dir), strerror(errno));
-  if (!rc) argv_add(a, k->members[i], tmpl, (const char *[]){"in", sb_str(&in), NULL}, NULL, NULL);
+  else if (io_write_file(sb_str(&in), b->data, b->size))
+    rc = handle_set_error(g, GPUBLOB_IO, "cannot write a pack's image in %s: %s", sb_str(&k->w.dir), strerror(errno));
+  if (!rc) tool_argv_add(a, k->members[i], tmpl, (const char *[]){"in", sb_str(&in), NULL}, NULL, NULL);
   sb_free(&in);
   return rc;
 }
@@ -63,13 +63,13 @@ static int pack_tool_run(job *const *members, size_t n, char **argv, const workd
   sb_free(&output);
   gpublob_blob saved = first->out;
   first->out = (gpublob_blob){0};
-  if (!rc) rc = read_tool_output(first, sb_str(&w->out));
-  if (!rc) rc = check_pack_magic(members, n, &first->out, base_name(argv[0]));
+  if (!rc) rc = tool_read_tool_output(first, sb_str(&w->out));
+  if (!rc) rc = magic_check_pack_magic(members, n, &first->out, tool_choice_base_name(argv[0]));
   if (!rc) {
     *out = first->out;
     out->suffix = first->t->suffix_pack;
   } else {
-    blob_release(&first->out);
+    util_blob_release(&first->out);
   }
   first->out = saved;
   return rc;
@@ -80,17 +80,17 @@ static int pack_program(job *const *members, size_t n, const char *tool, const c
                         gpublob_blob *out) {
   job *first = members[0];
   packing k = {.members = members, .n = n};
-  int rc = make_dir(first, &k.w);
+  int rc = tool_make_dir(first, &k.w);
   if (rc) return rc;
   sb_addf(&k.w.out, "%s/out%s", sb_str(&k.w.dir), first->t->suffix_pack);
   const char *vars[] = {"tool", tool, "out", sb_str(&k.w.out), "targets", targets, NULL};
   argvec args = {0};
-  char **argv = template_argv(&args, first, first->t->pack_argv, vars, pack_images, &k);
+  char **argv = tool_template_argv(&args, first, first->t->pack_argv, vars, pack_images, &k);
   rc = k.rc;
-  if (!rc && (!argv || k.w.out.oom)) rc = set_error(first->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc && (!argv || k.w.out.oom)) rc = handle_set_error(first->g, GPUBLOB_NOMEM, "out of memory");
   if (!rc) rc = pack_tool_run(members, n, argv, &k.w, out);
-  workdir_remove(&k.w);
-  argv_free(&args);
+  tool_workdir_remove(&k.w);
+  tool_argv_free(&args);
   return rc;
 }
 
@@ -99,12 +99,12 @@ static int pack_in_process(job *const *members, size_t n, const pack_provider_op
                            gpublob_blob *out) {
   job *first = members[0];
   argvec opts = {0};
-  char **o = template_argv(&opts, first, first->t->pack_provider_argv, NULL, NULL, NULL);
-  int rc = o ? prov->run(members, n, ids, o, opts.argc, out) : set_error(first->g, GPUBLOB_NOMEM, "out of memory");
-  if (!rc) rc = check_pack_magic(members, n, out, prov->name);
-  if (rc) blob_release(out);
+  char **o = tool_template_argv(&opts, first, first->t->pack_provider_argv, NULL, NULL, NULL);
+  int rc = o ? prov->run(members, n, ids, o, opts.argc, out) : handle_set_error(first->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc) rc = magic_check_pack_magic(members, n, out, prov->name);
+  if (rc) util_blob_release(out);
   else out->suffix = first->t->suffix_pack;
-  argv_free(&opts);
+  tool_argv_free(&opts);
   return rc;
 }
 
@@ -112,13 +112,13 @@ static int pack_in_process(job *const *members, size_t n, const pack_provider_op
 ** joined by commas into targets ({targets}); none when the spec has no pack_target. */
 static int pack_ids(job *const *members, size_t n, argvec *ids, strbuf *targets) {
   for (size_t i = 0; i < n && *members[0]->t->pack_target; i++)
-    argv_add(ids, members[i], members[i]->t->pack_target, NULL, NULL, NULL);
-  if (!argv_finish(ids)) return set_error(members[0]->g, GPUBLOB_NOMEM, "out of memory");
+    tool_argv_add(ids, members[i], members[i]->t->pack_target, NULL, NULL, NULL);
+  if (!tool_argv_finish(ids)) return handle_set_error(members[0]->g, GPUBLOB_NOMEM, "out of memory");
   if (ids->argc && ids->argc != n)
-    return set_error(members[0]->g, GPUBLOB_OPTION, "pack_target '%s' gives no single id per chip",
+    return handle_set_error(members[0]->g, GPUBLOB_OPTION, "pack_target '%s' gives no single id per chip",
                      members[0]->t->pack_target);
   for (size_t i = 0; i < ids->argc; i++) sb_addf(targets, "%s%s", i ? "," : "", ids->argv[i]);
-  return targets->oom ? set_error(members[0]->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  return targets->oom ? handle_set_error(members[0]->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }
 
 /* ---- the dump directory's pack script ---- */
@@ -150,22 +150,22 @@ static int pack_dump_script(job *const *members, size_t n, const char *tool, con
           "writing it beside them.\n", GPUBLOB_VERSION_STRING, first->name, first->t->name);
   if (prov) {
     sb_addf(&prog, "The pack was made in-process by %s", prov->name);
-    sh_options(&sh, sb_str(&prog), template_argv(&opts, first, first->t->pack_provider_argv, NULL, NULL, NULL));
+    dump_sh_options(&sh, sb_str(&prog), tool_template_argv(&opts, first, first->t->pack_provider_argv, NULL, NULL, NULL));
     sb_reset(&prog);
-    if (*first->t->pack_tool) find_quietly(first, find_pack_tool, &prog);
+    if (*first->t->pack_tool) dump_find_quietly(first, search_find_pack_tool, &prog);
     tool = sb_str(&prog);
     sb_addf(&sh, "# %s\n", *tool ? "The program's equivalent command line:" : "No pack program was found.");
   }
   sb_addf(&out, "%s7-pack%s", sb_str(&prefix), first->t->suffix_pack);
   packing k = {.members = members, .n = n, .dumped = 1};
   const char *vars[] = {"tool", tool, "out", sb_str(&out), "targets", targets, NULL};
-  char **argv = *tool ? template_argv(&args, first, first->t->pack_argv, vars, pack_images, &k) : NULL;
+  char **argv = *tool ? tool_template_argv(&args, first, first->t->pack_argv, vars, pack_images, &k) : NULL;
   int rc = k.rc;
-  if (!rc) sh_exec(&sh, argv);
-  if (!rc && (sh.oom || prefix.oom || out.oom || (*tool && !argv))) rc = set_error(first->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc) dump_sh_exec(&sh, argv);
+  if (!rc && (sh.oom || prefix.oom || out.oom || (*tool && !argv))) rc = handle_set_error(first->g, GPUBLOB_NOMEM, "out of memory");
   if (!rc) rc = dump_write_at(first->g, &prefix, "7-pack.sh", sh.s, sh.len, 0777);
-  argv_free(&args);
-  argv_free(&opts);
+  tool_argv_free(&args);
+  tool_argv_free(&opts);
   sb_free(&prefix);
   sb_free(&sh);
   sb_free(&prog);
@@ -183,7 +183,7 @@ static int pack_run(job *const *members, size_t n, const char *tool, const pack_
   if (!rc) rc = pack_dump_script(members, n, tool, prov, sb_str(&targets));
   if (!rc) rc = prov ? pack_in_process(members, n, prov, ids.argv, out)
                      : pack_program(members, n, tool, sb_str(&targets), out);
-  argv_free(&ids);
+  tool_argv_free(&ids);
   sb_free(&targets);
   return rc;
 }

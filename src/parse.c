@@ -12,7 +12,7 @@ enum {
 };
 
 /* Byte i of p (n bytes): a string or a comment skipped (returns its last byte), a bracket counted. */
-static size_t bracket_scan(const char *p, size_t n, size_t i, unsigned how, long *depth) {
+static size_t parse_bracket_scan(const char *p, size_t n, size_t i, unsigned how, long *depth) {
   char c = p[i];
   if (c == '"')
     for (i++; i < n && p[i] != '"'; i++) i += (how & SCAN_ESCAPES) && p[i] == '\\' && i + 1 < n;
@@ -30,57 +30,57 @@ static size_t bracket_scan(const char *p, size_t n, size_t i, unsigned how, long
 /* ---- parse and verify ---- */
 /* data must hold a NUL at data[size]. */
 static int parse_module(job *j, const unsigned char *data, size_t size) {
-  int bitcode = looks_like_bitcode(data, size);
-  if (!bitcode && has_suffix(j->name, ".bc"))
-    return set_error(j->g, GPUBLOB_BITCODE, "%s: not LLVM bitcode (no bitcode magic)", j->name);
+  int bitcode = input_looks_like_bitcode(data, size);
+  if (!bitcode && input_has_suffix(j->name, ".bc"))
+    return handle_set_error(j->g, GPUBLOB_BITCODE, "%s: not LLVM bitcode (no bitcode magic)", j->name);
   int rc = llvm_start(j);
   if (rc) return rc;
   LLVMMemoryBufferRef buf =
       LLVMCreateMemoryBufferWithMemoryRange((const char *)data, size, j->name, 1);
   char *err = NULL;
-  double t = now_ms();
+  double t = util_now_ms();
   LLVMBool failed = LLVMParseIRInContext2(j->llvm->ctx, buf, &j->llvm->mod, &err);
-  j->ms[PH_LOAD] += now_ms() - t;
+  j->ms[PH_LOAD] += util_now_ms() - t;
   LLVMDisposeMemoryBuffer(buf);
   if (failed) {
     j->llvm->mod = NULL;
-    rc = set_error(j->g, bitcode ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse %s", j->name,
+    rc = handle_set_error(j->g, bitcode ? GPUBLOB_BITCODE : GPUBLOB_PARSE, "%s: cannot parse %s", j->name,
                    bitcode ? "bitcode" : "LLVM IR");
-    add_detail(j->g, err ? err : sb_str(&j->diag));
+    handle_add_detail(j->g, err ? err : sb_str(&j->diag));
   }
   LLVMDisposeMessage(err);
   return rc;
 }
 
 static int verify_text(job *j, char **err) {
-  double t = now_ms();
+  double t = util_now_ms();
   LLVMBool bad = LLVMVerifyModule(j->llvm->mod, LLVMReturnStatusAction, err);
-  j->ms[PH_LOAD] += now_ms() - t;
+  j->ms[PH_LOAD] += util_now_ms() - t;
   return bad;
 }
 
 /* LLVM's own upgrade of debug info (which aborts the process on a broken module)
 ** is turned off at initialisation; this does its work after verification: debug
 ** info of another version is dropped, and so is debug info that alone fails. */
-static int verify_module(job *j) {
+static int parse_verify_module(job *j) {
   char *err = NULL;
   int bad = verify_text(j, &err);
   if (bad && LLVMStripModuleDebugInfo(j->llvm->mod)) {
     char *again = NULL;
     if (!verify_text(j, &again)) {
-      add_warning(j->g, "%s: its debug info is broken and was dropped: %.200s", j->name, err ? err : "");
+      handle_add_warning(j->g, "%s: its debug info is broken and was dropped: %.200s", j->name, err ? err : "");
       bad = 0;
     }
     LLVMDisposeMessage(again);
   }
   if (bad) {
-    set_error(j->g, GPUBLOB_VERIFY, "%s: the module fails verification", j->name);
-    add_detail(j->g, err ? err : "");
+    handle_set_error(j->g, GPUBLOB_VERIFY, "%s: the module fails verification", j->name);
+    handle_add_detail(j->g, err ? err : "");
   }
   LLVMDisposeMessage(err);
   unsigned version = LLVMGetModuleDebugMetadataVersion(j->llvm->mod);
   if (!bad && version != LLVMDebugMetadataVersion() && LLVMStripModuleDebugInfo(j->llvm->mod))
-    add_warning(j->g, "%s: debug info of version %u (this LLVM reads %u) was dropped", j->name, version,
+    handle_add_warning(j->g, "%s: debug info of version %u (this LLVM reads %u) was dropped", j->name, version,
                 LLVMDebugMetadataVersion());
   return bad ? GPUBLOB_VERIFY : GPUBLOB_OK;
 }
@@ -101,23 +101,23 @@ static const char *intrinsic_namespace(const char *name, size_t n, size_t *nn) {
 
 static const target_desc *intrinsic_owner(const char *ns, size_t n) {
   for (int i = 0; i < NTARGETS; i++)
-    if (list_index(targets[i].intrinsics, ns, n) >= 0) return &targets[i];
+    if (util_list_index(targets[i].intrinsics, ns, n) >= 0) return &targets[i];
   return NULL;
 }
 
-static int check_intrinsics(job *j) {
+static int parse_check_intrinsics(job *j) {
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
     size_t n, nn;
     const char *name = LLVMGetValueName2(f, &n);
     const char *ns = LLVMGetIntrinsicID(f) ? intrinsic_namespace(name, n, &nn) : NULL;
-    if (!ns || list_index(j->t->intrinsics, ns, nn) >= 0) continue;
+    if (!ns || util_list_index(j->t->intrinsics, ns, nn) >= 0) continue;
     const target_desc *owner = intrinsic_owner(ns, nn);
     if (owner)
-      return set_error(j->g, GPUBLOB_TARGET,
+      return handle_set_error(j->g, GPUBLOB_TARGET,
                        "%s: calls %s, an intrinsic of target %s, which target %s cannot compile",
                        j->name, name, owner->name, j->t->name);
-    if (list_index(llvm_intrinsic_namespaces, ns, nn) >= 0)
-      return set_error(j->g, GPUBLOB_TARGET,
+    if (util_list_index(llvm_intrinsic_namespaces, ns, nn) >= 0)
+      return handle_set_error(j->g, GPUBLOB_TARGET,
                        "%s: calls %s, an intrinsic of LLVM's %.*s backend, which target %s cannot compile",
                        j->name, name, (int)nn, ns, j->t->name);
   }

@@ -11,9 +11,9 @@
 ** from its optimisation to the end of its emission (and the dump's ISA), and waits on
 ** nothing else meanwhile.  An isolated job's child is a process of its own. */
 
-/* The module's source language: its producer's mark (module_lang), else the target's. */
+/* The module's source language: its producer's mark (devlib_module_lang), else the target's. */
 static const char *module_language(job *j) {
-  const char *lang = module_lang(j);
+  const char *lang = devlib_module_lang(j);
   return lang ? lang : j->t->lang;
 }
 
@@ -21,9 +21,9 @@ static const char *module_language(job *j) {
 static const char *lang_value(const char *list, const char *lang, size_t *n) {
   const char *w;
   size_t m;
-  while ((w = next_word(&list, " ", &m))) {
+  while ((w = util_next_word(&list, " ", &m))) {
     const char *colon = memchr(w, ':', m);
-    if (!colon || !glob_match(w, (size_t)(colon - w), lang)) continue;
+    if (!colon || !util_glob_match(w, (size_t)(colon - w), lang)) continue;
     *n = m - (size_t)(colon + 1 - w);
     return colon + 1;
   }
@@ -33,33 +33,33 @@ static const char *lang_value(const char *list, const char *lang, size_t *n) {
 /* Under --as clang, once the module is read: its language's fp contraction (unless the
 ** options ask for one) and LLVM options.  An option this LLVM does not have, or a build
 ** that cannot set one per job (no src/passes.cpp), is OPTION naming it. */
-static int job_language(job *j) {
+static int peer_job_language(job *j) {
   if (j->as != GPUBLOB_AS_CLANG) return GPUBLOB_OK;
   const char *lang = module_language(j);
   size_t n;
   const char *mode = j->o->fp_contract ? NULL : lang_value(j->t->clang_fp_contract, lang, &n);
   if (mode)
-    j->fp_contract = word_is(mode, n, "fast") ? GPUBLOB_FP_CONTRACT_FAST
-                     : word_is(mode, n, "off") ? GPUBLOB_FP_CONTRACT_OFF : GPUBLOB_FP_CONTRACT_ON;
+    j->fp_contract = util_word_is(mode, n, "fast") ? GPUBLOB_FP_CONTRACT_FAST
+                     : util_word_is(mode, n, "off") ? GPUBLOB_FP_CONTRACT_OFF : GPUBLOB_FP_CONTRACT_ON;
   const char *list = j->t->clang_mllvm, *w;
   size_t m;
   sb_reset(&j->mllvm);
-  while ((w = next_word(&list, " ", &m))) {
+  while ((w = util_next_word(&list, " ", &m))) {
     const char *colon = memchr(w, ':', m), *word = colon + 1;
     size_t wn = m - (size_t)(word - w);
-    if (!colon || !glob_match(w, (size_t)(colon - w), lang)) continue;
+    if (!colon || !util_glob_match(w, (size_t)(colon - w), lang)) continue;
 #if GPUBLOB_LLVM_CXX
     if (!gpublob__llvm_option_known(word, wn))
-      return set_error(j->g, GPUBLOB_OPTION, "--as clang: LLVM %s has no option %.*s, which target %s's spec "
+      return handle_set_error(j->g, GPUBLOB_OPTION, "--as clang: LLVM %s has no option %.*s, which target %s's spec "
                        "passes for %s (clang_mllvm)", LLVM_VERSION_STRING, (int)wn, word, j->t->name, lang);
 #else
-    return set_error(j->g, GPUBLOB_OPTION, "--as clang: this gpublob was built without src/passes.cpp (no C++ "
+    return handle_set_error(j->g, GPUBLOB_OPTION, "--as clang: this gpublob was built without src/passes.cpp (no C++ "
                      "compiler), so it cannot set LLVM's option %.*s for one job, as clang's driver does for %s "
                      "(target %s's clang_mllvm)", (int)wn, word, lang, j->t->name);
 #endif
     sb_addf(&j->mllvm, "%s%.*s", j->mllvm.len ? " " : "", (int)wn, word);
   }
-  return j->mllvm.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  return j->mllvm.oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }
 
 /* ---- the gate of LLVM's process-wide options ---- */
@@ -75,7 +75,7 @@ static struct {
 /* Every word of list (blank-separated) set (set) or reset; the first refused word, or NULL. */
 static const char *llvm_options_apply(const char *list, int set, size_t *n) {
   const char *w;
-  while ((w = next_word(&list, " ", n))) {
+  while ((w = util_next_word(&list, " ", n))) {
     if (!set) gpublob__llvm_option_reset(w, *n);
     else if (gpublob__llvm_option_set(w, *n)) return w;
   }
@@ -86,7 +86,7 @@ static const char *llvm_options_apply(const char *list, int set, size_t *n) {
 /* The job runs under its options (j->mllvm): at once where they are in effect and no
 ** job of others waits, else once the jobs under others are done.  OPTION when LLVM
 ** refuses one (its value). */
-static int llvm_options_enter(job *j) {
+static int peer_llvm_options_enter(job *j) {
   const char *want = sb_str(&j->mllvm);
   int queued = 0, rc = GPUBLOB_OK;
   pthread_mutex_lock(&llvm_options_mu);
@@ -103,13 +103,13 @@ static int llvm_options_enter(job *j) {
     sb_reset(&llvm_options.words);
     if (bad) {
       llvm_options_apply(want, 0, &n);
-      rc = set_error(j->g, GPUBLOB_OPTION, "LLVM refuses its option %.*s (target %s's clang_mllvm)", (int)n, bad,
+      rc = handle_set_error(j->g, GPUBLOB_OPTION, "LLVM refuses its option %.*s (target %s's clang_mllvm)", (int)n, bad,
                      j->t->name);
     } else {
       sb_add(&llvm_options.words, want);
     }
 #else
-    rc = set_error(j->g, GPUBLOB_OPTION, "this gpublob cannot set LLVM's options (%s)", want);
+    rc = handle_set_error(j->g, GPUBLOB_OPTION, "this gpublob cannot set LLVM's options (%s)", want);
 #endif
   }
   if (!rc) llvm_options.users++;
@@ -118,7 +118,7 @@ static int llvm_options_enter(job *j) {
   return rc;
 }
 
-static void llvm_options_leave(void) {
+static void peer_llvm_options_leave(void) {
   pthread_mutex_lock(&llvm_options_mu);
   if (!--llvm_options.users) pthread_cond_broadcast(&llvm_options_cv);
   pthread_mutex_unlock(&llvm_options_mu);
@@ -130,18 +130,18 @@ static void llvm_options_leave(void) {
 ** ".target sm_90, debug", the PTX of a full debug compile unit, which ptxas compiles
 ** only with -g).  Read once the backend has emitted, before the blob tool's argv is
 ** made; a condition no template of the target tests is not looked for. */
-static int job_isa_conditions(job *j) {
+static int peer_job_isa_conditions(job *j) {
   j->isa_conds = 0;
   if (!*j->t->isa_conditions || j->t->emit != EMIT_asm || !j->out.data) return GPUBLOB_OK;
   const char *list = j->t->isa_conditions, *w;
   size_t m;
   strbuf pat = {0}, name = {0}, line = {0};
-  for (int i = 0; i < 32 && (w = next_word(&list, " ", &m)); i++) {
+  for (int i = 0; i < 32 && (w = util_next_word(&list, " ", &m)); i++) {
     const char *colon = memchr(w, ':', m);
     if (!colon) continue;
     sb_reset(&name);
     sb_addn(&name, w, (size_t)(colon - w));
-    if (!spec_tests_condition(j->t, sb_str(&name))) continue;
+    if (!template_spec_tests_condition(j->t, sb_str(&name))) continue;
     sb_reset(&pat);
     sb_addn(&pat, colon + 1, m - (size_t)(colon + 1 - w));
     const char *p = (const char *)j->out.data, *end = p + j->out.size;
@@ -161,5 +161,5 @@ static int job_isa_conditions(job *j) {
   sb_free(&pat);
   sb_free(&name);
   sb_free(&line);
-  return oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  return oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }

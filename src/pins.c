@@ -3,7 +3,7 @@
 
 /* ---- pins: the chip and features clang writes on every function ---- */
 /* A function's string attribute, or NULL. */
-static const char *fn_attr(LLVMValueRef f, const char *key, unsigned *len) {
+static const char *pins_fn_attr(LLVMValueRef f, const char *key, unsigned *len) {
   LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, key, (unsigned)strlen(key));
   return a ? LLVMGetStringAttributeValue(a, len) : NULL;
 }
@@ -16,15 +16,15 @@ static int feature_contradicts(const job *j, const char *w, size_t n, strbuf *wh
   if (n < 2) return 0;
   const char *u;
   size_t m;
-  if (w[0] == '+' && list_index(j->t->chips, w + 1, n - 1) >= 0 && !word_is(w + 1, n - 1, j->cpu)) {
+  if (w[0] == '+' && util_list_index(j->t->chips, w + 1, n - 1) >= 0 && !util_word_is(w + 1, n - 1, j->cpu)) {
     sb_addf(why, "feature %.*s is chip %.*s", (int)n, w, (int)(n - 1), w + 1);
     return 1;
   }
-  if ((u = opposite_in(sb_str(&j->condfeat), w, n, &m))) {
+  if ((u = resolve_opposite_in(sb_str(&j->condfeat), w, n, &m))) {
     sb_addf(why, "feature %.*s, where %s implies %.*s", (int)n, w, j->chip, (int)m, u);
     return 1;
   }
-  if ((u = feature_below_min(j, w, n, &m))) {
+  if ((u = resolve_feature_below_min(j, w, n, &m))) {
     sb_addf(why, "feature %.*s, below the +%.*s that %s needs", (int)n, w, (int)m, u, j->chip);
     return 1;
   }
@@ -32,7 +32,7 @@ static int feature_contradicts(const job *j, const char *w, size_t n, strbuf *wh
 }
 
 static int pin_error(job *j, LLVMValueRef f, const char *what) {
-  return set_error(j->g, GPUBLOB_CHIP, "%s: function @%s is pinned to another chip (%s), but this job "
+  return handle_set_error(j->g, GPUBLOB_CHIP, "%s: function @%s is pinned to another chip (%s), but this job "
                    "compiles for %s:%s; compile the source for %s, or pass --retarget "
                    "(GPUBLOB_FLAG_RETARGET) to rewrite the pins", j->name, LLVMGetValueName2(f, &(size_t){0}),
                    what, j->t->name, j->chip, j->chip);
@@ -40,19 +40,19 @@ static int pin_error(job *j, LLVMValueRef f, const char *what) {
 
 static int check_pin(job *j, LLVMValueRef f) {
   unsigned len;
-  const char *cpu = fn_attr(f, "target-cpu", &len);
+  const char *cpu = pins_fn_attr(f, "target-cpu", &len);
   strbuf why = {0};
   int rc = GPUBLOB_OK;
   if (cpu && (len != strlen(j->cpu) || strncmp(cpu, j->cpu, len))) {
     sb_addf(&why, "\"target-cpu\"=\"%.*s\"", (int)len, cpu);
     rc = pin_error(j, f, sb_str(&why));
   }
-  const char *feats = rc ? NULL : fn_attr(f, "target-features", &len), *w;
+  const char *feats = rc ? NULL : pins_fn_attr(f, "target-features", &len), *w;
   strbuf list = {0};
   if (feats) sb_addn(&list, feats, len);
   const char *p = sb_str(&list);
   size_t n;
-  while (!rc && feats && (w = next_word(&p, ",", &n)))
+  while (!rc && feats && (w = util_next_word(&p, ",", &n)))
     if (feature_contradicts(j, w, n, &why)) rc = pin_error(j, f, sb_str(&why));
   sb_free(&why);
   sb_free(&list);
@@ -66,14 +66,14 @@ static int retarget(job *j) {
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
     if (LLVMIsDeclaration(f)) continue;
     unsigned len;
-    if (!fn_attr(f, "target-cpu", &len) && !fn_attr(f, "target-features", &len)) continue;
+    if (!pins_fn_attr(f, "target-cpu", &len) && !pins_fn_attr(f, "target-features", &len)) continue;
     LLVMAddTargetDependentFunctionAttr(f, "target-cpu", j->cpu);
     LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-features", 15);
     if (*feats) LLVMAddTargetDependentFunctionAttr(f, "target-features", feats);
     count++;
   }
   if (count)
-    add_warning(j->g, "--retarget: the functions clang pinned to a chip were compiled for each job's own "
+    handle_add_warning(j->g, "--retarget: the functions clang pinned to a chip were compiled for each job's own "
                 "chip and features");
   return GPUBLOB_OK;
 }
@@ -85,13 +85,13 @@ static int pinned_sign(job *j, const char *name, size_t n, char *sign) {
   *sign = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
     unsigned len;
-    const char *feats = LLVMIsDeclaration(f) ? NULL : fn_attr(f, "target-features", &len);
+    const char *feats = LLVMIsDeclaration(f) ? NULL : pins_fn_attr(f, "target-features", &len);
     strbuf list = {0};
     if (feats) sb_addn(&list, feats, len);
-    char s = feats ? last_sign(sb_str(&list), name, n) : 0;
+    char s = feats ? resolve_last_sign(sb_str(&list), name, n) : 0;
     sb_free(&list);
     if (s && *sign && s != *sign)
-      return set_error(j->g, GPUBLOB_CHIP, "%s: functions @%s and @%s are pinned to opposite %.*s settings "
+      return handle_set_error(j->g, GPUBLOB_CHIP, "%s: functions @%s and @%s are pinned to opposite %.*s settings "
                        "(%c%.*s, %c%.*s), which one code object cannot hold; compile the source for one "
                        "target id", j->name, LLVMGetValueName2(first, &(size_t){0}),
                        LLVMGetValueName2(f, &(size_t){0}), (int)n, name, *sign, (int)n, name, s, (int)n, name);
@@ -112,10 +112,10 @@ static int adopt_pinned_modifiers(job *j) {
   const char *list = j->t->chip_modifiers, *w;
   size_t n;
   int adopted = 0, rc = GPUBLOB_OK;
-  while (!rc && (w = next_word(&list, " ", &n))) {
+  while (!rc && (w = util_next_word(&list, " ", &n))) {
     const char *colon = memchr(w, ':', n), *name = colon ? colon + 1 : NULL;
     size_t nn = name ? n - (size_t)(name - w) : 0;
-    if (!nn || !glob_match(w, (size_t)(colon - w), j->cpu) || last_sign(sb_str(&j->features), name, nn)) continue;
+    if (!nn || !util_glob_match(w, (size_t)(colon - w), j->cpu) || resolve_last_sign(sb_str(&j->features), name, nn)) continue;
     char sign;
     rc = pinned_sign(j, name, nn, &sign);
     if (rc || !sign) continue;
@@ -123,7 +123,7 @@ static int adopt_pinned_modifiers(job *j) {
     sb_addf(&j->condfeat, "%s%c%.*s", j->condfeat.len ? "," : "", sign, (int)nn, name);
     adopted = 1;
   }
-  if (!rc && (j->features.oom || j->condfeat.oom)) rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (!rc && (j->features.oom || j->condfeat.oom)) rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   return rc || !adopted ? rc : resolve_target_id(j);
 }
 
@@ -144,13 +144,13 @@ static long pinned_version(job *j) {
   long best = -1;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
     unsigned len;
-    const char *feats = LLVMIsDeclaration(f) ? NULL : fn_attr(f, "target-features", &len), *w;
+    const char *feats = LLVMIsDeclaration(f) ? NULL : pins_fn_attr(f, "target-features", &len), *w;
     strbuf list = {0};
     if (feats) sb_addn(&list, feats, len);
     const char *p = sb_str(&list);
     size_t n;
     long v;
-    while (feats && (w = next_word(&p, ",", &n)))
+    while (feats && (w = util_next_word(&p, ",", &n)))
       if ((v = version_of(j, w, n)) > best) best = v;
     sb_free(&list);
   }
@@ -162,28 +162,28 @@ static long pinned_version(job *j) {
 ** module's .version from the target machine, not from the functions.  Called before
 ** the target machine is made.  A version below the chip's minimum stays out (the
 ** pin is then refused, CHIP), and so does one the spec's feature_names lack. */
-static int adopt_pinned_version(job *j) {
+static int pins_adopt_pinned_version(job *j) {
   if (!*j->t->version_feature || (j->flags & GPUBLOB_FLAG_RETARGET)) return GPUBLOB_OK;
   const char *have = sb_str(&j->features), *w;
   size_t n;
-  while ((w = next_word(&have, ",", &n)))
+  while ((w = util_next_word(&have, ",", &n)))
     if (version_of(j, w, n) >= 0) return GPUBLOB_OK;
   long v = pinned_version(j);
   if (v < 0) return GPUBLOB_OK;
   char word[64];
   int wn = snprintf(word, sizeof word, "+%s%ld", j->t->version_feature, v);
   size_t mn;
-  if (wn <= 0 || (size_t)wn >= sizeof word || feature_below_min(j, word, (size_t)wn, &mn)) return GPUBLOB_OK;
+  if (wn <= 0 || (size_t)wn >= sizeof word || resolve_feature_below_min(j, word, (size_t)wn, &mn)) return GPUBLOB_OK;
   const char *pats = *j->t->feature_names ? j->t->feature_names : "*", *pw;
   int known = 0;
-  while (!known && (pw = next_word(&pats, " ", &n))) known = glob_match(pw, n, word + 1);
+  while (!known && (pw = util_next_word(&pats, " ", &n))) known = util_glob_match(pw, n, word + 1);
   if (!known) return GPUBLOB_OK;
   sb_addf(&j->features, "%s%s", j->features.len ? "," : "", word);
   sb_addf(&j->condfeat, "%s%s", j->condfeat.len ? "," : "", word);
-  return j->features.oom || j->condfeat.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  return j->features.oom || j->condfeat.oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }
 
-static int check_pins(job *j) {
+static int pins_check(job *j) {
   if (j->flags & GPUBLOB_FLAG_RETARGET) return retarget(j);
   int rc = adopt_pinned_modifiers(j);
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f && !rc; f = LLVMGetNextFunction(f))

@@ -2,13 +2,13 @@
 ** job's settings resolved (and its tool found) before the first compile starts. */
 
 /* ---- the call's plan: a job per (target, chip), an output per job or per pack ---- */
-typedef struct output_plan { /* one output of the call */
+typedef struct plan_output { /* one output of the call */
   size_t first, count; /* its jobs: one, or a pack's members */
   int pack;
   strbuf pack_tool; /* the pack program, found before any compile work ("" in-process) */
   const pack_provider_ops *pack_prov; /* the in-process pack step, or NULL */
   const job *newest;  /* a pack's newest chip (the latest in the spec's chips), once resolved */
-} output_plan;
+} plan_output;
 
 typedef struct plan {
   gpublob *g;
@@ -16,10 +16,10 @@ typedef struct plan {
   const char *name;
   job **jobs;
   size_t njobs;
-  output_plan *outputs;
+  plan_output *outputs;
   size_t noutputs;
   size_t failed; /* the job whose error is the call's */
-  key128 entry_key; /* the cache's k1, once the jobs are resolved */
+  digest_key128 entry_key; /* the cache's k1, once the jobs are resolved */
 } plan;
 
 static void plan_begin(plan *p, gpublob *g, const gpublob_options *o, const char *name) {
@@ -31,7 +31,7 @@ static void plan_begin(plan *p, gpublob *g, const gpublob_options *o, const char
 
 static void plan_end(plan *p) {
   for (size_t i = 0; i < p->njobs; i++) {
-    job_end(p->jobs[i]);
+    job_state_end(p->jobs[i]);
     free(p->jobs[i]);
   }
   free(p->jobs);
@@ -46,21 +46,21 @@ static int plan_add_job(plan *p, const target_ref *r, const char *chip, size_t c
   const char *name = r->name;
   size_t n = r->n;
   p->failed = p->njobs;
-  if (p->njobs == MAX_JOBS) return set_error(p->g, GPUBLOB_OPTION, "more than %d jobs in one call", MAX_JOBS);
+  if (p->njobs == MAX_JOBS) return handle_set_error(p->g, GPUBLOB_OPTION, "more than %d jobs in one call", MAX_JOBS);
   job *j = malloc(sizeof *j);
-  if (!j || grow(&p->jobs, p->njobs, sizeof *p->jobs)) {
+  if (!j || util_grow(&p->jobs, p->njobs, sizeof *p->jobs)) {
     free(j);
-    return set_error(p->g, GPUBLOB_NOMEM, "out of memory");
+    return handle_set_error(p->g, GPUBLOB_NOMEM, "out of memory");
   }
-  job_begin(j, p->g, &p->o, p->name);
+  job_state_begin(j, p->g, &p->o, p->name);
   p->jobs[p->njobs++] = j;
   if (n >= sizeof j->target || (chip && cn >= sizeof j->chip))
-    return set_error(p->g, n >= sizeof j->target ? GPUBLOB_TARGET : GPUBLOB_CHIP,
+    return handle_set_error(p->g, n >= sizeof j->target ? GPUBLOB_TARGET : GPUBLOB_CHIP,
                      "target or chip name too long: '%.*s'", (int)(chip ? cn : n), chip ? chip : name);
   snprintf(j->target, sizeof j->target, "%.*s", (int)n, name);
   if (chip) snprintf(j->want, sizeof j->want, "%.*s", (int)cn, chip);
   j->opts.target = j->target;
-  job_aim(j, r, chip ? j->want : NULL);
+  resolve_job_aim(j, r, chip ? j->want : NULL);
   j->opts.features = features;
   j->opts.opt = opt;
   j->opts.targets = NULL;
@@ -69,8 +69,8 @@ static int plan_add_job(plan *p, const target_ref *r, const char *chip, size_t c
 }
 
 static int plan_add_output(plan *p, size_t first, size_t count, int pack) {
-  if (grow(&p->outputs, p->noutputs, sizeof *p->outputs)) return set_error(p->g, GPUBLOB_NOMEM, "out of memory");
-  output_plan *op = &p->outputs[p->noutputs++];
+  if (util_grow(&p->outputs, p->noutputs, sizeof *p->outputs)) return handle_set_error(p->g, GPUBLOB_NOMEM, "out of memory");
+  plan_output *op = &p->outputs[p->noutputs++];
   memset(op, 0, sizeof *op);
   op->first = first;
   op->count = count;
@@ -81,17 +81,17 @@ static int plan_add_output(plan *p, size_t first, size_t count, int pack) {
 /* "NAME[:CHIP[,CHIP...]]", or chips from the choice's chip field: a job per chip;
 ** one output per job, or one per choice when packing.  opt: the level for them. */
 static int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
-  const target_ref r = target_parse(c->target, c->chip); /* the choice's one parse */
+  const target_ref r = resolve_target_parse(c->target, c->chip); /* the choice's one parse */
   const char *chips = r.chips, *w;
   size_t first = p->njobs, cn;
   int rc = chips ? GPUBLOB_OK : plan_add_job(p, &r, NULL, 0, c->features, opt);
-  chip_list l = chip_list_of(chips);
-  while (!rc && next_chip(&l, &w, &cn)) {
+  util_chip_list l = util_chip_list_of(chips);
+  while (!rc && util_next_chip(&l, &w, &cn)) {
     if (!cn || (l.rest && !*l.rest)) /* an empty chip, or a comma that ends the list */
-      return set_error(p->g, GPUBLOB_CHIP, "empty chip in the list '%s'", chips);
+      return handle_set_error(p->g, GPUBLOB_CHIP, "empty chip in the list '%s'", chips);
     rc = plan_add_job(p, &r, w, cn, c->features, opt);
   }
-  if (chips && !*chips) return set_error(p->g, GPUBLOB_CHIP, "empty chip list for target %.*s", (int)r.n, r.name);
+  if (chips && !*chips) return handle_set_error(p->g, GPUBLOB_CHIP, "empty chip list for target %.*s", (int)r.n, r.name);
   int pack = p->o.format == GPUBLOB_FORMAT_FATBIN;
   for (size_t i = first; !rc && i < p->njobs; i += pack ? p->njobs - first : 1)
     rc = plan_add_output(p, i, pack ? p->njobs - first : 1, pack);
@@ -100,32 +100,32 @@ static int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
 
 /* The position of the job's chip in the spec's list: later is newer. */
 static size_t chip_rank(const job *j) {
-  int i = list_index(j->t->chips, j->cpu, strlen(j->cpu));
+  int i = util_list_index(j->t->chips, j->cpu, strlen(j->cpu));
   return i < 0 ? 0 : (size_t)i;
 }
 
 /* The pack's step: the spec's in-process pack provider, unless --tool-mode program
 ** asks for the program, which is then found before any compile work. */
-static int resolve_pack(job *j, output_plan *op) {
+static int resolve_pack(job *j, plan_output *op) {
   op->pack_prov = j->o->tool_mode != GPUBLOB_TOOL_PROGRAM ? pack_provider_of(j->t) : NULL;
   if (op->pack_prov) return GPUBLOB_OK;
   if (!*j->t->pack_tool)
-    return set_error(j->g, GPUBLOB_NOTOOL, "target %s has no pack program (pack_tool) for --tool-mode "
+    return handle_set_error(j->g, GPUBLOB_NOTOOL, "target %s has no pack program (pack_tool) for --tool-mode "
                      "program: its packs are made in-process (%s)", j->t->name, j->t->pack_provider_name);
-  return find_pack_tool(j, &op->pack_tool);
+  return search_find_pack_tool(j, &op->pack_tool);
 }
 
 /* A pack holds one target and each chip once; its newest chip keeps its assembly. */
-static int plan_pack(plan *p, output_plan *op) {
+static int plan_pack(plan *p, plan_output *op) {
   job *newest = p->jobs[op->first];
   for (size_t i = op->first; i < op->first + op->count; i++) {
     job *j = p->jobs[i];
     if (j->t != newest->t)
-      return set_error(p->g, GPUBLOB_OPTION, "a pack holds one target, not %s and %s", newest->t->name,
+      return handle_set_error(p->g, GPUBLOB_OPTION, "a pack holds one target, not %s and %s", newest->t->name,
                        j->t->name);
     for (size_t k = op->first; k < i; k++)
       if (!strcmp(p->jobs[k]->chip, j->chip))
-        return set_error(p->g, GPUBLOB_OPTION, "a pack holds each chip once, and %s:%s is in it twice",
+        return handle_set_error(p->g, GPUBLOB_OPTION, "a pack holds each chip once, and %s:%s is in it twice",
                          j->t->name, j->chip);
     if (chip_rank(j) > chip_rank(newest)) newest = j;
   }
@@ -142,9 +142,9 @@ static int plan_resolve(plan *p, int load) {
   int takes_abi = 0;
   for (size_t i = 0; !rc && i < p->njobs; i++) takes_abi |= *p->jobs[i]->t->abi != 0;
   if (!rc && p->o.abi && !takes_abi)
-    return set_error(p->g, GPUBLOB_OPTION, "ABI version %u: no target of this call has ABI versions (the spec's "
+    return handle_set_error(p->g, GPUBLOB_OPTION, "ABI version %u: no target of this call has ABI versions (the spec's "
                      "abi_versions)", p->o.abi);
-  for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = resolve_tool(p->jobs[p->failed], load);
+  for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = tool_choice_resolve_tool(p->jobs[p->failed], load);
   for (size_t i = 0; !rc && i < p->noutputs; i++)
     if (p->outputs[i].pack && (rc = plan_pack(p, &p->outputs[i]))) p->failed = p->outputs[i].first;
   return rc;
@@ -154,7 +154,7 @@ static int plan_resolve(plan *p, int load) {
 static int plan_options(plan *p, int load) {
   int rc = GPUBLOB_OK;
   if (p->o.ntargets && !p->o.targets)
-    return set_error(p->g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", p->o.ntargets);
+    return handle_set_error(p->g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", p->o.ntargets);
   const gpublob_target_choice single = {p->o.target, p->o.chip, p->o.features};
   const gpublob_target_choice *list = p->o.ntargets ? p->o.targets : &single;
   size_t n = p->o.ntargets ? p->o.ntargets : 1;
@@ -164,8 +164,8 @@ static int plan_options(plan *p, int load) {
 
 /* A format the input can have: MLIR's #gpu.object holds bitcode, assembly or a
 ** binary, never LLVM IR text.  Checked before any work (a cache directory, a helper). */
-static int format_for_input(gpublob *g, const gpublob_options *o, int kind, const char *name) {
+static int plan_format_for_input(gpublob *g, const gpublob_options *o, int kind, const char *name) {
   if (kind != GPUBLOB_INPUT_MLIR || o->format != GPUBLOB_FORMAT_LL) return GPUBLOB_OK;
-  return set_error(g, GPUBLOB_FORMAT, "%s: MLIR input cannot give LLVM IR text (ll): a #gpu.object holds "
+  return handle_set_error(g, GPUBLOB_FORMAT, "%s: MLIR input cannot give LLVM IR text (ll): a #gpu.object holds "
                    "bitcode (llvm), assembly or a binary", name);
 }

@@ -30,7 +30,7 @@ static void pool_take(pool *q, size_t i) {
   job *j = q->jobs[i];
   if (atomic_load(&q->failed) < i) {
     j->state = JOB_CANCELLED;
-    job_release_llvm(j);
+    llvm_job_release(j);
   } else if (job_run(j)) {
     pool_note_failure(q, i);
   }
@@ -40,8 +40,8 @@ static void pool_take(pool *q, size_t i) {
 ** overflow has no stack left to run on). */
 static void *pool_worker(void *arg) {
   pool *q = arg;
-  worker_tms tms = {0};
-  this_worker_tms = &tms;
+  target_machine_workers tms = {0};
+  target_machine_this_worker = &tms;
   stack_t alt = {.ss_sp = malloc(1 << 16), .ss_size = 1 << 16}, off = {.ss_flags = SS_DISABLE};
   if (alt.ss_sp) sigaltstack(&alt, NULL);
   for (;;) {
@@ -52,8 +52,8 @@ static void *pool_worker(void *arg) {
     if (i == SIZE_MAX) break;
     pool_take(q, i);
   }
-  this_worker_tms = NULL;
-  worker_tms_free(&tms);
+  target_machine_this_worker = NULL;
+  target_machine_workers_free(&tms);
   if (alt.ss_sp) {
     sigaltstack(&off, NULL);
     free(alt.ss_sp);
@@ -63,9 +63,9 @@ static void *pool_worker(void *arg) {
 
 #if GPUBLOB_MLIR
 /* fn(arg) on a thread with the parsers' large stack, waited for; here if none starts. */
-static void on_parse_stack(void *(*fn)(void *), void *arg) {
+static void pool_on_parse_stack(void *(*fn)(void *), void *arg) {
   pthread_t t;
-  if (thread_start(&t, GPUBLOB_PARSE_STACK, fn, arg)) fn(arg);
+  if (job_thread_start(&t, GPUBLOB_PARSE_STACK, fn, arg)) fn(arg);
   else pthread_join(t, NULL);
 }
 #endif
@@ -90,7 +90,7 @@ static void pool_start(pool *q, job *const *jobs, size_t nthreads) {
   q->threads = calloc(nthreads, sizeof *q->threads);
   /* even one thread: jobs parse there, on a stack LLVM's recursion cannot outgrow */
   for (size_t i = 0; q->threads && i < nthreads; i++)
-    if (!thread_start(&q->threads[i], GPUBLOB_PARSE_STACK, pool_worker, q)) q->nthreads++;
+    if (!job_thread_start(&q->threads[i], GPUBLOB_PARSE_STACK, pool_worker, q)) q->nthreads++;
 }
 
 static void pool_submit(pool *q) {
@@ -122,18 +122,18 @@ static int pool_error(plan *p, size_t prepared, int prepare_rc) {
   gpublob *g = p->g;
   job *const *jobs = p->jobs;
   for (size_t i = 0; i < p->njobs; i++) /* the jobs' warnings, in plan order, once each */
-    add_warnings(g, sb_str(&jobs[i]->sink.warn));
+    report_add_warnings(g, sb_str(&jobs[i]->sink.warn));
   for (size_t i = 0; i < p->njobs; i++) {
     p->failed = i;
     if (i == prepared) return prepare_rc;
-    if (jobs[i]->state == JOB_FAILED) return take_error(g, &jobs[i]->sink);
+    if (jobs[i]->state == JOB_FAILED) return report_take_error(g, &jobs[i]->sink);
   }
   return GPUBLOB_OK;
 }
 
 /* prepare(arg, i) readies job i on this thread (MLIR translates there) before a
 ** worker may take it; a failed preparation stops the submissions. */
-typedef int (*job_preparer)(void *arg, size_t i);
+typedef int (*pool_job_preparer)(void *arg, size_t i);
 
 /* The isolation helper, started here, on the calling thread, where a job asks for
 ** it (the options, or a target the spec isolates always) or runs an in-process blob
@@ -145,21 +145,21 @@ static int pool_helper(plan *p) {
     isolated += p->jobs[i]->prov != NULL; /* its in-process tool runs in a child too */
   }
   if (!isolated) return GPUBLOB_OK;
-  if (!helper_alive(p->g)) provider_loads_settle(); /* the helper's fork copies no half-loaded library */
+  if (!isolate_helper_alive(p->g)) provider_loads_settle(); /* the helper's fork copies no half-loaded library */
   int rc = gpublob_helper_start(p->g);
-  if (!rc) helper_preload(p->g, p->jobs, p->njobs);
-  if (!rc) helper_expect(p->g, isolated);
+  if (!rc) provider_child_preload(p->g, p->jobs, p->njobs);
+  if (!rc) isolate_host_expect(p->g, isolated);
   return rc;
 }
 
-static int pool_run(plan *p, job_preparer prepare, void *arg) {
+static int pool_run(plan *p, pool_job_preparer prepare, void *arg) {
   pool q;
   int rc = pool_helper(p);
   if (rc) return rc;
   size_t nthreads = thread_count(&p->o, p->njobs), prepared = (size_t)-1;
   int prepare_rc = GPUBLOB_OK;
   for (size_t i = 0; i < p->njobs; i++) p->jobs[i]->g = &p->jobs[i]->sink;
-  lib_share_open(p->g);
+  devlib_share_open(p->g);
   pool_start(&q, p->jobs, nthreads);
   for (size_t i = 0; i < p->njobs && !pool_failed(&q); i++) {
     prepare_rc = prepare ? prepare(arg, i) : GPUBLOB_OK;
@@ -171,8 +171,8 @@ static int pool_run(plan *p, job_preparer prepare, void *arg) {
   }
   p->g->stats.threads = q.nthreads ? q.nthreads : 1;
   pool_finish(&q);
-  for (size_t i = q.ready; i < p->njobs; i++) job_release_llvm(p->jobs[i]);
-  lib_share_close(p->g); /* after every job's modules, which may read its bytes */
+  for (size_t i = q.ready; i < p->njobs; i++) llvm_job_release(p->jobs[i]);
+  devlib_share_close(p->g); /* after every job's modules, which may read its bytes */
   gpublob_stats *st = &p->g->stats;
   for (size_t i = 0; i < p->njobs; i++) {
     const double *ms = p->jobs[i]->ms;

@@ -141,14 +141,14 @@ static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tm
   p->in_fd = in[0];
   p->out_fd = out[0];
   if (rc) p->pid = 0;
-  else p->live = live_pid_add(p->pid);
+  else p->live = live_enter_pid_add(p->pid);
   return rc;
 }
 
 /* Kills what is left of its group, closes the channels. */
 static void proc_end(proc *p) {
   if (p->pid > 0) kill(-p->pid, SIGKILL);
-  live_pid_remove(p->live); /* before the pid is reaped and free for reuse */
+  live_enter_pid_remove(p->live); /* before the pid is reaped and free for reuse */
   if (p->pid > 0)
     while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR) {}
   if (p->in_fd >= 0) close(p->in_fd);
@@ -156,7 +156,7 @@ static void proc_end(proc *p) {
   *p = (proc){0, -1, -1, -1, 0};
 }
 
-static int pidfd_of(pid_t pid) {
+static int proc_pidfd_of(pid_t pid) {
 #ifdef SYS_pidfd_open
   return (int)syscall(SYS_pidfd_open, pid, 0);
 #else
@@ -189,7 +189,7 @@ static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
   if (pidfd >= 0) fds[n++] = (struct pollfd){pidfd, POLLIN, 0};
   if (poll(fds, n, ms) <= 0) return;
   if (out_i >= 0 && fds[out_i].revents) { /* one read a round: poll says when there is more */
-    ssize_t r = read_some(p->out_fd, w->output, OUTPUT_READ);
+    ssize_t r = io_read_some(p->out_fd, w->output, OUTPUT_READ);
     if (w->output->len > OUTPUT_KEPT) { /* the rest is read, so the tool never blocks, and dropped */
       w->output->len = OUTPUT_KEPT;
       w->output->s[OUTPUT_KEPT] = 0;
@@ -197,7 +197,7 @@ static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
     if (r == 0 || (r < 0 && errno != EAGAIN)) close_fd(&p->out_fd);
   }
   if (in_i >= 0 && fds[in_i].revents) {
-    ssize_t put = fds[in_i].revents & (POLLERR | POLLHUP) ? -1 : write_some(p->in_fd, w->in, w->in_left);
+    ssize_t put = fds[in_i].revents & (POLLERR | POLLHUP) ? -1 : io_write_some(p->in_fd, w->in, w->in_left);
     size_t done = put < 0 ? w->in_left : (size_t)put;
     w->in += done;
     w->in_left -= done;
@@ -206,11 +206,11 @@ static void proc_io(proc *p, proc_wait_state *w, int pidfd, int ms) {
 }
 
 /* Reads what is already there without waiting (a child of the tool may hold it
-** open): read_upto on a non-blocking descriptor ends with EAGAIN when it is empty. */
+** open): io_read_upto on a non-blocking descriptor ends with EAGAIN when it is empty. */
 static void drain(int fd, strbuf *output) {
   if (fd < 0 || output->len >= OUTPUT_KEPT) return;
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  read_upto(fd, output, OUTPUT_KEPT - output->len);
+  io_read_upto(fd, output, OUTPUT_KEPT - output->len);
 }
 
 enum { WAIT_EXITED, WAIT_TIMEOUT, WAIT_LOST };
@@ -231,16 +231,16 @@ static int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, st
   p->cpu_ms = 0;
   if (!n) close_fd(&p->in_fd);
   if (p->in_fd >= 0) fcntl(p->in_fd, F_SETFL, fcntl(p->in_fd, F_GETFL) | O_NONBLOCK);
-  int pidfd = pidfd_of(p->pid), result = WAIT_TIMEOUT, exited = 0;
-  double end = now_ms() + timeout_ms;
-  for (double left; !exited && (left = end - now_ms()) > 0;) {
+  int pidfd = proc_pidfd_of(p->pid), result = WAIT_TIMEOUT, exited = 0;
+  double end = util_now_ms() + timeout_ms;
+  for (double left; !exited && (left = end - util_now_ms()) > 0;) {
     int ms = left > 1e8 ? 100000000 : left < 1 ? 1 : (int)left;
     proc_io(p, &w, pidfd, pidfd >= 0 ? ms : 10);
     exited = proc_exited(p->pid);
   }
   if (pidfd >= 0) close(pidfd);
   if (exited) { /* before the pid is free for reuse */
-    live_pid_remove(p->live);
+    live_enter_pid_remove(p->live);
     p->live = -1;
   }
   if (exited > 0) {

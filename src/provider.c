@@ -6,9 +6,9 @@
 
 /* ---- the providers gpublob has ---- */
 static const provider_ops *const provider_registry[] = {
-    &nvjitlink_ops,
+    &provider_nvjitlink_ops,
 #if GPUBLOB_LLD
-    &lld_ops,
+    &provider_lld_ops,
 #endif
 };
 
@@ -68,10 +68,10 @@ static void provider_open(provider *p) {
 /* The loader: opens the library, then tells whoever waits (holding providers_mu). */
 static void *provider_loader(void *arg) {
   provider *p = arg;
-  double t = now_ms();
+  double t = util_now_ms();
   provider_open(p);
   pthread_mutex_lock(&providers_mu);
-  p->load_ms = now_ms() - t;
+  p->load_ms = util_now_ms() - t;
   p->loading = 0;
   pthread_cond_broadcast(&providers_loaded);
   pthread_mutex_unlock(&providers_mu);
@@ -90,9 +90,9 @@ static void provider_start_loader(provider *p) {
     pthread_attr_destroy(&attr);
   }
   if (!rc) return;
-  double t0 = now_ms();
+  double t0 = util_now_ms();
   provider_open(p);
-  p->load_ms = now_ms() - t0;
+  p->load_ms = util_now_ms() - t0;
   p->loading = 0;
 }
 
@@ -119,7 +119,7 @@ static provider *provider_get(gpublob *g, const provider_ops *ops, const char *p
 }
 
 static int provider_failed(job *j, const char *why) {
-  return set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, %s) did not load: %s", j->provider_path,
+  return handle_set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, %s) did not load: %s", j->provider_path,
                    j->t->provider_name, why);
 }
 

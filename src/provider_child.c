@@ -23,18 +23,18 @@
 /* The request: the target, chip and name of the job, the provider's path, the cwd
 ** the caller's relative words mean, the bounds, the words, the input. */
 static void provider_request(strbuf *b, const job *j, const char **opts, uint32_t n) {
-  put_str(b, j->t->name);
-  put_str(b, j->chip);
-  put_str(b, j->name);
-  put_str(b, j->prov->path);
+  cache_store_put_str(b, j->t->name);
+  cache_store_put_str(b, j->chip);
+  cache_store_put_str(b, j->name);
+  cache_store_put_str(b, j->prov->path);
   char *cwd = getcwd(NULL, 0);
-  put_str(b, cwd ? cwd : "/");
+  cache_store_put_str(b, cwd ? cwd : "/");
   free(cwd);
-  put_u64(b, (uint64_t)(tool_timeout_ms(j) / 1000));
-  put_u64(b, tool_memory_bytes(j->o->tool_memory));
-  put_u64(b, n);
-  for (uint32_t i = 0; i < n; i++) put_str(b, opts[i]);
-  put_u64(b, j->prov->ops->files ? 0 : j->out.size);
+  cache_store_put_u64(b, (uint64_t)(tool_timeout_ms(j) / 1000));
+  cache_store_put_u64(b, tool_memory_bytes(j->o->tool_memory));
+  cache_store_put_u64(b, n);
+  for (uint32_t i = 0; i < n; i++) cache_store_put_str(b, opts[i]);
+  cache_store_put_u64(b, j->prov->ops->files ? 0 : j->out.size);
   if (!j->prov->ops->files) sb_addn(b, (const char *)j->out.data, j->out.size);
 }
 
@@ -42,33 +42,33 @@ static int provider_result(job *j, const strbuf *rec) {
   uint64_t sum = 0;
   if (rec->len >= sizeof sum) memcpy(&sum, rec->s + rec->len - sizeof sum, sizeof sum);
   if (rec->len < sizeof sum || sum != XXH3_64bits(rec->s, rec->len - sizeof sum))
-    return set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s: its result was cut short", j->tool_name,
+    return handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s: its result was cut short", j->tool_name,
                      j->t->name, j->chip);
-  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len - sizeof sum, 0, NULL};
-  int rc = (int)get_u64(&r);
-  const char *msg = get_str(&r), *log = get_str(&r);
+  cache_lookup_reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len - sizeof sum, 0, NULL};
+  int rc = (int)cache_lookup_get_u64(&r);
+  const char *msg = cache_lookup_get_str(&r), *log = cache_lookup_get_str(&r);
   gpublob_blob blob = {0};
-  get_blob(&r, &blob, BLOB_COPY);
+  cache_lookup_get_blob(&r, &blob, BLOB_COPY);
   double cpu = 0;
   if ((size_t)(r.end - r.p) == sizeof cpu) memcpy(&cpu, r.p, sizeof cpu);
   else r.bad = 1;
   j->tool_cpu_ms += cpu;
   if (r.bad) {
-    blob_release(&blob);
-    return set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s: its result was cut short", j->tool_name,
+    util_blob_release(&blob);
+    return handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s: its result was cut short", j->tool_name,
                      j->t->name, j->chip);
   }
   if (log) sb_add(&j->run.output, log);
   if (rc) {
-    blob_release(&blob);
-    return set_error(j->g, rc, "%s", msg ? msg : "");
+    util_blob_release(&blob);
+    return handle_set_error(j->g, rc, "%s", msg ? msg : "");
   }
   if (!j->prov->ops->files) {
-    blob_release(&j->out);
+    util_blob_release(&j->out);
     j->out = blob;
     j->out.suffix = j->t->suffix_bin;
   } else {
-    blob_release(&blob);
+    util_blob_release(&blob);
   }
   return GPUBLOB_OK;
 }
@@ -79,19 +79,19 @@ static int provider_failure(job *j, int have_status, uint64_t status, const char
   int st = (int)status, known = have_status && status != UINT64_MAX;
   const char *who = j->tool_name;
   if (!have_status || (known && WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM))
-    set_error(j->g, GPUBLOB_TOOL, "%s (in-process, in a child process) for %s:%s did not finish within %.0f s (the "
+    handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process, in a child process) for %s:%s did not finish within %.0f s (the "
               "tool timeout, --tool-timeout): killed", who, j->t->name, j->chip, tool_timeout_ms(j) / 1000);
   else if (strstr(printed, "out of memory") || strstr(printed, "bad_alloc") || strstr(printed, "Cannot allocate"))
-    set_error(j->g, GPUBLOB_TOOL, "%s (in-process, in a child process) for %s:%s ran out of memory: the tool memory "
+    handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process, in a child process) for %s:%s ran out of memory: the tool memory "
               "bound is %llu MiB (tool_memory, --tool-memory)", who, j->t->name, j->chip,
               tool_memory_bytes(j->o->tool_memory) >> 20);
   else if (known && WIFSIGNALED(st))
-    set_error(j->g, GPUBLOB_TOOL, "%s (in-process, in a child process) for %s:%s was killed by signal %d (%s)", who,
+    handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process, in a child process) for %s:%s was killed by signal %d (%s)", who,
               j->t->name, j->chip, WTERMSIG(st), strsignal(WTERMSIG(st)));
   else
-    set_error(j->g, GPUBLOB_TOOL, "%s (in-process, in a child process) for %s:%s ended without a result (exit "
+    handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process, in a child process) for %s:%s ended without a result (exit "
               "status %d)", who, j->t->name, j->chip, known ? WEXITSTATUS(st) : -1);
-  add_detail(j->g, printed);
+  handle_add_detail(j->g, printed);
   return GPUBLOB_TOOL;
 }
 
@@ -105,7 +105,7 @@ static int provider_reply(job *j, int fd) {
   char kind;
   int rc = -1, have_status = 0;
   uint64_t status = UINT64_MAX;
-  while (rc < 0 && !get_record(fd, &kind, &rec)) {
+  while (rc < 0 && !isolate_wire_get_record(fd, &kind, &rec)) {
     if (kind == REC_RESULT) rc = provider_result(j, &rec);
     if (kind == REC_EXIT && rec.len >= sizeof status) {
       memcpy(&status, rec.s, sizeof status);
@@ -122,21 +122,21 @@ static int provider_reply(job *j, int fd) {
 
 /* The provider run in a child of the helper (started by pool_helper); the job's
 ** blob (or its {out} file) as the in-process run would leave it. */
-static int provider_in_child(job *j, const char **opts, uint32_t n) {
+static int provider_child_in_child(job *j, const char **opts, uint32_t n) {
   int sv[2];
   if (j->host->helper <= 0 || j->host->helper_owner != getpid())
-    return set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s has no isolation helper to run in", j->tool_name,
+    return handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s has no isolation helper to run in", j->tool_name,
                      j->t->name, j->chip);
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
-    return set_error(j->g, GPUBLOB_TOOL, "cannot make an in-process tool's socket: %s", strerror(errno));
+    return handle_set_error(j->g, GPUBLOB_TOOL, "cannot make an in-process tool's socket: %s", strerror(errno));
   strbuf req = {0};
   provider_request(&req, j, opts, n);
-  int rc = req.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
-  if (!rc && helper_hand(j->host, sv[1], 't'))
-    rc = set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s: the isolation helper is gone (%s)", j->tool_name,
+  int rc = req.oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  if (!rc && isolate_host_hand(j->host, sv[1], 't'))
+    rc = handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s: the isolation helper is gone (%s)", j->tool_name,
                    j->t->name, j->chip, strerror(errno));
   close(sv[1]);
-  if (!rc) put_record(sv[0], REC_TOOL, &req); /* a child that died early shows in its reply */
+  if (!rc) isolate_wire_put_record(sv[0], REC_TOOL, &req); /* a child that died early shows in its reply */
   sb_free(&req);
   if (!rc) rc = provider_reply(j, sv[0]);
   close(sv[0]);
@@ -146,7 +146,7 @@ static int provider_in_child(job *j, const char **opts, uint32_t n) {
 /* The libraries of the call's in-process providers, loaded in the helper before it
 ** forks the children that run them (a library it has already is not loaded again),
 ** and its linked providers readied there (ops->warm, once a helper). */
-static void helper_preload(gpublob *host, job *const *jobs, size_t njobs) {
+static void provider_child_preload(gpublob *host, job *const *jobs, size_t njobs) {
   for (size_t i = 0; i < njobs; i++) {
     const job *j = jobs[i];
     if (!j->prov || (j->prov->ops->linked && !j->prov->ops->warm)) continue;
@@ -217,19 +217,19 @@ typedef struct provider_child_req {
 } provider_child_req;
 
 static int provider_child_read(const strbuf *rec, provider_child_req *q) {
-  reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len, 0, NULL};
-  q->target = get_str(&r);
-  q->chip = get_str(&r);
-  q->name = get_str(&r);
-  q->path = get_str(&r);
-  q->cwd = get_str(&r);
-  q->timeout = get_u64(&r);
-  q->mem = get_u64(&r);
-  q->nopts = get_u64(&r);
+  cache_lookup_reader r = {(const unsigned char *)rec->s, (const unsigned char *)rec->s + rec->len, 0, NULL};
+  q->target = cache_lookup_get_str(&r);
+  q->chip = cache_lookup_get_str(&r);
+  q->name = cache_lookup_get_str(&r);
+  q->path = cache_lookup_get_str(&r);
+  q->cwd = cache_lookup_get_str(&r);
+  q->timeout = cache_lookup_get_u64(&r);
+  q->mem = cache_lookup_get_u64(&r);
+  q->nopts = cache_lookup_get_u64(&r);
   if (r.bad || q->nopts > 65536 || !q->target || !q->chip || !q->path || !q->cwd) return -1;
   q->opts = calloc((size_t)q->nopts + 1, sizeof *q->opts); /* the child's, until it exits */
-  for (uint64_t i = 0; q->opts && i < q->nopts; i++) q->opts[i] = get_str(&r);
-  q->size = get_u64(&r);
+  for (uint64_t i = 0; q->opts && i < q->nopts; i++) q->opts[i] = cache_lookup_get_str(&r);
+  q->size = cache_lookup_get_u64(&r);
   if (!q->opts || r.bad || (uint64_t)(r.end - r.p) != q->size) return -1;
   q->input = r.p;
   return 0;
@@ -240,10 +240,10 @@ static int provider_child_read(const strbuf *rec, provider_child_req *q) {
 static int provider_child_load(job *j, provider *p, const char *path) {
   p->ops = provider_ops_of(j->t);
   p->path = (char *)path;
-  if (!p->ops) return set_error(j->g, GPUBLOB_NOTOOL, "no in-process provider for target %s", j->t->name);
+  if (!p->ops) return handle_set_error(j->g, GPUBLOB_NOTOOL, "no in-process provider for target %s", j->t->name);
   if (!p->ops->linked) provider_open(p);
   if (p->error[0])
-    return set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, %s) did not load: %s", path, p->ops->name, p->error);
+    return handle_set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, %s) did not load: %s", path, p->ops->name, p->error);
   return GPUBLOB_OK;
 }
 
@@ -258,11 +258,11 @@ static void provider_child_printed(job *j, uint64_t mem) {
   if (strstr(buf, "out of memory") || strstr(buf, "bad_alloc")) {
     strbuf was = {0};
     sb_add(&was, gpublob_error_message(j->g));
-    set_error(j->g, GPUBLOB_TOOL, "%s, out of memory: the tool memory bound is %llu MiB (tool_memory, --tool-memory)",
+    handle_set_error(j->g, GPUBLOB_TOOL, "%s, out of memory: the tool memory bound is %llu MiB (tool_memory, --tool-memory)",
               sb_str(&was), (unsigned long long)(mem >> 20));
     sb_free(&was);
   }
-  add_detail(j->g, buf);
+  handle_add_detail(j->g, buf);
 }
 
 /* One job of a tool child: the provider's run, its result sent.  1 when the child
@@ -275,15 +275,15 @@ static int provider_child_job(int fd, const strbuf *rec, tool_child *c) {
   double cpu = child_cpu_ms();
   gpublob g = {0};
   job j;
-  job_begin(&j, &g, NULL, q.name);
-  j.t = target_named(q.target, strlen(q.target));
+  job_state_begin(&j, &g, NULL, q.name);
+  j.t = resolve_target_named(q.target, strlen(q.target));
   snprintf(j.chip, sizeof j.chip, "%s", q.chip);
   provider p;
   memset(&p, 0, sizeof p);
-  int rc = j.t ? provider_child_load(&j, &p, q.path) : set_error(&g, GPUBLOB_TARGET, "no target %s", q.target);
+  int rc = j.t ? provider_child_load(&j, &p, q.path) : handle_set_error(&g, GPUBLOB_TARGET, "no target %s", q.target);
   if (!rc && !p.ops->files) { /* the provider may free it (a blob's own bytes), NUL-terminated as take_buffer's */
     unsigned char *in = malloc((size_t)q.size + 1);
-    if (!in) rc = set_error(&g, GPUBLOB_NOMEM, "out of memory");
+    if (!in) rc = handle_set_error(&g, GPUBLOB_NOMEM, "out of memory");
     else {
       memcpy(in, q.input, (size_t)q.size);
       in[q.size] = 0;
@@ -293,15 +293,15 @@ static int provider_child_job(int fd, const strbuf *rec, tool_child *c) {
   if (!rc) rc = p.ops->run(&j, &p, q.opts, (uint32_t)q.nopts);
   if (rc) provider_child_printed(&j, q.mem);
   strbuf out = {0};
-  put_u64(&out, (uint64_t)rc);
-  put_str(&out, gpublob_error_message(&g));
-  put_str(&out, sb_str(&j.run.output));
+  cache_store_put_u64(&out, (uint64_t)rc);
+  cache_store_put_str(&out, gpublob_error_message(&g));
+  cache_store_put_str(&out, sb_str(&j.run.output));
   gpublob_blob none = {0};
-  put_blob(&out, !rc && !p.ops->files ? &j.out : &none);
+  cache_store_put_blob(&out, !rc && !p.ops->files ? &j.out : &none);
   cpu = child_cpu_ms() - cpu; /* this job's CPU: the tool's */
   sb_addn(&out, (const char *)&cpu, sizeof cpu);
-  put_u64(&out, XXH3_64bits(out.s, out.len)); /* a record cut short is never taken for one */
-  if (out.oom || put_record(fd, REC_RESULT, &out)) _exit(73);
+  cache_store_put_u64(&out, XXH3_64bits(out.s, out.len)); /* a record cut short is never taken for one */
+  if (out.oom || isolate_wire_put_record(fd, REC_RESULT, &out)) _exit(73);
   alarm(0);
   int again = p.ops && (!p.ops->usable || p.ops->usable()) && ++c->jobs < TOOL_CHILD_JOBS &&
               (!c->base_kb || vm_data_kb() < c->base_kb + (q.mem >> 11));
@@ -324,11 +324,11 @@ static void provider_child_main(int fd, const strbuf *rec, int chan) {
     close(fd);
     if (!again || ftruncate(2, 0) || lseek(2, 0, SEEK_SET)) _exit(0); /* its stderr: the next job's alone */
     if (send(chan, "r", 1, MSG_NOSIGNAL) != 1) _exit(0);
-    helper_msg m;
+    isolate_helper_msg m;
     char kind;
-    if (helper_receive(chan, &m, NULL, 0) || m.fd < 0) _exit(0); /* the helper ended */
+    if (isolate_helper_receive(chan, &m, NULL, 0) || m.fd < 0) _exit(0); /* the helper ended */
     fd = m.fd;
-    if (get_record(fd, &kind, &next) || kind != REC_TOOL) _exit(71);
+    if (isolate_wire_get_record(fd, &kind, &next) || kind != REC_TOOL) _exit(71);
     rec = &next;
   }
 }

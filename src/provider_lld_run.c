@@ -6,18 +6,18 @@
 int gpublob__lld_usable(void);
 int gpublob__lld_elf(int argc, const char *const *argv, char **log, int *fatal);
 
-static int lld_usable(void) { return gpublob__lld_usable(); }
+static int provider_lld_run_usable(void) { return gpublob__lld_usable(); }
 
-static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts) {
+static int provider_lld_run(job *j, const provider *p, const char **opts, uint32_t nopts) {
   char *log = NULL;
   int fatal = 0;
   int r = gpublob__lld_elf((int)nopts, opts, &log, &fatal);
   const char *text = log ? log : "";
   int rc = GPUBLOB_OK;
   if (r) {
-    set_error(j->g, GPUBLOB_TOOL, "lld (in-process) for %s:%s %s", j->t->name, j->chip,
+    handle_set_error(j->g, GPUBLOB_TOOL, "lld (in-process) for %s:%s %s", j->t->name, j->chip,
               fatal ? "failed fatally" : "failed");
-    add_detail(j->g, text);
+    handle_add_detail(j->g, text);
     rc = GPUBLOB_TOOL;
   } else {
     sb_add(&j->run.output, text); /* the tool's output, as a program's (GPUBLOB_FLAG_TOOL_LOG's) */
@@ -30,7 +30,7 @@ static int lld_run(job *j, const provider *p, const char **opts, uint32_t nopts)
 /* lld's first run in a process costs some ten times its next; two runs that make no
 ** file (its version; a link of no input, an error) do most of that once, in the
 ** isolation helper, so that every tool child forked after starts warm. */
-static void lld_warm(void) {
+static void provider_lld_run_warm(void) {
   static const char *const version[] = {"ld.lld", "--version"};
   static const char *const nothing[] = {"ld.lld", "-shared", "-o", "/dev/null"};
   char *log = NULL;

@@ -1,7 +1,7 @@
 /* src/provider_nvjitlink.c: The nvjitlink provider: CUDA's nvJitLink library turns PTX
 ** into a cubin in-process.  Its ABI (the entry points by name, their types, the
 ** input kind) is named here and nowhere else; the core reaches it through
-** nvjitlink_ops, listed in src/provider.c. */
+** provider_nvjitlink_ops, listed in src/provider.c. */
 
 /* ---- nvJitLink: its entry points (nvJitLink.h, CUDA 12 and 13) ---- */
 enum { NVJL_CREATE, NVJL_DESTROY, NVJL_ADD, NVJL_COMPLETE, NVJL_CUBIN_SIZE, NVJL_CUBIN,
@@ -21,14 +21,14 @@ enum { NVJL_INPUT_PTX = 2 };
 
 /* ---- nvJitLink: PTX in, a cubin out ---- */
 static int nvjl_failed(job *j, const provider *p, void *h, const char *step, int r) {
-  set_error(j->g, GPUBLOB_TOOL, "%s (in-process, %s) for %s:%s failed in %s with error %d",
+  handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process, %s) for %s:%s failed in %s with error %d",
             p->ops->name, p->path, j->t->name, j->chip, step, r);
   size_t n = 0;
   char *log = NULL;
   if (h && !((nvjl_size_fn)p->fn[NVJL_ERRLOG_SIZE])(h, &n) && n && (log = malloc(n + 1)) &&
       !((nvjl_get_fn)p->fn[NVJL_ERRLOG])(h, log)) {
     log[n] = 0;
-    add_detail(j->g, log);
+    handle_add_detail(j->g, log);
   }
   free(log);
   return GPUBLOB_TOOL;
@@ -39,13 +39,13 @@ static int nvjl_cubin(job *j, const provider *p, void *h) {
   int r = ((nvjl_size_fn)p->fn[NVJL_CUBIN_SIZE])(h, &n);
   if (r || !n) return nvjl_failed(j, p, h, "GetLinkedCubinSize", r);
   unsigned char *cubin = malloc(n + 1);
-  if (!cubin) return set_error(j->g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", n);
+  if (!cubin) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", n);
   if ((r = ((nvjl_get_fn)p->fn[NVJL_CUBIN])(h, cubin))) {
     free(cubin);
     return nvjl_failed(j, p, h, "GetLinkedCubin", r);
   }
   cubin[n] = 0;
-  blob_release(&j->out);
+  util_blob_release(&j->out);
   j->out = (gpublob_blob){cubin, n, j->t->suffix_bin};
   return GPUBLOB_OK;
 }
@@ -77,4 +77,4 @@ static int nvjitlink_run(job *j, const provider *p, const char **opts, uint32_t 
   return rc;
 }
 
-static const provider_ops nvjitlink_ops = {.name = "nvjitlink", .symbols = nvjitlink_symbols, .run = nvjitlink_run};
+static const provider_ops provider_nvjitlink_ops = {.name = "nvjitlink", .symbols = nvjitlink_symbols, .run = nvjitlink_run};

@@ -3,7 +3,7 @@
 
 /* ---- a job's errors and warnings, carried to the caller's handle ---- */
 /* Another handle's error (a job's own) becomes g's. */
-static int take_error(gpublob *g, const gpublob *from) {
+static int report_take_error(gpublob *g, const gpublob *from) {
   g->code = from->code;
   sb_reset(&g->msg);
   if (from->msg.oom) g->msg.oom = 1;
@@ -12,14 +12,14 @@ static int take_error(gpublob *g, const gpublob *from) {
 }
 
 /* Another handle's warnings (a job's), each line once. */
-static void add_warnings(gpublob *g, const char *lines) {
+static void report_add_warnings(gpublob *g, const char *lines) {
   while (*lines) {
     const char *nl = strchr(lines, '\n');
     size_t n = nl ? (size_t)(nl - lines) : strlen(lines);
     strbuf line = {0};
     sb_addn(&line, lines, n);
     if (line.oom) g->warn.oom = 1;
-    else warn_once(g, sb_str(&line));
+    else handle_warn_once(g, sb_str(&line));
     sb_free(&line);
     lines += n + (nl != NULL);
   }

@@ -46,7 +46,7 @@ static int try_root(search *s, const char *root, size_t n, const char *name, int
   const char *val = var.oom ? NULL : getenv(sb_str(&var)), *w;
   size_t wn;
   int found = 0;
-  while (!found && !dir.oom && val && (w = next_word(&val, ":", &wn))) {
+  while (!found && !dir.oom && val && (w = util_next_word(&val, ":", &wn))) {
     sb_reset(&dir);
     sb_addf(&dir, "%.*s%.*s", (int)wn, w, (int)(n - v), root + v);
     found = !dir.oom && try_path(s, sb_str(&dir), dir.len, name, exec);
@@ -69,7 +69,7 @@ static int try_toolkit(const job *j, search *s, const char *roots, const char *n
   const char *w;
   size_t n;
   int found = 0;
-  while (!found && j->o->toolkit && *j->o->toolkit && (w = next_word(&roots, " ", &n))) {
+  while (!found && j->o->toolkit && *j->o->toolkit && (w = util_next_word(&roots, " ", &n))) {
     if (!is_toolkit_root(w, n)) continue;
     strbuf dir = {0};
     sb_addf(&dir, "%s%.*s", j->o->toolkit, (int)(n - (sizeof toolkit_mark - 1)), w + sizeof toolkit_mark - 1);
@@ -86,11 +86,11 @@ static int search_file(const job *j, search *s, const char *extra, const char *r
                        const char *name, int exec) {
   const char *w;
   size_t n;
-  while (extra && (w = next_word(&extra, ":", &n)))
+  while (extra && (w = util_next_word(&extra, ":", &n)))
     if (try_path(s, w, n, name, exec)) return 1;
   if (try_toolkit(j, s, roots, name, exec)) return 1;
   if (j->o->flags & GPUBLOB_FLAG_NO_DEFAULT_SEARCH) return 0;
-  while ((w = next_word(&roots, " ", &n)))
+  while ((w = util_next_word(&roots, " ", &n)))
     if (!is_toolkit_root(w, n) && try_root(s, w, n, name, exec)) return 1;
   return 0;
 }
@@ -103,7 +103,7 @@ static int find_named(job *j, const char *names, const char *extra, const char *
   size_t n;
   strbuf name = {0};
   int found = 0;
-  while (!found && !name.oom && (w = next_word(&names, " ", &n))) {
+  while (!found && !name.oom && (w = util_next_word(&names, " ", &n))) {
     sb_reset(&name);
     sb_addn(&name, w, n);
     found = !name.oom && search_file(j, s, extra, roots, sb_str(&name), exec);
@@ -113,7 +113,7 @@ static int find_named(job *j, const char *names, const char *extra, const char *
   return found;
 }
 
-static const char *tried_list(const search *s) {
+static const char *search_tried_list(const search *s) {
   return s->tried.len ? sb_str(&s->tried) : " nothing (no search directory)";
 }
 
@@ -122,9 +122,9 @@ static const char *tried_list(const search *s) {
 static int tool_found(job *j, search *s, int found, strbuf *path, const char *what, const char *label,
                       const char *hint) {
   int rc = s->oom ? GPUBLOB_NOMEM : found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
-  if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
-  else if (rc) set_error(j->g, rc, "%s%s not found for target %s; tried:%s%s", what, label, j->t->name,
-                         tried_list(s), hint);
+  if (rc == GPUBLOB_NOMEM) handle_set_error(j->g, rc, "out of memory");
+  else if (rc) handle_set_error(j->g, rc, "%s%s not found for target %s; tried:%s%s", what, label, j->t->name,
+                         search_tried_list(s), hint);
   else {
     sb_free(path); /* a held buffer the caller reset (tool_info_fill's) is not lost */
     *path = sb_move(&s->found);
@@ -134,13 +134,13 @@ static int tool_found(job *j, search *s, int found, strbuf *path, const char *wh
 }
 
 /* The blob tool program, the options' own or the spec's found: its path in *path. */
-static int find_tool_path(job *j, strbuf *path) {
+static int search_find_tool_path(job *j, strbuf *path) {
   if (j->o->tool) {
     if (access(j->o->tool, X_OK))
-      return set_error(j->g, GPUBLOB_NOTOOL, "blob tool '%s' (from the options) is not executable: %s",
+      return handle_set_error(j->g, GPUBLOB_NOTOOL, "blob tool '%s' (from the options) is not executable: %s",
                        j->o->tool, strerror(errno));
     sb_add(path, j->o->tool);
-    return path->oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+    return path->oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
   }
   search s = {0};
   int found = find_named(j, j->t->tool, j->o->tool_dirs, j->t->tool_search, 1, &s);
@@ -148,21 +148,21 @@ static int find_tool_path(job *j, strbuf *path) {
 }
 
 /* The pack tool (fatbinary) is searched where the blob tool is: its path in *path. */
-static int find_pack_tool(job *j, strbuf *path) {
+static int search_find_pack_tool(job *j, strbuf *path) {
   search s = {0};
   int found = find_named(j, j->t->pack_tool, j->o->tool_dirs, j->t->tool_search, 1, &s);
   return tool_found(j, &s, found, path, j->t->pack_tool, " (the pack tool)", "");
 }
 
 /* The provider's library, searched in the options' tool dirs, then the spec's. */
-static int find_provider(job *j, search *s) {
+static int search_find_provider(job *j, search *s) {
   return find_named(j, j->t->provider_lib, j->o->tool_dirs, j->t->provider_search, 0, s);
 }
 
 /* A device library's name, expanded (name), searched in the options' library dirs,
 ** then the spec's. */
-static int find_lib(job *j, const char *w, size_t n, strbuf *name, search *s) {
-  expand(j, w, n, NULL, name);
+static int search_find_lib(job *j, const char *w, size_t n, strbuf *name, search *s) {
+  template_expand(j, w, n, NULL, name);
   if (name->oom) s->oom = 1;
   return !name->oom && search_file(j, s, j->o->lib_dirs, j->t->lib_search, sb_str(name), 0);
 }

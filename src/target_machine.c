@@ -12,9 +12,9 @@ static LLVMCodeGenOptLevel codegen_level(int opt) {
 static const char *llvm_cpu(const job *j, strbuf *b) {
   const char *list = j->t->llvm_chip, *w;
   size_t n;
-  while ((w = next_word(&list, " ", &n))) {
+  while ((w = util_next_word(&list, " ", &n))) {
     const char *colon = memchr(w, ':', n);
-    if (!colon || !glob_match(w, (size_t)(colon - w), j->cpu)) continue;
+    if (!colon || !util_glob_match(w, (size_t)(colon - w), j->cpu)) continue;
     sb_addn(b, colon + 1, n - (size_t)(colon + 1 - w));
     return sb_str(b);
   }
@@ -26,17 +26,17 @@ static const char *llvm_cpu(const job *j, strbuf *b) {
 ** job: a target machine holds no module's state, and the code it makes is the same
 ** (test_jobs compares one thread's outputs with many threads' and isolated ones).
 ** NULL outside a pool worker: an isolated child, or jobs run on the caller's thread. */
-typedef struct worker_tm {
+typedef struct target_machine_worker {
   strbuf key; /* triple, CPU, features and level, NUL-separated */
   LLVMTargetMachineRef tm;
-} worker_tm;
-typedef struct worker_tms {
-  worker_tm v[GPUBLOB_WORKER_TARGET_MACHINES];
+} target_machine_worker;
+typedef struct target_machine_workers {
+  target_machine_worker v[GPUBLOB_WORKER_TARGET_MACHINES];
   size_t n;
-} worker_tms;
-static _Thread_local worker_tms *this_worker_tms;
+} target_machine_workers;
+static _Thread_local target_machine_workers *target_machine_this_worker;
 
-static void worker_tms_free(worker_tms *w) {
+static void target_machine_workers_free(target_machine_workers *w) {
   for (size_t i = 0; i < w->n; i++) {
     LLVMDisposeTargetMachine(w->v[i].tm);
     sb_free(&w->v[i].key);
@@ -53,7 +53,7 @@ static void tm_key(const job *j, const char *cpu, strbuf *key) {
 }
 
 static LLVMTargetMachineRef worker_tm_find(const strbuf *key) {
-  worker_tms *w = this_worker_tms;
+  target_machine_workers *w = target_machine_this_worker;
   for (size_t i = 0; w && !key->oom && i < w->n; i++)
     if (w->v[i].key.len == key->len && !memcmp(sb_str(&w->v[i].key), sb_str(key), key->len)) return w->v[i].tm;
   return NULL;
@@ -61,7 +61,7 @@ static LLVMTargetMachineRef worker_tm_find(const strbuf *key) {
 
 /* Keeps tm for the worker's next jobs: 1, or 0 (no worker, or its table is full). */
 static int worker_tm_keep(strbuf *key, LLVMTargetMachineRef tm) {
-  worker_tms *w = this_worker_tms;
+  target_machine_workers *w = target_machine_this_worker;
   if (!w || key->oom || w->n == GPUBLOB_WORKER_TARGET_MACHINES) return 0;
   w->v[w->n].key = *key;
   w->v[w->n++].tm = tm;
@@ -73,7 +73,7 @@ static int worker_tm_keep(strbuf *key, LLVMTargetMachineRef tm) {
 ** setting, AllowFPOpFusion = Fast, as clang and llc -fp-contract=fast set it: the backend
 ** may fuse any multiply into an add (and NVPTX leaves ptxas free to: mul.f32, not
 ** mul.rn.f32), where a contract flag on each operation (a build without src/passes.cpp:
-** set_fp_contract) fuses otherwise where an operation feeds two (a*b + expf(x)).  --as
+** optimise_set_fp_contract) fuses otherwise where an operation feeds two (a*b + expf(x)).  --as
 ** clang writes assembly with clang -S's comments (MCOptions.AsmVerbose): its text, and
 ** the PTX lines ptxas -lineinfo's line table counts, are clang's. */
 static LLVMTargetMachineRef new_target_machine(job *j, LLVMTargetRef target, const char *cpu) {
@@ -85,15 +85,15 @@ static LLVMTargetMachineRef new_target_machine(job *j, LLVMTargetRef target, con
   return tm;
 }
 
-static int make_target_machine(job *j) {
+static int target_machine_make(job *j) {
   LLVMTargetRef target;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(j->triple, &target, &err)) {
-    set_error(j->g, GPUBLOB_TARGET, "this LLVM has no backend for %s (%s)", j->triple, err ? err : "");
+    handle_set_error(j->g, GPUBLOB_TARGET, "this LLVM has no backend for %s (%s)", j->triple, err ? err : "");
     LLVMDisposeMessage(err);
     return GPUBLOB_TARGET;
   }
-  double t = now_ms(); /* the code generator's set-up: counted with emission */
+  double t = util_now_ms(); /* the code generator's set-up: counted with emission */
   strbuf cpu = {0}, key = {0};
   const char *chip = llvm_cpu(j, &cpu);
   tm_key(j, chip, &key);
@@ -103,9 +103,9 @@ static int make_target_machine(job *j) {
     j->llvm->tm_kept = worker_tm_keep(&key, j->llvm->tm);
   sb_free(&cpu);
   sb_free(&key);
-  j->ms[PH_EMIT] += now_ms() - t;
+  j->ms[PH_EMIT] += util_now_ms() - t;
   if (!j->llvm->tm)
-    return set_error(j->g, GPUBLOB_TARGET, "cannot create a target machine for %s", j->triple);
+    return handle_set_error(j->g, GPUBLOB_TARGET, "cannot create a target machine for %s", j->triple);
   LLVMSetTarget(j->llvm->mod, j->triple);
   LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(j->llvm->tm);
   char *layout = LLVMCopyStringRepOfTargetData(dl);
@@ -118,7 +118,7 @@ static int make_target_machine(job *j) {
 /* ---- module flags from the spec (NAME=BEHAVIOUR:VALUE) ---- */
 /* The job's list: an MLIR input's job has its peer's, the spec's mlir_module_flags
 ** (mlir-opt-22's NVVM serialiser writes none; ROCDL's the code object version). */
-static const char *job_module_flags(const job *j) {
+static const char *target_machine_job_module_flags(const job *j) {
   return j->mlir_input ? j->t->mlir_module_flags : j->t->module_flags;
 }
 
@@ -130,7 +130,7 @@ static LLVMModuleFlagBehavior flag_behaviour(const char *s, size_t n) {
       LLVMModuleFlagBehaviorRequire,  LLVMModuleFlagBehaviorOverride,
       LLVMModuleFlagBehaviorAppend,   LLVMModuleFlagBehaviorAppendUnique};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (word_is(s, n, names[i])) return values[i];
+    if (util_word_is(s, n, names[i])) return values[i];
   return LLVMModuleFlagBehaviorError;
 }
 
@@ -140,7 +140,7 @@ static void add_module_flag(job *j, const char *w, size_t n) {
   size_t kn = (size_t)(eq - w);
   if (LLVMGetModuleFlag(j->llvm->mod, w, kn)) return; /* the module's own value stands */
   strbuf v = {0};
-  expand(j, colon + 1, n - (size_t)(colon + 1 - w), NULL, &v);
+  template_expand(j, colon + 1, n - (size_t)(colon + 1 - w), NULL, &v);
   long value = strtol(sb_str(&v), NULL, 0);
   sb_free(&v);
   LLVMValueRef c = LLVMConstInt(LLVMInt32TypeInContext(j->llvm->ctx), (unsigned long long)value, 1);
@@ -148,8 +148,8 @@ static void add_module_flag(job *j, const char *w, size_t n) {
                     LLVMValueAsMetadata(c));
 }
 
-static void add_module_flags(job *j) {
-  const char *list = job_module_flags(j), *w;
+static void target_machine_add_module_flags(job *j) {
+  const char *list = target_machine_job_module_flags(j), *w;
   size_t n;
-  while ((w = next_word(&list, " ", &n))) add_module_flag(j, w, n);
+  while ((w = util_next_word(&list, " ", &n))) add_module_flag(j, w, n);
 }

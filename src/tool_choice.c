@@ -4,7 +4,7 @@
 /* ---- the blob tool of a job: the spec's in-process provider, or its program ---- */
 /* The spec's tool_kind exec always; asked (xevm: ocloc's native binary beside the
 ** backend's SPIR-V) only where the call asks for the program. */
-static int needs_blob_tool(const job *j) {
+static int tool_choice_needs_blob_tool(const job *j) {
   return j->format == GPUBLOB_FORMAT_BIN &&
          (j->t->tool_kind == TOOL_exec || (j->t->tool_kind == TOOL_asked && j->o->tool_mode == GPUBLOB_TOOL_PROGRAM));
 }
@@ -12,10 +12,10 @@ static int needs_blob_tool(const job *j) {
 
 /* The provider's option for the caller's blob tool option w (the spec's
 ** provider_options), added to out (with its NUL) when there is one: 1, else 0. */
-static int provider_option(const job *j, const char *w, strbuf *out) {
+static int tool_choice_provider_option(const job *j, const char *w, strbuf *out) {
   const char *list = j->t->provider_options, *p;
   size_t n;
-  while ((p = next_word(&list, " ", &n))) {
+  while ((p = util_next_word(&list, " ", &n))) {
     if (*p == '!') { /* !PATTERN: no counterpart in-process (a glob of the option's words) */
       char pat[128];
       if (n - 1 < sizeof pat) {
@@ -49,13 +49,13 @@ static int provider_option(const job *j, const char *w, strbuf *out) {
 ** provider has no option for, into *bad (a word of words), or NULL. */
 static int tool_options_split(job *j, strbuf *words, size_t *count, const char **bad) {
   *bad = NULL;
-  if (shell_words(j->o->tool_options, words, count))
-    return set_error(j->g, GPUBLOB_OPTION, "tool options '%s': a quote is not closed", j->o->tool_options);
-  if (words->oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  if (util_shell_words(j->o->tool_options, words, count))
+    return handle_set_error(j->g, GPUBLOB_OPTION, "tool options '%s': a quote is not closed", j->o->tool_options);
+  if (words->oom) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   strbuf mapped = {0};
   const char *w = sb_str(words);
   for (size_t i = 0; i < *count && !*bad; i++, w += strlen(w) + 1)
-    if (!provider_option(j, w, &mapped)) *bad = w;
+    if (!tool_choice_provider_option(j, w, &mapped)) *bad = w;
   sb_free(&mapped);
   return GPUBLOB_OK;
 }
@@ -80,7 +80,7 @@ static int provider_stands_in(const job *j) {
   return provider_ops_of(j->t) && !j->o->tool && j->o->tool_mode == GPUBLOB_TOOL_AUTO;
 }
 
-static const char *base_name(const char *path) {
+static const char *tool_choice_base_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
 }
@@ -88,15 +88,15 @@ static const char *base_name(const char *path) {
 /* A linked provider: its identity is its path; NOTOOL once it cannot run here. */
 static int choose_linked(job *j, const provider_ops *ops, int load) {
   if (ops->usable && !ops->usable())
-    return set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, linked in) cannot run again in this process "
+    return handle_set_error(j->g, GPUBLOB_NOTOOL, "%s (in-process, linked in) cannot run again in this process "
                      "after a fatal error; --tool-mode auto or program runs the program", ops->name);
   strbuf id = {0};
   sb_add(&id, ops->linked);
-  if (id.oom) return set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  job_path_take(&j->provider_path, &id);
+  if (id.oom) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+  job_state_path_take(&j->provider_path, &id);
   int rc = load ? provider_load(j) : GPUBLOB_OK;
   if (!rc) j->tool_name = j->t->provider_name;
-  else job_path_free(&j->provider_path);
+  else job_state_path_free(&j->provider_path);
   return rc;
 }
 
@@ -105,17 +105,17 @@ static int choose_provider(job *j, int load) {
   const provider_ops *ops = provider_ops_of(j->t);
   if (ops->linked) return choose_linked(j, ops, load);
   search s = {0};
-  int found = find_provider(j, &s);
+  int found = search_find_provider(j, &s);
   int rc = s.oom ? GPUBLOB_NOMEM : found ? GPUBLOB_OK : GPUBLOB_NOTOOL;
-  if (rc == GPUBLOB_NOMEM) set_error(j->g, rc, "out of memory");
+  if (rc == GPUBLOB_NOMEM) handle_set_error(j->g, rc, "out of memory");
   else if (rc)
-    set_error(j->g, rc, "%s (in-process, %s) not found for target %s; tried:%s", j->t->provider_lib,
-              j->t->provider_name, j->t->name, tried_list(&s));
-  else if (!rc) job_path_take(&j->provider_path, &s.found);
+    handle_set_error(j->g, rc, "%s (in-process, %s) not found for target %s; tried:%s", j->t->provider_lib,
+              j->t->provider_name, j->t->name, search_tried_list(&s));
+  else if (!rc) job_state_path_take(&j->provider_path, &s.found);
   search_end(&s);
   if (!rc && load) rc = provider_load(j);
   if (!rc) j->tool_name = j->t->provider_name;
-  else job_path_free(&j->provider_path);
+  else job_state_path_free(&j->provider_path);
   return rc;
 }
 
@@ -129,7 +129,7 @@ static int program_missing(job *j, int load) {
   if (!rc && j->prov && (rc = provider_ready(j))) j->prov = NULL;
   if (rc == GPUBLOB_NOTOOL) {
     sb_add(&provider, sb_str(&j->g->msg));
-    set_error(j->g, rc, "%s; nor %s", sb_str(&program), sb_str(&provider));
+    handle_set_error(j->g, rc, "%s; nor %s", sb_str(&program), sb_str(&provider));
   }
   sb_free(&program);
   sb_free(&provider);
@@ -140,16 +140,16 @@ static int program_missing(job *j, int load) {
 ** A missing blob tool fails the call before any compile work is spent; a provider
 ** that is found but does not load fails each job at its blob tool (its load runs
 ** beside the compile), except auto's stand-in, which is waited for here. */
-static int resolve_tool(job *j, int load) {
+static int tool_choice_resolve_tool(job *j, int load) {
   j->tool_name = "";
-  job_path_free(&j->provider_path);
-  if (!needs_blob_tool(j)) return GPUBLOB_OK;
+  job_state_path_free(&j->provider_path);
+  if (!tool_choice_needs_blob_tool(j)) return GPUBLOB_OK;
   strbuf words = {0};
   size_t count = 0;
   const char *bad = NULL;
   int split = tool_options_split(j, &words, &count, &bad);
   if (!split && bad && provider_ops_of(j->t) && j->o->tool_mode == GPUBLOB_TOOL_INPROCESS)
-    split = set_error(j->g, GPUBLOB_OPTION, "tool option '%s' has no counterpart in the in-process %s of target "
+    split = handle_set_error(j->g, GPUBLOB_OPTION, "tool option '%s' has no counterpart in the in-process %s of target "
                       "%s (it maps: %s); use --tool-mode program", bad, j->t->provider_name, j->t->name,
                       *j->t->provider_options ? j->t->provider_options : "none");
   sb_free(&words);
@@ -162,10 +162,10 @@ static int resolve_tool(job *j, int load) {
     sb_reset(&j->g->msg);
   }
   strbuf path = {0};
-  int rc = find_tool_path(j, &path);
+  int rc = search_find_tool_path(j, &path);
   if (!rc) {
-    job_path_take(&j->tool, &path);
-    j->tool_name = base_name(j->tool);
+    job_state_path_take(&j->tool, &path);
+    j->tool_name = tool_choice_base_name(j->tool);
   }
   sb_free(&path);
   if (rc == GPUBLOB_NOTOOL && provider_stands_in(j) && !bad) rc = program_missing(j, load);

@@ -24,19 +24,19 @@
 static int argv_has_one_of(const argvec *a, const char *list) {
   const char *w;
   size_t n;
-  while ((w = next_word(&list, " ", &n))) {
+  while ((w = util_next_word(&list, " ", &n))) {
     const char *p = a->text.s ? a->text.s : "";
     for (size_t i = 0; i < a->argc; i++, p += strlen(p) + 1)
-      if (word_is(w, n, p)) return 1;
+      if (util_word_is(w, n, p)) return 1;
   }
   return 0;
 }
 
 /* list's first word added to a where a has none of list's words: 1 when added. */
-static int report_argv_add(argvec *a, const char *list) {
+static int tool_report_argv_add(argvec *a, const char *list) {
   const char *first = list, *w;
   size_t n;
-  if (!(w = next_word(&first, " ", &n)) || argv_has_one_of(a, list)) return 0;
+  if (!(w = util_next_word(&first, " ", &n)) || argv_has_one_of(a, list)) return 0;
   sb_addn(&a->text, w, n);
   sb_addn(&a->text, "", 1);
   a->argc++;
@@ -77,7 +77,7 @@ static int name_after(const char *line, const char *what, strbuf *name) {
 static report_fn *report_fn_of(report_fn **fns, size_t *n, const char *name) {
   for (size_t i = 0; i < *n; i++)
     if (!strcmp(sb_str(&(*fns)[i].name), name)) return &(*fns)[i];
-  if (grow(fns, *n, sizeof **fns)) return NULL;
+  if (util_grow(fns, *n, sizeof **fns)) return NULL;
   report_fn *f = &(*fns)[(*n)++];
   memset(f, 0, sizeof *f);
   sb_add(&f->name, name);
@@ -182,5 +182,5 @@ static int tool_report_take(job *j) {
       sb_addn(&j->tool_log, log, j->run.output.len);
     }
   }
-  return j->report.oom || j->tool_log.oom ? set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+  return j->report.oom || j->tool_log.oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }

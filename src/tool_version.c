@@ -10,7 +10,7 @@ static long tool_version_needed(const job *j) {
   const char *list = j->t->abi_tool_min, *w;
   size_t n;
   long need = 0;
-  while ((w = next_word(&list, " ", &n))) {
+  while ((w = util_next_word(&list, " ", &n))) {
     unsigned long abi = strtoul(w, NULL, 10);
     const char *colon = memchr(w, ':', n);
     long v = colon ? strtol(colon + 1, NULL, 10) : 0;
@@ -29,7 +29,7 @@ static long first_version(const char *text) {
 /* The tool's own version, from its output to the spec's tool_version; -1 when unknown. */
 static long tool_version_of(job *j) {
   argvec a = {0};
-  char **argv = template_argv(&a, j, j->t->tool_version, (const char *[]){"tool", j->tool, NULL}, NULL, NULL);
+  char **argv = tool_template_argv(&a, j, j->t->tool_version, (const char *[]){"tool", j->tool, NULL}, NULL, NULL);
   proc p;
   strbuf out = {0};
   int status = 0;
@@ -39,7 +39,7 @@ static long tool_version_of(job *j) {
     proc_end(&p);
   }
   sb_free(&out);
-  argv_free(&a);
+  tool_argv_free(&a);
   return version;
 }
 
@@ -53,6 +53,6 @@ static void tool_version_hint(job *j) {
   strbuf why = {0};
   sb_addf(&why, "%s is version %ld; ABI version %u needs version %ld or later (choose another with --tool or "
           "--tool-dir, or a lower --abi)", j->tool, have, j->abi, need);
-  add_detail(j->g, sb_str(&why));
+  handle_add_detail(j->g, sb_str(&why));
   sb_free(&why);
 }

@@ -25,7 +25,7 @@ static const char *listed_type_in(const char *list, LLVMTypeRef ty, int depth) {
   if (!ty || depth > 32) return NULL;
   LLVMTypeKind k = LLVMGetTypeKind(ty);
   const char *name = type_kind_name(k);
-  if (name) return list_index(list, name, strlen(name)) >= 0 ? name : NULL;
+  if (name) return util_list_index(list, name, strlen(name)) >= 0 ? name : NULL;
   if (k == LLVMArrayTypeKind || k == LLVMVectorTypeKind || k == LLVMScalableVectorTypeKind)
     return listed_type_in(list, LLVMGetElementType(ty), depth + 1);
   if (k == LLVMFunctionTypeKind) {
@@ -56,7 +56,7 @@ static const char *listed_in_instruction(const char *list, LLVMValueRef i) {
 }
 
 static int type_error(job *j, const char *type, const char *what, LLVMValueRef v) {
-  return set_error(j->g, GPUBLOB_TARGET, "%s: %s @%s uses type %s, which target %s cannot lower (the spec's "
+  return handle_set_error(j->g, GPUBLOB_TARGET, "%s: %s @%s uses type %s, which target %s cannot lower (the spec's "
                    "unsupported_types: %s); use another type for it", j->name, what,
                    LLVMGetValueName2(v, &(size_t){0}), type, j->t->name, j->t->unsupported_types);
 }
@@ -71,7 +71,7 @@ static int check_function_types(job *j, LLVMValueRef f) {
 }
 
 /* Before the backend: every global's and function's type, and every instruction's. */
-static int check_unsupported_types(job *j) {
+static int type_check_unsupported_types(job *j) {
   if (!*j->t->unsupported_types || j->format == GPUBLOB_FORMAT_LLVM || j->format == GPUBLOB_FORMAT_LL)
     return GPUBLOB_OK;
   int rc = GPUBLOB_OK;

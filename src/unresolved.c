@@ -7,11 +7,11 @@
 ** TARGET.  Before optimisation (after the renaming), one a target without device
 ** libraries keeps (spirv's llvm.ldexp); after, one the optimiser made (llvm.exp2 of
 ** an integer becomes llvm.ldexp). */
-static int check_unselectable(job *j, int optimised) {
-  if (!runs_backend(j)) return GPUBLOB_OK;
+static int unresolved_check_unselectable(job *j, int optimised) {
+  if (!libm_names_runs_backend(j)) return GPUBLOB_OK;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
-    if (LLVMIsDeclaration(f) && libm_unselectable_call(j, f))
-      return set_error(j->g, GPUBLOB_TARGET, "%s: %s %s, which target %s's backend cannot select (the spec's "
+    if (LLVMIsDeclaration(f) && libm_names_unselectable_call(j, f))
+      return handle_set_error(j->g, GPUBLOB_TARGET, "%s: %s %s, which target %s's backend cannot select (the spec's "
                        "libm_intrinsics), and no device-library function of its type stands in for it%s", j->name,
                        optimised ? "the optimiser made a call of" : "calls", LLVMGetValueName2(f, &(size_t){0}),
                        j->t->name, optimised ? "; compile with -O0, or write the math otherwise" : "");
@@ -26,7 +26,7 @@ static int left_undefined(const job *j, LLVMValueRef f) {
   if (!LLVMIsDeclaration(f) || !LLVMGetFirstUse(f) || LLVMGetIntrinsicID(f) ||
       LLVMGetLinkage(f) == LLVMExternalWeakLinkage)
     return 0;
-  return !undefined_allowed(j, LLVMGetValueName2(f, &(size_t){0}));
+  return !libm_names_undefined_allowed(j, LLVMGetValueName2(f, &(size_t){0}));
 }
 
 /* For one of C's math functions, the device-library name it found no definition for. */
@@ -34,7 +34,7 @@ static void add_libm_hint(const job *j, const char *name, size_t n, strbuf *hint
   size_t base;
   int is_float;
   strbuf dev = {0};
-  if (libm_c_function(name, n, &base, &is_float) && libm_device_name(j, name, base, is_float, &dev) > 0)
+  if (libm_names_c_function(name, n, &base, &is_float) && libm_names_device_name(j, name, base, is_float, &dev) > 0)
     sb_addf(hints, "; %s is C's, and target %s's device libraries have no %s for it", name, j->t->name,
             sb_str(&dev));
   if (dev.oom) hints->oom = 1;
@@ -65,15 +65,15 @@ static int check_undefined(job *j) {
   strbuf names = {0}, hints = {0};
   int count = undefined_functions(j, &names, &hints), rc = GPUBLOB_OK;
   if (names.oom || hints.oom)
-    rc = set_error(j->g, GPUBLOB_NOMEM, "out of memory");
+    rc = handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   else if (count)
-    rc = set_error(j->g, GPUBLOB_LINK, "%s: undefined function%s %s: neither the module nor a device library of "
+    rc = handle_set_error(j->g, GPUBLOB_LINK, "%s: undefined function%s %s: neither the module nor a device library of "
                    "target %s defines %s, and the target leaves %s%s undefined in a blob (the spec's undefined_ok)%s",
                    j->name, count > 1 ? "s" : "", sb_str(&names), j->t->name, count > 1 ? "them" : "it",
                    *j->t->undefined_ok ? "only " : "nothing", j->t->undefined_ok, sb_str(&hints));
-  if (rc == GPUBLOB_LINK && module_lang(j) && !strstr(j->t->lang_libs, module_lang(j)))
+  if (rc == GPUBLOB_LINK && devlib_module_lang(j) && !strstr(j->t->lang_libs, devlib_module_lang(j)))
     sb_addf(&j->g->msg, "; the module is %s (!opencl.ocl.version), whose built-ins (get_global_id, ...) need "
-            "a library of its language, and target %s names none (the spec's lang_libs)", module_lang(j),
+            "a library of its language, and target %s names none (the spec's lang_libs)", devlib_module_lang(j),
             j->t->name);
   sb_free(&names);
   sb_free(&hints);
@@ -81,7 +81,7 @@ static int check_undefined(job *j) {
 }
 
 /* After optimisation, before the backend: what still resolves nowhere. */
-static int check_unresolved(job *j) {
-  int rc = check_unselectable(j, 1);
+static int unresolved_check_unresolved(job *j) {
+  int rc = unresolved_check_unselectable(j, 1);
   return rc ? rc : check_undefined(j);
 }

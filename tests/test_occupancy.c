@@ -34,7 +34,7 @@ static gpublob_kernel_info fig(long long regs, long long sgprs, long long shared
   return k;
 }
 
-static const target_desc *tgt(const char *name) { return target_named(name, strlen(name)); }
+static const target_desc *tgt(const char *name) { return resolve_target_named(name, strlen(name)); }
 
 /* ---- the spec: which chips have limits ---- */
 static void spec_chips(void) {
@@ -44,7 +44,7 @@ static void spec_chips(void) {
     const char *list = t->chips, *w;
     size_t n;
     int with = 0, without = 0;
-    while ((w = next_word(&list, " ", &n))) {
+    while ((w = util_next_word(&list, " ", &n))) {
       char chip[64];
       snprintf(chip, sizeof chip, "%.*s", (int)n, w);
       gpublob_kernel_info k = fig(8, 8, 0, -1);
@@ -188,7 +188,7 @@ static void cuda_oracle(void) {
   const char *list = t->chips, *w;
   size_t n;
   int chips = 0;
-  while ((w = next_word(&list, " ", &n))) {
+  while ((w = util_next_word(&list, " ", &n))) {
     char chip[64];
     snprintf(chip, sizeof chip, "%.*s", (int)n, w);
     int num = atoi(chip + 3);
@@ -359,7 +359,7 @@ static void amd_oracle(void) {
   const target_desc *t = tgt("amdgcn");
   const char *list = t->chips, *w;
   size_t n;
-  while ((w = next_word(&list, " ", &n))) {
+  while ((w = util_next_word(&list, " ", &n))) {
     char chip[64], cu[80];
     snprintf(chip, sizeof chip, "%.*s", (int)n, w);
     if (strstr(chip, "generic")) continue;

@@ -3,13 +3,13 @@
 ** functions can plant the files.  Input:
 **   MODE MANIFEST [--entry-- ENTRY]
 ** MODE bit 0: MANIFEST is the whole file (header too), else the payload that
-** cache_write wraps in a valid header; bit 1: the same for ENTRY.  The manifest
+** cache_dir_write wraps in a valid header; bit 1: the same for ENTRY.  The manifest
 ** goes where a fixed call looks for it; the entry where that manifest leads.
 ** Then gpublob_cache_lookup (MODE bit 2: gpublob_cache_lookup_stream, whose sink
 ** must get exactly the bytes gpublob_cache_lookup then gives for the last output;
 ** bit 3: the sink fails at its second call, and the lookup must be IO or a miss
 ** with no output), and the temporary cache directory goes.
-** It uses cache_open, call_key, cache_place, cache_write and manifest_key. */
+** It uses cache_dir_open, cache_deps_call_key, cache_dir_place, cache_dir_write and cache_lookup_manifest_key. */
 #include "src/front.c"
 
 #include <ftw.h>
@@ -49,16 +49,16 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 }
 
 /* Puts bytes at k's file of kind: as they are (raw), or as the payload of a valid file. */
-static void plant(cache *c, const key128 *k, char kind, const uint8_t *p, size_t n, int raw) {
+static void plant(digest_cache *c, const digest_key128 *k, char kind, const uint8_t *p, size_t n, int raw) {
   if (!raw) {
     strbuf b = {0};
     sb_addn(&b, (const char *)p, n);
-    cache_write(c, k, kind, &b);
+    cache_dir_write(c, k, kind, &b);
     sb_free(&b);
     return;
   }
   char name[40];
-  int dirfd = c->rootfd < 0 ? -1 : cache_place(c, k, kind, name, 1);
+  int dirfd = c->rootfd < 0 ? -1 : cache_dir_place(c, k, kind, name, 1);
   int fd = dirfd < 0 ? -1 : openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
   if (fd >= 0) {
     if (write(fd, p, n) < 0) {}
@@ -91,17 +91,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.format = GPUBLOB_FORMAT_ASM;
   o.flags = GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
   o.cache_dir = dir;
-  cache c;
-  cache_open(&c, g, &o);
-  key128 k0 = call_key(&o, GPUBLOB_INPUT_LLVM, input, sizeof input - 1, "fuzz.ll");
+  digest_cache c;
+  cache_dir_open(&c, g, &o);
+  digest_key128 k0 = cache_deps_call_key(&o, GPUBLOB_INPUT_LLVM, input, sizeof input - 1, "fuzz.ll");
   plant(&c, &k0, 'm', man, man_n, mode & 1);
   if (ent) { /* the key the manifest leads to, as the lookup will take it */
-    size_t skip = mode & 1 ? sizeof(entry_header) : 0;
-    reader r = {man + (man_n < skip ? man_n : skip), man + man_n, 0, NULL};
-    key128 k1;
-    if (!manifest_key(&c, &k0, &o, &r, &k1)) plant(&c, &k1, 'e', ent, (size_t)(end - ent), mode & 2);
+    size_t skip = mode & 1 ? sizeof(digest_entry_header) : 0;
+    cache_lookup_reader r = {man + (man_n < skip ? man_n : skip), man + man_n, 0, NULL};
+    digest_key128 k1;
+    if (!cache_lookup_manifest_key(&c, &k0, &o, &r, &k1)) plant(&c, &k1, 'e', ent, (size_t)(end - ent), mode & 2);
   }
-  cache_close(&c);
+  cache_deps_close(&c);
 
   gpublob_result res;
   const gpublob_input in = {GPUBLOB_INPUT_LLVM, input, sizeof input - 1, NULL, "fuzz.ll"};
