@@ -18,6 +18,5 @@
 ** the shared parts alone, without LLVM.
 */
 #include "src/internal.h"
-#include "src/names.h" /* shared with the CLI */
 
 #include "src/parts.h"

@@ -120,21 +120,21 @@ int gpublob_options_init(gpublob_options *opts, unsigned version) {
 int gpublob_error_code(const gpublob *g) { return g ? g->code : GPUBLOB_MISUSE; }
 
 const char *gpublob_error_message(const gpublob *g) {
-  if (!g) return handle_error_strings[GPUBLOB_MISUSE];
-  if (g->msg.oom) return handle_error_strings[GPUBLOB_NOMEM];
-  return g->msg.len ? g->msg.s : handle_error_strings[g->code];
+  if (!g) return handle_error_text(GPUBLOB_MISUSE);
+  if (g->msg.oom) return handle_error_text(GPUBLOB_NOMEM);
+  return g->msg.len ? g->msg.s : handle_error_text(g->code);
 }
 
 const char *gpublob_error_string(int code) {
-  int n = (int)(sizeof handle_error_strings / sizeof *handle_error_strings);
-  return code >= 0 && code < n && handle_error_strings[code] ? handle_error_strings[code] : "unknown error code";
+  const char *text = handle_error_text(code);
+  return text ? text : "unknown error code";
 }
 
-int gpublob_target_count(void) { return NTARGETS; }
+int gpublob_target_count(void) { return target_count(); }
 
 int gpublob_target_get(int index, gpublob_target_info *out, size_t size) {
-  if (index < 0 || index >= NTARGETS) return GPUBLOB_MISUSE;
-  const target_desc *t = &targets[index];
+  if (index < 0 || index >= target_count()) return GPUBLOB_MISUSE;
+  const target_desc *t = target_at(index);
   const gpublob_target_info info = {t->name,       t->triple,     t->chip,       t->features,
                                     t->attribute,  t->suffix_asm, t->suffix_bin, t->tool_kind_name,
                                     t->chips,      t->mlir_target, t->libs};

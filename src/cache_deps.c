@@ -83,7 +83,7 @@ static int call_digest(digest_cache *c, const char *path, digest_key128 *d) {
   return rc;
 }
 
-static void cache_deps_close(digest_cache *c) {
+GPUBLOB_PRIVATE void cache_deps_close(digest_cache *c) {
   cache_remote_close(c);
   if (c->rootfd >= 0) close(c->rootfd);
   c->rootfd = -1;
@@ -123,10 +123,6 @@ static void hash_libs(digest_cache *c, XXH3_state_t *st, job *j) {
   hash_lib_list(c, st, j, j->t->lang_libs, 1);
 }
 
-/* How a job's pack is made, as a manifest records it: no pack, the pack program, or
-** the spec's in-process pack provider. */
-enum cache_deps_pack_way { PACK_NONE, PACK_PROGRAM, PACK_INPROCESS };
-
 /* What a job's output depends on beyond the call's input and options: with a pack,
 ** the pack program's bytes (at pack_tool), or the in-process provider's name. */
 static void hash_job(digest_cache *c, XXH3_state_t *st, job *j, int pack, const char *pack_tool) {
@@ -152,7 +148,7 @@ static void hash_job(digest_cache *c, XXH3_state_t *st, job *j, int pack, const 
 
 /* A job's part of k1: hash_job's digest of its own, so that a lookup can resolve a
 ** manifest's equal job records once and use the digest for each (cache_lookup_manifest_key). */
-static digest_key128 cache_deps_job_key(digest_cache *c, job *j, int pack, const char *pack_tool) {
+GPUBLOB_PRIVATE digest_key128 cache_deps_job_key(digest_cache *c, job *j, int pack, const char *pack_tool) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
   hash_job(c, &st, j, pack, pack_tool);
@@ -162,7 +158,7 @@ static digest_key128 cache_deps_job_key(digest_cache *c, job *j, int pack, const
 /* The hash of a call's input and options: the manifest's key.  Isolation, the tool
 ** timeout and the input limit change no output byte: a call with or without them
 ** finds the same entry. */
-static digest_key128 cache_deps_call_key(const gpublob_options *o, int input, const void *data, size_t size,
+GPUBLOB_PRIVATE digest_key128 cache_deps_call_key(const gpublob_options *o, int input, const void *data, size_t size,
                        const char *name) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);

@@ -6,7 +6,7 @@
 ** subdirectory and file is opened from its parent's descriptor with O_NOFOLLOW, and
 ** only regular files are read.  A directory that another user owns, or that others
 ** may write, is not used at all: its files could be anything. */
-static int cache_dir_trusted(int fd) {
+GPUBLOB_PRIVATE int cache_dir_trusted(int fd) {
   struct stat st;
   return !fstat(fd, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 022);
 }
@@ -38,7 +38,7 @@ static void refuse_cache(digest_cache *c, const char *why) {
   c->rootfd = -1;
 }
 
-static int cache_dir_open(digest_cache *c, gpublob *g, const gpublob_options *o) {
+GPUBLOB_PRIVATE int cache_dir_open(digest_cache *c, gpublob *g, const gpublob_options *o) {
   memset(c, 0, sizeof *c);
   c->rootfd = -1;
   if (!o->cache_dir || !*o->cache_dir) return 0;
@@ -66,12 +66,12 @@ static int cache_dir_open(digest_cache *c, gpublob *g, const gpublob_options *o)
   return 1; /* without DIR/v2 (a read-only directory) every lookup misses */
 }
 
-static void cache_dir_key_hex(const digest_key128 *k, char hex[33]) {
+GPUBLOB_PRIVATE void cache_dir_key_hex(const digest_key128 *k, char hex[33]) {
   for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", k->b[i]);
 }
 
 /* The file's subdirectory, opened (made when create), and its name in it. */
-static int cache_dir_place(digest_cache *c, const digest_key128 *k, char kind, char name[40], int create) {
+GPUBLOB_PRIVATE int cache_dir_place(digest_cache *c, const digest_key128 *k, char kind, char name[40], int create) {
   char hex[33], sub[3];
   cache_dir_key_hex(k, hex);
   snprintf(sub, sizeof sub, "%.2s", hex);
@@ -119,7 +119,7 @@ static int cache_write_local(digest_cache *c, const digest_key128 *k, char kind,
 /* A file of the cache: its header (kind, own key, payload length and hash), then the
 ** payload; written locally and to the remote tier, if any (a file that cannot be
 ** written locally may still be shared).  0 when the local file was written. */
-static int cache_dir_write(digest_cache *c, const digest_key128 *k, char kind, const strbuf *payload) {
+GPUBLOB_PRIVATE int cache_dir_write(digest_cache *c, const digest_key128 *k, char kind, const strbuf *payload) {
   digest_entry_header h = {.size = payload->len, .key = {0}, .kind = kind};
   memcpy(h.magic, digest_cache_magic, sizeof h.magic);
   digest_key128 d = digest_of(sb_str(payload), payload->len);
@@ -129,16 +129,7 @@ static int cache_dir_write(digest_cache *c, const digest_key128 *k, char kind, c
   return cache_write_local(c, k, kind, &h, sb_str(payload), payload->len);
 }
 
-/* A cache file read whole (read, not mapped: a file cut short meanwhile cannot
-** fault the process): its payload after the header. */
-typedef struct cache_dir_file {
-  unsigned char *bytes;
-  size_t len;
-  const unsigned char *data;
-  size_t size;
-} cache_dir_file;
-
-static void cache_dir_file_free(cache_dir_file *m) {
+GPUBLOB_PRIVATE void cache_dir_file_free(cache_dir_file *m) {
   free(m->bytes);
   memset(m, 0, sizeof *m);
 }
@@ -194,7 +185,7 @@ static int cache_read_remote(digest_cache *c, const digest_key128 *k, char kind,
 /* The payload of a valid file; a corrupt or truncated one, or anything that is not
 ** a regular file, is removed (from this directory only), never served.  A local miss
 ** asks the remote tier. */
-static int cache_dir_read(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
+GPUBLOB_PRIVATE int cache_dir_read(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
   char name[40];
   memset(m, 0, sizeof *m);
   int dirfd = c->rootfd < 0 ? -1 : cache_dir_place(c, k, kind, name, 0);

@@ -2,13 +2,8 @@
 ** validated before a byte of it is handed out. */
 
 /* ---- the cache: manifests (a call's jobs) and entries (its outputs) ---- */
-typedef struct cache_lookup_reader {
-  const unsigned char *p, *end;
-  int bad;
-  const unsigned char *blob_at; /* where the last blob cache_lookup_get_blob read begins */
-} cache_lookup_reader;
 
-static uint64_t cache_lookup_get_u64(cache_lookup_reader *r) {
+GPUBLOB_PRIVATE uint64_t cache_lookup_get_u64(cache_lookup_reader *r) {
   uint64_t v = 0;
   if (r->end - r->p < 8) {
     r->bad = 1;
@@ -20,7 +15,7 @@ static uint64_t cache_lookup_get_u64(cache_lookup_reader *r) {
 }
 
 /* A string of the payload (NULL for a null one); its NUL is checked. */
-static const char *cache_lookup_get_str(cache_lookup_reader *r) {
+GPUBLOB_PRIVATE const char *cache_lookup_get_str(cache_lookup_reader *r) {
   uint64_t n = cache_lookup_get_u64(r);
   if (r->bad || !n) return NULL;
   if ((uint64_t)(r->end - r->p) < n || r->p[n - 1]) {
@@ -50,23 +45,18 @@ static const char *static_suffix(const char *s) {
   static const char *const fixed[] = {".bc", ".ll", ".o", ".mlir", ".mlirbc"};
   for (size_t i = 0; s && i < sizeof fixed / sizeof *fixed; i++)
     if (!strcmp(s, fixed[i])) return fixed[i];
-  for (int i = 0; s && i < NTARGETS; i++) {
-    const char *const mine[] = {targets[i].suffix_asm, targets[i].suffix_bin, targets[i].suffix_pack,
-                                targets[i].tool_suffix};
+  for (int i = 0; s && i < target_count(); i++) {
+    const char *const mine[] = {target_at(i)->suffix_asm, target_at(i)->suffix_bin, target_at(i)->suffix_pack,
+                                target_at(i)->tool_suffix};
     for (int k = 0; k < 4; k++)
       if (*mine[k] && !strcmp(s, mine[k])) return mine[k];
   }
   return NULL;
 }
 
-/* How cache_lookup_get_blob hands out a blob's bytes: copied; borrowed where they lie
-** (entry_take_last); or not at all, for the blob a hit streams (entry_stream): its
-** bytes may run on past what was read, and out->data stays NULL. */
-enum { BLOB_COPY, BLOB_BORROW, BLOB_STREAM };
-
 /* A blob cache_store_put_blob wrote, its suffix mapped to static storage (NULL when unknown);
 ** 0 with none (a NULL suffix), -1 when the payload is cut short or memory is out. */
-static int cache_lookup_get_blob(cache_lookup_reader *r, gpublob_blob *out, int mode) {
+GPUBLOB_PRIVATE int cache_lookup_get_blob(cache_lookup_reader *r, gpublob_blob *out, int mode) {
   const char *suffix = cache_lookup_get_str(r);
   uint64_t n = cache_lookup_get_u64(r), here = r->bad ? 0 : (uint64_t)(r->end - r->p);
   if (!r->bad && mode != BLOB_STREAM && here < n) r->bad = 1;
@@ -88,7 +78,7 @@ static int cache_lookup_get_blob(cache_lookup_reader *r, gpublob_blob *out, int 
 
 /* Appends an output; its strings are copied into the result, "" for a NULL one; its
 ** tool's report and the call's block size kept with it (src/output_report.c). */
-static int cache_lookup_result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
+GPUBLOB_PRIVATE int cache_lookup_result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
                       const char *report, unsigned block_size, gpublob_blob *blob) {
   if (util_grow(&r->outputs, r->count, sizeof *r->outputs)) return -1;
   gpublob_output *o = &r->outputs[r->count];
@@ -140,7 +130,7 @@ static int report_valid(const char *s) {
 
 /* One output of an entry, or -1; its blob as cache_lookup_get_blob's mode says, and the call's
 ** block size kept with it. */
-static int cache_lookup_entry_output(cache_lookup_reader *r, gpublob_result *out, int mode, unsigned block_size) {
+GPUBLOB_PRIVATE int cache_lookup_entry_output(cache_lookup_reader *r, gpublob_result *out, int mode, unsigned block_size) {
   const char *target = cache_lookup_get_str(r), *chip = cache_lookup_get_str(r), *tool = cache_lookup_get_str(r), *report = cache_lookup_get_str(r);
   const target_desc *t = target && *target ? resolve_target_named(target, strlen(target)) : NULL;
   gpublob_blob b = {0};
@@ -168,7 +158,7 @@ static void entry_take_last(cache_dir_file *e, gpublob_result *out) {
 }
 
 /* An entry's outputs; one that holds none, or anything malformed, is a miss. */
-static int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *out, unsigned block_size) {
+GPUBLOB_PRIVATE int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *out, unsigned block_size) {
   cache_lookup_reader r = {e->data, e->data + e->size, 0, NULL};
   uint64_t count = cache_lookup_get_u64(&r);
   for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
@@ -268,7 +258,7 @@ typedef struct record_seen {
 ** and digested once, and its digest used for each job with the same bytes.  Those
 ** bytes are all a resolution reads besides the call's options, so equal bytes
 ** resolve alike; a changed tool or library is seen as before, once per call. */
-static int cache_lookup_manifest_key(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, cache_lookup_reader *r,
+GPUBLOB_PRIVATE int cache_lookup_manifest_key(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, cache_lookup_reader *r,
                         digest_key128 *k1) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);

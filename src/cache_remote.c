@@ -19,18 +19,6 @@
 enum { REMOTE_TIMEOUT_MS = 50 };
 #define REMOTE_MAX_DEFAULT (64ULL << 20)
 
-typedef struct cache_remote_tier {
-  strbuf shown;            /* the URL without its password, for messages */
-  strbuf host, path, user, password;
-  int port, db;
-  unsigned timeout_ms;
-  unsigned long long max;  /* payload bytes; larger files are not stored */
-  int read_only, dead;
-  int not_here;            /* a host name this program leaves to another (host_needs_module) */
-  void *ctx;               /* redisContext, NULL until first needed */
-  pthread_mutex_t mu;      /* a call's threads take turns on the one connection */
-} cache_remote_tier;
-
 /* The URL for messages: whatever is between "//" and the last "@" (a user, a password,
 ** which may hold '@' or '/' itself) hidden. */
 static void remote_shown(strbuf *b, const char *url) {
@@ -81,7 +69,7 @@ static void remote_free(cache_remote_tier *r);
 
 /* The tier of the options, if they name one: kept for the call, connected when first
 ** needed.  A URL not understood, or a build without hiredis, is one warning. */
-static void cache_remote_open(digest_cache *c, const gpublob_options *o) {
+GPUBLOB_PRIVATE void cache_remote_open(digest_cache *c, const gpublob_options *o) {
   if (!o->remote_cache || !*o->remote_cache) return;
   cache_remote_tier *r = calloc(1, sizeof *r);
   if (!r) return;
@@ -231,7 +219,7 @@ static int remote_ready(digest_cache *c) {
 ** a larger value is never transferred whole), into m->bytes: 0; -1 when the server
 ** has none (or one too long); -2 when it was not asked (a file digest, the tier off,
 ** a fault now). */
-static int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
+GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
   cache_remote_tier *r = c->remote;
   if (!r || kind == 'd') return -2;
   pthread_mutex_lock(&r->mu);
@@ -265,7 +253,7 @@ static int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, 
 
 /* The file (head, then payload) stored on the server, unless the tier is read-only,
 ** off, or the payload over its limit.  A fault is a warning, as everywhere. */
-static void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
+GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
                        size_t n) {
   cache_remote_tier *r = c->remote;
   if (!r || kind == 'd' || r->read_only || n > r->max) return;
@@ -313,7 +301,7 @@ static void remote_free(cache_remote_tier *r) {
 }
 
 /* The call's end: the connection closed. */
-static void cache_remote_close(digest_cache *c) {
+GPUBLOB_PRIVATE void cache_remote_close(digest_cache *c) {
   cache_remote_tier *r = c->remote;
   if (!r) return;
   remote_disconnect(r);

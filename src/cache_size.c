@@ -113,7 +113,7 @@ static int open_size_file(digest_cache *c) {
   return -1;
 }
 
-static void cache_size_account(digest_cache *c, long long delta) {
+GPUBLOB_PRIVATE void cache_size_account(digest_cache *c, long long delta) {
   char text[32] = "";
   int fd = open_size_file(c);
   if (fd < 0 || flock(fd, LOCK_EX)) {

@@ -1,17 +1,16 @@
 /* src/cache_store.c: The cache's writes: what a compile stores, once its outputs are made. */
 
 /* ---- the cache: what a compile stores ---- */
-static void cache_store_put_u64(strbuf *b, uint64_t v) { sb_addn(b, (const char *)&v, sizeof v); }
+GPUBLOB_PRIVATE void cache_store_put_u64(strbuf *b, uint64_t v) { sb_addn(b, (const char *)&v, sizeof v); }
 
-static void cache_store_put_str(strbuf *b, const char *s);
 /* A blob: its suffix, its size, its bytes (cache entries, isolated results). */
-static void cache_store_put_blob(strbuf *b, const gpublob_blob *blob) {
+GPUBLOB_PRIVATE void cache_store_put_blob(strbuf *b, const gpublob_blob *blob) {
   cache_store_put_str(b, blob->suffix);
   cache_store_put_u64(b, blob->size);
   sb_addn(b, (const char *)blob->data, blob->size);
 }
 
-static void cache_store_put_str(strbuf *b, const char *s) {
+GPUBLOB_PRIVATE void cache_store_put_str(strbuf *b, const char *s) {
   cache_store_put_u64(b, s ? strlen(s) + 1 : 0);
   if (s) sb_addn(b, s, strlen(s) + 1);
 }
@@ -61,7 +60,7 @@ static int entry_put(strbuf *b, const gpublob_result *r) {
 
 /* After a compile: the manifest under k0, the outputs under k1, the key of what
 ** made them (taken before the compile, so a tool replaced meanwhile misses). */
-static void cache_store(digest_cache *c, const digest_key128 *k0, const digest_key128 *k1, job *const *jobs, size_t n,
+GPUBLOB_PRIVATE void cache_store(digest_cache *c, const digest_key128 *k0, const digest_key128 *k1, job *const *jobs, size_t n,
                         const int *packed, const gpublob_result *res) {
   strbuf m = {0}, e = {0};
   manifest_put(&m, jobs, n, packed);

@@ -10,11 +10,6 @@
 ** so the caller writes them where it can take them back (gpublob.h). */
 enum { STREAM_PIECE = 64 << 10 };
 
-typedef struct cache_stream_sink {
-  gpublob_write_fn write;
-  void *ctx;
-} cache_stream_sink;
-
 /* Up to n bytes of fd into the piece's buffer, replacing what it held (fewer only
 ** at the file's end), or -1: io_read_upto's loop, into room made once. */
 static ssize_t read_piece(int fd, strbuf *piece, size_t n) {
@@ -120,7 +115,7 @@ static int entry_stream(digest_cache *c, const digest_key128 *k, gpublob_result 
 /* A call's result from the cache, or -1 (-2: s failed): nothing is compiled here.
 ** With s, the last output is streamed to it.  A call with a dump directory misses:
 ** its dumps are made by compiling (what it compiles is stored). */
-static int cache_stream_lookup(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, gpublob_result *out,
+GPUBLOB_PRIVATE int cache_stream_lookup(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, gpublob_result *out,
                         cache_stream_sink *s) {
   cache_dir_file m, e;
   if (o->dump_dir && *o->dump_dir) return -1;

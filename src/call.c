@@ -114,7 +114,7 @@ static int call_input(gpublob *g, const gpublob_options *o, const gpublob_input 
 
 /* The one compile path of every public call: the options settled (a bad input struct
 ** is said first, as ever), the input held, then compiled. */
-static int call_run(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
+GPUBLOB_PRIVATE int call_run(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
   if (!g) return GPUBLOB_MISUSE;
   handle_call_reset(g);
   if (out) memset(out, 0, sizeof *out);
@@ -139,7 +139,7 @@ static int single_blob(gpublob *g, gpublob_result *r, gpublob_blob *out) {
 }
 
 /* in compiled, its one output as a blob: LLVM IR that plans several is OPTION. */
-static int call_one_blob(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
+GPUBLOB_PRIVATE int call_one_blob(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
                          gpublob_blob *out) {
   if (!g) return GPUBLOB_MISUSE;
   if (out) memset(out, 0, sizeof *out);
@@ -159,5 +159,5 @@ static int call_one_blob(gpublob *g, const gpublob_options *opts, const gpublob_
 
 /* The compiler's engine: LLVM initialised once, before any thread of a call starts;
 ** a handle's isolation helper stopped with it. */
-static void call_engine_open(void) { pthread_once(&llvm_once, llvm_init); }
-static void call_engine_close(gpublob *g) { isolate_helper_stop(g); }
+GPUBLOB_PRIVATE void call_engine_open(void) { pthread_once(&llvm_once, llvm_init); }
+GPUBLOB_PRIVATE void call_engine_close(gpublob *g) { isolate_helper_stop(g); }

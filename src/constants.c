@@ -36,7 +36,7 @@ static int module_flag_int(job *j, const char *key, size_t n, long long *value) 
 
 /* A module that names its ABI (clang writes amdhsa_code_object_version) keeps it: it
 ** must be one the target and chip take, and agree with the one asked for, if any. */
-static int constants_module_abi(job *j) {
+GPUBLOB_PRIVATE int constants_module_abi(job *j) {
   const char *list = target_machine_job_module_flags(j), *w;
   size_t n;
   while ((w = util_next_word(&list, " ", &n))) {
@@ -174,8 +174,8 @@ static int each_constant(job *j, int check_only) {
   return rc;
 }
 
-static int constants_write(job *j) { return each_constant(j, 0); }
+GPUBLOB_PRIVATE int constants_write(job *j) { return each_constant(j, 0); }
 
 /* A module that links no library: its own definitions of the constants (clang's HIP
 ** output carries them, internal) must agree with the job's chip and ABI. */
-static int constants_check_own(job *j) { return each_constant(j, 1); }
+GPUBLOB_PRIVATE int constants_check_own(job *j) { return each_constant(j, 1); }

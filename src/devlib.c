@@ -3,15 +3,6 @@
 ** subset for the names needed. */
 
 /* ---- device libraries: found by name, shared by the call's jobs, linked when needed ---- */
-typedef struct devlib {
-  strbuf path;
-  devlib_share_lib *shared; /* the call's: its mapping, the names it defines, its subsets */
-  devlib_share *share;   /* the table it is in */
-  LLVMModuleRef lazy; /* the whole library, loaded lazily in the job's context; NULL */
-  LLVMContextRef own_ctx; /* a context of its own, where subsets are made (subset_get); NULL */
-  LLVMModuleRef own;      /* the whole library, loaded lazily in own_ctx; NULL */
-  int linked;             /* the job linked a subset of it */
-} devlib;
 
 static int is_undefined_ref(LLVMValueRef v) {
   return LLVMIsDeclaration(v) && !LLVMGetIntrinsicID(v);
@@ -75,7 +66,7 @@ static int load_lazy(job *j, devlib *l, LLVMModuleRef *out) {
 }
 
 /* Every library loaded lazily (the C math names' renaming reads their functions). */
-static int devlib_load_all_lazy(job *j, devlib *libs, int n) {
+GPUBLOB_PRIVATE int devlib_load_all_lazy(job *j, devlib *libs, int n) {
   int rc = GPUBLOB_OK;
   for (int i = 0; !rc && i < n; i++)
     if (!libs[i].lazy) rc = load_lazy(j, &libs[i], &libs[i].lazy);
@@ -189,7 +180,7 @@ static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *c
 
 /* The module's source language, as its producer records it: "opencl" for a module
 ** with !opencl.ocl.version (clang's OpenCL C); NULL for any other. */
-static const char *devlib_module_lang(const job *j) {
+GPUBLOB_PRIVATE const char *devlib_module_lang(const job *j) {
   return LLVMGetNamedMetadata(j->llvm->mod, "opencl.ocl.version", 18) ? "opencl" : NULL;
 }
 
@@ -236,7 +227,7 @@ static int find_lib_list(job *j, const char *list, devlib *libs, int max, int *c
 }
 
 /* Internal linkage needs default visibility, and leaves any comdat. */
-static void devlib_make_internal(LLVMValueRef v) {
+GPUBLOB_PRIVATE void devlib_make_internal(LLVMValueRef v) {
   LLVMSetLinkage(v, LLVMInternalLinkage);
   LLVMSetVisibility(v, LLVMDefaultVisibility);
   LLVMSetComdat(v, NULL);
@@ -317,7 +308,7 @@ static void pin_linked_functions(job *j) {
 }
 
 /* Passes over the libraries until none adds anything: ocml may need ockl, and so on. */
-static int devlib_link(job *j) {
+GPUBLOB_PRIVATE int devlib_link(job *j) {
   /* an intrinsic the backend cannot select needs a library only where a backend runs */
   int ir_only = j->format == GPUBLOB_FORMAT_LLVM || j->format == GPUBLOB_FORMAT_LL;
   int needed = module_has_undefined(j, j->llvm->mod) || (!ir_only && libm_names_wanted(j));

@@ -10,28 +10,7 @@
 ** so a job's blob does not depend on the other jobs of its call.  The pool makes the
 ** table for a call; a job outside the pool (an isolated child) makes its own. */
 
-typedef struct devlib_share_subset {
-  strbuf key;     /* triple, data layout, then the needed names, each ended by its NUL */
-  strbuf bitcode; /* the subset module */
-} devlib_share_subset;
-
-typedef struct devlib_share_lib {
-  strbuf path;
-  void *map;
-  size_t size;
-  char **names; /* the names it defines (functions and variables), sorted; NULL until read */
-  size_t nnames;
-  devlib_share_subset **subsets;
-  size_t nsubsets;
-} devlib_share_lib;
-
-struct devlib_share {
-  pthread_mutex_t mu; /* over the table; an entry, once in it, never changes */
-  devlib_share_lib **libs;
-  size_t nlibs;
-};
-
-static void devlib_share_init(devlib_share *s) {
+GPUBLOB_PRIVATE void devlib_share_init(devlib_share *s) {
   memset(s, 0, sizeof *s);
   pthread_mutex_init(&s->mu, NULL);
 }
@@ -50,20 +29,20 @@ static void shared_lib_free(devlib_share_lib *l) {
   free(l);
 }
 
-static void devlib_share_free(devlib_share *s) {
+GPUBLOB_PRIVATE void devlib_share_free(devlib_share *s) {
   for (size_t i = 0; i < s->nlibs; i++) shared_lib_free(s->libs[i]);
   free(s->libs);
   pthread_mutex_destroy(&s->mu);
 }
 
 /* The pool's table for one call, on the caller's handle while its jobs run. */
-static void devlib_share_open(gpublob *g) {
+GPUBLOB_PRIVATE void devlib_share_open(gpublob *g) {
   devlib_share *s = malloc(sizeof *s);
   if (s) devlib_share_init(s);
   g->lib_share = s; /* NULL: each job shares with itself alone */
 }
 
-static void devlib_share_close(gpublob *g) {
+GPUBLOB_PRIVATE void devlib_share_close(gpublob *g) {
   if (!g->lib_share) return;
   devlib_share_free(g->lib_share);
   free(g->lib_share);
@@ -88,7 +67,7 @@ static int map_file(const char *path, void **map, size_t *size) {
 
 /* The library at path, mapped: the table's entry, made (and mapped) by the first job
 ** that asks; NULL with the job's error set. */
-static devlib_share_lib *devlib_share_lib_get(job *j, devlib_share *s, const char *path) {
+GPUBLOB_PRIVATE devlib_share_lib *devlib_share_lib_get(job *j, devlib_share *s, const char *path) {
   pthread_mutex_lock(&s->mu);
   devlib_share_lib *l = NULL, **grown;
   for (size_t i = 0; i < s->nlibs && !l; i++)
@@ -120,7 +99,7 @@ static int defines(LLVMValueRef v) { return !LLVMIsDeclaration(v); }
 
 /* The names of m's functions and variables that want takes, strdup'd into *out:
 ** their count, or -1 when out of memory (*out NULL). */
-static ptrdiff_t devlib_share_collect_names(LLVMModuleRef m, int (*want)(LLVMValueRef), char ***out) {
+GPUBLOB_PRIVATE ptrdiff_t devlib_share_collect_names(LLVMModuleRef m, int (*want)(LLVMValueRef), char ***out) {
   size_t n = 0, cap = 64;
   char **names = malloc(cap * sizeof *names);
   LLVMValueRef first[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
@@ -143,7 +122,7 @@ static ptrdiff_t devlib_share_collect_names(LLVMModuleRef m, int (*want)(LLVMVal
 }
 
 /* The names lib (loaded lazily) defines, read into l once per call; 0, or -1 out of memory. */
-static int devlib_share_lib_index(devlib_share_lib *l, devlib_share *s, LLVMModuleRef lib) {
+GPUBLOB_PRIVATE int devlib_share_lib_index(devlib_share_lib *l, devlib_share *s, LLVMModuleRef lib) {
   pthread_mutex_lock(&s->mu);
   int done = l->names != NULL;
   pthread_mutex_unlock(&s->mu);
@@ -168,7 +147,7 @@ static int devlib_share_lib_index(devlib_share_lib *l, devlib_share *s, LLVMModu
 
 /* The names l defines, read under the table's lock (once set they never change):
 ** 1, or 0 while no job has read them. */
-static int devlib_share_lib_names(const devlib_share_lib *l, devlib_share *s, char *const **names, size_t *n) {
+GPUBLOB_PRIVATE int devlib_share_lib_names(const devlib_share_lib *l, devlib_share *s, char *const **names, size_t *n) {
   pthread_mutex_lock(&s->mu);
   *names = l->names;
   *n = l->nnames;
@@ -187,7 +166,7 @@ static int name_is_needed(LLVMValueRef v, int function) {
 /* The key of the subset of a library (the names it defines: defined, ndefined) that
 ** module m needs: its triple, its data layout and the names m declares and the library
 ** defines, sorted; *count of them (0: the library adds nothing). */
-static int devlib_share_subset_key(char *const *defined, size_t ndefined, LLVMModuleRef m, strbuf *key, size_t *count) {
+GPUBLOB_PRIVATE int devlib_share_subset_key(char *const *defined, size_t ndefined, LLVMModuleRef m, strbuf *key, size_t *count) {
   size_t n = 0, cap = 16;
   const char **need = malloc(cap * sizeof *need);
   LLVMValueRef first[2] = {LLVMGetFirstFunction(m), LLVMGetFirstGlobal(m)};
@@ -218,7 +197,7 @@ static const devlib_share_subset *subset_find_locked(const devlib_share_lib *l, 
 }
 
 /* The subset of l under key, or NULL when no job has made it yet this call. */
-static const devlib_share_subset *devlib_share_subset_find(const devlib_share_lib *l, devlib_share *s, const strbuf *key) {
+GPUBLOB_PRIVATE const devlib_share_subset *devlib_share_subset_find(const devlib_share_lib *l, devlib_share *s, const strbuf *key) {
   pthread_mutex_lock(&s->mu);
   const devlib_share_subset *found = subset_find_locked(l, key);
   pthread_mutex_unlock(&s->mu);
@@ -228,7 +207,7 @@ static const devlib_share_subset *devlib_share_subset_find(const devlib_share_li
 /* Files a subset a job made (key and bitcode taken); the table's copy, which is the
 ** one to use (a job that made the same meanwhile filed the same bytes), or NULL when
 ** out of memory. */
-static const devlib_share_subset *devlib_share_subset_file(devlib_share_lib *l, devlib_share *s, strbuf *key, strbuf *bitcode) {
+GPUBLOB_PRIVATE const devlib_share_subset *devlib_share_subset_file(devlib_share_lib *l, devlib_share *s, strbuf *key, strbuf *bitcode) {
   devlib_share_subset *made = calloc(1, sizeof *made), **grown = NULL;
   pthread_mutex_lock(&s->mu);
   const devlib_share_subset *found = subset_find_locked(l, key);
@@ -247,7 +226,7 @@ static const devlib_share_subset *devlib_share_subset_file(devlib_share_lib *l, 
 
 /* The subset module: a declaration of each needed name (key's names) with lib linked
 ** in (lib is consumed), in lib's context, as bitcode. */
-static int devlib_share_subset_make(job *j, LLVMModuleRef lib, const strbuf *key, strbuf *bitcode) {
+GPUBLOB_PRIVATE int devlib_share_subset_make(job *j, LLVMModuleRef lib, const strbuf *key, strbuf *bitcode) {
   LLVMModuleRef sub = LLVMModuleCreateWithNameInContext("gpublob-subset", LLVMGetModuleContext(lib));
   const char *p = key->s, *end = key->s + key->len;
   LLVMSetTarget(sub, p);

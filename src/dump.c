@@ -22,7 +22,7 @@
 
 /* A program found by find into path, or "" (a missing one is no error here: the
 ** dump directory's scripts, a pack's script in src/pack.c). */
-static void dump_find_quietly(job *j, int (*find)(job *, strbuf *), strbuf *path) {
+GPUBLOB_PRIVATE void dump_find_quietly(job *j, int (*find)(job *, strbuf *), strbuf *path) {
   int code = j->g->code;
   if (find(j, path)) sb_reset(path);
   j->g->code = code;
@@ -56,7 +56,7 @@ static int dump_prefix(job *j, const char *name, const char *module, size_t modn
 ** names' prefix /ABS/DIR/STEM[.MODULE].TARGET.CHIP. (module: MLIR's gpu.module); a
 ** prefix an earlier job of the plan has (a chip asked for twice) gets -2, -3 after
 ** the chip, so no two jobs write one file. */
-static int dump_prepare(plan *p, size_t i, const char *name, const char *module, size_t modn) {
+GPUBLOB_PRIVATE int dump_prepare(plan *p, size_t i, const char *name, const char *module, size_t modn) {
   job *j = p->jobs[i];
   int rc = dump_prefix(j, name, module, modn);
   size_t len = j->dump.len;
@@ -78,7 +78,7 @@ static void dump_path(const job *j, const char *what, strbuf *path) {
 
 /* n bytes of data as the dump file prefix+what (mode under the umask), written whole;
 ** an error is g's. */
-static int dump_write_at(gpublob *g, const strbuf *prefix, const char *what, const void *data, size_t n,
+GPUBLOB_PRIVATE int dump_write_at(gpublob *g, const strbuf *prefix, const char *what, const void *data, size_t n,
                          mode_t mode) {
   if (!prefix->len) return GPUBLOB_OK;
   static atomic_uint counter;
@@ -102,7 +102,7 @@ static int dump_write(job *j, const char *what, const void *data, size_t n, mode
 }
 
 /* ---- the job's LLVM work: the module, the ISA, the object ---- */
-static int dump_module(job *j, const char *what) {
+GPUBLOB_PRIVATE int dump_module(job *j, const char *what) {
   if (!j->dump.len) return GPUBLOB_OK;
   char *text = LLVMPrintModuleToString(j->llvm->mod);
   int rc = dump_write(j, what, text, strlen(text), 0666);
@@ -148,13 +148,6 @@ static int dump_copy_isa(job *j, LLVMModuleRef copy, const char *what) {
   return rc;
 }
 
-/* A copy of a job's module for the dump's ISA : the module, or the
-** process forked to emit it (pid; 0 when none, -1 when none could be made). */
-typedef struct dump_isa_saved {
-  LLVMModuleRef mod;
-  pid_t pid;
-} dump_isa_saved;
-
 /* A backend that keeps one module's state in the process for the next (the spec's
 ** isolate = always: its jobs run in a child of the helper) emits once a process.  The
 ** copy's ISA is therefore emitted by a process forked from that child, which is
@@ -193,7 +186,7 @@ static LLVMModuleRef isa_module_copy(LLVMModuleRef m) {
 
 /* The emission gives an object (a bin of a target whose backend emits one): a copy
 ** of the module, taken before the object's emission changes it, gives the ISA. */
-static dump_isa_saved dump_isa_copy(job *j) {
+GPUBLOB_PRIVATE dump_isa_saved dump_isa_copy(job *j) {
   dump_isa_saved c = {NULL, 0};
   int object = j->format == GPUBLOB_FORMAT_BIN && j->t->emit == EMIT_obj;
   if (!j->dump.len || !object || !(c.mod = isa_module_copy(j->llvm->mod))) return c;
@@ -219,7 +212,7 @@ static int dump_forked_isa(job *j, pid_t pid, const char *what) {
 
 /* After emission (rc its outcome): the ISA, and the object where there is one; the
 ** copy dump_isa_copy took is disposed of here, or its process waited for. */
-static int dump_emitted(job *j, dump_isa_saved copy, int rc) {
+GPUBLOB_PRIVATE int dump_emitted(job *j, dump_isa_saved copy, int rc) {
   strbuf what = {0};
   int text = j->format == GPUBLOB_FORMAT_ASM || (j->format == GPUBLOB_FORMAT_BIN && j->t->emit == EMIT_asm);
   int has_copy = copy.mod || copy.pid;
@@ -252,14 +245,14 @@ static void sh_word(strbuf *b, const char *w) {
 
 /* "exec" and the words of argv, quoted, as a line of the script; "exit 1" for none
 ** (a program that was not found). */
-static void dump_sh_exec(strbuf *b, char *const *argv) {
+GPUBLOB_PRIVATE void dump_sh_exec(strbuf *b, char *const *argv) {
   sb_add(b, argv ? "exec" : "exit 1");
   for (size_t i = 0; argv && argv[i]; i++) sh_word(b, argv[i]);
   sb_add(b, "\n");
 }
 
 /* "# WHAT with the options: A B C", a line of the script. */
-static void dump_sh_options(strbuf *b, const char *what, char *const *opts) {
+GPUBLOB_PRIVATE void dump_sh_options(strbuf *b, const char *what, char *const *opts) {
   sb_addf(b, "# %s with the options:", what);
   for (size_t i = 0; opts && opts[i]; i++) sb_addf(b, " %s", opts[i]);
   sb_add(b, "\n");
@@ -280,7 +273,7 @@ static char **dump_tool_argv(job *j, const char *tool, argvec *a) {
 
 /* 4-tool.sh, before the tool runs: the program's command line, or (in-process) the
 ** provider's options in a comment and the program's equivalent where it is found. */
-static int dump_tool_script(job *j) {
+GPUBLOB_PRIVATE int dump_tool_script(job *j) {
   if (!j->dump.len) return GPUBLOB_OK;
   strbuf sh = {0}, prog = {0};
   argvec a = {0}, popts = {0};
@@ -309,7 +302,7 @@ static int dump_tool_script(job *j) {
 
 /* 5-tool.log, after the tool (rc its outcome): its output, then a line of how it
 ** ended.  A failed tool's error stays the job's when the log cannot be written. */
-static int dump_tool_log(job *j, int rc) {
+GPUBLOB_PRIVATE int dump_tool_log(job *j, int rc) {
   if (!j->dump.len) return rc;
   strbuf log = {0}, kept = {0};
   const char *msg = gpublob_error_message(j->g);

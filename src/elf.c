@@ -3,32 +3,17 @@
 ** name, the symbol table and its names.  Every offset is checked before it is read:
 ** a blob is untrusted input. */
 
-enum { SHT_NOTE_ = 7, SHT_SYMTAB_ = 2, SHT_NOBITS_ = 8, ELF_SHDR = 64, ELF_SYM = 24 };
-
-typedef struct elf_view {
-  const unsigned char *p;
-  size_t n;
-  uint64_t shoff;
-  size_t shnum;
-  size_t shstr; /* the section of section names */
-} elf_view;
-
-typedef struct elf_section {
-  uint32_t name, type, link, info;
-  uint64_t offset, size;
-} elf_section;
-
-static uint64_t elf_le_n(const unsigned char *p, size_t n) {
+GPUBLOB_PRIVATE uint64_t elf_le_n(const unsigned char *p, size_t n) {
   uint64_t v = 0;
   while (n--) v = v << 8 | p[n];
   return v;
 }
 
 /* n bytes at off lie inside the blob. */
-static int elf_in_blob(size_t size, uint64_t off, uint64_t n) { return off <= size && n <= size - off; }
+GPUBLOB_PRIVATE int elf_in_blob(size_t size, uint64_t off, uint64_t n) { return off <= size && n <= size - off; }
 
 /* An ELF64 little-endian file whose section table lies inside it; -1 (TOOL) else. */
-static int elf_open(gpublob *g, elf_view *e, const unsigned char *p, size_t n, const char *what) {
+GPUBLOB_PRIVATE int elf_open(gpublob *g, elf_view *e, const unsigned char *p, size_t n, const char *what) {
   memset(e, 0, sizeof *e);
   if (n < 64 || memcmp(p, "\177ELF", 4) || p[4] != 2 || p[5] != 1)
     return handle_set_error(g, GPUBLOB_TOOL, "%s: not a 64-bit little-endian ELF file (%zu bytes)", what, n);
@@ -43,14 +28,14 @@ static int elf_open(gpublob *g, elf_view *e, const unsigned char *p, size_t n, c
   return GPUBLOB_OK;
 }
 
-static elf_section elf_sec(const elf_view *e, size_t i) {
+GPUBLOB_PRIVATE elf_section elf_sec(const elf_view *e, size_t i) {
   const unsigned char *h = e->p + e->shoff + i * ELF_SHDR;
   return (elf_section){(uint32_t)elf_le_n(h, 4), (uint32_t)elf_le_n(h + 4, 4), (uint32_t)elf_le_n(h + 40, 4),
                   (uint32_t)elf_le_n(h + 44, 4), elf_le_n(h + 24, 8), elf_le_n(h + 32, 8)};
 }
 
 /* Section i's bytes (NULL for NOBITS, or when they lie outside the blob). */
-static const unsigned char *elf_bytes(const elf_view *e, const elf_section *s) {
+GPUBLOB_PRIVATE const unsigned char *elf_bytes(const elf_view *e, const elf_section *s) {
   return s->type != SHT_NOBITS_ && elf_in_blob(e->n, s->offset, s->size) ? e->p + s->offset : NULL;
 }
 
@@ -67,14 +52,14 @@ static const char *elf_str(const elf_view *e, size_t i, uint64_t off, size_t *le
 }
 
 /* Section i's name; "" when it has none the blob holds. */
-static const char *elf_sec_name(const elf_view *e, const elf_section *s, size_t *len) {
+GPUBLOB_PRIVATE const char *elf_sec_name(const elf_view *e, const elf_section *s, size_t *len) {
   const char *nm = elf_str(e, e->shstr, s->name, len);
   if (!nm) *len = 0;
   return nm ? nm : "";
 }
 
 /* The section named name (n bytes); -1 when there is none. */
-static long elf_find(const elf_view *e, const char *name, size_t n) {
+GPUBLOB_PRIVATE long elf_find(const elf_view *e, const char *name, size_t n) {
   for (size_t i = 0; i < e->shnum; i++) {
     elf_section s = elf_sec(e, i);
     size_t len;
@@ -86,7 +71,7 @@ static long elf_find(const elf_view *e, const char *name, size_t n) {
 
 /* The first symbol table: its symbols' count, 0 when it has none (or its bytes lie
 ** outside the blob). */
-static uint64_t elf_symtab(const elf_view *e, elf_section *tab) {
+GPUBLOB_PRIVATE uint64_t elf_symtab(const elf_view *e, elf_section *tab) {
   for (size_t i = 0; i < e->shnum; i++) {
     *tab = elf_sec(e, i);
     if (tab->type == SHT_SYMTAB_) return elf_bytes(e, tab) ? tab->size / ELF_SYM : 0;
@@ -96,14 +81,14 @@ static uint64_t elf_symtab(const elf_view *e, elf_section *tab) {
 
 /* Symbol idx of the table tab (idx below elf_symtab's count): its name, NULL when it
 ** has none the blob holds; its st_other byte in *other. */
-static const char *elf_sym(const elf_view *e, const elf_section *tab, uint64_t idx, size_t *len, unsigned *other) {
+GPUBLOB_PRIVATE const char *elf_sym(const elf_view *e, const elf_section *tab, uint64_t idx, size_t *len, unsigned *other) {
   const unsigned char *sym = elf_bytes(e, tab) + idx * ELF_SYM;
   *other = sym[5];
   return elf_str(e, tab->link, elf_le_n(sym, 4), len);
 }
 
 /* Symbol idx's name from the first symbol table; NULL when it has none. */
-static const char *elf_sym_name(const elf_view *e, uint64_t idx, size_t *len) {
+GPUBLOB_PRIVATE const char *elf_sym_name(const elf_view *e, uint64_t idx, size_t *len) {
   elf_section tab;
   unsigned other;
   return idx < elf_symtab(e, &tab) ? elf_sym(e, &tab, idx, len, &other) : NULL;

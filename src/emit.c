@@ -16,7 +16,7 @@ static int take_buffer(job *j, LLVMMemoryBufferRef buf, const char *suffix) {
   return GPUBLOB_OK;
 }
 
-static int emit(job *j, int assembly) {
+GPUBLOB_PRIVATE int emit(job *j, int assembly) {
   LLVMMemoryBufferRef buf = NULL;
   char *err = NULL;
   sb_reset(&j->diag);
@@ -34,7 +34,7 @@ static int emit(job *j, int assembly) {
   return take_buffer(j, buf, assembly ? j->t->suffix_asm : ".o");
 }
 
-static int emit_bitcode(job *j) {
+GPUBLOB_PRIVATE int emit_bitcode(job *j) {
   double t = util_now_ms();
   LLVMMemoryBufferRef buf = LLVMWriteBitcodeToMemoryBuffer(j->llvm->mod);
   j->ms[PH_EMIT] += util_now_ms() - t;
@@ -42,7 +42,7 @@ static int emit_bitcode(job *j) {
 }
 
 /* LLVM IR text (.ll), NUL-terminated like every blob. */
-static int emit_text(job *j) {
+GPUBLOB_PRIVATE int emit_text(job *j) {
   double t = util_now_ms();
   char *text = LLVMPrintModuleToString(j->llvm->mod);
   j->ms[PH_EMIT] += util_now_ms() - t;

@@ -4,6 +4,7 @@
 ** public call of api.c, and none of api_compile.c's.  It is built with the
 ** compiler's GPUBLOB_MLIR, which the cache's keys hold.
 */
+#define GPUBLOB_PARTS_FRONT 1 /* src/parts.h's shared group alone */
 #include "internal.h"
 
 #if GPUBLOB_STATIC_FRONT
@@ -18,7 +19,6 @@ static const char *front_dlerror(void) { return "the static cache front loads no
 #define dlopen front_dlopen
 #define dlerror front_dlerror
 #endif
-#define GPUBLOB_PARTS_FRONT 1 /* src/parts.h's shared group alone */
 #include "parts.h"
 #if GPUBLOB_STATIC_FRONT
 #undef dlopen

@@ -9,7 +9,13 @@ static const char *const handle_error_strings[] = {
 #undef GPUBLOB_ERROR_TEXT
 };
 
-static int handle_set_error(gpublob *g, int code, const char *fmt, ...) {
+/* The text of error code code; NULL for none. */
+GPUBLOB_PRIVATE const char *handle_error_text(int code) {
+  int n = (int)(sizeof handle_error_strings / sizeof *handle_error_strings);
+  return code >= 0 && code < n ? handle_error_strings[code] : NULL;
+}
+
+GPUBLOB_PRIVATE int handle_set_error(gpublob *g, int code, const char *fmt, ...) {
   g->code = code;
   sb_reset(&g->msg);
   va_list ap;
@@ -20,14 +26,14 @@ static int handle_set_error(gpublob *g, int code, const char *fmt, ...) {
 }
 
 /* A line of warning for the current call, unless it has it already. */
-static void handle_warn_once(gpublob *g, const char *line) {
+GPUBLOB_PRIVATE void handle_warn_once(gpublob *g, const char *line) {
   if (!*line || strstr(sb_str(&g->warn), line)) return;
   sb_add(&g->warn, line);
   sb_add(&g->warn, "\n");
 }
 
 /* A warning of the current call; the same text is kept once. */
-static void handle_add_warning(gpublob *g, const char *fmt, ...) {
+GPUBLOB_PRIVATE void handle_add_warning(gpublob *g, const char *fmt, ...) {
   strbuf text = {0};
   va_list ap;
   va_start(ap, fmt);
@@ -39,7 +45,7 @@ static void handle_add_warning(gpublob *g, const char *fmt, ...) {
 }
 
 /* Appends detail (a diagnostic, a tool's stderr) to the current message. */
-static void handle_add_detail(gpublob *g, const char *detail) {
+GPUBLOB_PRIVATE void handle_add_detail(gpublob *g, const char *detail) {
   size_t n = strlen(detail);
   while (n && (detail[n - 1] == '\n' || detail[n - 1] == ' ')) n--;
   if (!n) return;
@@ -48,7 +54,7 @@ static void handle_add_detail(gpublob *g, const char *detail) {
 }
 
 /* A new call: no error, no warnings, zeroed figures. */
-static void handle_call_reset(gpublob *g) {
+GPUBLOB_PRIVATE void handle_call_reset(gpublob *g) {
   g->code = GPUBLOB_OK;
   sb_reset(&g->msg);
   sb_reset(&g->warn);

@@ -27,16 +27,16 @@ static int read_input(gpublob *g, const gpublob_options *o, const char *path, un
 }
 
 /* ---- input: LLVM IR or MLIR, by content ---- */
-static int input_looks_like_bitcode(const unsigned char *p, size_t n) {
+GPUBLOB_PRIVATE int input_looks_like_bitcode(const unsigned char *p, size_t n) {
   static const unsigned char raw[4] = {'B', 'C', 0xC0, 0xDE}, wrap[4] = {0xDE, 0xC0, 0x17, 0x0B};
   return n >= 4 && (!memcmp(p, raw, 4) || !memcmp(p, wrap, 4));
 }
 
-static int input_looks_like_mlir_bytecode(const unsigned char *p, size_t n) {
+GPUBLOB_PRIVATE int input_looks_like_mlir_bytecode(const unsigned char *p, size_t n) {
   return n >= 4 && !memcmp(p, "ML\xefR", 4);
 }
 
-static int input_has_suffix(const char *s, const char *suffix) {
+GPUBLOB_PRIVATE int input_has_suffix(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   return n >= m && !strcmp(s + n - m, suffix);
 }
@@ -83,7 +83,7 @@ static int text_kind(const unsigned char *p, size_t n) {
 
 /* AUTO resolved: magic, then the text's first token, then a name's suffix (the
 ** label's or the path's), then LLVM IR (whose parser then names what it found). */
-static int input_kind_of(int kind, const unsigned char *p, size_t n, const char *name, const char *path) {
+GPUBLOB_PRIVATE int input_kind_of(int kind, const unsigned char *p, size_t n, const char *name, const char *path) {
   if (kind != GPUBLOB_INPUT_AUTO) return kind;
   if (input_looks_like_bitcode(p, n)) return GPUBLOB_INPUT_LLVM;
   if (input_looks_like_mlir_bytecode(p, n)) return GPUBLOB_INPUT_MLIR;
@@ -97,14 +97,8 @@ static int input_kind_of(int kind, const unsigned char *p, size_t n, const char 
 }
 
 /* ---- input: a call's, checked and held ---- */
-typedef struct input_held {
-  unsigned char *data; /* NUL at data[size]; owned */
-  size_t size;
-  const char *name;    /* the caller's, the path, "<stdin>" or "<memory>" */
-  int kind;            /* LLVM or MLIR, resolved */
-} input_held;
 
-static int input_check(gpublob *g, const gpublob_input *in) {
+GPUBLOB_PRIVATE int input_check(gpublob *g, const gpublob_input *in) {
   if (!in) return handle_set_error(g, GPUBLOB_MISUSE, "NULL input");
   if (in->kind < GPUBLOB_INPUT_AUTO || in->kind > GPUBLOB_INPUT_MLIR)
     return handle_set_error(g, GPUBLOB_MISUSE, "unknown input kind %d", in->kind);
@@ -128,7 +122,7 @@ static int input_copy(gpublob *g, const gpublob_options *o, const gpublob_input 
 }
 
 /* The input whole in h (free h->data), its kind resolved: OK, MISUSE, IO, NOMEM. */
-static int input_hold(gpublob *g, const gpublob_options *o, const gpublob_input *in, input_held *h) {
+GPUBLOB_PRIVATE int input_hold(gpublob *g, const gpublob_options *o, const gpublob_input *in, input_held *h) {
   memset(h, 0, sizeof *h);
   int rc = input_check(g, in);
   if (!rc && !in->path) rc = input_copy(g, o, in, h);

@@ -1,9 +1,19 @@
-/* internal.h: what every part of the core shares: the system headers, the target
-** descriptor the generator fills, the string buffer, the handle and the job.  Only
-** gpublob.c (the compiler) and src/front.c (the cache front) include it, once, first.
-** Every function of the core is static; a part that calls a later part's function
-** finds it declared among the seams below (the compiler's in src/internal_compile.h,
-** MLIR's in src/internal_mlir.h), never on the spot. */
+/* src/internal.h: what the parts of the core share, each thing declared once.  First
+** the system headers, the target descriptor the generator fills, and the types every
+** part speaks in (the handle, the job, a blob tool's run, a provider); then, part by
+** part in src/parts.h's order, what each part of the shared group (the parts the
+** cache front src/front.c has too) shares with any other part: its types, data and
+** functions, each named with the part's prefix, under a line that names the part
+** and the prefix.  What a part does not declare here is static and its own.  The
+** compiler's parts declare theirs in src/internal_compile.h, MLIR's in
+** src/internal_mlir.h; a part of a later group that a shared part calls (the
+** engine, which the front stands in for) is declared here.
+**
+** GPUBLOB_PRIVATE marks a shared function or datum where it is defined and here: it
+** is static in the one translation unit (gpublob.c, src/front.c and the vendored
+** build/vendor/gpublob.c), so the library exports gpublob.h's calls alone; with
+** GPUBLOB_PART_ALONE=1 it is extern, and each part compiles on its own with its
+** group's header (tools/rooms.sh, run by ninja rooms and CI). */
 #ifndef GPUBLOB_INTERNAL_H
 #define GPUBLOB_INTERNAL_H
 
@@ -13,6 +23,20 @@
 #include "config.h"
 #define GPUBLOB_BUILDING /* GPUBLOB_API exports; no deprecation warnings */
 #include "../gpublob.h"
+
+#ifndef GPUBLOB_PARTS_FRONT
+#define GPUBLOB_PARTS_FRONT 0 /* 1: the cache front (src/front.c), the shared group alone */
+#endif
+#ifndef GPUBLOB_PART_ALONE
+#define GPUBLOB_PART_ALONE 0 /* 1: a part compiled on its own (tools/rooms.sh) */
+#endif
+#if GPUBLOB_PART_ALONE
+#define GPUBLOB_PRIVATE               /* shared between separately compiled parts */
+#define GPUBLOB_PRIVATE_DATA extern   /* a datum's declaration */
+#else
+#define GPUBLOB_PRIVATE static        /* one translation unit: nothing exported */
+#define GPUBLOB_PRIVATE_DATA static   /* a tentative definition; the part gives the value */
+#endif
 
 #include <ctype.h>
 #include <dirent.h>
@@ -49,6 +73,16 @@
 #include <xxhash.h>
 
 extern char **environ;
+
+/* An array of chars that is not a string (no NUL): GCC may check its uses. */
+#if defined(__has_attribute)
+#if __has_attribute(nonstring)
+#define GPUBLOB_NONSTRING __attribute__((nonstring))
+#endif
+#endif
+#ifndef GPUBLOB_NONSTRING
+#define GPUBLOB_NONSTRING
+#endif
 
 /* ---- the target descriptors, generated from the spec ---- */
 /* A target's name, and a field per key of the spec (src/spec_keys.h); the table
@@ -239,34 +273,399 @@ typedef struct job {
   int kernels_known;       /* kernels holds them all (a bin job of a target with entry_cc) */
 } job;
 
-/* ---- seams: a shared part's calls into a later part, declared once, here ----
-** The parts are one translation unit (gpublob.c, or the cache front src/front.c),
-** so a part may call one that comes later in the list; each such call is
-** declared here, never on the spot.  The compiler's parts have theirs in
-** src/internal_compile.h, MLIR's in src/internal_mlir.h.  The types a later part
-** defines, which these name: */
-typedef struct digest_key128 digest_key128;             /* src/digest.c */
-typedef struct digest_cache digest_cache;               /* src/digest.c */
-typedef struct digest_entry_header digest_entry_header; /* src/digest.c */
-typedef struct cache_dir_file cache_dir_file;     /* src/cache_dir.c */
+/* ======== what each shared part shares, in src/parts.h's order ======== */
+/* ---- src/strbuf.c (sb_) ---- */
+GPUBLOB_PRIVATE int sb_room(strbuf *b, size_t n);
+GPUBLOB_PRIVATE void sb_addn(strbuf *b, const char *s, size_t n);
+GPUBLOB_PRIVATE void sb_add(strbuf *b, const char *s);
+GPUBLOB_PRIVATE void sb_vaddf(strbuf *b, const char *fmt, va_list ap);
+GPUBLOB_PRIVATE void sb_addf(strbuf *b, const char *fmt, ...);
+GPUBLOB_PRIVATE const char *sb_str(const strbuf *b);
+GPUBLOB_PRIVATE void sb_reset(strbuf *b);
+GPUBLOB_PRIVATE void sb_free(strbuf *b);
+GPUBLOB_PRIVATE strbuf sb_move(strbuf *b);
 
-/* src/cache_remote.c: the remote tier behind the local cache (src/cache_dir.c's) */
-static void cache_remote_open(digest_cache *c, const gpublob_options *o);
-static void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
-                       size_t n);
-static int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
-/* src/cache_size.c: the cache's size, kept as files are written (src/cache_dir.c's) */
-static void cache_size_account(digest_cache *c, long long delta);
-/* src/template.c: the math modes a job's templates read (src/target.c's) */
-static int template_check_math_modes(job *j);
-/* The engine's, which the LLVM-free cache front stands in for (src/front.c): a
-** job's LLVM objects (src/llvm.c; src/options.c's), and lld's run
-** (src/provider_lld_run.c; src/provider_lld.c's). */
-static void llvm_job_release(job *j);
+/* ---- src/util.c (util_) ---- */
+/* Each comma parts two chips, so ",," or a comma at either end leaves an empty one;
+** "" (or NULL) holds none. */
+typedef struct util_chip_list {
+  const char *rest; /* what is left of the list; NULL after its last chip */
+} util_chip_list;
+GPUBLOB_PRIVATE void util_blob_release(gpublob_blob *b);
+GPUBLOB_PRIVATE int util_grow(void *pp, size_t n, size_t size);
+GPUBLOB_PRIVATE const char *util_next_word(const char **p, const char *seps, size_t *n);
+GPUBLOB_PRIVATE int util_shell_words(const char *s, strbuf *out, size_t *count);
+GPUBLOB_PRIVATE int util_word_is(const char *w, size_t n, const char *s);
+GPUBLOB_PRIVATE int util_list_index(const char *list, const char *s, size_t n);
+GPUBLOB_PRIVATE const char *util_pair_value(const char *list, const char *key, size_t *n);
+GPUBLOB_PRIVATE int util_glob_match(const char *pattern, size_t n, const char *s);
+GPUBLOB_PRIVATE util_chip_list util_chip_list_of(const char *list);
+GPUBLOB_PRIVATE int util_next_chip(util_chip_list *l, const char **chip, size_t *n);
+GPUBLOB_PRIVATE double util_clock_ms(clockid_t clock);
+GPUBLOB_PRIVATE double util_now_ms(void);
+
+/* ---- src/io.c (io_) ---- */
+enum { READ_CHUNK = 65536 }; /* bytes asked of one read */
+GPUBLOB_PRIVATE ssize_t io_read_some(int fd, strbuf *b, size_t n);
+GPUBLOB_PRIVATE ssize_t io_read_upto(int fd, strbuf *b, size_t n);
+GPUBLOB_PRIVATE int io_read_fd(int fd, unsigned char **data, size_t *size, size_t max);
+GPUBLOB_PRIVATE int io_make_dirs(const char *path, mode_t mode);
+GPUBLOB_PRIVATE ssize_t io_write_some(int fd, const void *p, size_t n);
+GPUBLOB_PRIVATE int io_write_all(int fd, const void *data, size_t n);
+GPUBLOB_PRIVATE int io_write_new_file(int dirfd, const char *name, mode_t mode, const void *head, size_t hn,
+                          const void *data, size_t n);
+#if !GPUBLOB_PARTS_FRONT
+GPUBLOB_PRIVATE int io_write_file(const char *path, const void *data, size_t n);
+#endif
+
+/* ---- src/handle.c (handle_) ---- */
+GPUBLOB_PRIVATE const char *handle_error_text(int code);
+GPUBLOB_PRIVATE int handle_set_error(gpublob *g, int code, const char *fmt, ...);
+GPUBLOB_PRIVATE void handle_warn_once(gpublob *g, const char *line);
+GPUBLOB_PRIVATE void handle_add_warning(gpublob *g, const char *fmt, ...);
+GPUBLOB_PRIVATE void handle_add_detail(gpublob *g, const char *detail);
+GPUBLOB_PRIVATE void handle_call_reset(gpublob *g);
+
+/* ---- src/output_report.c (output_report_) ---- */
+GPUBLOB_PRIVATE int output_report_note_set(const gpublob_output *o, const char *report, unsigned block_size);
+GPUBLOB_PRIVATE void output_report_note_drop(const char *key);
+GPUBLOB_PRIVATE int output_report_note_get(const gpublob_output *o, strbuf *report, unsigned *block_size);
+GPUBLOB_PRIVATE const char *output_report_field(const char **p, const char *end, size_t *n);
+GPUBLOB_PRIVATE long long output_report_number(const char *s, size_t n);
+GPUBLOB_PRIVATE void output_report_merge(ktable *kt, const char *report);
+
+/* ---- src/live.c (live_) ---- */
+/* Fixed tables, because gpublob_process_cleanup runs in a signal handler: it may
+** touch only atomics and memory nobody frees, and remove a directory with system
+** calls alone.  A process is a group leader, killed with its group; a directory is
+** one a job made, its path copied into its slot's buffer (so no owner's memory is
+** read).  A slot's buffer is allocated when the slot is first taken and kept for
+** its later paths, never freed (a handler may be reading it): the tables cost an
+** embedder a few kilobytes of .bss, and a buffer only for slots a call used. */
+enum { MAX_LIVE_PIDS = 1024, MAX_LIVE_DIRS = 256, LIVE_PATH = 4096, MAX_TREE_DEPTH = 32 };
+enum { SLOT_FREE, SLOT_WRITING, SLOT_READY };
+struct live_dir {
+  atomic_int state;
+  char *path; /* LIVE_PATH bytes once the slot was first taken; set before READY */
+};
+GPUBLOB_PRIVATE_DATA struct live_dir live_dirs[MAX_LIVE_DIRS];
+GPUBLOB_PRIVATE_DATA atomic_int live_pids[MAX_LIVE_PIDS];
+GPUBLOB_PRIVATE void live_remove_tree(const char *dir);
+
+/* ---- src/options.c (options_) ---- */
+#define OUTPUT_NEUTRAL_FLAGS ((unsigned)(GPUBLOB_FLAG_ISOLATE | GPUBLOB_FLAG_REMOTE_READ_ONLY))
+enum { MAX_JOBS = 4096 }; /* in one call */
+/* The largest block_size: occupancy is figured for blocks of up to this many threads
+** (occupancy_fill's OCC_MAX_COUNT, src/occupancy.c), 16 times any chip's largest
+** block, so that every block size the options take gets an occupancy (0 where no
+** chip or kernel takes so large a block) and min_occupancy is always checked. */
+enum { MAX_BLOCK_SIZE = 1 << 24 };
+GPUBLOB_PRIVATE_DATA const gpublob_options options_default_options;
+GPUBLOB_PRIVATE size_t options_size(unsigned version);
+GPUBLOB_PRIVATE int options_limits_valid(gpublob *g, const gpublob_options *o);
+GPUBLOB_PRIVATE int options_normalise(gpublob *g, const gpublob_options *o, gpublob_options *out);
+
+/* ---- src/job_state.c (job_state_) ---- */
+GPUBLOB_PRIVATE void job_state_path_free(const char **path);
+GPUBLOB_PRIVATE void job_state_path_take(const char **path, strbuf *b);
+GPUBLOB_PRIVATE void job_state_begin(job *j, gpublob *g, const gpublob_options *o, const char *name);
+GPUBLOB_PRIVATE void job_state_end(job *j);
+
+/* ---- src/target.c (target_) ---- */
+GPUBLOB_PRIVATE int target_count(void);
+GPUBLOB_PRIVATE const target_desc *target_at(int i);
+
+/* ---- src/resolve.c (resolve_) ---- */
+GPUBLOB_PRIVATE const target_desc *resolve_target_named(const char *name, size_t n);
+GPUBLOB_PRIVATE target_ref resolve_target_parse(const char *spec, const char *chip);
+GPUBLOB_PRIVATE void resolve_job_aim(job *j, const target_ref *r, const char *chip);
+GPUBLOB_PRIVATE const char *resolve_glob_value(const char *list, const char *chip, size_t *vn);
+GPUBLOB_PRIVATE int resolve_target_id_valid(const target_desc *t, const char *id, size_t n);
+GPUBLOB_PRIVATE int resolve_target(job *j);
+GPUBLOB_PRIVATE const char *resolve_feature_below_min(const job *j, const char *w, size_t n, size_t *mn);
+GPUBLOB_PRIVATE void resolve_add_id_features(const char *id, strbuf *b);
+GPUBLOB_PRIVATE const char *resolve_opposite_in(const char *list, const char *w, size_t n, size_t *m);
+GPUBLOB_PRIVATE char resolve_last_sign(const char *features, const char *name, size_t n);
+GPUBLOB_PRIVATE int resolve_target_id(job *j);
+GPUBLOB_PRIVATE int resolve_levels(job *j);
+GPUBLOB_PRIVATE int resolve_check_abi(job *j, unsigned abi, const char *from);
+GPUBLOB_PRIVATE int resolve_options(job *j);
+
+/* ---- src/template.c (template_) ---- */
+GPUBLOB_PRIVATE unsigned template_math_mode_flag(const char *name, size_t n);
+GPUBLOB_PRIVATE int template_spec_tests_condition(const target_desc *t, const char *name);
+GPUBLOB_PRIVATE int template_check_math_modes(job *j);
+GPUBLOB_PRIVATE const char *template_chip_id(const job *j);
+GPUBLOB_PRIVATE const char *template_closing_brace(const char *o, const char *e);
+GPUBLOB_PRIVATE void template_expand(const job *j, const char *s, size_t n, const char **vars, strbuf *b);
+
+/* ---- src/search.c (search_) ---- */
+typedef struct search {
+  strbuf tried; /* a line per path tried, for the error message */
+  strbuf found; /* the path found */
+  int oom;      /* memory ran out: what was found may not be the first */
+} search;
+GPUBLOB_PRIVATE void search_end(search *s);
+GPUBLOB_PRIVATE const char *search_tried_list(const search *s);
+GPUBLOB_PRIVATE int search_find_tool_path(job *j, strbuf *path);
+GPUBLOB_PRIVATE int search_find_pack_tool(job *j, strbuf *path);
+GPUBLOB_PRIVATE int search_find_provider(job *j, search *s);
+GPUBLOB_PRIVATE int search_find_lib(job *j, const char *w, size_t n, strbuf *name, search *s);
+
+/* ---- src/provider_nvjitlink.c (provider_nvjitlink_) ---- */
+GPUBLOB_PRIVATE_DATA const provider_ops provider_nvjitlink_ops;
+
+/* ---- src/provider_lld.c (provider_lld_) ---- */
 #if GPUBLOB_LLD
-static int provider_lld_run_usable(void);
-static int provider_lld_run(job *j, const provider *p, const char **opts, uint32_t nopts);
-static void provider_lld_run_warm(void);
+GPUBLOB_PRIVATE_DATA const provider_ops provider_lld_ops;
+#endif
+
+/* ---- src/provider.c (provider_) ---- */
+#if !GPUBLOB_PARTS_FRONT
+GPUBLOB_PRIVATE const provider_ops *provider_registered(size_t i);
+#endif
+GPUBLOB_PRIVATE const provider_ops *provider_ops_of(const target_desc *t);
+GPUBLOB_PRIVATE void provider_open(provider *p);
+GPUBLOB_PRIVATE int provider_load(job *j);
+GPUBLOB_PRIVATE int provider_ready(job *j);
+#if !GPUBLOB_PARTS_FRONT
+GPUBLOB_PRIVATE void provider_loads_settle(void);
+#endif
+GPUBLOB_PRIVATE void provider_settle(gpublob *g);
+
+/* ---- src/tool_choice.c (tool_choice_) ---- */
+GPUBLOB_PRIVATE int tool_choice_needs_blob_tool(const job *j);
+GPUBLOB_PRIVATE int tool_choice_provider_option(const job *j, const char *w, strbuf *out);
+GPUBLOB_PRIVATE const char *tool_choice_base_name(const char *path);
+GPUBLOB_PRIVATE int tool_choice_resolve_tool(job *j, int load);
+
+/* ---- src/digest.c (digest_) ---- */
+/* The layout's version: the directory under DIR and the remote keys' prefix.  v2 (1.4)
+** keeps each output's tool report in an entry; v1 files stay where an older gpublob
+** still uses them. */
+#define CACHE_LAYOUT "v2"
+/* A call's manifest is filed under the hash of its input and options, and lists its
+** jobs; the result is filed under that hash, the jobs' settings and the digests of
+** every file they depend on (the blob tool or provider library, each device
+** library, the pack tool).  A changed toolkit gives new digests, so it misses. */
+typedef struct digest_key128 {
+  unsigned char b[16];
+} digest_key128;
+typedef struct digest_seen { /* a file already digested in this call */
+  char *path;
+  digest_key128 d;
+  int ok;
+} digest_seen;
+typedef struct digest_cache {
+  strbuf root;              /* DIR/v2, for messages */
+  const char *dir;          /* DIR, the options' own string */
+  int rootfd;               /* DIR/v2, opened: every file is reached from it */
+  unsigned long long max;   /* bytes */
+  int writable;             /* 0 once a write failed (warned once) */
+  gpublob *g;               /* warnings and figures */
+  digest_seen *seen;        /* each file once per call: jobs share tools and libraries */
+  size_t nseen;
+  struct cache_remote_tier *remote; /* the Redis server behind it (src/cache_remote.c); NULL: none */
+} digest_cache;
+typedef struct digest_entry_header { /* every cache file starts so; 56 bytes */
+  char magic[8];
+  uint64_t size;            /* of the payload after it */
+  unsigned char hash[16];   /* XXH3-128 of the payload */
+  unsigned char key[16];    /* the file's own key */
+  char kind, pad[7];        /* 'm' manifest, 'e' entry, 'd' file digest */
+} digest_entry_header;
+GPUBLOB_PRIVATE_DATA const char digest_cache_magic[8] GPUBLOB_NONSTRING;
+GPUBLOB_PRIVATE_DATA digest_key128 digest_spec_key;
+GPUBLOB_PRIVATE_DATA pthread_once_t digest_spec_once;
+GPUBLOB_PRIVATE void digest_hash_u64(XXH3_state_t *st, uint64_t v);
+GPUBLOB_PRIVATE void digest_hash_bytes(XXH3_state_t *st, const void *p, size_t n);
+GPUBLOB_PRIVATE void digest_hash_str(XXH3_state_t *st, const char *s);
+GPUBLOB_PRIVATE digest_key128 digest_hash_key(XXH3_state_t *st);
+GPUBLOB_PRIVATE digest_key128 digest_of(const void *p, size_t n);
+GPUBLOB_PRIVATE void digest_spec_hash(void);
+
+/* ---- src/cache_dir.c (cache_dir_) ---- */
+/* A cache file read whole (read, not mapped: a file cut short meanwhile cannot
+** fault the process): its payload after the header. */
+typedef struct cache_dir_file {
+  unsigned char *bytes;
+  size_t len;
+  const unsigned char *data;
+  size_t size;
+} cache_dir_file;
+GPUBLOB_PRIVATE int cache_dir_trusted(int fd);
+GPUBLOB_PRIVATE int cache_dir_open(digest_cache *c, gpublob *g, const gpublob_options *o);
+GPUBLOB_PRIVATE void cache_dir_key_hex(const digest_key128 *k, char hex[33]);
+GPUBLOB_PRIVATE int cache_dir_place(digest_cache *c, const digest_key128 *k, char kind, char name[40], int create);
+GPUBLOB_PRIVATE int cache_dir_write(digest_cache *c, const digest_key128 *k, char kind, const strbuf *payload);
+GPUBLOB_PRIVATE void cache_dir_file_free(cache_dir_file *m);
+GPUBLOB_PRIVATE int cache_dir_read(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
+
+/* ---- src/cache_remote.c (cache_remote_) ---- */
+typedef struct cache_remote_tier {
+  strbuf shown;            /* the URL without its password, for messages */
+  strbuf host, path, user, password;
+  int port, db;
+  unsigned timeout_ms;
+  unsigned long long max;  /* payload bytes; larger files are not stored */
+  int read_only, dead;
+  int not_here;            /* a host name this program leaves to another (host_needs_module) */
+  void *ctx;               /* redisContext, NULL until first needed */
+  pthread_mutex_t mu;      /* a call's threads take turns on the one connection */
+} cache_remote_tier;
+GPUBLOB_PRIVATE void cache_remote_open(digest_cache *c, const gpublob_options *o);
+#if GPUBLOB_REMOTE
+GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
+GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
+                       size_t n);
+#endif
+GPUBLOB_PRIVATE void cache_remote_close(digest_cache *c);
+
+/* ---- src/cache_size.c (cache_size_) ---- */
+GPUBLOB_PRIVATE void cache_size_account(digest_cache *c, long long delta);
+
+/* ---- src/cache_deps.c (cache_deps_) ---- */
+/* How a job's pack is made, as a manifest records it: no pack, the pack program, or
+** the spec's in-process pack provider. */
+enum cache_deps_pack_way { PACK_NONE, PACK_PROGRAM, PACK_INPROCESS };
+GPUBLOB_PRIVATE void cache_deps_close(digest_cache *c);
+GPUBLOB_PRIVATE digest_key128 cache_deps_job_key(digest_cache *c, job *j, int pack, const char *pack_tool);
+GPUBLOB_PRIVATE digest_key128 cache_deps_call_key(const gpublob_options *o, int input, const void *data, size_t size,
+                       const char *name);
+
+/* ---- src/cache_lookup.c (cache_lookup_) ---- */
+typedef struct cache_lookup_reader {
+  const unsigned char *p, *end;
+  int bad;
+  const unsigned char *blob_at; /* where the last blob cache_lookup_get_blob read begins */
+} cache_lookup_reader;
+/* How cache_lookup_get_blob hands out a blob's bytes: copied; borrowed where they lie
+** (entry_take_last); or not at all, for the blob a hit streams (entry_stream): its
+** bytes may run on past what was read, and out->data stays NULL. */
+enum { BLOB_COPY, BLOB_BORROW, BLOB_STREAM };
+GPUBLOB_PRIVATE uint64_t cache_lookup_get_u64(cache_lookup_reader *r);
+GPUBLOB_PRIVATE const char *cache_lookup_get_str(cache_lookup_reader *r);
+GPUBLOB_PRIVATE int cache_lookup_get_blob(cache_lookup_reader *r, gpublob_blob *out, int mode);
+GPUBLOB_PRIVATE int cache_lookup_result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
+                      const char *report, unsigned block_size, gpublob_blob *blob);
+GPUBLOB_PRIVATE int cache_lookup_entry_output(cache_lookup_reader *r, gpublob_result *out, int mode, unsigned block_size);
+GPUBLOB_PRIVATE int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *out, unsigned block_size);
+GPUBLOB_PRIVATE int cache_lookup_manifest_key(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, cache_lookup_reader *r,
+                        digest_key128 *k1);
+
+/* ---- src/cache_stream.c (cache_stream_) ---- */
+typedef struct cache_stream_sink {
+  gpublob_write_fn write;
+  void *ctx;
+} cache_stream_sink;
+GPUBLOB_PRIVATE int cache_stream_lookup(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, gpublob_result *out,
+                        cache_stream_sink *s);
+
+/* ---- src/input.c (input_) ---- */
+typedef struct input_held {
+  unsigned char *data; /* NUL at data[size]; owned */
+  size_t size;
+  const char *name;    /* the caller's, the path, "<stdin>" or "<memory>" */
+  int kind;            /* LLVM or MLIR, resolved */
+} input_held;
+GPUBLOB_PRIVATE int input_looks_like_bitcode(const unsigned char *p, size_t n);
+GPUBLOB_PRIVATE int input_looks_like_mlir_bytecode(const unsigned char *p, size_t n);
+GPUBLOB_PRIVATE int input_has_suffix(const char *s, const char *suffix);
+GPUBLOB_PRIVATE int input_kind_of(int kind, const unsigned char *p, size_t n, const char *name, const char *path);
+GPUBLOB_PRIVATE int input_check(gpublob *g, const gpublob_input *in);
+GPUBLOB_PRIVATE int input_hold(gpublob *g, const gpublob_options *o, const gpublob_input *in, input_held *h);
+
+/* ---- src/msgpack.c (mp_) ---- */
+enum { MSGPACK_MAX_DEPTH = 32 };
+typedef struct mp_cur {
+  const unsigned char *p, *end;
+  int bad;
+} mp_cur;
+GPUBLOB_PRIVATE int mp_map(mp_cur *c, size_t *pairs);
+GPUBLOB_PRIVATE int mp_array(mp_cur *c, size_t *count);
+GPUBLOB_PRIVATE int mp_str(mp_cur *c, const char **s, size_t *n);
+GPUBLOB_PRIVATE int mp_int(mp_cur *c, long long *v);
+GPUBLOB_PRIVATE void mp_skip(mp_cur *c, int depth);
+GPUBLOB_PRIVATE int mp_is(const char *s, size_t n, const char *key);
+
+/* ---- src/elf.c (elf_) ---- */
+enum { SHT_NOTE_ = 7, SHT_SYMTAB_ = 2, SHT_NOBITS_ = 8, ELF_SHDR = 64, ELF_SYM = 24 };
+typedef struct elf_view {
+  const unsigned char *p;
+  size_t n;
+  uint64_t shoff;
+  size_t shnum;
+  size_t shstr; /* the section of section names */
+} elf_view;
+typedef struct elf_section {
+  uint32_t name, type, link, info;
+  uint64_t offset, size;
+} elf_section;
+GPUBLOB_PRIVATE uint64_t elf_le_n(const unsigned char *p, size_t n);
+GPUBLOB_PRIVATE int elf_in_blob(size_t size, uint64_t off, uint64_t n);
+GPUBLOB_PRIVATE int elf_open(gpublob *g, elf_view *e, const unsigned char *p, size_t n, const char *what);
+GPUBLOB_PRIVATE elf_section elf_sec(const elf_view *e, size_t i);
+GPUBLOB_PRIVATE const unsigned char *elf_bytes(const elf_view *e, const elf_section *s);
+GPUBLOB_PRIVATE const char *elf_sec_name(const elf_view *e, const elf_section *s, size_t *len);
+GPUBLOB_PRIVATE long elf_find(const elf_view *e, const char *name, size_t n);
+GPUBLOB_PRIVATE uint64_t elf_symtab(const elf_view *e, elf_section *tab);
+GPUBLOB_PRIVATE const char *elf_sym(const elf_view *e, const elf_section *tab, uint64_t idx, size_t *len, unsigned *other);
+GPUBLOB_PRIVATE const char *elf_sym_name(const elf_view *e, uint64_t idx, size_t *len);
+
+/* ---- src/kernels.c (kt_) ---- */
+enum { KT_MAX_KERNELS = 1 << 16, KT_MAX_NAME = 4096 };
+GPUBLOB_PRIVATE void kt_free(ktable *t);
+GPUBLOB_PRIVATE long long kt_count_mul(long long a, long long b);
+GPUBLOB_PRIVATE long long kt_count_add(long long a, long long b);
+GPUBLOB_PRIVATE gpublob_kernel_info kt_blank(const char *name, const char *chip);
+GPUBLOB_PRIVATE gpublob_kernel_info *kt_add(gpublob *g, ktable *t, const char *name, size_t n, const char *chip);
+
+/* ---- src/occupancy.c (occupancy_) ---- */
+GPUBLOB_PRIVATE void occupancy_fill(const target_desc *t, const char *chip, long long block_size, gpublob_kernel_info *k);
+
+/* ---- src/meta_amdgpu.c (meta_amdgpu_) ---- */
+GPUBLOB_PRIVATE int meta_amdgpu_read_note(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t);
+
+/* ---- src/meta_nvinfo.c (meta_nvinfo_) ---- */
+GPUBLOB_PRIVATE int meta_nvinfo_read(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t);
+
+/* ---- src/meta_blob.c (meta_blob_) ---- */
+GPUBLOB_PRIVATE int meta_blob_read_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, const char *chip,
+                            ktable *kt);
+
+/* ---- src/meta_pack.c (meta_pack_) ---- */
+#define META_PACK_BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__" /* an offload bundle starts so */
+enum { BUNDLE_MAGIC_LEN = sizeof META_PACK_BUNDLE_MAGIC - 1, PACK_MAX_MEMBERS = 4096 };
+GPUBLOB_PRIVATE int meta_pack_read_bundle(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt);
+GPUBLOB_PRIVATE int meta_pack_read_fatbin(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
+                               const char *chips, ktable *kt);
+
+/* ---- src/meta_output.c (meta_output_) ---- */
+GPUBLOB_PRIVATE int meta_output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,
+                          ktable *kt);
+
+/* ---- src/limits.c (limits_) ---- */
+/* What a check has found: the first kernel over, how many are, and the limits some
+** kernel's figure was not known for. */
+typedef struct limits_found {
+  strbuf first;
+  size_t count;
+  unsigned unknown;
+} limits_found;
+enum { SUMMARY_NFIELDS = 17 }; /* the figures of a kernel's summary line (src/limits.c's table) */
+GPUBLOB_PRIVATE void limits_kernels_check(const gpublob_options *o, const ktable *kt, const char *where, limits_found *f);
+GPUBLOB_PRIVATE int limits_error(gpublob *g, limits_found *f);
+GPUBLOB_PRIVATE long long *limits_summary_field(gpublob_kernel_info *k, size_t i);
+GPUBLOB_PRIVATE int limits_check(gpublob *g, const gpublob_options *o, gpublob_result *r);
+
+/* ---- src/llvm.c (llvm_) ---- */
+GPUBLOB_PRIVATE void llvm_job_release(job *j);
+
+/* ---- src/provider_lld_run.c (provider_lld_run_) ---- */
+#if GPUBLOB_LLD
+GPUBLOB_PRIVATE int provider_lld_run_usable(void);
+GPUBLOB_PRIVATE int provider_lld_run(job *j, const provider *p, const char **opts, uint32_t nopts);
+GPUBLOB_PRIVATE void provider_lld_run_warm(void);
 #endif
 
 #endif /* GPUBLOB_INTERNAL_H */

@@ -3,12 +3,10 @@
 ** byte (a non-blocking descriptor waits in poll for room), a new file written whole, a
 ** folder and its parents made.  Every part that reads or writes a file uses these. */
 
-enum { READ_CHUNK = 65536 }; /* bytes asked of one read */
-
 /* One read of at most n bytes (EINTR retried), appended to b: how many came, 0 at
 ** EOF, -1 on an error (errno: EAGAIN where a non-blocking descriptor has nothing,
 ** ENOMEM where b cannot grow). */
-static ssize_t io_read_some(int fd, strbuf *b, size_t n) {
+GPUBLOB_PRIVATE ssize_t io_read_some(int fd, strbuf *b, size_t n) {
   if (sb_room(b, n)) {
     errno = ENOMEM;
     return -1;
@@ -23,7 +21,7 @@ static ssize_t io_read_some(int fd, strbuf *b, size_t n) {
 /* Reads until n bytes have come or EOF, appended to b: how many came, or -1 on an
 ** error (what came before it stays in b).  The one read loop: a descriptor read
 ** whole, a file digested, a record, a tool's output after its exit. */
-static ssize_t io_read_upto(int fd, strbuf *b, size_t n) {
+GPUBLOB_PRIVATE ssize_t io_read_upto(int fd, strbuf *b, size_t n) {
   size_t got = 0;
   while (got < n) {
     size_t room = b->s ? b->cap - b->len - 1 : 0, chunk = room > READ_CHUNK ? room : READ_CHUNK;
@@ -52,7 +50,7 @@ static void populate(void *p, size_t n) {
 
 /* The descriptor read whole, NUL-terminated (the IR parser needs the NUL), *data
 ** malloc'd; at most max bytes: EFBIG past that. */
-static int io_read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
+GPUBLOB_PRIVATE int io_read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
   strbuf b = {0};
   struct stat st; /* a regular file's size known: one buffer of that size, never grown */
   if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 && (size_t)st.st_size <= max &&
@@ -74,7 +72,7 @@ static int io_read_fd(int fd, unsigned char **data, size_t *size, size_t max) {
 
 /* mkdir -p of the directory given, each one made with mode (under the umask): the
 ** cache's 0700, the dump directory's 0777 (as -o DIR/ makes its directories). */
-static int io_make_dirs(const char *path, mode_t mode) {
+GPUBLOB_PRIVATE int io_make_dirs(const char *path, mode_t mode) {
   char *p = strdup(path);
   if (!p) return -1;
   int rc = 0;
@@ -95,7 +93,7 @@ static int io_make_dirs(const char *path, mode_t mode) {
 /* One write.  A reader that quit early shows in its own exit status, so SIGPIPE is
 ** blocked in this thread for the write and consumed, never raised.  The bytes
 ** written; 0 for "try again" (a non-blocking descriptor that is full); -1. */
-static ssize_t io_write_some(int fd, const void *p, size_t n) {
+GPUBLOB_PRIVATE ssize_t io_write_some(int fd, const void *p, size_t n) {
   sigset_t pipe_set, old;
   sigemptyset(&pipe_set);
   sigaddset(&pipe_set, SIGPIPE);
@@ -110,7 +108,7 @@ static ssize_t io_write_some(int fd, const void *p, size_t n) {
 
 /* All of data, on a blocking descriptor: the one write loop (a tool's input, on a
 ** non-blocking one, is written a io_write_some at a time as poll finds room). */
-static int io_write_all(int fd, const void *data, size_t n) {
+GPUBLOB_PRIVATE int io_write_all(int fd, const void *data, size_t n) {
   const unsigned char *p = data;
   for (ssize_t w = 0; n; p += w, n -= (size_t)w)
     if ((w = io_write_some(fd, p, n)) <= 0) return -1;
@@ -119,7 +117,7 @@ static int io_write_all(int fd, const void *data, size_t n) {
 
 /* A new file (none of that name may exist) of the mode (under the umask) holding
 ** head, then data; -1 with errno set, and what was made left for the caller to remove. */
-static int io_write_new_file(int dirfd, const char *name, mode_t mode, const void *head, size_t hn,
+GPUBLOB_PRIVATE int io_write_new_file(int dirfd, const char *name, mode_t mode, const void *head, size_t hn,
                           const void *data, size_t n) {
   int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return -1;
@@ -133,6 +131,8 @@ static int io_write_new_file(int dirfd, const char *name, mode_t mode, const voi
   return rc;
 }
 
-static int io_write_file(const char *path, const void *data, size_t n) {
+#if !GPUBLOB_PARTS_FRONT /* the compiler's parts call it */
+GPUBLOB_PRIVATE int io_write_file(const char *path, const void *data, size_t n) {
   return io_write_new_file(AT_FDCWD, path, 0600, NULL, 0, data, n);
 }
+#endif

@@ -39,7 +39,7 @@ static int make_output(plan *p, plan_output *op, gpublob_result *out) {
   return rc;
 }
 
-static int ir_call_plan_outputs(plan *p, gpublob_result *out) {
+GPUBLOB_PRIVATE int ir_call_plan_outputs(plan *p, gpublob_result *out) {
   int rc = GPUBLOB_OK;
   for (size_t i = 0; !rc && i < p->noutputs; i++) rc = make_output(p, &p->outputs[i], out);
   if (rc) gpublob_result_free(out);
@@ -67,7 +67,7 @@ static const char *job_pack_tool(const plan *p, size_t i) {
 }
 
 /* k1: k0 and what each resolved job depends on, digested before any compile work. */
-static void ir_call_plan_entry_key(digest_cache *c, const digest_key128 *k0, plan *p) {
+GPUBLOB_PRIVATE void ir_call_plan_entry_key(digest_cache *c, const digest_key128 *k0, plan *p) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
   digest_hash_bytes(&st, k0->b, sizeof k0->b);
@@ -78,7 +78,7 @@ static void ir_call_plan_entry_key(digest_cache *c, const digest_key128 *k0, pla
   p->entry_key = digest_hash_key(&st);
 }
 
-static void ir_call_cache_store_plan(digest_cache *c, const digest_key128 *k0, plan *p, const gpublob_result *res) {
+GPUBLOB_PRIVATE void ir_call_cache_store_plan(digest_cache *c, const digest_key128 *k0, plan *p, const gpublob_result *res) {
   int *packed = calloc(p->njobs ? p->njobs : 1, sizeof *packed);
   for (size_t i = 0; packed && i < p->njobs; i++) packed[i] = job_pack_way(p, i);
   if (packed) cache_store(c, k0, &p->entry_key, p->jobs, p->njobs, packed, res);
@@ -86,7 +86,7 @@ static void ir_call_cache_store_plan(digest_cache *c, const digest_key128 *k0, p
 }
 
 /* data holds a NUL at data[size]; every job parses it in its own context. */
-static int ir_call_compile(gpublob *g, const gpublob_options *opts, const unsigned char *data, size_t size,
+GPUBLOB_PRIVATE int ir_call_compile(gpublob *g, const gpublob_options *opts, const unsigned char *data, size_t size,
                       const char *name, digest_cache *c, const digest_key128 *k0, gpublob_result *out) {
   plan p;
   plan_begin(&p, g, opts, name);

@@ -1,7 +1,7 @@
 /* src/isolate_child.c: Isolation: the child, which does one job's LLVM work and sends its output back. */
 
 /* ---- isolation: the child ---- */
-static int isolate_child_fd = -1; /* the child's job socket, for its fatal error handler */
+GPUBLOB_PRIVATE int isolate_child_fd = -1; /* the child's job socket, for its fatal error handler */
 
 static void child_on_fatal(const char *reason) {
   if (isolate_child_fd < 0) _exit(70); /* a process the child forked (src/dump.c) */
@@ -83,7 +83,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
 
 /* A child's whole life: one job, its result, exit (a tool child: its jobs, taken on
 ** chan, src/provider_child.c). */
-static void isolate_child_main(int fd, int chan) {
+GPUBLOB_PRIVATE void isolate_child_main(int fd, int chan) {
   isolate_child_fd = fd;
   LLVMResetFatalErrorHandler(); /* the host's, if any: LLVM allows only one */
   LLVMInstallFatalErrorHandler(child_on_fatal);

@@ -5,7 +5,7 @@
 
 /* ---- isolation: the helper ---- */
 /* A descriptor over a Unix socket (SCM_RIGHTS), with one byte to carry it. */
-static int isolate_helper_send_fd(int sock, int fd, char kind) {
+GPUBLOB_PRIVATE int isolate_helper_send_fd(int sock, int fd, char kind) {
   char byte = kind;
   union {
     struct cmsghdr h;
@@ -31,15 +31,7 @@ typedef struct helper_child {
   int chan; /* a tool child's channel, on which it takes its next job; -1 for a job child */
 } helper_child;
 
-/* A message on the control socket: a job's socket (kind 'j', with the descriptor),
-** or how many jobs a call will hand over (kind 'n').  -1 when the host closed it. */
-typedef struct isolate_helper_msg {
-  char kind;
-  int fd;
-  uint32_t count;
-} isolate_helper_msg;
-
-static int isolate_helper_receive(int ctl, isolate_helper_msg *msg, char *path, size_t room) {
+GPUBLOB_PRIVATE int isolate_helper_receive(int ctl, isolate_helper_msg *msg, char *path, size_t room) {
   char buf[1 + 4096];
   union {
     struct cmsghdr h;
@@ -191,8 +183,8 @@ static int helper_load(const char *path) {
 static unsigned helper_warmed; /* a bit per provider_registry entry */
 
 static int helper_warm(const char *name) {
-  for (size_t i = 0; i < sizeof provider_registry / sizeof *provider_registry && i < 32; i++) {
-    const provider_ops *ops = provider_registry[i];
+  for (size_t i = 0; provider_registered(i) && i < 32; i++) {
+    const provider_ops *ops = provider_registered(i);
     if (strcmp(ops->name, name) || !ops->warm || (helper_warmed >> i & 1)) continue;
     helper_warmed |= 1u << i;
     return 1;
@@ -201,8 +193,8 @@ static int helper_warm(const char *name) {
 }
 
 static void spare_warm(void) {
-  for (size_t i = 0; i < sizeof provider_registry / sizeof *provider_registry && i < 32; i++)
-    if (helper_warmed >> i & 1) provider_registry[i]->warm();
+  for (size_t i = 0; provider_registered(i) && i < 32; i++)
+    if (helper_warmed >> i & 1) provider_registered(i)->warm();
 }
 
 /* A spare is kept ready while the call that said how many jobs it has still has
@@ -273,13 +265,13 @@ static void helper_enter(int ctl) {
   helper_main(3);
 }
 
-static int isolate_helper_alive(gpublob *g) {
+GPUBLOB_PRIVATE int isolate_helper_alive(gpublob *g) {
   return g->helper > 0 && g->helper_owner == getpid() && !proc_exited(g->helper);
 }
 
 /* Its socket closed; killed with its group and reaped, unless this process is a
 ** fork of the one that started it (that one's helper is not this one's to end). */
-static void isolate_helper_stop(gpublob *g) {
+GPUBLOB_PRIVATE void isolate_helper_stop(gpublob *g) {
   if (g->helper <= 0) return;
   close(g->helper_ctl);
   if (g->helper_owner == getpid()) {

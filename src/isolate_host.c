@@ -2,7 +2,7 @@
 
 /* ---- isolation: the host's side of a job ---- */
 /* How many jobs this call will hand over: the helper forks one ahead of each. */
-static void isolate_host_expect(gpublob *host, size_t jobs) {
+GPUBLOB_PRIVATE void isolate_host_expect(gpublob *host, size_t jobs) {
   char buf[1 + sizeof(uint32_t)] = {'n'};
   uint32_t n = jobs > UINT32_MAX ? UINT32_MAX : (uint32_t)jobs;
   memcpy(buf + 1, &n, sizeof n);
@@ -12,7 +12,7 @@ static void isolate_host_expect(gpublob *host, size_t jobs) {
 }
 
 /* kind: 'j' a job child's job, 't' a tool child's (src/provider_child.c). */
-static int isolate_host_hand(gpublob *host, int fd, char kind) {
+GPUBLOB_PRIVATE int isolate_host_hand(gpublob *host, int fd, char kind) {
   pthread_mutex_lock(&host->helper_mu);
   int rc = isolate_helper_send_fd(host->helper_ctl, fd, kind);
   pthread_mutex_unlock(&host->helper_mu);
@@ -110,7 +110,7 @@ static int isolated_reply(job *j, int fd) {
 }
 
 /* job_llvm in a child of the helper; the blob tool stays here. */
-static int isolate_host_job(job *j) {
+GPUBLOB_PRIVATE int isolate_host_job(job *j) {
   int sv[2];
   strbuf req = {0};
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))

@@ -1,16 +1,8 @@
 /* src/isolate_wire.c: Isolation's wire: records over a socket between the host, the helper and a child. */
 
 /* ---- isolation: a job's LLVM work in a child process ---- */
-/* A helper process per handle, forked from the calling thread before a call starts
-** threads; single-threaded, it forks a child per job, so each fork is safe.  The
-** host hands it a socket per job (SCM_RIGHTS); the child reads the job from it,
-** runs job_llvm on a thread with a large stack, and writes back the backend's
-** output; the helper then writes the child's exit status.  An LLVM fatal error
-** in the child writes its reason first.  Records: a kind byte, a u64 length, the
-** payload. */
-enum { REC_JOB = 'J', REC_TOOL = 'T', REC_RESULT = 'R', REC_FATAL = 'F', REC_EXIT = 'X' }; /* REC_TOOL: src/provider_child.c */
 
-static int isolate_wire_put_record(int fd, char kind, const strbuf *payload) {
+GPUBLOB_PRIVATE int isolate_wire_put_record(int fd, char kind, const strbuf *payload) {
   unsigned char head[9] = {(unsigned char)kind};
   uint64_t n = payload ? payload->len : 0;
   memcpy(head + 1, &n, sizeof n);
@@ -24,7 +16,7 @@ static int read_exact(int fd, strbuf *b, size_t n) {
 }
 
 /* The next record; its payload into out.  -1 at EOF or on error. */
-static int isolate_wire_get_record(int fd, char *kind, strbuf *out) {
+GPUBLOB_PRIVATE int isolate_wire_get_record(int fd, char *kind, strbuf *out) {
   uint64_t n;
   if (read_exact(fd, out, 9)) return -1;
   memcpy(&n, out->s + 1, sizeof n);
@@ -35,7 +27,7 @@ static int isolate_wire_get_record(int fd, char *kind, strbuf *out) {
 
 /* The job as the child rebuilds it: its options, resolved again there as here,
 ** the environment and directory it searches from, and the module's bytes. */
-static void isolate_wire_put_job(strbuf *b, const job *j, const void *module, size_t size) {
+GPUBLOB_PRIVATE void isolate_wire_put_job(strbuf *b, const job *j, const void *module, size_t size) {
   const gpublob_options *o = &j->opts;
   const char *const strs[] = {j->t->name, j->chip, o->features, o->lib_dirs, o->tool_dirs, j->name,
                               sb_str(&j->dump)};
@@ -64,7 +56,7 @@ static void isolate_wire_put_job(strbuf *b, const job *j, const void *module, si
   sb_addn(b, module, size);
 }
 
-static void isolate_wire_put_result(strbuf *b, int rc, const job *j) {
+GPUBLOB_PRIVATE void isolate_wire_put_result(strbuf *b, int rc, const job *j) {
   cache_store_put_u64(b, (uint64_t)rc);
   cache_store_put_str(b, gpublob_error_message(j->g));
   cache_store_put_str(b, sb_str(&j->g->warn));

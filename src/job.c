@@ -87,7 +87,7 @@ static int within_job_timeout(job *j, double t0, const char *phase) {
 /* Parse (LLVM IR; MLIR's translation gave the module already) through emission:
 ** the job's LLVM work, the part an isolated job does in a child process.  The
 ** triple and data layout are set before verification (LLVM's verifier needs them). */
-static int job_llvm(job *j) {
+GPUBLOB_PRIVATE int job_llvm(job *j) {
   double t0 = util_now_ms();
   int rc = j->src ? parse_module(j, j->src, j->src_size) : GPUBLOB_OK;
   if (!rc) rc = within_job_timeout(j, t0, "parse");
@@ -130,7 +130,7 @@ static int job_llvm(job *j) {
 ** The job's LLVM objects go as soon as it ends; its blob stays.  Its phase times
 ** hold only LLVM's own work and the blob tool's: what is left of a call's wall
 ** time is gpublob's overhead. */
-static int job_run(job *j) {
+GPUBLOB_PRIVATE int job_run(job *j) {
   double t = util_now_ms();
   int rc = tool_early(j) ? tool_start(j) : GPUBLOB_OK;
   j->ms[PH_TOOL] += util_now_ms() - t;
@@ -145,7 +145,7 @@ static int job_run(job *j) {
 }
 
 /* A thread with a stack of size bytes (a smaller one if that cannot be had). */
-static int job_thread_start(pthread_t *t, size_t size, void *(*fn)(void *), void *arg) {
+GPUBLOB_PRIVATE int job_thread_start(pthread_t *t, size_t size, void *(*fn)(void *), void *arg) {
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   int rc = pthread_attr_setstacksize(&attr, size);

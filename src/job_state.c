@@ -4,13 +4,13 @@
 
 /* ---- one job: begun with its options, ended with everything it holds ---- */
 /* A path a job found (its tool, its provider's library): "" or its own malloc'd copy. */
-static void job_state_path_free(const char **path) {
+GPUBLOB_PRIVATE void job_state_path_free(const char **path) {
   if (**path) free((char *)*path);
   *path = "";
 }
 
 /* b's text becomes the job's path (b is left empty); "" when b holds none. */
-static void job_state_path_take(const char **path, strbuf *b) {
+GPUBLOB_PRIVATE void job_state_path_take(const char **path, strbuf *b) {
   job_state_path_free(path);
   strbuf taken = sb_move(b);
   if (taken.len) *path = taken.s;
@@ -18,7 +18,7 @@ static void job_state_path_take(const char **path, strbuf *b) {
 }
 
 /* o: settled options (options_normalise), copied for the job to narrow; NULL: the defaults. */
-static void job_state_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
+GPUBLOB_PRIVATE void job_state_begin(job *j, gpublob *g, const gpublob_options *o, const char *name) {
   memset(j, 0, sizeof *j);
   j->tool = j->provider_path = "";
   j->g = j->host = g;
@@ -34,7 +34,7 @@ static void job_state_begin(job *j, gpublob *g, const gpublob_options *o, const 
   sb_reset(&g->msg);
 }
 
-static void job_state_end(job *j) {
+GPUBLOB_PRIVATE void job_state_end(job *j) {
   llvm_job_release(j);
   job_state_path_free(&j->tool);
   job_state_path_free(&j->provider_path);

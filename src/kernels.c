@@ -6,9 +6,8 @@
 ** The table is bounded too: KT_MAX_KERNELS records, names of KT_MAX_NAME bytes. */
 
 /* ---- the kernel table ---- */
-enum { KT_MAX_KERNELS = 1 << 16, KT_MAX_NAME = 4096 };
 
-static void kt_free(ktable *t) {
+GPUBLOB_PRIVATE void kt_free(ktable *t) {
   for (size_t i = 0; i < t->nstr; i++) free(t->str[i]);
   free(t->str);
   free(t->k);
@@ -28,26 +27,26 @@ static const char *kt_str(ktable *t, const char *s, size_t n) {
 /* Figures as a reader combines them (a block's threads, spills of two kinds): each
 ** a count (>= 0), and -1 (not known) where the result is more than a long long holds,
 ** never a signed overflow (the figures are a blob's, anyone's). */
-static long long kt_count_mul(long long a, long long b) {
+GPUBLOB_PRIVATE long long kt_count_mul(long long a, long long b) {
   if (a < 0 || b < 0) return -1;
   return a && b > LLONG_MAX / a ? -1 : a * b;
 }
 
-static long long kt_count_add(long long a, long long b) {
+GPUBLOB_PRIVATE long long kt_count_add(long long a, long long b) {
   if (a < 0 || b < 0) return -1;
   return b > LLONG_MAX - a ? -1 : a + b;
 }
 
 /* A kernel of which nothing is known yet: every figure -1 (not recorded), no
 ** required size, no occupancy limiter. */
-static gpublob_kernel_info kt_blank(const char *name, const char *chip) {
+GPUBLOB_PRIVATE gpublob_kernel_info kt_blank(const char *name, const char *chip) {
   return (gpublob_kernel_info){name, chip, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, {0, 0, 0},
                                -1, -1, -1, -1.0, "", -1, -1, -1};
 }
 
 /* A new record: every figure -1 (not recorded), no required size, name and chip
 ** copied; NULL with the handle's error (TOOL past KT_MAX_KERNELS, NOMEM). */
-static gpublob_kernel_info *kt_add(gpublob *g, ktable *t, const char *name, size_t n, const char *chip) {
+GPUBLOB_PRIVATE gpublob_kernel_info *kt_add(gpublob *g, ktable *t, const char *name, size_t n, const char *chip) {
   if (t->n >= KT_MAX_KERNELS) {
     handle_set_error(g, GPUBLOB_TOOL, "more than %d kernels in one blob", KT_MAX_KERNELS);
     return NULL;

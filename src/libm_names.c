@@ -31,7 +31,7 @@ enum { LIBM_NONE, LIBM_ALWAYS, LIBM_UNLESS_AFN };
 
 /* Is name (n bytes) one of C's math functions?  *base: the length of its double name,
 ** *is_float: it is the float one (sinf). */
-static int libm_names_c_function(const char *name, size_t n, size_t *base, int *is_float) {
+GPUBLOB_PRIVATE int libm_names_c_function(const char *name, size_t n, size_t *base, int *is_float) {
   *is_float = util_list_index(libm_c_functions, name, n) < 0;
   *base = n - (size_t)*is_float;
   if (!*is_float) return 1;
@@ -40,7 +40,7 @@ static int libm_names_c_function(const char *name, size_t n, size_t *base, int *
 
 /* The spec's device-library name for C's function (its double name: base bytes of name)
 ** into out: 1; 0 where the spec has no template for its type; -1 out of memory. */
-static int libm_names_device_name(const job *j, const char *name, size_t base, int is_float, strbuf *out) {
+GPUBLOB_PRIVATE int libm_names_device_name(const job *j, const char *name, size_t base, int is_float, strbuf *out) {
   const char *tmpl = is_float ? j->t->libm_float : j->t->libm_double;
   if (!*tmpl) return 0;
   strbuf c = {0};
@@ -95,7 +95,7 @@ static int libm_unselectable(LLVMValueRef call, int rule) {
 }
 
 /* The first call of intrinsic f the backend cannot select; NULL when none. */
-static LLVMValueRef libm_names_unselectable_call(const job *j, LLVMValueRef f) {
+GPUBLOB_PRIVATE LLVMValueRef libm_names_unselectable_call(const job *j, LLVMValueRef f) {
   int rule = libm_intrinsic_rule(j, f);
   for (LLVMUseRef u = rule ? LLVMGetFirstUse(f) : NULL; u; u = LLVMGetNextUse(u)) {
     LLVMValueRef c = LLVMGetUser(u);
@@ -106,7 +106,7 @@ static LLVMValueRef libm_names_unselectable_call(const job *j, LLVMValueRef f) {
 
 /* Does the module call an intrinsic its backend cannot select?  (devlib_link
 ** then runs even when nothing is undefined.) */
-static int libm_names_wanted(job *j) {
+GPUBLOB_PRIVATE int libm_names_wanted(job *j) {
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
     if (LLVMIsDeclaration(f) && libm_names_unselectable_call(j, f)) return 1;
   return 0;
@@ -149,7 +149,7 @@ static int libm_resolve(job *j, devlib *libs, int n, const char *name, size_t ba
 }
 
 /* Does the spec's undefined_ok let a blob leave name undefined? */
-static int libm_names_undefined_allowed(const job *j, const char *name) {
+GPUBLOB_PRIVATE int libm_names_undefined_allowed(const job *j, const char *name) {
   const char *list = j->t->undefined_ok, *w;
   size_t n;
   while ((w = util_next_word(&list, " ", &n)))
@@ -257,7 +257,7 @@ static int libm_intrinsic_error(job *j, LLVMValueRef f, const strbuf *cname, int
   return rc;
 }
 
-static int libm_names_runs_backend(const job *j) {
+GPUBLOB_PRIVATE int libm_names_runs_backend(const job *j) {
   return j->format != GPUBLOB_FORMAT_LLVM && j->format != GPUBLOB_FORMAT_LL;
 }
 
@@ -286,7 +286,7 @@ static int libm_rename_intrinsic(job *j, devlib *libs, int n, LLVMValueRef f) {
 ** declared C math function, and each call of an intrinsic the backend cannot select,
 ** goes to the device library's function for it.  The libraries are loaded lazily
 ** here only for a module that has such a name or call. */
-static int libm_names_rename(job *j, devlib *libs, int n) {
+GPUBLOB_PRIVATE int libm_names_rename(job *j, devlib *libs, int n) {
   if (!*j->t->libm_float && !*j->t->libm_double) return GPUBLOB_OK;
   int rc = GPUBLOB_OK;
   LLVMValueRef next;

@@ -40,17 +40,9 @@ static int kernel_over(const gpublob_options *o, const gpublob_kernel_info *k, s
   return 0;
 }
 
-/* What a check has found: the first kernel over, how many are, and the limits some
-** kernel's figure was not known for. */
-typedef struct limits_found {
-  strbuf first;
-  size_t count;
-  unsigned unknown;
-} limits_found;
-
 /* Each kernel of kt against o's limits; where names the code they are in ("nvptx
 ** sm_90", "gpu.module @m for nvptx sm_90"). */
-static void limits_kernels_check(const gpublob_options *o, const ktable *kt, const char *where, limits_found *f) {
+GPUBLOB_PRIVATE void limits_kernels_check(const gpublob_options *o, const ktable *kt, const char *where, limits_found *f) {
   strbuf why = {0};
   for (size_t i = 0; i < kt->n; i++) {
     sb_reset(&why);
@@ -62,7 +54,7 @@ static void limits_kernels_check(const gpublob_options *o, const ktable *kt, con
 
 /* The call's error for what was found: OK when nothing is over.  A limit a kernel's
 ** figure was not known for is a warning: it was not checked there. */
-static int limits_error(gpublob *g, limits_found *f) {
+GPUBLOB_PRIVATE int limits_error(gpublob *g, limits_found *f) {
   static const struct { unsigned bit; const char *name, *why; } unknown[] = {
       {GPUBLOB_LIMIT_REGISTERS, "max_registers (--max-registers)", "its blob records none"},
       {GPUBLOB_LIMIT_SPILLS, "max_spills (--max-spills)",
@@ -101,9 +93,9 @@ static const size_t summary_fields[] = {
     offsetof(gpublob_kernel_info, reqd_threads[1]),   offsetof(gpublob_kernel_info, reqd_threads[2]),
     offsetof(gpublob_kernel_info, spill_store_bytes), offsetof(gpublob_kernel_info, spill_load_bytes),
     offsetof(gpublob_kernel_info, barriers)};
-enum { SUMMARY_NFIELDS = sizeof summary_fields / sizeof *summary_fields };
+_Static_assert(sizeof summary_fields / sizeof *summary_fields == SUMMARY_NFIELDS, "a figure an offset");
 
-static long long *limits_summary_field(gpublob_kernel_info *k, size_t i) {
+GPUBLOB_PRIVATE long long *limits_summary_field(gpublob_kernel_info *k, size_t i) {
   return (long long *)(void *)((char *)k + summary_fields[i]);
 }
 
@@ -146,7 +138,7 @@ static void summary_check_all(const gpublob_options *o, unsigned block_size, con
 
 /* ---- a call's outputs ---- */
 /* Every kernel of r's outputs against o's limits: OK, or LIMIT (r is freed then). */
-static int limits_check(gpublob *g, const gpublob_options *o, gpublob_result *r) {
+GPUBLOB_PRIVATE int limits_check(gpublob *g, const gpublob_options *o, gpublob_result *r) {
   if (!o->limits) return GPUBLOB_OK;
   limits_found f = {{0}, 0, 0};
   strbuf report = {0};

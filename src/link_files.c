@@ -53,7 +53,7 @@ static int link_one_file(job *j, const char *path) {
   return rc;
 }
 
-static int link_files(job *j) {
+GPUBLOB_PRIVATE int link_files(job *j) {
   if (j->o->nlink && !j->o->link)
     return handle_set_error(j->g, GPUBLOB_MISUSE, "nlink is %zu but link is NULL", j->o->nlink);
   int rc = GPUBLOB_OK;

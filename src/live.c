@@ -2,21 +2,8 @@
 ** gpublob_process_cleanup can kill every tool and remove every private directory. */
 
 /* ---- live processes and directories, for a signal handler to clean up ---- */
-/* Fixed tables, because gpublob_process_cleanup runs in a signal handler: it may
-** touch only atomics and memory nobody frees, and remove a directory with system
-** calls alone.  A process is a group leader, killed with its group; a directory is
-** one a job made, its path copied into its slot's buffer (so no owner's memory is
-** read).  A slot's buffer is allocated when the slot is first taken and kept for
-** its later paths, never freed (a handler may be reading it): the tables cost an
-** embedder a few kilobytes of .bss, and a buffer only for slots a call used. */
-enum { MAX_LIVE_PIDS = 1024, MAX_LIVE_DIRS = 256, LIVE_PATH = 4096, MAX_TREE_DEPTH = 32 };
-enum { SLOT_FREE, SLOT_WRITING, SLOT_READY };
-static atomic_int live_pids[MAX_LIVE_PIDS];
-static struct live_dir {
-  atomic_int state;
-  char *path; /* LIVE_PATH bytes once the slot was first taken; set before READY */
-} live_dirs[MAX_LIVE_DIRS];
-
+GPUBLOB_PRIVATE atomic_int live_pids[MAX_LIVE_PIDS];
+GPUBLOB_PRIVATE struct live_dir live_dirs[MAX_LIVE_DIRS];
 
 /* Removes everything under the directory dirfd, without following links; system
 ** calls only (getdents64, unlinkat), so a signal handler may call it. */
@@ -48,7 +35,7 @@ static void remove_entries(int dirfd, int depth) {
 }
 
 /* A few passes: a process still writing into it may add an entry meanwhile. */
-static void live_remove_tree(const char *dir) {
+GPUBLOB_PRIVATE void live_remove_tree(const char *dir) {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   for (int pass = 0; fd >= 0 && pass < 3 && rmdir(dir); pass++) {
     lseek(fd, 0, SEEK_SET);

@@ -4,7 +4,7 @@
 /* ---- live processes and directories: entering and leaving the tables ---- */
 /* The slot now holding pgid, or -1 when the table is full (that one is then not
 ** cleaned up on a signal). */
-static int live_enter_pid_add(pid_t pgid) {
+GPUBLOB_PRIVATE int live_enter_pid_add(pid_t pgid) {
   for (int i = 0; i < MAX_LIVE_PIDS; i++) {
     int none = 0;
     if (atomic_compare_exchange_strong(&live_pids[i], &none, (int)pgid)) return i;
@@ -12,11 +12,11 @@ static int live_enter_pid_add(pid_t pgid) {
   return -1;
 }
 
-static void live_enter_pid_remove(int slot) {
+GPUBLOB_PRIVATE void live_enter_pid_remove(int slot) {
   if (slot >= 0 && slot < MAX_LIVE_PIDS) atomic_store(&live_pids[slot], 0);
 }
 
-static int live_enter_dir_add(const char *path) {
+GPUBLOB_PRIVATE int live_enter_dir_add(const char *path) {
   if (strlen(path) >= LIVE_PATH) return -1;
   for (int i = 0; i < MAX_LIVE_DIRS; i++) {
     int none = SLOT_FREE;
@@ -32,6 +32,6 @@ static int live_enter_dir_add(const char *path) {
   return -1;
 }
 
-static void live_enter_dir_remove(int slot) {
+GPUBLOB_PRIVATE void live_enter_dir_remove(int slot) {
   if (slot >= 0 && slot < MAX_LIVE_DIRS) atomic_store(&live_dirs[slot].state, SLOT_FREE);
 }

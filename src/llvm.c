@@ -1,25 +1,12 @@
 /* src/llvm.c: LLVM: its C API, one-time initialisation of the spec's backends, a job's LLVM
 ** state, and a diagnostic handler per job (an error there fails the job). */
 
-#include <llvm-c/Analysis.h>
-#include <llvm-c/BitReader.h>
-#include <llvm-c/BitWriter.h>
-#include <llvm-c/Comdat.h>
-#include <llvm-c/Core.h>
-#include <llvm-c/DebugInfo.h>
-#include <llvm-c/ErrorHandling.h>
-#include <llvm-c/IRReader.h>
-#include <llvm-c/Linker.h>
-#include <llvm-c/Support.h>
-#include <llvm-c/Target.h>
-#include <llvm-c/TargetMachine.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 
 /* ---- LLVM: one-time initialisation, and a diagnostic handler per job ---- */
-static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+GPUBLOB_PRIVATE pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
 
 /* Only the backends the spec names: a static build links no other. */
-static void llvm_init(void) {
+GPUBLOB_PRIVATE void llvm_init(void) {
 #define GPUBLOB_LLVM_TARGET(x)                                                    \
   LLVMInitialize##x##TargetInfo();                                                \
   LLVMInitialize##x##Target();                                                    \
@@ -35,7 +22,7 @@ static void llvm_init(void) {
 
 /* An error is remembered: LLVM may go on after one and return success with a
 ** wrong module (a dynamic alloca compiled as address 0).  A warning is the call's. */
-static void llvm_on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
+GPUBLOB_PRIVATE void llvm_on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
   job *j = ctx;
   LLVMDiagnosticSeverity sev = LLVMGetDiagInfoSeverity(di);
   if (sev == LLVMDSRemark || sev == LLVMDSNote) return;
@@ -48,7 +35,7 @@ static void llvm_on_diagnostic(LLVMDiagnosticInfoRef di, void *ctx) {
 }
 
 /* A step LLVM called a success, failed if it reported an error on the way. */
-static int llvm_diag_failed(job *j, const char *step) {
+GPUBLOB_PRIVATE int llvm_diag_failed(job *j, const char *step) {
   if (!j->diag_errors) return GPUBLOB_OK;
   handle_set_error(j->g, GPUBLOB_BACKEND, "%s: LLVM reported an error in %s for %s:%s", j->name, step,
             j->t->name, j->chip);
@@ -56,17 +43,8 @@ static int llvm_diag_failed(job *j, const char *step) {
   return GPUBLOB_BACKEND;
 }
 
-/* A job's LLVM state: its own context (one per concurrent job), the module parsed
-** or translated into it, and the target machine. */
-struct llvm_state {
-  LLVMContextRef ctx;
-  LLVMModuleRef mod;
-  LLVMTargetMachineRef tm;
-  int tm_kept; /* tm is a pool worker's, kept for its next jobs: not the job's to dispose */
-};
-
 /* The job's LLVM state with a fresh context whose diagnostics are the job's. */
-static int llvm_start(job *j) {
+GPUBLOB_PRIVATE int llvm_start(job *j) {
   if (!(j->llvm = calloc(1, sizeof *j->llvm))) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
   double t0 = util_now_ms();
   j->llvm->ctx = LLVMContextCreate();
@@ -76,7 +54,7 @@ static int llvm_start(job *j) {
 }
 
 /* The job's LLVM objects and a tool still running go; the job itself stays. */
-static void llvm_job_release(job *j) {
+GPUBLOB_PRIVATE void llvm_job_release(job *j) {
   tool_end(j);
   if (!j->llvm) return;
   double t = util_now_ms(); /* LLVM's own teardown: counted with loading, not as gpublob's */

@@ -52,7 +52,7 @@ static uint64_t pack_extent(const target_desc *t, const unsigned char *p, size_t
   if (t->pack_metadata == PACK_METADATA_fatbin)
     return n < 16 ? UINT64_MAX : sat_add(elf_le_n(p + 6, 2), elf_le_n(p + 8, 8));
   if (t->pack_metadata != PACK_METADATA_offload_bundle || n < BUNDLE_MAGIC_LEN + 8 ||
-      memcmp(p, meta_pack_bundle_magic, BUNDLE_MAGIC_LEN))
+      memcmp(p, META_PACK_BUNDLE_MAGIC, BUNDLE_MAGIC_LEN))
     return 0;
   uint64_t count = elf_le_n(p + BUNDLE_MAGIC_LEN, 8), at = BUNDLE_MAGIC_LEN + 8, end = at;
   if (count > PACK_MAX_MEMBERS) return UINT64_MAX;
@@ -69,7 +69,7 @@ static uint64_t pack_extent(const target_desc *t, const unsigned char *p, size_t
 
 /* A pack's: the error names its members, each chip, and the pack's suffix; and its
 ** size is what its header accounts for (pack_extent). */
-static int magic_check_pack_magic(job *const *members, size_t n, const gpublob_blob *b, const char *maker) {
+GPUBLOB_PRIVATE int magic_check_pack_magic(job *const *members, size_t n, const gpublob_blob *b, const char *maker) {
   job *first = members[0];
   strbuf chips = {0}, kind = {0};
   for (size_t i = 0; i < n; i++) sb_addf(&chips, "%s%s", i ? "," : "", members[i]->chip);
@@ -102,7 +102,7 @@ static long long elf_flags(const gpublob_blob *b) {
 
 /* The backend's object, before the blob tool links it: its e_flags, for the spec's
 ** bin_chip = object (the tool keeps them). */
-static void magic_note_object_flags(job *j) {
+GPUBLOB_PRIVATE void magic_note_object_flags(job *j) {
   j->object_flags = j->t->emit == EMIT_obj ? elf_flags(&j->out) : -1;
 }
 
@@ -273,7 +273,7 @@ static int check_readable(job *j, const char *maker, int code) {
 }
 
 /* A bin blob from the tool, the provider or (tool_kind none) LLVM itself. */
-static int magic_check_blob(job *j) {
+GPUBLOB_PRIVATE int magic_check_blob(job *j) {
   if (j->format != GPUBLOB_FORMAT_BIN) return GPUBLOB_OK;
   int tool = tool_choice_needs_blob_tool(j), code = tool ? GPUBLOB_TOOL : GPUBLOB_BACKEND;
   const char *maker = !tool ? "LLVM's backend" : *j->tool_name ? j->tool_name : "the blob tool";

@@ -91,7 +91,7 @@ static int amd_map(gpublob *g, const unsigned char *p, size_t n, ktable *t, cons
 
 /* The kernels of a code object, from the first NT_AMDGPU_METADATA note of its note
 ** sections; a code object without one is TOOL (LLVM writes one into each). */
-static int meta_amdgpu_read_note(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
+GPUBLOB_PRIVATE int meta_amdgpu_read_note(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
   elf_view e;
   if (elf_open(g, &e, p, n, "code object")) return g->code;
   for (size_t i = 0; i < e.shnum; i++) {

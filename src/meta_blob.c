@@ -4,7 +4,7 @@
 
 /* ---- a bin blob, by its target's reader ---- */
 /* A bin blob's kernels, by the target's reader, each with chip. */
-static int meta_blob_read_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, const char *chip,
+GPUBLOB_PRIVATE int meta_blob_read_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, const char *chip,
                             ktable *kt) {
   switch (t->metadata) {
   case METADATA_amdgpu_note: return meta_amdgpu_read_note(g, p, n, chip, kt);

@@ -159,7 +159,7 @@ static int nv_is_entry(const elf_view *e, const char *name, size_t n) {
   return nv_symbol(e, name, n, 0, &other, &value) ? (other & STO_CUDA_ENTRY) != 0 : 1;
 }
 
-static int meta_nvinfo_read(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
+GPUBLOB_PRIVATE int meta_nvinfo_read(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
   elf_view e;
   if (elf_open(g, &e, p, n, "cubin")) return g->code;
   size_t first = t->n;

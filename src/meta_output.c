@@ -29,7 +29,7 @@ static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) 
 /* Output o's kernels, its tool's report (src/output_report.c) merged into them, their
 ** occupancy figured from their chips' limits in the spec (src/occupancy.c) for blocks
 ** of block_size threads (0: each kernel's own limit, else 1024). */
-static int meta_output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,
+GPUBLOB_PRIVATE int meta_output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,
                           ktable *kt) {
   int rc = read_output_kernels(g, o, kt);
   if (rc) return rc;

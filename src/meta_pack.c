@@ -15,8 +15,6 @@
 **     suffix (sm_90a: the entry says 90), the listed chip. */
 
 /* ---- the members of a pack, each read as a bin blob ---- */
-static const char meta_pack_bundle_magic[] = "__CLANG_OFFLOAD_BUNDLE__";
-enum { BUNDLE_MAGIC_LEN = sizeof meta_pack_bundle_magic - 1, PACK_MAX_MEMBERS = 4096 };
 
 /* The target id an offload entry's id ends with: what follows its kind and the four
 ** parts of its triple (kind-arch-vendor-os-env-ID); the whole id when it has fewer. */
@@ -29,11 +27,11 @@ static const char *bundle_chip(const char *id, size_t n, size_t *len) {
   return id + i;
 }
 
-static int meta_pack_read_bundle(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt) {
+GPUBLOB_PRIVATE int meta_pack_read_bundle(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt) {
   if (n >= 4 && !memcmp(p, "CCOB", 4))
     return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: compressed (CCOB); its members are not read");
-  if (n < BUNDLE_MAGIC_LEN + 8 || memcmp(p, meta_pack_bundle_magic, BUNDLE_MAGIC_LEN))
-    return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: no %s magic", meta_pack_bundle_magic);
+  if (n < BUNDLE_MAGIC_LEN + 8 || memcmp(p, META_PACK_BUNDLE_MAGIC, BUNDLE_MAGIC_LEN))
+    return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: no %s magic", META_PACK_BUNDLE_MAGIC);
   uint64_t count = elf_le_n(p + BUNDLE_MAGIC_LEN, 8), at = BUNDLE_MAGIC_LEN + 8;
   if (count > PACK_MAX_MEMBERS) return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: %llu entries", (unsigned long long)count);
   for (uint64_t i = 0; i < count; i++) {
@@ -67,7 +65,7 @@ static void fatbin_chip(const target_desc *t, const char *chips, int which, uint
   }
 }
 
-static int meta_pack_read_fatbin(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
+GPUBLOB_PRIVATE int meta_pack_read_fatbin(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
                                const char *chips, ktable *kt) {
   if (n < 16 || elf_le_n(p, 4) != FATBIN_MAGIC) return handle_set_error(g, GPUBLOB_TOOL, "fatbin: no magic 0x%X", FATBIN_MAGIC);
   uint64_t hdr = elf_le_n(p + 6, 2), size = elf_le_n(p + 8, 8);

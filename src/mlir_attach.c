@@ -10,7 +10,7 @@ static MlirStringRef blob_ref(const mlir_plan_gpu_item *it) {
   return mlirStringRefCreate((const char *)it->blob.data, it->blob.size);
 }
 
-static void mlir_attach_legacy(mlir_plan_call_state *m) {
+GPUBLOB_PRIVATE void mlir_attach_legacy(mlir_plan_call_state *m) {
   for (size_t i = 0; i < m->nitems; i++) {
     mlir_plan_gpu_item *it = &m->items[i];
     mlirOperationSetAttributeByName(it->gm, mlir_init_cref(it->t->attribute),
@@ -54,7 +54,7 @@ static MlirAttribute object_properties(mlir_plan_call_state *m, const mlir_plan_
   return n ? mlirDictionaryAttrGet(m->ctx, n, props) : (MlirAttribute){NULL};
 }
 
-static int mlir_attach_binary(mlir_plan_call_state *m) {
+GPUBLOB_PRIVATE int mlir_attach_binary(mlir_plan_call_state *m) {
   MlirAttribute *objects = malloc((m->nitems ? m->nitems : 1) * sizeof *objects);
   if (!objects) return handle_set_error(m->g, GPUBLOB_NOMEM, "out of memory");
   int format = m->o.format ? m->o.format : GPUBLOB_FORMAT_BIN;

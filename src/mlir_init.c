@@ -1,40 +1,27 @@
 /* src/mlir_init.c: MLIR: its C API, one-time registration, a context per call, diagnostics
 ** captured into the handle. */
 
-#include <mlir-c/BuiltinAttributes.h>
-#include <mlir-c/Diagnostics.h>
-#include <mlir-c/Dialect/GPU.h>
-#include <mlir-c/IR.h>
-#include <mlir-c/Pass.h>
-#include <mlir-c/RegisterEverything.h>
-#include <mlir-c/Support.h>
-#include <mlir-c/Target/LLVMIR.h>
 
 /* ---- MLIR: one-time registration, a context per call, diagnostics captured ---- */
-static pthread_once_t mlir_init_once = PTHREAD_ONCE_INIT;
-static pthread_once_t mlir_init_passes_once = PTHREAD_ONCE_INIT;
-static MlirDialectRegistry mlir_init_registry;
+GPUBLOB_PRIVATE pthread_once_t mlir_init_once = PTHREAD_ONCE_INIT;
+GPUBLOB_PRIVATE pthread_once_t mlir_init_passes_once = PTHREAD_ONCE_INIT;
+GPUBLOB_PRIVATE MlirDialectRegistry mlir_init_registry;
 
 /* Every dialect and its extensions (convert-gpu-to-nvvm lowers arith, memref and
 ** the like through interfaces the extensions add). */
-static void mlir_init(void) {
+GPUBLOB_PRIVATE void mlir_init(void) {
   mlir_init_registry = mlirDialectRegistryCreate();
   mlirRegisterAllDialects(mlir_init_registry);
 }
 
 /* Every pass, for pipeline strings: 1.5 ms, spent only when something is lowered. */
-static void mlir_init_passes_init(void) { mlirRegisterAllPasses(); }
+GPUBLOB_PRIVATE void mlir_init_passes_init(void) { mlirRegisterAllPasses(); }
 
-typedef struct mlir_init_span {
-  const char *s;
-  size_t n;
-} mlir_init_span;
+GPUBLOB_PRIVATE mlir_init_span mlir_init_sref(MlirStringRef r) { return (mlir_init_span){r.data, r.length}; }
 
-static mlir_init_span mlir_init_sref(MlirStringRef r) { return (mlir_init_span){r.data, r.length}; }
+GPUBLOB_PRIVATE MlirStringRef mlir_init_cref(const char *s) { return mlirStringRefCreateFromCString(s); }
 
-static MlirStringRef mlir_init_cref(const char *s) { return mlirStringRefCreateFromCString(s); }
-
-static void mlir_init_append_ref(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
+GPUBLOB_PRIVATE void mlir_init_append_ref(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
 
 /* file:line:col when the location has one, else MLIR's own form of it. */
 static void add_location(strbuf *b, MlirLocation loc) {
@@ -48,7 +35,7 @@ static void add_location(strbuf *b, MlirLocation loc) {
 }
 
 /* MLIR's "see current operation" notes print a whole function: they are left out. */
-static MlirLogicalResult mlir_init_on_diagnostic(MlirDiagnostic d, void *arg) {
+GPUBLOB_PRIVATE MlirLogicalResult mlir_init_on_diagnostic(MlirDiagnostic d, void *arg) {
   static const char *const sev[] = {"error", "warning", "note", "remark"};
   strbuf *b = arg, text = {0};
   MlirDiagnosticSeverity s = mlirDiagnosticGetSeverity(d);

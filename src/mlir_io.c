@@ -54,7 +54,7 @@ static int parse_mlir(gpublob *g, MlirContext ctx, strbuf *diag, const void *dat
 
 static void append_bytes(MlirStringRef r, void *b) { sb_addn(b, r.data, r.length); }
 
-static int mlir_io_print(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out) {
+GPUBLOB_PRIVATE int mlir_io_print(gpublob *g, MlirOperation top, unsigned flags, gpublob_blob *out) {
   strbuf text = {0};
   int bc = (flags & GPUBLOB_FLAG_MLIR_BYTECODE) != 0;
   if (bc) {
@@ -73,7 +73,7 @@ static int mlir_io_print(gpublob *g, MlirOperation top, unsigned flags, gpublob_
   return GPUBLOB_OK;
 }
 
-static int mlir_io_compile(gpublob *g, const gpublob_options *o, const void *data, size_t size,
+GPUBLOB_PRIVATE int mlir_io_compile(gpublob *g, const gpublob_options *o, const void *data, size_t size,
                         const char *name, mlir_serialize_out *out) {
   double t = util_now_ms();
   pthread_once(&mlir_init_once, mlir_init);

@@ -93,7 +93,7 @@ static int item_kernels(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, g
 
 /* Every kernel of every gpu.module against the options' limits, before any
 ** gpu.module is changed: LIMIT names the first kernel over, with its gpu.module. */
-static int mlir_kernels_limits_check(mlir_plan_call_state *m) {
+GPUBLOB_PRIVATE int mlir_kernels_limits_check(mlir_plan_call_state *m) {
   if (!m->o.limits) return GPUBLOB_OK;
   limits_found f = {{0}, 0, 0};
   strbuf where = {0};
@@ -135,7 +135,7 @@ static void summary_add(strbuf *b, const target_desc *t, const char *where, gpub
 
 /* Every kernel of every gpu.module summed up, a line each (src/limits.c), for the
 ** module output's note and cache entry: a hit checks the limits against it. */
-static int mlir_kernels_summary(mlir_plan_call_state *m, strbuf *summary) {
+GPUBLOB_PRIVATE int mlir_kernels_summary(mlir_plan_call_state *m, strbuf *summary) {
   for (size_t i = 0; i < m->nitems; i++) {
     const mlir_plan_gpu_item *it = &m->items[i];
     if (it->own) continue;
@@ -181,7 +181,7 @@ static void kernel_entry(strbuf *text, const gpublob_kernel_info *k, const mlir_
 }
 
 /* The item's #gpu.mlir_kernels_kernel_table, or a null attribute (see above). */
-static MlirAttribute mlir_kernels_kernel_table(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, int format) {
+GPUBLOB_PRIVATE MlirAttribute mlir_kernels_kernel_table(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, int format) {
   MlirAttribute none = {NULL};
   const target_desc *t = it->t;
   if (format != GPUBLOB_FORMAT_BIN || t->metadata == METADATA_none) return none;

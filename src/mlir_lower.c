@@ -11,7 +11,7 @@ static MlirWalkResult find_unlowered(MlirOperation op, void *arg) {
   return MlirWalkResultInterrupt;
 }
 
-static int mlir_lower_is_lowered(const mlir_plan_gpu_item *it) {
+GPUBLOB_PRIVATE int mlir_lower_is_lowered(const mlir_plan_gpu_item *it) {
   const char *state[2] = {it->t->mlir_dialects, NULL};
   mlirOperationWalk(it->gm, find_unlowered, state, MlirWalkPreOrder);
   return state[1] == NULL;
@@ -30,7 +30,7 @@ static int reuse_lowered(mlir_plan_call_state *m, mlir_plan_gpu_item *it) {
   return 0;
 }
 
-static void mlir_lower_pipeline_error(MlirStringRef r, void *arg) { sb_addn(arg, r.data, r.length); }
+GPUBLOB_PRIVATE void mlir_lower_pipeline_error(MlirStringRef r, void *arg) { sb_addn(arg, r.data, r.length); }
 
 /* ---- MLIR: gpu.launch bodies outlined into gpu.modules, as upstream's pipelines do ---- */
 /* A module with gpu.launch ops and no gpu.module (upstream's integration tests, a
@@ -49,7 +49,7 @@ static MlirWalkResult find_launch(MlirOperation op, void *arg) {
   return MlirWalkResultAdvance;
 }
 
-static int mlir_lower_outline_launches(mlir_plan_call_state *m, MlirOperation top) {
+GPUBLOB_PRIVATE int mlir_lower_outline_launches(mlir_plan_call_state *m, MlirOperation top) {
   int found[2] = {0, 0}; /* a gpu.module; a gpu.launch */
   mlirOperationWalk(top, find_launch, found, MlirWalkPreOrder);
   if (found[0] || !found[1]) return GPUBLOB_OK;
@@ -136,7 +136,7 @@ static MlirWalkResult add_kernel_attrs(MlirOperation op, void *arg) {
 
 /* Every item works on a copy, alone in a builtin.module (the lowering passes look
 ** at the parent, and translation may edit what it translates), lowered if need be. */
-static int mlir_lower_item(mlir_plan_call_state *m, mlir_plan_gpu_item *it) {
+GPUBLOB_PRIVATE int mlir_lower_item(mlir_plan_call_state *m, mlir_plan_gpu_item *it) {
   if (it->lowered.ptr || reuse_lowered(m, it)) return GPUBLOB_OK;
   MlirModule wrap = mlirModuleCreateEmpty(mlirOperationGetLocation(it->gm));
   mlirBlockAppendOwnedOperation(mlirModuleGetBody(wrap), mlirOperationClone(it->gm));
@@ -163,7 +163,7 @@ static MlirWalkResult first_gpu_module(MlirOperation op, void *arg) {
   return MlirWalkResultInterrupt;
 }
 
-static int mlir_lower_item_source(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, MlirOperation *out) {
+GPUBLOB_PRIVATE int mlir_lower_item_source(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, MlirOperation *out) {
   *out = (MlirOperation){NULL};
   mlirOperationWalk(it->lowered, first_gpu_module, out, MlirWalkPreOrder);
   if (out->ptr) return GPUBLOB_OK;

@@ -91,7 +91,7 @@ static int own_serialize(mlir_plan_call_state *m, mlir_plan_gpu_item *it) {
 }
 
 /* Every own item, before any job goes to the pool: the first failure is the call's. */
-static int mlir_own_items(mlir_plan_call_state *m) {
+GPUBLOB_PRIVATE int mlir_own_items(mlir_plan_call_state *m) {
   int rc = GPUBLOB_OK;
   for (size_t i = 0; !rc && i < m->nitems; i++)
     if (m->items[i].own) rc = own_serialize(m, &m->items[i]);

@@ -1,10 +1,6 @@
 /* src/mlir_pass.c: MLIR: the external pass (gpublob-serialize). */
 
 /* ---- MLIR: the external pass ---- */
-typedef struct mlir_pass_state {
-  gpublob_options o; /* strings and the target list live in store */
-  char *store;
-} mlir_pass_state;
 
 static size_t strsize(const char *s) { return s ? strlen(s) + 1 : 0; }
 
@@ -17,7 +13,7 @@ static const char *copy_into(char **p, const char *s) {
 }
 
 /* One allocation holds the options' strings and target list; o is settled. */
-static mlir_pass_state *mlir_pass_state_new(const gpublob_options *o_settled) {
+GPUBLOB_PRIVATE mlir_pass_state *mlir_pass_state_new(const gpublob_options *o_settled) {
   mlir_pass_state *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   s->o = *o_settled;
@@ -68,7 +64,7 @@ static mlir_pass_state *mlir_pass_state_new(const gpublob_options *o_settled) {
 }
 
 /* The file of op's location, a name for messages: in b, or "<module>". */
-static const char *mlir_pass_location_name(MlirOperation op, strbuf *b) {
+GPUBLOB_PRIVATE const char *mlir_pass_location_name(MlirOperation op, strbuf *b) {
   MlirLocation loc = mlirOperationGetLocation(op);
   if (!mlirLocationIsAFileLineColRange(loc)) return "<module>";
   mlir_init_span f = mlir_init_sref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(loc)));
@@ -76,25 +72,25 @@ static const char *mlir_pass_location_name(MlirOperation op, strbuf *b) {
   return b->oom ? "<module>" : sb_str(b);
 }
 
-static void mlir_pass_construct(void *arg) { (void)arg; }
+GPUBLOB_PRIVATE void mlir_pass_construct(void *arg) { (void)arg; }
 
-static void mlir_pass_destruct(void *arg) {
+GPUBLOB_PRIVATE void mlir_pass_destruct(void *arg) {
   mlir_pass_state *s = arg;
   free(s->store);
   free(s);
 }
 
-static void *mlir_pass_clone(void *arg) { return mlir_pass_state_new(&((mlir_pass_state *)arg)->o); }
+GPUBLOB_PRIVATE void *mlir_pass_clone(void *arg) { return mlir_pass_state_new(&((mlir_pass_state *)arg)->o); }
 
 /* The dialects are the pass's dependent dialects (loaded by MLIR before it runs);
 ** the LLVM IR translations are registered here, once per pass manager run. */
-static MlirLogicalResult mlir_pass_initialize(MlirContext ctx, void *arg) {
+GPUBLOB_PRIVATE MlirLogicalResult mlir_pass_initialize(MlirContext ctx, void *arg) {
   (void)arg;
   mlirRegisterAllLLVMTranslations(ctx);
   return mlirLogicalResultSuccess();
 }
 
-static void mlir_pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
+GPUBLOB_PRIVATE void mlir_pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
   mlir_pass_state *s = arg;
   gpublob *g = NULL;
   int rc = s ? gpublob_open(&g) : GPUBLOB_NOMEM; /* a clone that ran out of memory */
@@ -113,11 +109,8 @@ static void mlir_pass_run(MlirOperation op, MlirExternalPass pass, void *arg) {
   gpublob_close(g);
 }
 
-/* The dialects the spec's mlir_dialects name, and those every lowering touches. */
-#define GPUBLOB_MLIR_DIALECT(x) MLIR_CAPI_EXPORTED MlirDialectHandle mlirGetDialectHandle__##x##__(void);
-#include "gpublob_targets.def"
 
-static MlirTypeID mlir_pass_type_id(void) {
+GPUBLOB_PRIVATE MlirTypeID mlir_pass_type_id(void) {
   static _Alignas(8) char storage;
   return mlirTypeIDCreate(&storage);
 }

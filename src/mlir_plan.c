@@ -1,40 +1,8 @@
 /* src/mlir_plan.c: MLIR: the gpu.modules of a module, and the targets each is compiled for. */
 
 /* ---- MLIR: the gpu.modules of a module, and the targets each is compiled for ---- */
-typedef struct mlir_plan_gpu_item { /* one gpu.module for one target: one output, a chip or a pack */
-  MlirOperation gm;    /* the gpu.module */
-  MlirAttribute attr;  /* its #gpu.object target; null for legacy */
-  const target_desc *t;
-  size_t output;       /* its output in the plan, and so its jobs (none for an own item) */
-  int own;             /* its target's mlir_serializer is mlir: MLIR's serialiser, no job */
-  MlirAttribute object; /* an own item's #gpu.object, as MLIR made it */
-  strbuf features, pipeline, name;
-  strbuf tool_options;   /* the options' tool_options, then the attribute's, quoted */
-  strbuf link_paths;     /* the options' link files, then the attribute's, each NUL-ended */
-  const char **link;     /* into link_paths: its jobs' options' link */
-  MlirOperation lowered; /* a lowered copy (in a builtin.module), or null */
-  int owns_lowered;
-  gpublob_blob blob;
-} mlir_plan_gpu_item;
 
-typedef struct mlir_plan_call_state {
-  gpublob *g;
-  gpublob_options o; /* the call's settled options (options_normalise) */
-  MlirContext ctx;
-  const char *name;
-  strbuf diag;
-  MlirOperation *gpu_modules;
-  size_t ngpu_modules;
-  mlir_plan_gpu_item *items;
-  size_t nitems;
-  plan p;            /* every item's jobs and outputs */
-  int oom;
-  digest_cache *c;          /* where the result goes, or NULL */
-  const digest_key128 *k0;
-  int may_outline;   /* the module is gpublob's own (parsed from the input): gpu.launch may be outlined */
-} mlir_plan_call_state;
-
-static int mlir_plan_op_is(MlirOperation op, const char *name) {
+GPUBLOB_PRIVATE int mlir_plan_op_is(MlirOperation op, const char *name) {
   mlir_init_span n = mlir_init_sref(mlirIdentifierStr(mlirOperationGetName(op)));
   return n.n == strlen(name) && !memcmp(n.s, name, n.n);
 }
@@ -52,7 +20,7 @@ static MlirWalkResult collect_gpu_module(MlirOperation op, void *arg) {
   return MlirWalkResultSkip;
 }
 
-static int mlir_plan_find_gpu_modules(mlir_plan_call_state *m, MlirOperation top) {
+GPUBLOB_PRIVATE int mlir_plan_find_gpu_modules(mlir_plan_call_state *m, MlirOperation top) {
   mlirOperationWalk(top, collect_gpu_module, m, MlirWalkPreOrder);
   if (m->oom) return handle_set_error(m->g, GPUBLOB_NOMEM, "out of memory");
   if (!m->ngpu_modules)
@@ -72,11 +40,11 @@ static void gm_name(MlirOperation gm, strbuf *b) {
 }
 
 static const target_desc *target_of_attr(const char *text, size_t n) {
-  for (int i = 0; i < NTARGETS; i++) {
-    size_t k = strlen(targets[i].mlir_target);
-    if (k && n >= k + 1 && text[0] == '#' && !strncmp(text + 1, targets[i].mlir_target, k) &&
+  for (int i = 0; i < target_count(); i++) {
+    size_t k = strlen(target_at(i)->mlir_target);
+    if (k && n >= k + 1 && text[0] == '#' && !strncmp(text + 1, target_at(i)->mlir_target, k) &&
         (n == k + 1 || text[k + 1] == '<'))
-      return &targets[i];
+      return target_at(i);
   }
   return NULL;
 }
@@ -124,7 +92,7 @@ static int attr_param(const char *text, const char *key, strbuf *out) {
   return 0;
 }
 
-static int mlir_plan_item_error(mlir_plan_call_state *m, mlir_plan_gpu_item *it, int code, const char *fmt, const char *detail) {
+GPUBLOB_PRIVATE int mlir_plan_item_error(mlir_plan_call_state *m, mlir_plan_gpu_item *it, int code, const char *fmt, const char *detail) {
   handle_set_error(m->g, code, fmt, sb_str(&it->name), detail);
   return code;
 }
@@ -198,7 +166,7 @@ static int attr_tool_options(mlir_plan_call_state *m, mlir_plan_gpu_item *it, ml
 
 /* What a FLAG:EFFECT of the spec's mlir_flags sets, besides a feature or the tool's
 ** options: a math mode, or tool-log (the blob tool's log kept); 0 for none. */
-static unsigned mlir_plan_flag_effect(const char *name, size_t n) {
+GPUBLOB_PRIVATE unsigned mlir_plan_flag_effect(const char *name, size_t n) {
   return util_word_is(name, n, "tool-log") ? GPUBLOB_FLAG_TOOL_LOG : template_math_mode_flag(name, n);
 }
 
@@ -274,8 +242,8 @@ static int attr_abi(mlir_plan_call_state *m, mlir_plan_gpu_item *it, const targe
 
 static int unknown_attr(mlir_plan_call_state *m, mlir_plan_gpu_item *it, const strbuf *text) {
   strbuf known = {0};
-  for (int i = 0; i < NTARGETS; i++)
-    if (*targets[i].mlir_target) sb_addf(&known, " #%s", targets[i].mlir_target);
+  for (int i = 0; i < target_count(); i++)
+    if (*target_at(i)->mlir_target) sb_addf(&known, " #%s", target_at(i)->mlir_target);
   handle_set_error(m->g, GPUBLOB_TARGET, "%s: unknown target attribute %s (the spec knows:%s)",
             sb_str(&it->name), sb_str(text), sb_str(&known));
   sb_free(&known);
@@ -372,7 +340,7 @@ static int items_from_choice(mlir_plan_call_state *m, MlirOperation gm, const gp
   return rc;
 }
 
-static int mlir_plan_module(mlir_plan_call_state *m, MlirOperation gm) {
+GPUBLOB_PRIVATE int mlir_plan_module(mlir_plan_call_state *m, MlirOperation gm) {
   const gpublob_target_choice single = {m->o.target, m->o.chip, m->o.features};
   const gpublob_target_choice *list = m->o.ntargets ? m->o.targets : &single;
   size_t n = m->o.ntargets ? m->o.ntargets : 1;
@@ -391,7 +359,7 @@ static int mlir_plan_module(mlir_plan_call_state *m, MlirOperation gm) {
 }
 
 /* The item whose output job i makes. */
-static mlir_plan_gpu_item *mlir_plan_item_of_job(mlir_plan_call_state *m, size_t i) {
+GPUBLOB_PRIVATE mlir_plan_gpu_item *mlir_plan_item_of_job(mlir_plan_call_state *m, size_t i) {
   for (size_t k = 0; k < m->nitems; k++) {
     if (m->items[k].own) continue;
     const plan_output *op = &m->p.outputs[m->items[k].output];
@@ -400,18 +368,18 @@ static mlir_plan_gpu_item *mlir_plan_item_of_job(mlir_plan_call_state *m, size_t
   return NULL;
 }
 
-static job *mlir_plan_item_job(mlir_plan_call_state *m, const mlir_plan_gpu_item *it) { return m->p.jobs[m->p.outputs[it->output].first]; }
+GPUBLOB_PRIVATE job *mlir_plan_item_job(mlir_plan_call_state *m, const mlir_plan_gpu_item *it) { return m->p.jobs[m->p.outputs[it->output].first]; }
 
 /* The chip an item's #gpu.object names: its job's, or a pack's newest (as
 ** planned, when it was not resolved). */
-static const char *mlir_plan_item_chip(mlir_plan_call_state *m, const mlir_plan_gpu_item *it) {
+GPUBLOB_PRIVATE const char *mlir_plan_item_chip(mlir_plan_call_state *m, const mlir_plan_gpu_item *it) {
   const plan_output *op = &m->p.outputs[it->output];
   const job *j = op->newest ? op->newest : mlir_plan_item_job(m, it);
   return *j->chip ? j->chip : j->want;
 }
 
 /* A core error names the gpu.module and target it came from. */
-static void mlir_plan_name_error(mlir_plan_call_state *m, const mlir_plan_gpu_item *it) {
+GPUBLOB_PRIVATE void mlir_plan_name_error(mlir_plan_call_state *m, const mlir_plan_gpu_item *it) {
   const char *msg = gpublob_error_message(m->g);
   if (!it || !it->t || it->own || !strncmp(msg, sb_str(&it->name), it->name.len)) return;
   strbuf text = {0};
@@ -422,7 +390,7 @@ static void mlir_plan_name_error(mlir_plan_call_state *m, const mlir_plan_gpu_it
 
 /* Every job's options and tools, and every item's pipeline, are checked before any
 ** lowering or compile work is spent on any item. */
-static int mlir_plan_check_items(mlir_plan_call_state *m) {
+GPUBLOB_PRIVATE int mlir_plan_check_items(mlir_plan_call_state *m) {
   for (size_t i = 0; i < m->p.njobs; i++) m->p.jobs[i]->name = sb_str(&mlir_plan_item_of_job(m, i)->name);
   int rc = plan_resolve(&m->p, 1);
   for (size_t i = 0; !rc && i < m->p.njobs; i++) { /* the dump directory's names: STEM.MODULE.TARGET.CHIP. */

@@ -1,7 +1,7 @@
 /* src/mlir_select.c: MLIR: how the blobs will be attached, checked before any work. */
 
 /* ---- MLIR: how the blobs will be attached, checked before any work ---- */
-static int mlir_select_attach_mode(const mlir_plan_call_state *m) {
+GPUBLOB_PRIVATE int mlir_select_attach_mode(const mlir_plan_call_state *m) {
   return m->o.attach ? m->o.attach : GPUBLOB_ATTACH_BINARY;
 }
 
@@ -22,7 +22,7 @@ static void attr_flags_of(const job *j, const target_desc *t, strbuf *b) {
 
 /* #nvvm.target<O = 3, chip = "sm_90", features = "..."> for job j's chip (a target id's
 ** modifiers as features: MLIR's chip is the chip alone); its text in text. */
-static MlirAttribute mlir_select_target_attr_for(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, const job *j, const char *chip, strbuf *text) {
+GPUBLOB_PRIVATE MlirAttribute mlir_select_target_attr_for(mlir_plan_call_state *m, const mlir_plan_gpu_item *it, const job *j, const char *chip, strbuf *text) {
   const char *colon = strchr(chip, ':');
   strbuf feats = {0}, flags = {0};
   if (j->opts.features) sb_add(&feats, j->opts.features);
@@ -117,7 +117,7 @@ static int check_legacy_names(mlir_plan_call_state *m) {
   return GPUBLOB_OK;
 }
 
-static int mlir_select_check_attach(mlir_plan_call_state *m) {
+GPUBLOB_PRIVATE int mlir_select_check_attach(mlir_plan_call_state *m) {
   int mode = mlir_select_attach_mode(m);
   if (mode != GPUBLOB_ATTACH_BINARY && mode != GPUBLOB_ATTACH_LEGACY)
     return handle_set_error(m->g, GPUBLOB_OPTION, "unknown attach mode %d", mode);

@@ -33,13 +33,6 @@ static int serialize(mlir_plan_call_state *m, MlirOperation top) {
   return rc;
 }
 
-/* gpublob_mlir_compile's: the module printed into res, and stored in the cache. */
-typedef struct mlir_serialize_out {
-  gpublob_result *res;
-  digest_cache *c;
-  const digest_key128 *k0;
-} mlir_serialize_out;
-
 static int deliver(mlir_plan_call_state *m, MlirOperation top, mlir_serialize_out *out) {
   gpublob_blob b = {0};
   strbuf summary = {0}; /* its kernels, for a hit's limits: kept where the cache is */
@@ -57,7 +50,7 @@ static int deliver(mlir_plan_call_state *m, MlirOperation top, mlir_serialize_ou
 
 /* On any context: translations registered (the pass does that in its initialize,
 ** before MLIR may run passes on threads), diagnostics captured. */
-static int mlir_serialize_in(gpublob *g, const gpublob_options *o, MlirOperation top,
+GPUBLOB_PRIVATE int mlir_serialize_in(gpublob *g, const gpublob_options *o, MlirOperation top,
                         const char *name, int register_translations, mlir_serialize_out *out) {
   mlir_plan_call_state m = {.g = g, .ctx = mlirOperationGetContext(top), .name = name, .o = *o};
   plan_begin(&m.p, g, &m.o, name);
@@ -96,7 +89,7 @@ static void *serialize_call_run(void *arg) {
   return NULL;
 }
 
-static int mlir_serialize_on_parse_stack(gpublob *g, const gpublob_options *o, MlirOperation top,
+GPUBLOB_PRIVATE int mlir_serialize_on_parse_stack(gpublob *g, const gpublob_options *o, MlirOperation top,
                                     const char *name, int register_translations) {
   serialize_call c = {g, o, top, name, register_translations, 0};
   pool_on_parse_stack(serialize_call_run, &c);

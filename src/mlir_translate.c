@@ -49,7 +49,7 @@ static int mlir_prepare(void *arg, size_t i) {
 }
 
 /* Every job through the pool; each item's blob, or the first error, named. */
-static int mlir_translate_compile_items(mlir_plan_call_state *m) {
+GPUBLOB_PRIVATE int mlir_translate_compile_items(mlir_plan_call_state *m) {
   if (m->c) ir_call_plan_entry_key(m->c, m->k0, &m->p);
   int rc = mlir_own_items(m);
   if (rc) return rc;

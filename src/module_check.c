@@ -2,14 +2,14 @@
 ** symbols, refused with a message before the backend could fail on them. */
 
 /* ---- what the module asks of its target: triple, entry points, symbols ---- */
-static size_t module_check_triple_arch(const char *triple) {
+GPUBLOB_PRIVATE size_t module_check_triple_arch(const char *triple) {
   const char *dash = strchr(triple, '-');
   return dash ? (size_t)(dash - triple) : strlen(triple);
 }
 
 static const target_desc *target_of_arch(const char *triple, size_t n) {
-  for (int i = 0; i < NTARGETS; i++)
-    if (module_check_triple_arch(targets[i].triple) == n && !strncmp(targets[i].triple, triple, n)) return &targets[i];
+  for (int i = 0; i < target_count(); i++)
+    if (module_check_triple_arch(target_at(i)->triple) == n && !strncmp(target_at(i)->triple, triple, n)) return target_at(i);
   return NULL;
 }
 
@@ -25,7 +25,7 @@ static int is_subarch(const char *arch, size_t n, const char *spec, size_t sn) {
 /* A module made for another architecture (its triple's first part) is refused:
 ** its data layout, conventions and intrinsics are another backend's.  One for a
 ** version of the target's (clang -target spirv64v1.5) keeps its triple. */
-static int module_check_triple(job *j) {
+GPUBLOB_PRIVATE int module_check_triple(job *j) {
   const char *triple = LLVMGetTarget(j->llvm->mod);
   size_t n = module_check_triple_arch(triple), sn = module_check_triple_arch(j->t->triple);
   if (strlen(j->t->triple) >= sizeof j->triple)
@@ -53,7 +53,7 @@ static int cc_listed(const char *list, unsigned cc) {
   return 0;
 }
 
-static int module_check_is_entry(const job *j, LLVMValueRef f) {
+GPUBLOB_PRIVATE int module_check_is_entry(const job *j, LLVMValueRef f) {
   return cc_listed(j->t->entry_cc, LLVMGetFunctionCallConv(f));
 }
 
@@ -66,14 +66,14 @@ static int same_arch(const target_desc *a, const target_desc *b) {
 ** backend's (two spec targets of one architecture share their conventions). */
 static const target_desc *foreign_entry(const job *j, unsigned cc) {
   if (cc_listed(j->t->entry_cc, cc)) return NULL;
-  for (int i = 0; i < NTARGETS; i++)
-    if (!same_arch(&targets[i], j->t) && cc_listed(targets[i].entry_cc, cc)) return &targets[i];
+  for (int i = 0; i < target_count(); i++)
+    if (!same_arch(target_at(i), j->t) && cc_listed(target_at(i)->entry_cc, cc)) return target_at(i);
   return NULL;
 }
 
 /* A kernel of another target would compile to a blob without it: refused.  A bin
 ** blob without any entry point is worth a warning: nothing in it can be launched. */
-static int module_check_entries(job *j) {
+GPUBLOB_PRIVATE int module_check_entries(job *j) {
   int entries = 0;
   LLVMValueRef odd = NULL; /* a definition of another convention than C's */
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
@@ -106,7 +106,7 @@ static int module_check_entries(job *j) {
 ** AMDGPU backend records none in its note) and no other kernel (src/magic.c).  Only
 ** a bin job of a target with entry points (the spec's entry_cc) knows them.  Each:
 ** a byte (1: public), a u32 length (little-endian), the name's bytes. */
-static int module_check_note_kernels(job *j) {
+GPUBLOB_PRIVATE int module_check_note_kernels(job *j) {
   sb_reset(&j->kernels);
   j->kernels_known = 0;
   if (j->format != GPUBLOB_FORMAT_BIN || !*j->t->entry_cc) return GPUBLOB_OK;
@@ -153,7 +153,7 @@ static int check_symbol(job *j, LLVMValueRef v) {
   return GPUBLOB_OK;
 }
 
-static int module_check_symbols(job *j) {
+GPUBLOB_PRIVATE int module_check_symbols(job *j) {
   if (!*j->t->symbol_chars) return GPUBLOB_OK;
   int rc = GPUBLOB_OK;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f && !rc; f = LLVMGetNextFunction(f)) rc = check_symbol(j, f);

@@ -7,12 +7,6 @@
 ** rest are skipped). */
 
 /* ---- MessagePack: a cursor over untrusted bytes ---- */
-enum { MSGPACK_MAX_DEPTH = 32 };
-
-typedef struct mp_cur {
-  const unsigned char *p, *end;
-  int bad;
-} mp_cur;
 
 static size_t mp_left(const mp_cur *c) { return c->bad ? 0 : (size_t)(c->end - c->p); }
 
@@ -51,11 +45,11 @@ static int mp_container(mp_cur *c, int map, size_t *count) {
   *count = (size_t)n;
   return 0;
 }
-static int mp_map(mp_cur *c, size_t *pairs) { return mp_container(c, 1, pairs); }
-static int mp_array(mp_cur *c, size_t *count) { return mp_container(c, 0, count); }
+GPUBLOB_PRIVATE int mp_map(mp_cur *c, size_t *pairs) { return mp_container(c, 1, pairs); }
+GPUBLOB_PRIVATE int mp_array(mp_cur *c, size_t *count) { return mp_container(c, 0, count); }
 
 /* A string: its bytes (not NUL-ended) and length; -1 for another type. */
-static int mp_str(mp_cur *c, const char **s, size_t *n) {
+GPUBLOB_PRIVATE int mp_str(mp_cur *c, const char **s, size_t *n) {
   int b = mp_peek(c);
   uint64_t len;
   if (b >= 0xa0 && b <= 0xbf) len = (uint64_t)(mp_take(c, 1)[0] & 0x1f);
@@ -71,7 +65,7 @@ static int mp_str(mp_cur *c, const char **s, size_t *n) {
 }
 
 /* An integer, signed or not, that fits a long long; -1 for another type (or a uint64 above it). */
-static int mp_int(mp_cur *c, long long *v) {
+GPUBLOB_PRIVATE int mp_int(mp_cur *c, long long *v) {
   int b = mp_peek(c);
   if (b < 0) return -1;
   if (b <= 0x7f || b >= 0xe0) {
@@ -125,7 +119,7 @@ static int mp_fixed(int b, size_t *size, size_t *len_bytes) {
 }
 
 /* Skips one value, containers to depth levels; bad when malformed or nested deeper. */
-static void mp_skip(mp_cur *c, int depth) {
+GPUBLOB_PRIVATE void mp_skip(mp_cur *c, int depth) {
   size_t n, size, len_bytes;
   int b = mp_peek(c);
   if (b < 0) {
@@ -152,4 +146,4 @@ static void mp_skip(mp_cur *c, int depth) {
 }
 
 /* The string s (n bytes) is the NUL-ended key. */
-static int mp_is(const char *s, size_t n, const char *key) { return util_word_is(s, n, key); }
+GPUBLOB_PRIVATE int mp_is(const char *s, size_t n, const char *key) { return util_word_is(s, n, key); }

@@ -208,7 +208,7 @@ static int occ_sane(const gpublob_kernel_info *k, long long block_size) {
   return k->shared_bytes <= ((long long)1 << 40);
 }
 
-static void occupancy_fill(const target_desc *t, const char *chip, long long block_size, gpublob_kernel_info *k) {
+GPUBLOB_PRIVATE void occupancy_fill(const target_desc *t, const char *chip, long long block_size, gpublob_kernel_info *k) {
   k->occupancy = -1.0, k->occupancy_limiter = "", k->blocks_per_sm = -1, k->waves_per_simd = -1;
   k->occupancy_block_size = -1;
   if (!occ_sane(k, block_size)) return;

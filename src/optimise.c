@@ -16,7 +16,7 @@ static int has_entry(job *j) {
   return 0;
 }
 
-static void optimise_keep_entries(job *j) {
+GPUBLOB_PRIVATE void optimise_keep_entries(job *j) {
   int backend = j->format == GPUBLOB_FORMAT_ASM || j->format == GPUBLOB_FORMAT_BIN; /* not -f llvm, ll */
   if (!backend || j->t->internalize != INTERNALIZE_yes || !*j->t->entry_cc ||
       (j->flags & GPUBLOB_FLAG_BACKEND_ONLY) || !has_entry(j))
@@ -47,7 +47,7 @@ static int keeps_every_function(job *j) {
 ** LLVMSetFastMathFlags only adds flags, so a build without it refuses OFF, in
 ** resolve_levels).  ON: the IR as it is.  After the middle end, so the optimiser
 ** works as before. */
-static void optimise_set_fp_contract(job *j) {
+GPUBLOB_PRIVATE void optimise_set_fp_contract(job *j) {
   if (j->fp_contract == GPUBLOB_FP_CONTRACT_ON) return;
 #if GPUBLOB_LLVM_CXX
   if (j->fp_contract == GPUBLOB_FP_CONTRACT_OFF) gpublob__drop_contract(j->llvm->mod);
@@ -67,7 +67,7 @@ static void optimise_set_fp_contract(job *j) {
 /* BACKEND_ONLY: no middle end (the module's producer ran its own); what nothing uses
 ** goes, as the device libraries' unused linkonce_odr code.  An MLIR input's job runs
 ** the pipeline as mlir-opt's serialisers do, where the build has src/passes.cpp. */
-static int optimise(job *j) {
+GPUBLOB_PRIVATE int optimise(job *j) {
   int backend_only = (j->flags & GPUBLOB_FLAG_BACKEND_ONLY) != 0;
   if (j->opt > 0 && !backend_only && keeps_every_function(j)) return GPUBLOB_OK;
 #if GPUBLOB_MLIR_PASSES

@@ -5,14 +5,12 @@
 
 /* ---- the options: their versions, the defaults, the flags that change no output ---- */
 
-static const gpublob_options options_default_options = {.version = GPUBLOB_OPTIONS_VERSION};
-#define OUTPUT_NEUTRAL_FLAGS ((unsigned)(GPUBLOB_FLAG_ISOLATE | GPUBLOB_FLAG_REMOTE_READ_ONLY))
-enum { MAX_JOBS = 4096 }; /* in one call */
+GPUBLOB_PRIVATE const gpublob_options options_default_options = {.version = GPUBLOB_OPTIONS_VERSION};
 
 /* A caller's struct of an older version is read only as far as that version went;
 ** later fields read as zero.  Version 0 is version 1: a zeroed struct of the oldest
 ** layout means the defaults and is never read past its end. */
-static size_t options_size(unsigned version) {
+GPUBLOB_PRIVATE size_t options_size(unsigned version) {
   static const size_t ends[] = {offsetof(gpublob_options, targets), offsetof(gpublob_options, targets),
                                 offsetof(gpublob_options, jobs), offsetof(gpublob_options, tool_timeout),
                                 offsetof(gpublob_options, abi), offsetof(gpublob_options, link),
@@ -22,16 +20,10 @@ static size_t options_size(unsigned version) {
   return version < sizeof ends / sizeof *ends ? ends[version] : sizeof(gpublob_options);
 }
 
-/* The largest block_size: occupancy is figured for blocks of up to this many threads
-** (occupancy_fill's OCC_MAX_COUNT, src/occupancy.c), 16 times any chip's largest
-** block, so that every block size the options take gets an occupancy (0 where no
-** chip or kernel takes so large a block) and min_occupancy is always checked. */
-enum { MAX_BLOCK_SIZE = 1 << 24 };
-
 /* The options' limits: known bits, a min_occupancy from 0 to 1 (NaN is none), and
 ** the block size occupancy is figured for (block_size, at most MAX_BLOCK_SIZE); else
 ** OPTION, naming the field. */
-static int options_limits_valid(gpublob *g, const gpublob_options *o) {
+GPUBLOB_PRIVATE int options_limits_valid(gpublob *g, const gpublob_options *o) {
   if (o->block_size > MAX_BLOCK_SIZE)
     return handle_set_error(g, GPUBLOB_OPTION, "block_size %u (--block-size) is more threads than occupancy is figured "
                      "for (at most %d; no chip takes a block of over 1024)", o->block_size, MAX_BLOCK_SIZE);
@@ -56,7 +48,7 @@ static int check_version(gpublob *g, const gpublob_options *o) {
 ** its version checked.  Called only at the library's entry points; what they pass
 ** on is out, read-only.  A newer version stays in out, so that a settled copy
 ** settled again (the MLIR pass's, when it runs) gets the same answer. */
-static int options_normalise(gpublob *g, const gpublob_options *o, gpublob_options *out) {
+GPUBLOB_PRIVATE int options_normalise(gpublob *g, const gpublob_options *o, gpublob_options *out) {
   memset(out, 0, sizeof *out);
   if (!o) o = &options_default_options;
   memcpy(out, o, options_size(o->version));

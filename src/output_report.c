@@ -24,7 +24,7 @@ static size_t note_slot(const void *key) { return (size_t)(((uintptr_t)key >> 4)
 
 /* o's note: report (NULL or "" for none) and block_size (0 for the default); none
 ** when both are empty.  -1 when memory is out. */
-static int output_report_note_set(const gpublob_output *o, const char *report, unsigned block_size) {
+GPUBLOB_PRIVATE int output_report_note_set(const gpublob_output *o, const char *report, unsigned block_size) {
   if ((!report || !*report) && !block_size) return 0;
   out_note *n = malloc(sizeof *n);
   char *copy = strdup(report ? report : "");
@@ -43,7 +43,7 @@ static int output_report_note_set(const gpublob_output *o, const char *report, u
 }
 
 /* The note of the output whose tool string is key, dropped (gpublob_result_free). */
-static void output_report_note_drop(const char *key) {
+GPUBLOB_PRIVATE void output_report_note_drop(const char *key) {
   size_t s = note_slot(key);
   out_note *gone = NULL;
   pthread_mutex_lock(&notes_mu);
@@ -60,7 +60,7 @@ static void output_report_note_drop(const char *key) {
 
 /* o's note copied into report (left empty without one) and *block_size (0 without);
 ** -1 when memory is out. */
-static int output_report_note_get(const gpublob_output *o, strbuf *report, unsigned *block_size) {
+GPUBLOB_PRIVATE int output_report_note_get(const gpublob_output *o, strbuf *report, unsigned *block_size) {
   *block_size = 0;
   if (!o->tool) return 0;
   size_t s = note_slot(o->tool);
@@ -77,14 +77,14 @@ static int output_report_note_get(const gpublob_output *o, strbuf *report, unsig
 
 /* ---- a report's figures into the kernels read from the blob ---- */
 /* The next field of a report line (up to a tab or its end); its length in *n. */
-static const char *output_report_field(const char **p, const char *end, size_t *n) {
+GPUBLOB_PRIVATE const char *output_report_field(const char **p, const char *end, size_t *n) {
   const char *s = *p, *tab = memchr(s, '\t', (size_t)(end - s));
   *n = (size_t)((tab ? tab : end) - s);
   *p = tab ? tab + 1 : end;
   return s;
 }
 
-static long long output_report_number(const char *s, size_t n) {
+GPUBLOB_PRIVATE long long output_report_number(const char *s, size_t n) {
   char buf[24];
   if (!n || n >= sizeof buf) return -1;
   memcpy(buf, s, n);
@@ -97,7 +97,7 @@ static long long output_report_number(const char *s, size_t n) {
 /* Each kernel of kt that a line of report names (its chip and its name) takes the
 ** line's spills and barriers.  A report is gpublob's own (a cache entry's is
 ** checked as the bytes around it are): a line that does not parse is skipped. */
-static void output_report_merge(ktable *kt, const char *report) {
+GPUBLOB_PRIVATE void output_report_merge(ktable *kt, const char *report) {
   while (*report) {
     const char *end = report + strcspn(report, "\n"), *p = report, *chip, *name, *f[3];
     size_t cn, nn, fn[3];

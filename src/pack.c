@@ -7,7 +7,7 @@
 static const pack_provider_ops *const pack_provider_registry[] = {&pack_bundle_ops};
 
 /* The target's pack provider, or NULL when the spec names none. */
-static const pack_provider_ops *pack_provider_of(const target_desc *t) {
+GPUBLOB_PRIVATE const pack_provider_ops *pack_provider_of(const target_desc *t) {
   for (size_t i = 0; i < sizeof pack_provider_registry / sizeof *pack_provider_registry; i++)
     if (!strcmp(pack_provider_registry[i]->name, t->pack_provider_name)) return pack_provider_registry[i];
   return NULL;
@@ -175,7 +175,7 @@ static int pack_dump_script(job *const *members, size_t n, const char *tool, con
 
 /* One blob for the members of a pack: by the pack provider when the plan chose it,
 ** else by the pack program found at tool. */
-static int pack_run(job *const *members, size_t n, const char *tool, const pack_provider_ops *prov,
+GPUBLOB_PRIVATE int pack_run(job *const *members, size_t n, const char *tool, const pack_provider_ops *prov,
                     gpublob_blob *out) {
   argvec ids = {0};
   strbuf targets = {0};

@@ -13,7 +13,7 @@
 ** process or a file.  Why it exists beside the program: docs/benchmarks.md, "amdgcn packs". */
 
 /* ---- offload bundles: the entries, their layout, the bytes ---- */
-/* meta_pack_bundle_magic and BUNDLE_MAGIC_LEN: src/meta_pack.c, which reads bundles. */
+/* META_PACK_BUNDLE_MAGIC and BUNDLE_MAGIC_LEN: src/meta_pack.c, which reads bundles. */
 enum { BUNDLE_MAX_ALIGN = 1 << 30 };
 
 typedef struct bundle_entry {
@@ -92,7 +92,7 @@ static unsigned char *put_le64(unsigned char *p, uint64_t v) {
 static int bundle_write(bundle *b, size_t total, gpublob_blob *out) {
   unsigned char *data = calloc(total + 1, 1), *p = data;
   if (!data) return bundle_error(b, GPUBLOB_NOMEM, "out of memory", "");
-  memcpy(p, meta_pack_bundle_magic, BUNDLE_MAGIC_LEN);
+  memcpy(p, META_PACK_BUNDLE_MAGIC, BUNDLE_MAGIC_LEN);
   p = put_le64(p + BUNDLE_MAGIC_LEN, b->n);
   for (size_t i = 0; i < b->n; i++) {
     size_t len = strlen(b->e[i].id);
@@ -122,4 +122,4 @@ static int offload_bundle_run(job *const *members, size_t n, char *const *ids, c
   return rc;
 }
 
-static const pack_provider_ops pack_bundle_ops = {"offload_bundle", offload_bundle_run};
+GPUBLOB_PRIVATE const pack_provider_ops pack_bundle_ops = {"offload_bundle", offload_bundle_run};

@@ -3,16 +3,9 @@
 ** MLIR's attribute text) that the call and MLIR's plan read with. */
 
 /* ---- bracket depth: text with strings and comments skipped, brackets ( [ { < counted ---- */
-enum {
-  SCAN_ESCAPES = 1,        /* a string's \" is no closing quote (MLIR) */
-  SCAN_SEMI_COMMENTS = 2,  /* ; starts a comment (LLVM IR) */
-  SCAN_SLASH_COMMENTS = 4, /* // starts a comment (MLIR) */
-  SCAN_ARROWS = 8,         /* MLIR's arrow -> closes no bracket */
-  SCAN_FLOOR = 16          /* a closing bracket never takes the depth below 0 */
-};
 
 /* Byte i of p (n bytes): a string or a comment skipped (returns its last byte), a bracket counted. */
-static size_t parse_bracket_scan(const char *p, size_t n, size_t i, unsigned how, long *depth) {
+GPUBLOB_PRIVATE size_t parse_bracket_scan(const char *p, size_t n, size_t i, unsigned how, long *depth) {
   char c = p[i];
   if (c == '"')
     for (i++; i < n && p[i] != '"'; i++) i += (how & SCAN_ESCAPES) && p[i] == '\\' && i + 1 < n;
@@ -29,7 +22,7 @@ static size_t parse_bracket_scan(const char *p, size_t n, size_t i, unsigned how
 
 /* ---- parse and verify ---- */
 /* data must hold a NUL at data[size]. */
-static int parse_module(job *j, const unsigned char *data, size_t size) {
+GPUBLOB_PRIVATE int parse_module(job *j, const unsigned char *data, size_t size) {
   int bitcode = input_looks_like_bitcode(data, size);
   if (!bitcode && input_has_suffix(j->name, ".bc"))
     return handle_set_error(j->g, GPUBLOB_BITCODE, "%s: not LLVM bitcode (no bitcode magic)", j->name);
@@ -62,7 +55,7 @@ static int verify_text(job *j, char **err) {
 /* LLVM's own upgrade of debug info (which aborts the process on a broken module)
 ** is turned off at initialisation; this does its work after verification: debug
 ** info of another version is dropped, and so is debug info that alone fails. */
-static int parse_verify_module(job *j) {
+GPUBLOB_PRIVATE int parse_verify_module(job *j) {
   char *err = NULL;
   int bad = verify_text(j, &err);
   if (bad && LLVMStripModuleDebugInfo(j->llvm->mod)) {
@@ -100,12 +93,12 @@ static const char *intrinsic_namespace(const char *name, size_t n, size_t *nn) {
 }
 
 static const target_desc *intrinsic_owner(const char *ns, size_t n) {
-  for (int i = 0; i < NTARGETS; i++)
-    if (util_list_index(targets[i].intrinsics, ns, n) >= 0) return &targets[i];
+  for (int i = 0; i < target_count(); i++)
+    if (util_list_index(target_at(i)->intrinsics, ns, n) >= 0) return target_at(i);
   return NULL;
 }
 
-static int parse_check_intrinsics(job *j) {
+GPUBLOB_PRIVATE int parse_check_intrinsics(job *j) {
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f)) {
     size_t n, nn;
     const char *name = LLVMGetValueName2(f, &n);

@@ -114,7 +114,6 @@
 #include "api.c"
 #include "api_compile.c"
 #if GPUBLOB_MLIR
-#include "../gpublob_mlir.h" /* the calls that take MLIR objects */
 #include "api_mlir.c"
 #endif
 #endif /* !GPUBLOB_PARTS_FRONT */

@@ -33,7 +33,7 @@ static const char *lang_value(const char *list, const char *lang, size_t *n) {
 /* Under --as clang, once the module is read: its language's fp contraction (unless the
 ** options ask for one) and LLVM options.  An option this LLVM does not have, or a build
 ** that cannot set one per job (no src/passes.cpp), is OPTION naming it. */
-static int peer_job_language(job *j) {
+GPUBLOB_PRIVATE int peer_job_language(job *j) {
   if (j->as != GPUBLOB_AS_CLANG) return GPUBLOB_OK;
   const char *lang = module_language(j);
   size_t n;
@@ -86,7 +86,7 @@ static const char *llvm_options_apply(const char *list, int set, size_t *n) {
 /* The job runs under its options (j->mllvm): at once where they are in effect and no
 ** job of others waits, else once the jobs under others are done.  OPTION when LLVM
 ** refuses one (its value). */
-static int peer_llvm_options_enter(job *j) {
+GPUBLOB_PRIVATE int peer_llvm_options_enter(job *j) {
   const char *want = sb_str(&j->mllvm);
   int queued = 0, rc = GPUBLOB_OK;
   pthread_mutex_lock(&llvm_options_mu);
@@ -118,7 +118,7 @@ static int peer_llvm_options_enter(job *j) {
   return rc;
 }
 
-static void peer_llvm_options_leave(void) {
+GPUBLOB_PRIVATE void peer_llvm_options_leave(void) {
   pthread_mutex_lock(&llvm_options_mu);
   if (!--llvm_options.users) pthread_cond_broadcast(&llvm_options_cv);
   pthread_mutex_unlock(&llvm_options_mu);
@@ -130,7 +130,7 @@ static void peer_llvm_options_leave(void) {
 ** ".target sm_90, debug", the PTX of a full debug compile unit, which ptxas compiles
 ** only with -g).  Read once the backend has emitted, before the blob tool's argv is
 ** made; a condition no template of the target tests is not looked for. */
-static int peer_job_isa_conditions(job *j) {
+GPUBLOB_PRIVATE int peer_job_isa_conditions(job *j) {
   j->isa_conds = 0;
   if (!*j->t->isa_conditions || j->t->emit != EMIT_asm || !j->out.data) return GPUBLOB_OK;
   const char *list = j->t->isa_conditions, *w;

@@ -3,7 +3,7 @@
 
 /* ---- pins: the chip and features clang writes on every function ---- */
 /* A function's string attribute, or NULL. */
-static const char *pins_fn_attr(LLVMValueRef f, const char *key, unsigned *len) {
+GPUBLOB_PRIVATE const char *pins_fn_attr(LLVMValueRef f, const char *key, unsigned *len) {
   LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, key, (unsigned)strlen(key));
   return a ? LLVMGetStringAttributeValue(a, len) : NULL;
 }
@@ -162,7 +162,7 @@ static long pinned_version(job *j) {
 ** module's .version from the target machine, not from the functions.  Called before
 ** the target machine is made.  A version below the chip's minimum stays out (the
 ** pin is then refused, CHIP), and so does one the spec's feature_names lack. */
-static int pins_adopt_pinned_version(job *j) {
+GPUBLOB_PRIVATE int pins_adopt_pinned_version(job *j) {
   if (!*j->t->version_feature || (j->flags & GPUBLOB_FLAG_RETARGET)) return GPUBLOB_OK;
   const char *have = sb_str(&j->features), *w;
   size_t n;
@@ -183,7 +183,7 @@ static int pins_adopt_pinned_version(job *j) {
   return j->features.oom || j->condfeat.oom ? handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }
 
-static int pins_check(job *j) {
+GPUBLOB_PRIVATE int pins_check(job *j) {
   if (j->flags & GPUBLOB_FLAG_RETARGET) return retarget(j);
   int rc = adopt_pinned_modifiers(j);
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f && !rc; f = LLVMGetNextFunction(f))

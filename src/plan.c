@@ -2,34 +2,15 @@
 ** job's settings resolved (and its tool found) before the first compile starts. */
 
 /* ---- the call's plan: a job per (target, chip), an output per job or per pack ---- */
-typedef struct plan_output { /* one output of the call */
-  size_t first, count; /* its jobs: one, or a pack's members */
-  int pack;
-  strbuf pack_tool; /* the pack program, found before any compile work ("" in-process) */
-  const pack_provider_ops *pack_prov; /* the in-process pack step, or NULL */
-  const job *newest;  /* a pack's newest chip (the latest in the spec's chips), once resolved */
-} plan_output;
 
-typedef struct plan {
-  gpublob *g;
-  gpublob_options o; /* the call's settled options (options_normalise, at the entry) */
-  const char *name;
-  job **jobs;
-  size_t njobs;
-  plan_output *outputs;
-  size_t noutputs;
-  size_t failed; /* the job whose error is the call's */
-  digest_key128 entry_key; /* the cache's k1, once the jobs are resolved */
-} plan;
-
-static void plan_begin(plan *p, gpublob *g, const gpublob_options *o, const char *name) {
+GPUBLOB_PRIVATE void plan_begin(plan *p, gpublob *g, const gpublob_options *o, const char *name) {
   memset(p, 0, sizeof *p);
   p->g = g;
   p->o = *o;
   p->name = name ? name : "<memory>";
 }
 
-static void plan_end(plan *p) {
+GPUBLOB_PRIVATE void plan_end(plan *p) {
   for (size_t i = 0; i < p->njobs; i++) {
     job_state_end(p->jobs[i]);
     free(p->jobs[i]);
@@ -41,7 +22,7 @@ static void plan_end(plan *p) {
 }
 
 /* A job for r's target and one chip, cn bytes (NULL: the target's default). */
-static int plan_add_job(plan *p, const target_ref *r, const char *chip, size_t cn, const char *features,
+GPUBLOB_PRIVATE int plan_add_job(plan *p, const target_ref *r, const char *chip, size_t cn, const char *features,
                         int opt) {
   const char *name = r->name;
   size_t n = r->n;
@@ -68,7 +49,7 @@ static int plan_add_job(plan *p, const target_ref *r, const char *chip, size_t c
   return GPUBLOB_OK;
 }
 
-static int plan_add_output(plan *p, size_t first, size_t count, int pack) {
+GPUBLOB_PRIVATE int plan_add_output(plan *p, size_t first, size_t count, int pack) {
   if (util_grow(&p->outputs, p->noutputs, sizeof *p->outputs)) return handle_set_error(p->g, GPUBLOB_NOMEM, "out of memory");
   plan_output *op = &p->outputs[p->noutputs++];
   memset(op, 0, sizeof *op);
@@ -80,7 +61,7 @@ static int plan_add_output(plan *p, size_t first, size_t count, int pack) {
 
 /* "NAME[:CHIP[,CHIP...]]", or chips from the choice's chip field: a job per chip;
 ** one output per job, or one per choice when packing.  opt: the level for them. */
-static int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
+GPUBLOB_PRIVATE int plan_choice(plan *p, const gpublob_target_choice *c, int opt) {
   const target_ref r = resolve_target_parse(c->target, c->chip); /* the choice's one parse */
   const char *chips = r.chips, *w;
   size_t first = p->njobs, cn;
@@ -136,7 +117,7 @@ static int plan_pack(plan *p, plan_output *op) {
 
 /* Every job's options are checked and every tool found before any work: the
 ** first problem, in the plan's order, is the call's error. */
-static int plan_resolve(plan *p, int load) {
+GPUBLOB_PRIVATE int plan_resolve(plan *p, int load) {
   int rc = GPUBLOB_OK;
   for (p->failed = 0; !rc && p->failed < p->njobs; p->failed += !rc) rc = resolve_options(p->jobs[p->failed]);
   int takes_abi = 0;
@@ -151,7 +132,7 @@ static int plan_resolve(plan *p, int load) {
 }
 
 /* The options' target list (or the single target) as jobs and outputs. */
-static int plan_options(plan *p, int load) {
+GPUBLOB_PRIVATE int plan_options(plan *p, int load) {
   int rc = GPUBLOB_OK;
   if (p->o.ntargets && !p->o.targets)
     return handle_set_error(p->g, GPUBLOB_MISUSE, "ntargets is %zu but targets is NULL", p->o.ntargets);
@@ -164,7 +145,7 @@ static int plan_options(plan *p, int load) {
 
 /* A format the input can have: MLIR's #gpu.object holds bitcode, assembly or a
 ** binary, never LLVM IR text.  Checked before any work (a cache directory, a helper). */
-static int plan_format_for_input(gpublob *g, const gpublob_options *o, int kind, const char *name) {
+GPUBLOB_PRIVATE int plan_format_for_input(gpublob *g, const gpublob_options *o, int kind, const char *name) {
   if (kind != GPUBLOB_INPUT_MLIR || o->format != GPUBLOB_FORMAT_LL) return GPUBLOB_OK;
   return handle_set_error(g, GPUBLOB_FORMAT, "%s: MLIR input cannot give LLVM IR text (ll): a #gpu.object holds "
                    "bitcode (llvm), assembly or a binary", name);

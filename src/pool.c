@@ -63,7 +63,7 @@ static void *pool_worker(void *arg) {
 
 #if GPUBLOB_MLIR
 /* fn(arg) on a thread with the parsers' large stack, waited for; here if none starts. */
-static void pool_on_parse_stack(void *(*fn)(void *), void *arg) {
+GPUBLOB_PRIVATE void pool_on_parse_stack(void *(*fn)(void *), void *arg) {
   pthread_t t;
   if (job_thread_start(&t, GPUBLOB_PARSE_STACK, fn, arg)) fn(arg);
   else pthread_join(t, NULL);
@@ -131,10 +131,6 @@ static int pool_error(plan *p, size_t prepared, int prepare_rc) {
   return GPUBLOB_OK;
 }
 
-/* prepare(arg, i) readies job i on this thread (MLIR translates there) before a
-** worker may take it; a failed preparation stops the submissions. */
-typedef int (*pool_job_preparer)(void *arg, size_t i);
-
 /* The isolation helper, started here, on the calling thread, where a job asks for
 ** it (the options, or a target the spec isolates always) or runs an in-process blob
 ** tool (src/provider_child.c); the number of children it forks one ahead of. */
@@ -152,7 +148,7 @@ static int pool_helper(plan *p) {
   return rc;
 }
 
-static int pool_run(plan *p, pool_job_preparer prepare, void *arg) {
+GPUBLOB_PRIVATE int pool_run(plan *p, pool_job_preparer prepare, void *arg) {
   pool q;
   int rc = pool_helper(p);
   if (rc) return rc;

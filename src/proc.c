@@ -4,22 +4,6 @@
 ** (src/tool.c, after this one). */
 
 /* ---- processes: one spawn and one wait for every tool ---- */
-/* A tool runs in a process group of its own, in its job's private directory's
-** TMPDIR (ptxas leaves tmpxft_* files there when it is killed), with no descriptor
-** of this process but its channels, no blocked signal, every signal at its default,
-** a bound on its data (RLIMIT_DATA: the tool memory bound), and the kernel's
-** promise that it dies with the thread that started it (PR_SET_PDEATHSIG), so that
-** a kill -9 of the CLI leaves no tool running.  gpublob waits for its exit, not for
-** EOF (a child it left may hold its output open), for at most the timeout, and then
-** kills what is left of its group.
-**
-** The spawn is vfork and execve, as posix_spawn's, with the steps posix_spawn has no
-** word for between them.  Every signal is blocked on the calling thread around the
-** vfork (only its own mask: the host's other threads go on), so that no handler of
-** the host runs in the child, which shares the host's memory until it execs; the
-** child sets its own dispositions to the default (they are its own copy) before it
-** unblocks them. */
-enum proc_input { PROC_NONE, PROC_STDIN, PROC_PIPE3 };
 
 /* environ with TMPDIR set to tmpdir; the array is malloc'd, the strings are not. */
 static char **tool_environ(const char *tmpdir, strbuf *store) {
@@ -118,7 +102,7 @@ static int spawn_run(spawn_plan *s, pid_t *pid) {
 }
 
 /* 0, or an errno value.  mem: the tool's data bound in bytes (0: none). */
-static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tmpdir, unsigned long long mem) {
+GPUBLOB_PRIVATE int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tmpdir, unsigned long long mem) {
   int in[2] = {-1, -1}, out[2];
   *p = (proc){0, -1, -1, -1, 0};
   if (mode != PROC_NONE && open_channel(mode, in)) return errno;
@@ -146,7 +130,7 @@ static int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tm
 }
 
 /* Kills what is left of its group, closes the channels. */
-static void proc_end(proc *p) {
+GPUBLOB_PRIVATE void proc_end(proc *p) {
   if (p->pid > 0) kill(-p->pid, SIGKILL);
   live_enter_pid_remove(p->live); /* before the pid is reaped and free for reuse */
   if (p->pid > 0)
@@ -156,7 +140,7 @@ static void proc_end(proc *p) {
   *p = (proc){0, -1, -1, -1, 0};
 }
 
-static int proc_pidfd_of(pid_t pid) {
+GPUBLOB_PRIVATE int proc_pidfd_of(pid_t pid) {
 #ifdef SYS_pidfd_open
   return (int)syscall(SYS_pidfd_open, pid, 0);
 #else
@@ -213,11 +197,9 @@ static void drain(int fd, strbuf *output) {
   io_read_upto(fd, output, OUTPUT_KEPT - output->len);
 }
 
-enum { WAIT_EXITED, WAIT_TIMEOUT, WAIT_LOST };
-
 /* Whether the process has exited, without reaping it: while it is a zombie its pid
 ** (its group's id) cannot be reused, so its group can still be killed safely. */
-static int proc_exited(pid_t pid) {
+GPUBLOB_PRIVATE int proc_exited(pid_t pid) {
   siginfo_t info;
   memset(&info, 0, sizeof info);
   if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT)) return errno == EINTR ? 0 : -1;
@@ -226,7 +208,7 @@ static int proc_exited(pid_t pid) {
 
 /* Feeds input, keeps output, until the process exits or timeout_ms pass.  Once it
 ** has exited, what is left of its group is killed, then it is reaped. */
-static int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, strbuf *output, int *status) {
+GPUBLOB_PRIVATE int proc_wait(proc *p, const void *input, size_t n, double timeout_ms, strbuf *output, int *status) {
   proc_wait_state w = {input, n, output};
   p->cpu_ms = 0;
   if (!n) close_fd(&p->in_fd);

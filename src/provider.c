@@ -12,9 +12,16 @@ static const provider_ops *const provider_registry[] = {
 #endif
 };
 
+#if !GPUBLOB_PARTS_FRONT /* the compiler's parts call it */
+/* The i-th provider of the registry; NULL past its end. */
+GPUBLOB_PRIVATE const provider_ops *provider_registered(size_t i) {
+  return i < sizeof provider_registry / sizeof *provider_registry ? provider_registry[i] : NULL;
+}
+#endif
+
 /* The target's provider, or NULL when the spec names none (or one this gpublob has not:
 ** lld where the build did not link it). */
-static const provider_ops *provider_ops_of(const target_desc *t) {
+GPUBLOB_PRIVATE const provider_ops *provider_ops_of(const target_desc *t) {
   for (size_t i = 0; i < sizeof provider_registry / sizeof *provider_registry; i++)
     if (!strcmp(provider_registry[i]->name, t->provider_name)) return provider_registry[i];
   return NULL;
@@ -52,7 +59,7 @@ static void providers_fork_handlers(void) {
   pthread_atfork(providers_before_fork, providers_parent_after_fork, providers_after_fork);
 }
 
-static void provider_open(provider *p) {
+GPUBLOB_PRIVATE void provider_open(provider *p) {
   p->dl = dlopen(p->path, RTLD_NOW | RTLD_LOCAL);
   if (!p->dl) {
     snprintf(p->error, sizeof p->error, "%s", dlerror());
@@ -124,7 +131,7 @@ static int provider_failed(job *j, const char *why) {
 }
 
 /* The found provider, its load started: OK, or NOTOOL when it is known not to load. */
-static int provider_load(job *j) {
+GPUBLOB_PRIVATE int provider_load(job *j) {
   provider *p = provider_get(j->host, provider_ops_of(j->t), j->provider_path, &j->provider_loader);
   if (!p) return provider_failed(j, "too many provider libraries");
   pthread_mutex_lock(&providers_mu);
@@ -137,7 +144,7 @@ static int provider_load(job *j) {
 
 /* Waits for the job's provider: OK once it is loaded, NOTOOL saying why it did not
 ** load.  The job that started the load counts its time. */
-static int provider_ready(job *j) {
+GPUBLOB_PRIVATE int provider_ready(job *j) {
   provider *p = (provider *)j->prov;
   pthread_mutex_lock(&providers_mu);
   while (p->loading) pthread_cond_wait(&providers_loaded, &providers_mu);
@@ -151,7 +158,7 @@ static int provider_ready(job *j) {
 /* Every load in flight is over: a fork (the isolation helper's) must not copy a
 ** library half loaded by a loader thread, which its children would then find
 ** "loaded" and crash in. */
-static void provider_loads_settle(void) {
+GPUBLOB_PRIVATE void provider_loads_settle(void) {
   pthread_mutex_lock(&providers_mu);
   for (int i = 0; i < nproviders; i++)
     while (providers[i].loading) pthread_cond_wait(&providers_loaded, &providers_mu);
@@ -160,7 +167,7 @@ static void provider_loads_settle(void) {
 #endif
 
 /* The loads g's call started are over (the end of a call). */
-static void provider_settle(gpublob *g) {
+GPUBLOB_PRIVATE void provider_settle(gpublob *g) {
   if (!g->providers_started) return;
   pthread_mutex_lock(&providers_mu);
   for (int i = 0; i < nproviders; i++)

@@ -18,7 +18,6 @@
 ** directory, made by the host (src/provider_run.c).  A library provider (nvJitLink)
 ** is loaded by the helper once (a message 'l'), so that every child has it mapped. */
 
-
 /* ---- the host's side ---- */
 /* The request: the target, chip and name of the job, the provider's path, the cwd
 ** the caller's relative words mean, the bounds, the words, the input. */
@@ -122,7 +121,7 @@ static int provider_reply(job *j, int fd) {
 
 /* The provider run in a child of the helper (started by pool_helper); the job's
 ** blob (or its {out} file) as the in-process run would leave it. */
-static int provider_child_in_child(job *j, const char **opts, uint32_t n) {
+GPUBLOB_PRIVATE int provider_child_in_child(job *j, const char **opts, uint32_t n) {
   int sv[2];
   if (j->host->helper <= 0 || j->host->helper_owner != getpid())
     return handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s has no isolation helper to run in", j->tool_name,
@@ -146,7 +145,7 @@ static int provider_child_in_child(job *j, const char **opts, uint32_t n) {
 /* The libraries of the call's in-process providers, loaded in the helper before it
 ** forks the children that run them (a library it has already is not loaded again),
 ** and its linked providers readied there (ops->warm, once a helper). */
-static void provider_child_preload(gpublob *host, job *const *jobs, size_t njobs) {
+GPUBLOB_PRIVATE void provider_child_preload(gpublob *host, job *const *jobs, size_t njobs) {
   for (size_t i = 0; i < njobs; i++) {
     const job *j = jobs[i];
     if (!j->prov || (j->prov->ops->linked && !j->prov->ops->warm)) continue;
@@ -316,7 +315,7 @@ static int provider_child_job(int fd, const strbuf *rec, tool_child *c) {
 
 /* A tool child's whole life: its jobs (the next on chan, once it says it is ready;
 ** chan -1: one job), then exit. */
-static void provider_child_main(int fd, const strbuf *rec, int chan) {
+GPUBLOB_PRIVATE void provider_child_main(int fd, const strbuf *rec, int chan) {
   tool_child c = {0};
   strbuf next = {0};
   for (;;) {

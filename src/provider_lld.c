@@ -12,6 +12,6 @@
 #ifndef GPUBLOB_LLD_ID
 #error "GPUBLOB_LLD needs GPUBLOB_LLD_ID, lld's identity for the cache's keys (./configure writes both)"
 #endif
-static const provider_ops provider_lld_ops = {.name = "lld", .run = provider_lld_run, .linked = GPUBLOB_LLD_ID, .usable = provider_lld_run_usable,
+GPUBLOB_PRIVATE const provider_ops provider_lld_ops = {.name = "lld", .run = provider_lld_run, .linked = GPUBLOB_LLD_ID, .usable = provider_lld_run_usable,
                                     .files = 1, .warm = provider_lld_run_warm};
 #endif

@@ -6,9 +6,9 @@
 int gpublob__lld_usable(void);
 int gpublob__lld_elf(int argc, const char *const *argv, char **log, int *fatal);
 
-static int provider_lld_run_usable(void) { return gpublob__lld_usable(); }
+GPUBLOB_PRIVATE int provider_lld_run_usable(void) { return gpublob__lld_usable(); }
 
-static int provider_lld_run(job *j, const provider *p, const char **opts, uint32_t nopts) {
+GPUBLOB_PRIVATE int provider_lld_run(job *j, const provider *p, const char **opts, uint32_t nopts) {
   char *log = NULL;
   int fatal = 0;
   int r = gpublob__lld_elf((int)nopts, opts, &log, &fatal);
@@ -30,7 +30,7 @@ static int provider_lld_run(job *j, const provider *p, const char **opts, uint32
 /* lld's first run in a process costs some ten times its next; two runs that make no
 ** file (its version; a link of no input, an error) do most of that once, in the
 ** isolation helper, so that every tool child forked after starts warm. */
-static void provider_lld_run_warm(void) {
+GPUBLOB_PRIVATE void provider_lld_run_warm(void) {
   static const char *const version[] = {"ld.lld", "--version"};
   static const char *const nothing[] = {"ld.lld", "-shared", "-o", "/dev/null"};
   char *log = NULL;

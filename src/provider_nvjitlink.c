@@ -77,4 +77,4 @@ static int nvjitlink_run(job *j, const provider *p, const char **opts, uint32_t 
   return rc;
 }
 
-static const provider_ops provider_nvjitlink_ops = {.name = "nvjitlink", .symbols = nvjitlink_symbols, .run = nvjitlink_run};
+GPUBLOB_PRIVATE const provider_ops provider_nvjitlink_ops = {.name = "nvjitlink", .symbols = nvjitlink_symbols, .run = nvjitlink_run};

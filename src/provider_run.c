@@ -5,7 +5,7 @@
 ** directory, as the program would: {in} holds the backend's output, {out} the blob. */
 
 /* The CPU time of the calling thread: an in-process pack's own work (src/ir_call.c). */
-static double provider_run_thread_cpu_ms(void) { return util_clock_ms(CLOCK_THREAD_CPUTIME_ID); }
+GPUBLOB_PRIVATE double provider_run_thread_cpu_ms(void) { return util_clock_ms(CLOCK_THREAD_CPUTIME_ID); }
 
 /* The job's private directory (removed by tool_end) with the backend's output written
 ** to its input file; vars' values become the two paths. */
@@ -27,7 +27,7 @@ static int provider_files(job *j, const char **vars) {
 
 /* The job's assembly or object (NUL-terminated by take_buffer) in, the blob out, by
 ** the loaded provider with provider_argv's words as its options. */
-static int provider_run(job *j) {
+GPUBLOB_PRIVATE int provider_run(job *j) {
   const char *vars[] = {"in", "", "out", "", NULL};
   int files = j->prov->ops->files, rc = files ? provider_files(j, vars) : GPUBLOB_OK;
   if (rc) return rc;

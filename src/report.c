@@ -3,7 +3,7 @@
 
 /* ---- a job's errors and warnings, carried to the caller's handle ---- */
 /* Another handle's error (a job's own) becomes g's. */
-static int report_take_error(gpublob *g, const gpublob *from) {
+GPUBLOB_PRIVATE int report_take_error(gpublob *g, const gpublob *from) {
   g->code = from->code;
   sb_reset(&g->msg);
   if (from->msg.oom) g->msg.oom = 1;
@@ -12,7 +12,7 @@ static int report_take_error(gpublob *g, const gpublob *from) {
 }
 
 /* Another handle's warnings (a job's), each line once. */
-static void report_add_warnings(gpublob *g, const char *lines) {
+GPUBLOB_PRIVATE void report_add_warnings(gpublob *g, const char *lines) {
   while (*lines) {
     const char *nl = strchr(lines, '\n');
     size_t n = nl ? (size_t)(nl - lines) : strlen(lines);

@@ -1,23 +1,23 @@
 /* src/resolve.c: A job's options resolved against the spec's targets (target, chip,
 ** features, format, level, ABI, flags), all checked before LLVM sees anything. */
 /* ---- options: target, chip, features, format and level, checked before LLVM ---- */
-static const target_desc *resolve_target_named(const char *name, size_t n) {
-  for (int i = 0; i < NTARGETS; i++)
-    if (util_word_is(name, n, targets[i].name)) return &targets[i];
+GPUBLOB_PRIVATE const target_desc *resolve_target_named(const char *name, size_t n) {
+  for (int i = 0; i < target_count(); i++)
+    if (util_word_is(name, n, target_at(i)->name)) return target_at(i);
   return NULL;
 }
 
 /* spec, "NAME[:CHIP[,CHIP...]]" (NULL: the first target), and a choice's chip field
 ** (NULL: none), parsed once: the one reading of a target string. */
-static target_ref resolve_target_parse(const char *spec, const char *chip) {
-  spec = spec ? spec : targets[0].name;
+GPUBLOB_PRIVATE target_ref resolve_target_parse(const char *spec, const char *chip) {
+  spec = spec ? spec : target_at(0)->name;
   const char *colon = strchr(spec, ':');
   size_t n = colon ? (size_t)(colon - spec) : strlen(spec);
   return (target_ref){spec, n, resolve_target_named(spec, n), chip ? chip : colon ? colon + 1 : NULL};
 }
 
 /* The job aimed at r's target and at chip (NULL: the target's default chip). */
-static void resolve_job_aim(job *j, const target_ref *r, const char *chip) {
+GPUBLOB_PRIVATE void resolve_job_aim(job *j, const target_ref *r, const char *chip) {
   j->aim = *r;
   j->opts.chip = chip;
 }
@@ -28,7 +28,7 @@ static int chip_valid(const target_desc *t, const char *chip, size_t n) {
 }
 
 /* The value of the first GLOB:VALUE pair of list whose glob matches chip; NULL when none does. */
-static const char *resolve_glob_value(const char *list, const char *chip, size_t *vn) {
+GPUBLOB_PRIVATE const char *resolve_glob_value(const char *list, const char *chip, size_t *vn) {
   const char *w;
   size_t n;
   while ((w = util_next_word(&list, " ", &n))) {
@@ -66,7 +66,7 @@ static void modifiers_of(const target_desc *t, const char *cpu, strbuf *b) {
 
 /* A target id (n bytes) a compile could have made: the chip one of the target's, each
 ** modifier FEATURE+ or FEATURE- that chip takes (for a cache file's bytes). */
-static int resolve_target_id_valid(const target_desc *t, const char *id, size_t n) {
+GPUBLOB_PRIVATE int resolve_target_id_valid(const target_desc *t, const char *id, size_t n) {
   const char *colon = memchr(id, ':', n);
   size_t cn = colon ? (size_t)(colon - id) : n;
   char cpu[64];
@@ -144,11 +144,11 @@ static int parse_target_id(job *j, const char *id) {
 }
 
 /* The target resolve_job_aim gave the job (no string parsed again), and its chip. */
-static int resolve_target(job *j) {
+GPUBLOB_PRIVATE int resolve_target(job *j) {
   j->t = j->aim.t;
   if (!j->t) {
     strbuf known = {0};
-    for (int i = 0; i < NTARGETS; i++) sb_addf(&known, "%s%s", i ? " " : "", targets[i].name);
+    for (int i = 0; i < target_count(); i++) sb_addf(&known, "%s%s", i ? " " : "", target_at(i)->name);
     handle_set_error(j->g, GPUBLOB_TARGET, "unknown target '%.*s' (known: %s)", (int)j->aim.n, j->aim.name,
               sb_str(&known));
     sb_free(&known);
@@ -159,7 +159,7 @@ static int resolve_target(job *j) {
 
 /* A feature +NAME of the versioned family (+ptx80) below the chip's minimum: that
 ** minimum (*mn bytes); NULL for any other feature, or one high enough. */
-static const char *resolve_feature_below_min(const job *j, const char *w, size_t n, size_t *mn) {
+GPUBLOB_PRIVATE const char *resolve_feature_below_min(const job *j, const char *w, size_t n, size_t *mn) {
   const target_desc *t = j->t;
   size_t p = strlen(t->version_feature);
   if (!p || n <= p + 1 || w[0] != '+' || strncmp(w + 1, t->version_feature, p)) return NULL;
@@ -234,7 +234,7 @@ static void add_chip_features(job *j) {
 }
 
 /* A target id's modifiers as features (":xnack+" is +xnack), after the list in b. */
-static void resolve_add_id_features(const char *id, strbuf *b) {
+GPUBLOB_PRIVATE void resolve_add_id_features(const char *id, strbuf *b) {
   for (const char *p = strchr(id, ':'); p; p = strchr(p + 1, ':')) {
     const char *e = strchr(p + 1, ':');
     size_t n = e ? (size_t)(e - p - 1) : strlen(p + 1);
@@ -244,7 +244,7 @@ static void resolve_add_id_features(const char *id, strbuf *b) {
 
 /* The feature of a comma-separated list that is w (n bytes) with the other sign
 ** (-wavefrontsize32 for +wavefrontsize32), *m bytes; NULL when there is none. */
-static const char *resolve_opposite_in(const char *list, const char *w, size_t n, size_t *m) {
+GPUBLOB_PRIVATE const char *resolve_opposite_in(const char *list, const char *w, size_t n, size_t *m) {
   const char *u;
   while ((u = util_next_word(&list, ",", m)))
     if (*m == n && u[0] != w[0] && !strncmp(u + 1, w + 1, n - 1)) return u;
@@ -264,7 +264,7 @@ static int check_implied(job *j) {
 }
 
 /* The sign features end with for name (n bytes): '+', '-', or 0 when they do not name it. */
-static char resolve_last_sign(const char *features, const char *name, size_t n) {
+GPUBLOB_PRIVATE char resolve_last_sign(const char *features, const char *name, size_t n) {
   const char *w;
   size_t m;
   char sign = 0;
@@ -276,7 +276,7 @@ static char resolve_last_sign(const char *features, const char *name, size_t n) 
 /* The target id the code object will name: the chip and, for each modifier the chip
 ** takes, the sign the features end with (the id's own, or --features +xnack), in
 ** LLVM's order.  So a pack's entry and an output's name say what the code is. */
-static int resolve_target_id(job *j) {
+GPUBLOB_PRIVATE int resolve_target_id(job *j) {
   enum { MAX_IDS = 8 };
   modifier mods[MAX_IDS];
   char signed_names[MAX_IDS][48];
@@ -318,7 +318,7 @@ static int resolve_features(job *j) {
   return resolve_target_id(j);
 }
 
-static int resolve_levels(job *j) {
+GPUBLOB_PRIVATE int resolve_levels(job *j) {
   j->format = j->o->format ? j->o->format : GPUBLOB_FORMAT_BIN;
   if (j->format < GPUBLOB_FORMAT_BIN || j->format > GPUBLOB_FORMAT_LL)
     return handle_set_error(j->g, GPUBLOB_FORMAT, "unknown output format %d", j->o->format);
@@ -374,7 +374,7 @@ static int abi_known(const target_desc *t, unsigned abi) {
 }
 
 /* abi for the job's chip, or the error: one the target knows, and at least the chip's minimum. */
-static int resolve_check_abi(job *j, unsigned abi, const char *from) {
+GPUBLOB_PRIVATE int resolve_check_abi(job *j, unsigned abi, const char *from) {
   unsigned min = chip_abi_min(j);
   if (!abi_known(j->t, abi))
     return handle_set_error(j->g, GPUBLOB_OPTION, "ABI version %u (%s) is not one of target %s's: %s", abi, from,
@@ -396,7 +396,7 @@ static int resolve_abi(job *j) {
 
 /* The options of one job: a single target and chip, as the plan gave them (its
 ** options settled, their version checked, where the call entered). */
-static int resolve_options(job *j) {
+GPUBLOB_PRIVATE int resolve_options(job *j) {
   int rc = resolve_target(j);
   if (!rc) rc = resolve_features(j);
   if (!rc) rc = resolve_levels(j);

@@ -2,13 +2,8 @@
 ** first, then the spec's roots, each try listed for the error message. */
 
 /* ---- search: options first, then the spec's roots (with $VARs), listing each try ---- */
-typedef struct search {
-  strbuf tried; /* a line per path tried, for the error message */
-  strbuf found; /* the path found */
-  int oom;      /* memory ran out: what was found may not be the first */
-} search;
 
-static void search_end(search *s) {
+GPUBLOB_PRIVATE void search_end(search *s) {
   sb_free(&s->tried);
   sb_free(&s->found);
 }
@@ -113,7 +108,7 @@ static int find_named(job *j, const char *names, const char *extra, const char *
   return found;
 }
 
-static const char *search_tried_list(const search *s) {
+GPUBLOB_PRIVATE const char *search_tried_list(const search *s) {
   return s->tried.len ? sb_str(&s->tried) : " nothing (no search directory)";
 }
 
@@ -134,7 +129,7 @@ static int tool_found(job *j, search *s, int found, strbuf *path, const char *wh
 }
 
 /* The blob tool program, the options' own or the spec's found: its path in *path. */
-static int search_find_tool_path(job *j, strbuf *path) {
+GPUBLOB_PRIVATE int search_find_tool_path(job *j, strbuf *path) {
   if (j->o->tool) {
     if (access(j->o->tool, X_OK))
       return handle_set_error(j->g, GPUBLOB_NOTOOL, "blob tool '%s' (from the options) is not executable: %s",
@@ -148,20 +143,20 @@ static int search_find_tool_path(job *j, strbuf *path) {
 }
 
 /* The pack tool (fatbinary) is searched where the blob tool is: its path in *path. */
-static int search_find_pack_tool(job *j, strbuf *path) {
+GPUBLOB_PRIVATE int search_find_pack_tool(job *j, strbuf *path) {
   search s = {0};
   int found = find_named(j, j->t->pack_tool, j->o->tool_dirs, j->t->tool_search, 1, &s);
   return tool_found(j, &s, found, path, j->t->pack_tool, " (the pack tool)", "");
 }
 
 /* The provider's library, searched in the options' tool dirs, then the spec's. */
-static int search_find_provider(job *j, search *s) {
+GPUBLOB_PRIVATE int search_find_provider(job *j, search *s) {
   return find_named(j, j->t->provider_lib, j->o->tool_dirs, j->t->provider_search, 0, s);
 }
 
 /* A device library's name, expanded (name), searched in the options' library dirs,
 ** then the spec's. */
-static int search_find_lib(job *j, const char *w, size_t n, strbuf *name, search *s) {
+GPUBLOB_PRIVATE int search_find_lib(job *j, const char *w, size_t n, strbuf *name, search *s) {
   template_expand(j, w, n, NULL, name);
   if (name->oom) s->oom = 1;
   return !name->oom && search_file(j, s, j->o->lib_dirs, j->t->lib_search, sb_str(name), 0);

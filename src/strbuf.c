@@ -3,7 +3,7 @@
 ** buffer out of memory remembers it (oom) and takes no more, so a caller checks once. */
 
 /* Room for n more bytes and a NUL after b's text; -1 (and b->oom) when there is none. */
-static int sb_room(strbuf *b, size_t n) {
+GPUBLOB_PRIVATE int sb_room(strbuf *b, size_t n) {
   if (b->oom) return -1;
   if (b->s && n < b->cap - b->len) return 0;
   if (n >= SIZE_MAX / 2 - b->len) {
@@ -22,17 +22,17 @@ static int sb_room(strbuf *b, size_t n) {
   return 0;
 }
 
-static void sb_addn(strbuf *b, const char *s, size_t n) {
+GPUBLOB_PRIVATE void sb_addn(strbuf *b, const char *s, size_t n) {
   if (b->oom || (!n && b->s) || sb_room(b, n)) return;
   if (n) memcpy(b->s + b->len, s, n);
   b->len += n;
   b->s[b->len] = 0;
 }
 
-static void sb_add(strbuf *b, const char *s) { sb_addn(b, s, strlen(s)); }
+GPUBLOB_PRIVATE void sb_add(strbuf *b, const char *s) { sb_addn(b, s, strlen(s)); }
 
 /* Formatted into the room b has, or into more made for it. */
-static void sb_vaddf(strbuf *b, const char *fmt, va_list ap) {
+GPUBLOB_PRIVATE void sb_vaddf(strbuf *b, const char *fmt, va_list ap) {
   if (b->oom) return;
   va_list again;
   va_copy(again, ap);
@@ -45,28 +45,28 @@ static void sb_vaddf(strbuf *b, const char *fmt, va_list ap) {
   if (b->s) b->s[b->len] = 0;
 }
 
-static void sb_addf(strbuf *b, const char *fmt, ...) {
+GPUBLOB_PRIVATE void sb_addf(strbuf *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   sb_vaddf(b, fmt, ap);
   va_end(ap);
 }
 
-static const char *sb_str(const strbuf *b) { return b->s ? b->s : ""; }
+GPUBLOB_PRIVATE const char *sb_str(const strbuf *b) { return b->s ? b->s : ""; }
 
-static void sb_reset(strbuf *b) {
+GPUBLOB_PRIVATE void sb_reset(strbuf *b) {
   b->len = 0;
   b->oom = 0;
   if (b->s) b->s[0] = 0;
 }
 
-static void sb_free(strbuf *b) {
+GPUBLOB_PRIVATE void sb_free(strbuf *b) {
   free(b->s);
   memset(b, 0, sizeof *b);
 }
 
 /* b's text handed over (the new owner frees it), b left empty. */
-static strbuf sb_move(strbuf *b) {
+GPUBLOB_PRIVATE strbuf sb_move(strbuf *b) {
   strbuf moved = *b;
   memset(b, 0, sizeof *b);
   return moved;

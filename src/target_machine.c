@@ -21,22 +21,9 @@ static const char *llvm_cpu(const job *j, strbuf *b) {
   return j->cpu;
 }
 
-/* A pool worker's target machines, kept across the jobs it runs (one per triple,
-** CPU, features and level), so that a worker makes each once per call, not once a
-** job: a target machine holds no module's state, and the code it makes is the same
-** (test_jobs compares one thread's outputs with many threads' and isolated ones).
-** NULL outside a pool worker: an isolated child, or jobs run on the caller's thread. */
-typedef struct target_machine_worker {
-  strbuf key; /* triple, CPU, features and level, NUL-separated */
-  LLVMTargetMachineRef tm;
-} target_machine_worker;
-typedef struct target_machine_workers {
-  target_machine_worker v[GPUBLOB_WORKER_TARGET_MACHINES];
-  size_t n;
-} target_machine_workers;
-static _Thread_local target_machine_workers *target_machine_this_worker;
+GPUBLOB_PRIVATE _Thread_local target_machine_workers *target_machine_this_worker;
 
-static void target_machine_workers_free(target_machine_workers *w) {
+GPUBLOB_PRIVATE void target_machine_workers_free(target_machine_workers *w) {
   for (size_t i = 0; i < w->n; i++) {
     LLVMDisposeTargetMachine(w->v[i].tm);
     sb_free(&w->v[i].key);
@@ -85,7 +72,7 @@ static LLVMTargetMachineRef new_target_machine(job *j, LLVMTargetRef target, con
   return tm;
 }
 
-static int target_machine_make(job *j) {
+GPUBLOB_PRIVATE int target_machine_make(job *j) {
   LLVMTargetRef target;
   char *err = NULL;
   if (LLVMGetTargetFromTriple(j->triple, &target, &err)) {
@@ -118,7 +105,7 @@ static int target_machine_make(job *j) {
 /* ---- module flags from the spec (NAME=BEHAVIOUR:VALUE) ---- */
 /* The job's list: an MLIR input's job has its peer's, the spec's mlir_module_flags
 ** (mlir-opt-22's NVVM serialiser writes none; ROCDL's the code object version). */
-static const char *target_machine_job_module_flags(const job *j) {
+GPUBLOB_PRIVATE const char *target_machine_job_module_flags(const job *j) {
   return j->mlir_input ? j->t->mlir_module_flags : j->t->module_flags;
 }
 
@@ -148,7 +135,7 @@ static void add_module_flag(job *j, const char *w, size_t n) {
                     LLVMValueAsMetadata(c));
 }
 
-static void target_machine_add_module_flags(job *j) {
+GPUBLOB_PRIVATE void target_machine_add_module_flags(job *j) {
   const char *list = target_machine_job_module_flags(j), *w;
   size_t n;
   while ((w = util_next_word(&list, " ", &n))) add_module_flag(j, w, n);

@@ -24,7 +24,7 @@ static const struct math_mode {
 enum { NMATH_MODES = sizeof math_modes / sizeof *math_modes };
 
 /* A math mode's flag by its name in the spec's templates and mlir_flags; 0 for none. */
-static unsigned template_math_mode_flag(const char *name, size_t n) {
+GPUBLOB_PRIVATE unsigned template_math_mode_flag(const char *name, size_t n) {
   for (int i = 0; i < NMATH_MODES; i++)
     if (util_word_is(name, n, math_modes[i].name)) return math_modes[i].flag;
   return 0;
@@ -33,7 +33,7 @@ static unsigned template_math_mode_flag(const char *name, size_t n) {
 /* ---- math modes: each one the caller sets is one the target's spec reads ---- */
 /* Does any template of target t test condition name ({if:NAME:...})?  Every STRING
 ** and LIST key of the spec is looked at: a key added later is covered too. */
-static int template_spec_tests_condition(const target_desc *t, const char *name) {
+GPUBLOB_PRIVATE int template_spec_tests_condition(const target_desc *t, const char *name) {
   strbuf pat = {0};
   sb_addf(&pat, "{if:%s:", name);
   const char *c = sb_str(&pat);
@@ -84,7 +84,7 @@ static void mode_option(int i, strbuf *b) {
 /* A math mode the caller sets that the target's spec never reads would change
 ** nothing but the cache key: OPTION, naming it and what the target does read.
 ** Fast math stands for all of them: it is refused only where none is read. */
-static int template_check_math_modes(job *j) {
+GPUBLOB_PRIVATE int template_check_math_modes(job *j) {
   strbuf reads = {0}, option = {0};
   int rc = GPUBLOB_OK;
   for (int i = 0; i < NMATH_MODES; i++)
@@ -130,7 +130,7 @@ static int condition_holds(const job *j, const char *c, size_t n) {
   return c[0] == '+' ? on : !on;
 }
 
-static const char *template_chip_id(const job *j) {
+GPUBLOB_PRIVATE const char *template_chip_id(const job *j) {
   size_t p = strlen(j->t->chip_prefix);
   return strncmp(j->cpu, j->t->chip_prefix, p) ? j->cpu : j->cpu + p;
 }
@@ -150,8 +150,6 @@ static void add_lower_chip(const job *j, strbuf *b) {
   else sb_add(b, j->cpu);
 }
 
-static void template_expand(const job *j, const char *s, size_t n, const char **vars, strbuf *b);
-
 /* The first ':' from p to e outside a nested {...} (an {if:}'s branch may hold placeholders). */
 static const char *top_colon(const char *p, const char *e) {
   for (int depth = 0; p < e; p++) {
@@ -163,7 +161,7 @@ static const char *top_colon(const char *p, const char *e) {
 }
 
 /* The '}' that closes the '{' at o, before e, counting nested placeholders; NULL: none. */
-static const char *template_closing_brace(const char *o, const char *e) {
+GPUBLOB_PRIVATE const char *template_closing_brace(const char *o, const char *e) {
   for (int depth = 0; o < e; o++) {
     if (*o == '{') depth++;
     else if (*o == '}' && --depth == 0) return o;
@@ -210,7 +208,7 @@ static void add_unbraced(strbuf *b, const char *s, size_t n) {
 }
 
 /* vars: NULL-ended name/value pairs for {tool}, {in}, {out}; {{ and }} are braces. */
-static void template_expand(const job *j, const char *s, size_t n, const char **vars, strbuf *b) {
+GPUBLOB_PRIVATE void template_expand(const job *j, const char *s, size_t n, const char **vars, strbuf *b) {
   const char *e = s + n;
   while (s < e) {
     const char *o = memchr(s, '{', (size_t)(e - s));

@@ -26,7 +26,7 @@ static unsigned long long proc_start_time(long pid) {
 }
 
 /* A private directory's name for this process: gpublob-PID-START- (mkdtemp's XXXXXX follow). */
-static void tmp_sweep_workdir_prefix(strbuf *b) {
+GPUBLOB_PRIVATE void tmp_sweep_workdir_prefix(strbuf *b) {
   long self = (long)getpid();
   sb_addf(b, "gpublob-%ld-%llu-", self, proc_start_time(self));
 }
@@ -69,14 +69,14 @@ static void sweep_dir(const char *tmp) {
 }
 
 /* Once a process, at its first private directory: the stale ones in tmp go. */
-static void tmp_sweep_stale_dirs(const char *tmp) {
+GPUBLOB_PRIVATE void tmp_sweep_stale_dirs(const char *tmp) {
   static atomic_int swept_by; /* the pid that swept: a forked child sweeps again */
   int self = (int)getpid();
   if (atomic_exchange(&swept_by, self) != self && proc_start_time(self)) sweep_dir(tmp);
 }
 
 /* The directory just made, locked while its maker lives: the sweep skips it. */
-static void tmp_sweep_workdir_lock(workdir *w) {
+GPUBLOB_PRIVATE void tmp_sweep_workdir_lock(workdir *w) {
   w->lock = open(sb_str(&w->dir), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (w->lock >= 0 && flock(w->lock, LOCK_EX | LOCK_NB)) {
     close(w->lock);

@@ -5,11 +5,11 @@
 
 /* ---- the blob tool: its private directory ---- */
 /* The suffix of the job's bin blob: the tool's own (tool_suffix) when it makes it. */
-static const char *tool_blob_suffix(const job *j) {
+GPUBLOB_PRIVATE const char *tool_blob_suffix(const job *j) {
   return tool_choice_needs_blob_tool(j) && *j->t->tool_suffix ? j->t->tool_suffix : j->t->suffix_bin;
 }
 
-static void tool_workdir_free(workdir *w) {
+GPUBLOB_PRIVATE void tool_workdir_free(workdir *w) {
   if (w->lock > 0) close(w->lock);
   w->lock = -1;
   sb_free(&w->dir);
@@ -17,7 +17,7 @@ static void tool_workdir_free(workdir *w) {
   sb_free(&w->out);
 }
 
-static void tool_workdir_remove(workdir *w) {
+GPUBLOB_PRIVATE void tool_workdir_remove(workdir *w) {
   live_enter_dir_remove(w->live);
   w->live = -1;
   live_remove_tree(sb_str(&w->dir));
@@ -28,7 +28,7 @@ static void tool_workdir_remove(workdir *w) {
 ** of live directories (whose slots hold LIVE_PATH bytes: a longer path is refused,
 ** not cut); on an error nothing of it is left.  The first one a process makes sweeps
 ** the stale ones of makers that are gone. */
-static int tool_make_dir(job *j, workdir *w) {
+GPUBLOB_PRIVATE int tool_make_dir(job *j, workdir *w) {
   const char *tmp = getenv("TMPDIR");
   tmp = tmp && *tmp ? tmp : "/tmp";
   tmp_sweep_stale_dirs(tmp);
@@ -66,11 +66,9 @@ static int make_workdir(job *j, workdir *w) {
 }
 
 /* ---- templates as argvs: the blob tool's, the pack tool's, the provider's options ---- */
-/* {images} stands for the words images() adds (a pack's members). */
-typedef void (*tool_word_adder)(void *arg, argvec *a);
 
 /* The words of a template, split on blanks (no shell) and each expanded, added to a. */
-static void tool_argv_add(argvec *a, const job *j, const char *tmpl, const char **vars, tool_word_adder images,
+GPUBLOB_PRIVATE void tool_argv_add(argvec *a, const job *j, const char *tmpl, const char **vars, tool_word_adder images,
                      void *arg) {
   const char *w;
   size_t n;
@@ -89,7 +87,7 @@ static void tool_argv_add(argvec *a, const job *j, const char *tmpl, const char 
 }
 
 /* The words added so far as an argv, NULL-ended; NULL when out of memory. */
-static char **tool_argv_finish(argvec *a) {
+GPUBLOB_PRIVATE char **tool_argv_finish(argvec *a) {
   a->argv = a->text.oom ? NULL : calloc(a->argc + 1, sizeof *a->argv);
   char *p = a->text.s;
   for (size_t i = 0; a->argv && i < a->argc; i++) {
@@ -100,13 +98,13 @@ static char **tool_argv_finish(argvec *a) {
 }
 
 /* A template as an argv, NULL-ended, its strings in a->text; NULL when out of memory. */
-static char **tool_template_argv(argvec *a, const job *j, const char *tmpl, const char **vars,
+GPUBLOB_PRIVATE char **tool_template_argv(argvec *a, const job *j, const char *tmpl, const char **vars,
                             tool_word_adder images, void *arg) {
   tool_argv_add(a, j, tmpl, vars, images, arg);
   return tool_argv_finish(a);
 }
 
-static void tool_argv_free(argvec *a) {
+GPUBLOB_PRIVATE void tool_argv_free(argvec *a) {
   free(a->argv);
   sb_free(&a->text);
   memset(a, 0, sizeof *a);
@@ -124,7 +122,7 @@ static int argv_add_tool_options(argvec *a, const job *j) {
 /* The spec's tool_argv, then the caller's tool options: as words of their own, or,
 ** where the template has {tooloptions}, joined by blanks into that one word (ocloc's
 ** -options takes them so). */
-static char **tool_build_argv(job *j, const char *tool, const workdir *w, argvec *a) {
+GPUBLOB_PRIVATE char **tool_build_argv(job *j, const char *tool, const workdir *w, argvec *a) {
   strbuf stem = {0}, joined = {0}; /* {outstem}: {out} without the blob's suffix, for a tool that adds it */
   sb_addn(&stem, sb_str(&w->out), w->out.len - strlen(tool_blob_suffix(j)));
   int one_word = strstr(j->t->tool_argv, "{tooloptions}") != NULL;
@@ -144,11 +142,11 @@ static char **tool_build_argv(job *j, const char *tool, const workdir *w, argvec
 
 /* ---- the blob tool run: started, waited for, its output read back, ended ---- */
 /* The tool memory bound in bytes (0: none). */
-static unsigned long long tool_memory_bytes(unsigned mib) {
+GPUBLOB_PRIVATE unsigned long long tool_memory_bytes(unsigned mib) {
   return (unsigned long long)(mib ? mib : GPUBLOB_TOOL_MEMORY_DEFAULT) << 20;
 }
 
-static double tool_timeout_ms(const job *j) {
+GPUBLOB_PRIVATE double tool_timeout_ms(const job *j) {
   return 1000.0 * (j->o->tool_timeout ? j->o->tool_timeout : GPUBLOB_TOOL_TIMEOUT_DEFAULT);
 }
 
@@ -181,7 +179,7 @@ static int tool_outcome(job *j, const char *tool, int waited, int status, const 
 }
 
 /* A tool started, in its own process group (proc_spawn); else the job's error. */
-static int tool_spawn(job *j, proc *p, char **argv, enum proc_input mode, const char *dir) {
+GPUBLOB_PRIVATE int tool_spawn(job *j, proc *p, char **argv, enum proc_input mode, const char *dir) {
   int err = proc_spawn(p, argv, mode, dir, tool_memory_bytes(j->o->tool_memory));
   if (err) return handle_set_error(j->g, GPUBLOB_TOOL, "cannot run %s: %s", argv[0], strerror(err));
   return GPUBLOB_OK;
@@ -189,14 +187,14 @@ static int tool_spawn(job *j, proc *p, char **argv, enum proc_input mode, const 
 
 /* Its input fed, its exit waited for (within the tool timeout), the outcome the
 ** job's error; its output in output. */
-static int tool_wait(job *j, proc *p, const char *tool, const void *input, size_t n, strbuf *output) {
+GPUBLOB_PRIVATE int tool_wait(job *j, proc *p, const char *tool, const void *input, size_t n, strbuf *output) {
   int status = 0;
   int waited = proc_wait(p, input, n, tool_timeout_ms(j), output, &status);
   j->tool_cpu_ms += p->cpu_ms; /* the tool's own work, not only the wait for it */
   return tool_outcome(j, tool, waited, status, output);
 }
 
-static int tool_read_tool_output(job *j, const char *path) {
+GPUBLOB_PRIVATE int tool_read_tool_output(job *j, const char *path) {
   unsigned char *data;
   size_t size;
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -223,7 +221,7 @@ static enum proc_input proc_input_of(const job *j) {
 
 /* Starts the tool.  A file tool starts once its input file is written; a stdin or
 ** pipe tool starts before the backend runs and waits for its input. */
-static int tool_start(job *j) {
+GPUBLOB_PRIVATE int tool_start(job *j) {
   toolrun *r = &j->run;
   int file = j->t->tool_input == INPUT_file;
   int rc = make_workdir(j, &r->w);
@@ -237,7 +235,7 @@ static int tool_start(job *j) {
 }
 
 /* Hands the backend's output to the tool (unless a file did), waits for its exit. */
-static int tool_finish(job *j) {
+GPUBLOB_PRIVATE int tool_finish(job *j) {
   toolrun *r = &j->run;
   int file = j->t->tool_input == INPUT_file;
   int rc = tool_wait(j, &r->p, r->args.argv[0], j->out.data, file ? 0 : j->out.size, &r->output);
@@ -245,7 +243,7 @@ static int tool_finish(job *j) {
 }
 
 /* Stops a tool still running (after an error) and removes its directory. */
-static void tool_end(job *j) {
+GPUBLOB_PRIVATE void tool_end(job *j) {
   toolrun *r = &j->run;
   proc_end(&r->p);
   if (r->made) tool_workdir_remove(&r->w);
@@ -257,6 +255,6 @@ static void tool_end(job *j) {
   r->w.lock = -1;
 }
 
-static int tool_early(const job *j) {
+GPUBLOB_PRIVATE int tool_early(const job *j) {
   return tool_choice_needs_blob_tool(j) && !*j->provider_path && j->t->tool_input != INPUT_file;
 }

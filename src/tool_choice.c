@@ -4,15 +4,14 @@
 /* ---- the blob tool of a job: the spec's in-process provider, or its program ---- */
 /* The spec's tool_kind exec always; asked (xevm: ocloc's native binary beside the
 ** backend's SPIR-V) only where the call asks for the program. */
-static int tool_choice_needs_blob_tool(const job *j) {
+GPUBLOB_PRIVATE int tool_choice_needs_blob_tool(const job *j) {
   return j->format == GPUBLOB_FORMAT_BIN &&
          (j->t->tool_kind == TOOL_exec || (j->t->tool_kind == TOOL_asked && j->o->tool_mode == GPUBLOB_TOOL_PROGRAM));
 }
 
-
 /* The provider's option for the caller's blob tool option w (the spec's
 ** provider_options), added to out (with its NUL) when there is one: 1, else 0. */
-static int tool_choice_provider_option(const job *j, const char *w, strbuf *out) {
+GPUBLOB_PRIVATE int tool_choice_provider_option(const job *j, const char *w, strbuf *out) {
   const char *list = j->t->provider_options, *p;
   size_t n;
   while ((p = util_next_word(&list, " ", &n))) {
@@ -80,7 +79,7 @@ static int provider_stands_in(const job *j) {
   return provider_ops_of(j->t) && !j->o->tool && j->o->tool_mode == GPUBLOB_TOOL_AUTO;
 }
 
-static const char *tool_choice_base_name(const char *path) {
+GPUBLOB_PRIVATE const char *tool_choice_base_name(const char *path) {
   const char *slash = strrchr(path, '/');
   return slash ? slash + 1 : path;
 }
@@ -140,7 +139,7 @@ static int program_missing(job *j, int load) {
 ** A missing blob tool fails the call before any compile work is spent; a provider
 ** that is found but does not load fails each job at its blob tool (its load runs
 ** beside the compile), except auto's stand-in, which is waited for here. */
-static int tool_choice_resolve_tool(job *j, int load) {
+GPUBLOB_PRIVATE int tool_choice_resolve_tool(job *j, int load) {
   j->tool_name = "";
   job_state_path_free(&j->provider_path);
   if (!tool_choice_needs_blob_tool(j)) return GPUBLOB_OK;

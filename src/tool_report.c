@@ -33,7 +33,7 @@ static int argv_has_one_of(const argvec *a, const char *list) {
 }
 
 /* list's first word added to a where a has none of list's words: 1 when added. */
-static int tool_report_argv_add(argvec *a, const char *list) {
+GPUBLOB_PRIVATE int tool_report_argv_add(argvec *a, const char *list) {
   const char *first = list, *w;
   size_t n;
   if (!(w = util_next_word(&first, " ", &n)) || argv_has_one_of(a, list)) return 0;
@@ -164,7 +164,7 @@ static void keep_line(const char *line, void *arg) {
 ** read by the spec's reader into j->report; with GPUBLOB_FLAG_TOOL_LOG it is the job's
 ** log, less the report's lines where gpublob asked for them (j->report_added): the log
 ** holds what the caller's options asked the tool to print.  NOMEM when memory is out. */
-static int tool_report_take(job *j) {
+GPUBLOB_PRIVATE int tool_report_take(job *j) {
   const char *log = sb_str(&j->run.output);
   int (*is_report)(const char *) = NULL;
   switch (j->t->tool_report) {

@@ -45,7 +45,7 @@ static long tool_version_of(job *j) {
 
 /* After the blob tool failed: when the job's ABI version needs a newer tool than this
 ** one, the error says so. */
-static void tool_version_hint(job *j) {
+GPUBLOB_PRIVATE void tool_version_hint(job *j) {
   long need = tool_version_needed(j);
   if (!need || !*j->t->tool_version || !*j->tool) return;
   long have = tool_version_of(j);

@@ -71,7 +71,7 @@ static int check_function_types(job *j, LLVMValueRef f) {
 }
 
 /* Before the backend: every global's and function's type, and every instruction's. */
-static int type_check_unsupported_types(job *j) {
+GPUBLOB_PRIVATE int type_check_unsupported_types(job *j) {
   if (!*j->t->unsupported_types || j->format == GPUBLOB_FORMAT_LLVM || j->format == GPUBLOB_FORMAT_LL)
     return GPUBLOB_OK;
   int rc = GPUBLOB_OK;

@@ -7,7 +7,7 @@
 ** TARGET.  Before optimisation (after the renaming), one a target without device
 ** libraries keeps (spirv's llvm.ldexp); after, one the optimiser made (llvm.exp2 of
 ** an integer becomes llvm.ldexp). */
-static int unresolved_check_unselectable(job *j, int optimised) {
+GPUBLOB_PRIVATE int unresolved_check_unselectable(job *j, int optimised) {
   if (!libm_names_runs_backend(j)) return GPUBLOB_OK;
   for (LLVMValueRef f = LLVMGetFirstFunction(j->llvm->mod); f; f = LLVMGetNextFunction(f))
     if (LLVMIsDeclaration(f) && libm_names_unselectable_call(j, f))
@@ -81,7 +81,7 @@ static int check_undefined(job *j) {
 }
 
 /* After optimisation, before the backend: what still resolves nowhere. */
-static int unresolved_check_unresolved(job *j) {
+GPUBLOB_PRIVATE int unresolved_check_unresolved(job *j) {
   int rc = unresolved_check_unselectable(j, 1);
   return rc ? rc : check_undefined(j);
 }

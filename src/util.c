@@ -6,14 +6,14 @@
 
 /* A blob's bytes freed and the blob left empty (NULL: nothing).  The core's parts call
 ** this; the public gpublob_blob_free (src/api.c) is it for a caller. */
-static void util_blob_release(gpublob_blob *b) {
+GPUBLOB_PRIVATE void util_blob_release(gpublob_blob *b) {
   if (!b) return;
   free(b->data);
   memset(b, 0, sizeof *b);
 }
 
 /* Room for one more element in *pp, an array of n of size bytes each. */
-static int util_grow(void *pp, size_t n, size_t size) {
+GPUBLOB_PRIVATE int util_grow(void *pp, size_t n, size_t size) {
   void *q = realloc(*(void **)pp, (n + 1) * size);
   if (!q) return -1;
   *(void **)pp = q;
@@ -21,7 +21,7 @@ static int util_grow(void *pp, size_t n, size_t size) {
 }
 
 /* The next word of a list separated by any of seps; NULL at the end. */
-static const char *util_next_word(const char **p, const char *seps, size_t *n) {
+GPUBLOB_PRIVATE const char *util_next_word(const char **p, const char *seps, size_t *n) {
   const char *s = *p;
   while (*s && strchr(seps, *s)) s++;
   if (!*s) return NULL;
@@ -36,7 +36,7 @@ static const char *util_next_word(const char **p, const char *seps, size_t *n) {
 ** "..." keeps all but a backslash before " \ $ `, and a backslash elsewhere keeps the
 ** next character), each ended by a NUL, into out; *count of them.  -1 for an
 ** unterminated quote (out then holds the words before it). */
-static int util_shell_words(const char *s, strbuf *out, size_t *count) {
+GPUBLOB_PRIVATE int util_shell_words(const char *s, strbuf *out, size_t *count) {
   *count = 0;
   while (s && *s) {
     while (*s == ' ' || *s == '\t' || *s == '\n') s++;
@@ -63,12 +63,12 @@ static int util_shell_words(const char *s, strbuf *out, size_t *count) {
   return 0;
 }
 
-static int util_word_is(const char *w, size_t n, const char *s) {
+GPUBLOB_PRIVATE int util_word_is(const char *w, size_t n, const char *s) {
   return strlen(s) == n && !strncmp(w, s, n);
 }
 
 /* The position of s (n bytes) in a blank-separated list; -1 when it is not there. */
-static int util_list_index(const char *list, const char *s, size_t n) {
+GPUBLOB_PRIVATE int util_list_index(const char *list, const char *s, size_t n) {
   size_t wn;
   const char *w;
   for (int i = 0; (w = util_next_word(&list, " ", &wn)); i++)
@@ -77,7 +77,7 @@ static int util_list_index(const char *list, const char *s, size_t n) {
 }
 
 /* The value of KEY in a "KEY:VALUE KEY:VALUE" list (*n bytes of it); NULL if absent. */
-static const char *util_pair_value(const char *list, const char *key, size_t *n) {
+GPUBLOB_PRIVATE const char *util_pair_value(const char *list, const char *key, size_t *n) {
   size_t wn, k = strlen(key);
   const char *w;
   while ((w = util_next_word(&list, " ", &wn)))
@@ -88,7 +88,7 @@ static const char *util_pair_value(const char *list, const char *key, size_t *n)
   return NULL;
 }
 
-static int util_glob_match(const char *pattern, size_t n, const char *s) {
+GPUBLOB_PRIVATE int util_glob_match(const char *pattern, size_t n, const char *s) {
   strbuf pat = {0};
   sb_addn(&pat, pattern, n);
   int match = !pat.oom && fnmatch(sb_str(&pat), s, 0) == 0;
@@ -97,19 +97,14 @@ static int util_glob_match(const char *pattern, size_t n, const char *s) {
 }
 
 /* ---- chip lists: "sm_80,sm_90", as the options and the cache's entries give them ---- */
-/* Each comma parts two chips, so ",," or a comma at either end leaves an empty one;
-** "" (or NULL) holds none. */
-typedef struct util_chip_list {
-  const char *rest; /* what is left of the list; NULL after its last chip */
-} util_chip_list;
 
-static util_chip_list util_chip_list_of(const char *list) {
+GPUBLOB_PRIVATE util_chip_list util_chip_list_of(const char *list) {
   util_chip_list l = {list && *list ? list : NULL};
   return l;
 }
 
 /* The next chip, n bytes (0: an empty one); 0 at the end of the list. */
-static int util_next_chip(util_chip_list *l, const char **chip, size_t *n) {
+GPUBLOB_PRIVATE int util_next_chip(util_chip_list *l, const char **chip, size_t *n) {
   if (!l->rest) return 0;
   const char *comma = strchr(l->rest, ',');
   *chip = l->rest;
@@ -118,10 +113,10 @@ static int util_next_chip(util_chip_list *l, const char **chip, size_t *n) {
   return 1;
 }
 
-static double util_clock_ms(clockid_t clock) {
+GPUBLOB_PRIVATE double util_clock_ms(clockid_t clock) {
   struct timespec t;
   if (clock_gettime(clock, &t)) return 0;
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static double util_now_ms(void) { return util_clock_ms(CLOCK_MONOTONIC); }
+GPUBLOB_PRIVATE double util_now_ms(void) { return util_clock_ms(CLOCK_MONOTONIC); }
