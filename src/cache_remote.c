@@ -285,9 +285,9 @@ static void remote_disconnect(cache_remote_tier *r) {
   r->ctx = NULL;
 }
 #else
-static int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) { return -2; }
-static void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
-                       size_t n) {}
+GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) { return -2; }
+GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
+                                      const void *data, size_t n) {}
 static void remote_disconnect(cache_remote_tier *r) {}
 #endif
 

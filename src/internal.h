@@ -360,7 +360,7 @@ enum { MAX_JOBS = 4096 }; /* in one call */
 ** block, so that every block size the options take gets an occupancy (0 where no
 ** chip or kernel takes so large a block) and min_occupancy is always checked. */
 enum { MAX_BLOCK_SIZE = 1 << 24 };
-GPUBLOB_PRIVATE_DATA const gpublob_options options_default_options;
+GPUBLOB_PRIVATE_DATA const gpublob_options options_default;
 GPUBLOB_PRIVATE size_t options_size(unsigned version);
 GPUBLOB_PRIVATE int options_limits_valid(gpublob *g, const gpublob_options *o);
 GPUBLOB_PRIVATE int options_normalise(gpublob *g, const gpublob_options *o, gpublob_options *out);
@@ -514,11 +514,9 @@ typedef struct cache_remote_tier {
   pthread_mutex_t mu;      /* a call's threads take turns on the one connection */
 } cache_remote_tier;
 GPUBLOB_PRIVATE void cache_remote_open(digest_cache *c, const gpublob_options *o);
-#if GPUBLOB_REMOTE
 GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
 GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
                        size_t n);
-#endif
 GPUBLOB_PRIVATE void cache_remote_close(digest_cache *c);
 
 /* ---- src/cache_size.c (cache_size_) ---- */

@@ -200,7 +200,7 @@ GPUBLOB_PRIVATE int libm_names_rename(job *j, devlib *libs, int n);
 
 /* ---- src/unresolved.c (unresolved_) ---- */
 GPUBLOB_PRIVATE int unresolved_check_unselectable(job *j, int optimised);
-GPUBLOB_PRIVATE int unresolved_check_unresolved(job *j);
+GPUBLOB_PRIVATE int unresolved_check(job *j);
 
 /* ---- src/type_check.c (type_check_) ---- */
 GPUBLOB_PRIVATE int type_check_unsupported_types(job *j);
@@ -266,7 +266,7 @@ GPUBLOB_PRIVATE unsigned long long tool_memory_bytes(unsigned mib);
 GPUBLOB_PRIVATE double tool_timeout_ms(const job *j);
 GPUBLOB_PRIVATE int tool_spawn(job *j, proc *p, char **argv, enum proc_input mode, const char *dir);
 GPUBLOB_PRIVATE int tool_wait(job *j, proc *p, const char *tool, const void *input, size_t n, strbuf *output);
-GPUBLOB_PRIVATE int tool_read_tool_output(job *j, const char *path);
+GPUBLOB_PRIVATE int tool_read_output(job *j, const char *path);
 GPUBLOB_PRIVATE int tool_start(job *j);
 GPUBLOB_PRIVATE int tool_finish(job *j);
 GPUBLOB_PRIVATE void tool_end(job *j);
@@ -295,7 +295,7 @@ GPUBLOB_PRIVATE int dump_tool_log(job *j, int rc);
 GPUBLOB_PRIVATE void tool_version_hint(job *j);
 
 /* ---- src/magic.c (magic_) ---- */
-GPUBLOB_PRIVATE int magic_check_pack_magic(job *const *members, size_t n, const gpublob_blob *b, const char *maker);
+GPUBLOB_PRIVATE int magic_check_pack(job *const *members, size_t n, const gpublob_blob *b, const char *maker);
 GPUBLOB_PRIVATE void magic_note_object_flags(job *j);
 GPUBLOB_PRIVATE int magic_check_blob(job *j);
 
@@ -353,7 +353,7 @@ GPUBLOB_PRIVATE int isolate_host_hand(gpublob *host, int fd, char kind);
 GPUBLOB_PRIVATE int isolate_host_job(job *j);
 
 /* ---- src/provider_child.c (provider_child_) ---- */
-GPUBLOB_PRIVATE int provider_child_in_child(job *j, const char **opts, uint32_t n);
+GPUBLOB_PRIVATE int provider_child_run(job *j, const char **opts, uint32_t n);
 GPUBLOB_PRIVATE void provider_child_preload(gpublob *host, job *const *jobs, size_t njobs);
 GPUBLOB_PRIVATE void provider_child_main(int fd, const strbuf *rec, int chan);
 
@@ -373,6 +373,7 @@ GPUBLOB_PRIVATE void ir_call_cache_store_plan(digest_cache *c, const digest_key1
 GPUBLOB_PRIVATE int ir_call_compile(gpublob *g, const gpublob_options *opts, const unsigned char *data, size_t size,
                       const char *name, digest_cache *c, const digest_key128 *k0, gpublob_result *out);
 
+#if GPUBLOB_MLIR /* the MLIR parts the call reaches (src/call.c) */
 /* ---- src/mlir_serialize.c (mlir_serialize_) ---- */
 /* gpublob_mlir_compile's: the module printed into res, and stored in the cache. */
 typedef struct mlir_serialize_out {
@@ -384,6 +385,7 @@ typedef struct mlir_serialize_out {
 /* ---- src/mlir_io.c (mlir_io_) ---- */
 GPUBLOB_PRIVATE int mlir_io_compile(gpublob *g, const gpublob_options *o, const void *data, size_t size,
                         const char *name, mlir_serialize_out *out);
+#endif
 
 /* ---- src/call.c (call_) ---- */
 GPUBLOB_PRIVATE int call_run(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out);
