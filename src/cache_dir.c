@@ -1,5 +1,5 @@
 /* src/cache_dir.c: The cache's directory: this user's alone, reached without following links, its
-** files written to a temporary name and renamed into place. */
+** files written to a temporary name (src/io.c's io_write_new_file) and renamed into place. */
 
 /* ---- the cache: a directory of this user's alone, reached without links ---- */
 /* The directory given is followed as the user named it; below it nothing is: every

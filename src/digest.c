@@ -1,5 +1,5 @@
 /* src/digest.c: Digests: XXH3 of strings, files and the spec table, the keys the cache names its
-** entries by; and a descriptor read whole. */
+** entries by.  A descriptor is read whole by src/io.c. */
 
 /* ---- digests and the cache: entries named by what made them, written atomically ---- */
 

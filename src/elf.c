@@ -3,6 +3,7 @@
 ** name, the symbol table and its names.  Every offset is checked before it is read:
 ** a blob is untrusted input. */
 
+/* ---- ELF64, little-endian: sections and symbols, bounded ---- */
 GPUBLOB_PRIVATE uint64_t elf_le_n(const unsigned char *p, size_t n) {
   uint64_t v = 0;
   while (n--) v = v << 8 | p[n];

@@ -113,7 +113,7 @@ GPUBLOB_PRIVATE int job_llvm(job *j) {
   if (!rc) rc = within_job_timeout(j, t0, "optimisation");
   if (!rc) optimise_set_fp_contract(j);
   if (!rc) rc = dump_module(j, "2-optimised.ll");
-  if (!rc) rc = unresolved_check_unresolved(j);
+  if (!rc) rc = unresolved_check(j);
   if (!rc) rc = type_check_unsupported_types(j);
   dump_isa_saved isa = {NULL, 0};
   if (!rc) isa = dump_isa_copy(j);

@@ -22,7 +22,7 @@ GPUBLOB_PRIVATE void job_state_begin(job *j, gpublob *g, const gpublob_options *
   memset(j, 0, sizeof *j);
   j->tool = j->provider_path = "";
   j->g = j->host = g;
-  j->opts = o ? *o : options_default_options;
+  j->opts = o ? *o : options_default;
   j->o = &j->opts;
   j->name = name ? name : "<memory>";
   j->abi_from = "from the options";

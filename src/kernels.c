@@ -1,9 +1,8 @@
 /* src/kernels.c: Kernel metadata, the shared pieces: the table the readers fill
-** (src/meta_amdgpu.c, src/meta_nvinfo.c, src/meta_pack.c), and a bounded view of an
-** ELF64 file's sections and symbols for them.  The bytes are a blob the caller may
-** have got from anywhere (a cache, a file): every offset and size is checked against
-** the blob before it is read, and what does not fit is TOOL, naming the cause.
-** The table is bounded too: KT_MAX_KERNELS records, names of KT_MAX_NAME bytes. */
+** (src/meta_amdgpu.c, src/meta_nvinfo.c, src/meta_pack.c), and the figures they combine,
+** bounded.  The readers see an ELF64 file through src/elf.c, which checks every offset
+** and size against the blob before it is read.  The table is bounded too:
+** KT_MAX_KERNELS records, names of KT_MAX_NAME bytes. */
 
 /* ---- the kernel table ---- */
 
@@ -64,6 +63,3 @@ GPUBLOB_PRIVATE gpublob_kernel_info *kt_add(gpublob *g, ktable *t, const char *n
   *k = kt_blank(nm, ch);
   return k;
 }
-
-/* ---- ELF64, little-endian: sections and symbols, bounded ---- */
-

@@ -69,7 +69,7 @@ static uint64_t pack_extent(const target_desc *t, const unsigned char *p, size_t
 
 /* A pack's: the error names its members, each chip, and the pack's suffix; and its
 ** size is what its header accounts for (pack_extent). */
-GPUBLOB_PRIVATE int magic_check_pack_magic(job *const *members, size_t n, const gpublob_blob *b, const char *maker) {
+GPUBLOB_PRIVATE int magic_check_pack(job *const *members, size_t n, const gpublob_blob *b, const char *maker) {
   job *first = members[0];
   strbuf chips = {0}, kind = {0};
   for (size_t i = 0; i < n; i++) sb_addf(&chips, "%s%s", i ? "," : "", members[i]->chip);

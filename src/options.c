@@ -5,7 +5,7 @@
 
 /* ---- the options: their versions, the defaults, the flags that change no output ---- */
 
-GPUBLOB_PRIVATE const gpublob_options options_default_options = {.version = GPUBLOB_OPTIONS_VERSION};
+GPUBLOB_PRIVATE const gpublob_options options_default = {.version = GPUBLOB_OPTIONS_VERSION};
 
 /* A caller's struct of an older version is read only as far as that version went;
 ** later fields read as zero.  Version 0 is version 1: a zeroed struct of the oldest
@@ -50,7 +50,7 @@ static int check_version(gpublob *g, const gpublob_options *o) {
 ** settled again (the MLIR pass's, when it runs) gets the same answer. */
 GPUBLOB_PRIVATE int options_normalise(gpublob *g, const gpublob_options *o, gpublob_options *out) {
   memset(out, 0, sizeof *out);
-  if (!o) o = &options_default_options;
+  if (!o) o = &options_default;
   memcpy(out, o, options_size(o->version));
   if (out->version < GPUBLOB_OPTIONS_VERSION) out->version = GPUBLOB_OPTIONS_VERSION;
   return check_version(g, out);

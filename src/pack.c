@@ -63,8 +63,8 @@ static int pack_tool_run(job *const *members, size_t n, char **argv, const workd
   sb_free(&output);
   gpublob_blob saved = first->out;
   first->out = (gpublob_blob){0};
-  if (!rc) rc = tool_read_tool_output(first, sb_str(&w->out));
-  if (!rc) rc = magic_check_pack_magic(members, n, &first->out, tool_choice_base_name(argv[0]));
+  if (!rc) rc = tool_read_output(first, sb_str(&w->out));
+  if (!rc) rc = magic_check_pack(members, n, &first->out, tool_choice_base_name(argv[0]));
   if (!rc) {
     *out = first->out;
     out->suffix = first->t->suffix_pack;
@@ -101,7 +101,7 @@ static int pack_in_process(job *const *members, size_t n, const pack_provider_op
   argvec opts = {0};
   char **o = tool_template_argv(&opts, first, first->t->pack_provider_argv, NULL, NULL, NULL);
   int rc = o ? prov->run(members, n, ids, o, opts.argc, out) : handle_set_error(first->g, GPUBLOB_NOMEM, "out of memory");
-  if (!rc) rc = magic_check_pack_magic(members, n, out, prov->name);
+  if (!rc) rc = magic_check_pack(members, n, out, prov->name);
   if (rc) util_blob_release(out);
   else out->suffix = first->t->suffix_pack;
   tool_argv_free(&opts);

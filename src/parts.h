@@ -4,7 +4,11 @@
 ** the compiler's (the plan, LLVM's parse, checks, target machine, device libraries,
 ** optimisation, emission, processes and the blob tool, packs, the job, isolation, the pool),
 ** MLIR's, and last the call and the public API.  A new part is one line here, in
-** its group.
+** its group, and, where it shares anything, a section in its group's header
+** (src/internal.h, src/internal_compile.h, src/internal_mlir.h: each part's shared
+** functions, data and types, named with its prefix).  No part depends on this
+** order: each compiles alone with its group's header (tools/rooms.sh); the order is
+** the one translation unit's and the amalgamation's.
 **
 ** gpublob.c includes every group, after src/internal.h (build/amalgamate, of
 ** tools/amalgamate.c, pastes each part in at its line here for

@@ -121,7 +121,7 @@ static int provider_reply(job *j, int fd) {
 
 /* The provider run in a child of the helper (started by pool_helper); the job's
 ** blob (or its {out} file) as the in-process run would leave it. */
-GPUBLOB_PRIVATE int provider_child_in_child(job *j, const char **opts, uint32_t n) {
+GPUBLOB_PRIVATE int provider_child_run(job *j, const char **opts, uint32_t n) {
   int sv[2];
   if (j->host->helper <= 0 || j->host->helper_owner != getpid())
     return handle_set_error(j->g, GPUBLOB_TOOL, "%s (in-process) for %s:%s has no isolation helper to run in", j->tool_name,

@@ -44,8 +44,8 @@ GPUBLOB_PRIVATE int provider_run(job *j) {
   const char **opts = (const char **)tool_argv_finish(&args);
   rc = GPUBLOB_NOMEM;
   if (!opts) handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  else rc = provider_child_in_child(j, opts, (uint32_t)args.argc); /* never on the host's threads */
+  else rc = provider_child_run(j, opts, (uint32_t)args.argc); /* never on the host's threads */
   tool_argv_free(&args);
-  if (!rc && files) rc = tool_read_tool_output(j, sb_str(&j->run.w.out));
+  if (!rc && files) rc = tool_read_output(j, sb_str(&j->run.w.out));
   return rc;
 }

@@ -194,7 +194,7 @@ GPUBLOB_PRIVATE int tool_wait(job *j, proc *p, const char *tool, const void *inp
   return tool_outcome(j, tool, waited, status, output);
 }
 
-GPUBLOB_PRIVATE int tool_read_tool_output(job *j, const char *path) {
+GPUBLOB_PRIVATE int tool_read_output(job *j, const char *path) {
   unsigned char *data;
   size_t size;
   int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -239,7 +239,7 @@ GPUBLOB_PRIVATE int tool_finish(job *j) {
   toolrun *r = &j->run;
   int file = j->t->tool_input == INPUT_file;
   int rc = tool_wait(j, &r->p, r->args.argv[0], j->out.data, file ? 0 : j->out.size, &r->output);
-  return rc ? rc : tool_read_tool_output(j, sb_str(&r->w.out));
+  return rc ? rc : tool_read_output(j, sb_str(&r->w.out));
 }
 
 /* Stops a tool still running (after an error) and removes its directory. */

@@ -81,7 +81,7 @@ static int check_undefined(job *j) {
 }
 
 /* After optimisation, before the backend: what still resolves nowhere. */
-GPUBLOB_PRIVATE int unresolved_check_unresolved(job *j) {
+GPUBLOB_PRIVATE int unresolved_check(job *j) {
   int rc = unresolved_check_unselectable(j, 1);
   return rc ? rc : check_undefined(j);
 }

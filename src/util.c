@@ -1,8 +1,9 @@
-/* src/util.c: Strings: the one growable buffer every part writes text into, blank-separated
-** lists and globs, as the spec's fields use them, and the comma-separated chip lists of the
-** options and the cache; and util_blob_release, which frees a blob's bytes for every part. */
+/* src/util.c: Small helpers every part uses (util_): an array grown by one, blank-separated
+** lists and globs as the spec's fields use them, the comma-separated chip lists of the
+** options and the cache, the clocks, and util_blob_release, which frees a blob's bytes for
+** every part.  The string buffer is src/strbuf.c's; reads and writes are src/io.c's. */
 
-/* ---- strings: a growable buffer, blank-separated lists, globs ---- */
+/* ---- arrays, blank-separated lists, globs ---- */
 
 /* A blob's bytes freed and the blob left empty (NULL: nothing).  The core's parts call
 ** this; the public gpublob_blob_free (src/api.c) is it for a caller. */
