@@ -1,4 +1,40 @@
+/* src/api_compile.c: the public API's compile calls.  Each is where a call enters the
+** library: the handle reset, the output zeroed, a NULL output and a bad input struct
+** said first, then the caller's options settled once (options_normalise) into the
+** copy that everything after reads; then the call's path (src/call.c). */
+
 /* ---- the public API: compiling ---- */
+/* A call that gives a result enters: 0, with *o the settled options, or the error. */
+static int enter_for_result(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out,
+                            gpublob_options *o) {
+  if (!g) return GPUBLOB_MISUSE;
+  handle_call_reset(g);
+  if (out) memset(out, 0, sizeof *out);
+  if (!out) return handle_set_error(g, GPUBLOB_MISUSE, "NULL result");
+  return input_check(g, in) || options_normalise(g, opts, o) ? g->code : GPUBLOB_OK;
+}
+
+/* A call that gives one blob enters: 0, with *o the settled options, or the error. */
+static int enter_for_blob(gpublob *g, const gpublob_options *opts, gpublob_blob *out, gpublob_options *o) {
+  if (!g) return GPUBLOB_MISUSE;
+  if (out) memset(out, 0, sizeof *out);
+  handle_call_reset(g);
+  if (!out) return handle_set_error(g, GPUBLOB_MISUSE, "NULL output");
+  return options_normalise(g, opts, o) ? g->code : GPUBLOB_OK;
+}
+
+/* in compiled into a result, or one blob: each from its entry. */
+static int compile_result(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
+  gpublob_options o;
+  int rc = enter_for_result(g, opts, in, out, &o);
+  return rc ? rc : call_run(g, &o, in, out);
+}
+
+static int compile_blob(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_blob *out) {
+  gpublob_options o;
+  int rc = enter_for_blob(g, opts, out, &o);
+  return rc ? rc : call_one_blob(g, &o, in, out);
+}
 /* A file call without a path: MISUSE, with out (a blob or a result) zeroed. */
 static int path_missing(gpublob *g, void *out, size_t size) {
   if (out) memset(out, 0, size);
@@ -8,41 +44,41 @@ static int path_missing(gpublob *g, void *out, size_t size) {
 }
 
 int gpublob_compile(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
-  return call_run(g, opts, in, out);
+  return compile_result(g, opts, in, out);
 }
 
 int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir, size_t size,
                            const char *name, gpublob_blob *out) {
   const gpublob_input in = {GPUBLOB_INPUT_LLVM, ir || size ? ir : "", size, NULL, name};
-  return call_one_blob(g, opts, &in, out);
+  return compile_blob(g, opts, &in, out);
 }
 
 int gpublob_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
                          gpublob_blob *out) {
   const gpublob_input in = {GPUBLOB_INPUT_LLVM, NULL, 0, path, NULL};
-  return path ? call_one_blob(g, opts, &in, out) : path_missing(g, out, sizeof *out);
+  return path ? compile_blob(g, opts, &in, out) : path_missing(g, out, sizeof *out);
 }
 
 int gpublob_module_compile_all(gpublob *g, const gpublob_options *opts, const void *ir, size_t size,
                                const char *name, gpublob_result *out) {
   const gpublob_input in = {GPUBLOB_INPUT_LLVM, ir || size ? ir : "", size, NULL, name};
-  return call_run(g, opts, &in, out);
+  return compile_result(g, opts, &in, out);
 }
 
 int gpublob_file_compile_all(gpublob *g, const gpublob_options *opts, const char *path,
                              gpublob_result *out) {
   const gpublob_input in = {GPUBLOB_INPUT_LLVM, NULL, 0, path, NULL};
-  return path ? call_run(g, opts, &in, out) : path_missing(g, out, sizeof *out);
+  return path ? compile_result(g, opts, &in, out) : path_missing(g, out, sizeof *out);
 }
 
 int gpublob_mlir_compile(gpublob *g, const gpublob_options *opts, const void *data, size_t size,
                          const char *name, gpublob_blob *out) {
   const gpublob_input in = {GPUBLOB_INPUT_MLIR, data || size ? data : "", size, NULL, name};
-  return call_one_blob(g, opts, &in, out);
+  return compile_blob(g, opts, &in, out);
 }
 
 int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const char *path,
                               gpublob_blob *out) {
   const gpublob_input in = {GPUBLOB_INPUT_MLIR, NULL, 0, path, NULL};
-  return path ? call_one_blob(g, opts, &in, out) : path_missing(g, out, sizeof *out);
+  return path ? compile_blob(g, opts, &in, out) : path_missing(g, out, sizeof *out);
 }

@@ -112,16 +112,10 @@ static int call_input(gpublob *g, const gpublob_options *o, const gpublob_input 
   return rc;
 }
 
-/* The one compile path of every public call: the options settled (a bad input struct
-** is said first, as ever), the input held, then compiled. */
-GPUBLOB_PRIVATE int call_run(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
-  if (!g) return GPUBLOB_MISUSE;
-  handle_call_reset(g);
-  if (out) memset(out, 0, sizeof *out);
-  if (!out) return handle_set_error(g, GPUBLOB_MISUSE, "NULL result");
-  gpublob_options o;
-  if (input_check(g, in) || options_normalise(g, opts, &o)) return g->code;
-  return call_input(g, &o, in, out);
+/* The compile path of every public call that gives a result: o settled at the entry
+** (src/api_compile.c), the input held, then compiled. */
+GPUBLOB_PRIVATE int call_run(gpublob *g, const gpublob_options *o, const gpublob_input *in, gpublob_result *out) {
+  return call_input(g, o, in, out);
 }
 
 /* A result of exactly one output, as one blob. */
@@ -138,21 +132,15 @@ static int single_blob(gpublob *g, gpublob_result *r, gpublob_blob *out) {
   return rc;
 }
 
-/* in compiled, its one output as a blob: LLVM IR that plans several is OPTION. */
-GPUBLOB_PRIVATE int call_one_blob(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
-                         gpublob_blob *out) {
-  if (!g) return GPUBLOB_MISUSE;
-  if (out) memset(out, 0, sizeof *out);
-  handle_call_reset(g);
-  if (!out) return handle_set_error(g, GPUBLOB_MISUSE, "NULL output");
-  gpublob_options o;
-  if (options_normalise(g, opts, &o)) return g->code;
-  size_t n = in->kind == GPUBLOB_INPUT_MLIR ? 1 : outputs_planned(&o);
+/* in compiled, its one output as a blob, o settled at the entry (src/api_compile.c):
+** LLVM IR that plans several is OPTION. */
+GPUBLOB_PRIVATE int call_one_blob(gpublob *g, const gpublob_options *o, const gpublob_input *in, gpublob_blob *out) {
+  size_t n = in->kind == GPUBLOB_INPUT_MLIR ? 1 : outputs_planned(o);
   if (n != 1)
     return handle_set_error(g, GPUBLOB_OPTION, "LLVM IR input for %zu outputs needs gpublob_compile (or "
                      "gpublob_module_compile_all; gpublob_module_compile gives one blob)", n);
   gpublob_result r = {0};
-  int rc = call_input(g, &o, in, &r);
+  int rc = call_input(g, o, in, &r);
   if (rc) return rc;
   return single_blob(g, &r, out);
 }

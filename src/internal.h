@@ -363,6 +363,7 @@ enum { MAX_BLOCK_SIZE = 1 << 24 };
 GPUBLOB_PRIVATE_DATA const gpublob_options options_default;
 GPUBLOB_PRIVATE size_t options_size(unsigned version);
 GPUBLOB_PRIVATE int options_limits_valid(gpublob *g, const gpublob_options *o);
+GPUBLOB_PRIVATE int options_check_version(gpublob *g, const gpublob_options *o);
 GPUBLOB_PRIVATE int options_normalise(gpublob *g, const gpublob_options *o, gpublob_options *out);
 
 /* ---- src/job_state.c (job_state_) ---- */

@@ -388,9 +388,8 @@ GPUBLOB_PRIVATE int mlir_io_compile(gpublob *g, const gpublob_options *o, const 
 #endif
 
 /* ---- src/call.c (call_) ---- */
-GPUBLOB_PRIVATE int call_run(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out);
-GPUBLOB_PRIVATE int call_one_blob(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
-                         gpublob_blob *out);
+GPUBLOB_PRIVATE int call_run(gpublob *g, const gpublob_options *o, const gpublob_input *in, gpublob_result *out);
+GPUBLOB_PRIVATE int call_one_blob(gpublob *g, const gpublob_options *o, const gpublob_input *in, gpublob_blob *out);
 GPUBLOB_PRIVATE void call_engine_open(void);
 GPUBLOB_PRIVATE void call_engine_close(gpublob *g);
 
@@ -409,6 +408,11 @@ int gpublob__llvm_option_set(const char *word, size_t n);
 void gpublob__llvm_option_reset(const char *word, size_t n);
 void gpublob__drop_contract(LLVMModuleRef m);
 LLVMModuleRef gpublob__copy_module(LLVMModuleRef m);
+#endif
+#if GPUBLOB_LLD
+/* src/lld.cpp: lld's ELF driver in this process (src/provider_lld_run.c's) */
+int gpublob__lld_usable(void);
+int gpublob__lld_elf(int argc, const char *const *argv, char **log, int *fatal);
 #endif
 #if GPUBLOB_MLIR_PASSES
 void gpublob__mlir_passes(LLVMModuleRef m, LLVMTargetMachineRef tm, int level);

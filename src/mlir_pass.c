@@ -95,9 +95,8 @@ GPUBLOB_PRIVATE void mlir_pass_run(MlirOperation op, MlirExternalPass pass, void
   gpublob *g = NULL;
   int rc = s ? gpublob_open(&g) : GPUBLOB_NOMEM; /* a clone that ran out of memory */
   strbuf name = {0};
-  gpublob_options o; /* the pass's copy settled again, now with a handle to say a newer version in */
-  if (!rc) rc = options_normalise(g, &s->o, &o);
-  if (!rc) rc = mlir_serialize_on_parse_stack(g, &o, op, mlir_pass_location_name(op, &name), 0);
+  if (!rc) rc = options_check_version(g, &s->o); /* settled when the pass was made, with no handle to say it in */
+  if (!rc) rc = mlir_serialize_on_parse_stack(g, &s->o, op, mlir_pass_location_name(op, &name), 0);
   sb_free(&name);
   if (rc) {
     strbuf msg = {0};

@@ -37,7 +37,7 @@ GPUBLOB_PRIVATE int options_limits_valid(gpublob *g, const gpublob_options *o) {
 
 /* The one check of the version: a newer struct's fields may change the output, so it
 ** is OPTION (said in g's message; with no handle yet, only returned). */
-static int check_version(gpublob *g, const gpublob_options *o) {
+GPUBLOB_PRIVATE int options_check_version(gpublob *g, const gpublob_options *o) {
   if (o->version <= GPUBLOB_OPTIONS_VERSION) return GPUBLOB_OK;
   if (!g) return GPUBLOB_OPTION;
   return handle_set_error(g, GPUBLOB_OPTION, "options version %u is newer than this gpublob (%d)",
@@ -46,12 +46,13 @@ static int check_version(gpublob *g, const gpublob_options *o) {
 
 /* The caller's o (NULL: the defaults) into out, a full struct of this version, and
 ** its version checked.  Called only at the library's entry points; what they pass
-** on is out, read-only.  A newer version stays in out, so that a settled copy
-** settled again (the MLIR pass's, when it runs) gets the same answer. */
+** on is out, read-only.  A newer version stays in out, so that the MLIR pass, which
+** settles its copy when it is made (with no handle), says it when it runs
+** (options_check_version, the one check). */
 GPUBLOB_PRIVATE int options_normalise(gpublob *g, const gpublob_options *o, gpublob_options *out) {
   memset(out, 0, sizeof *out);
   if (!o) o = &options_default;
   memcpy(out, o, options_size(o->version));
   if (out->version < GPUBLOB_OPTIONS_VERSION) out->version = GPUBLOB_OPTIONS_VERSION;
-  return check_version(g, out);
+  return options_check_version(g, out);
 }
