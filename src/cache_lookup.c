@@ -1,4 +1,4 @@
-/* src/cache_stream_lookup.c: The cache's reads: manifests (a call's jobs) and entries (its outputs), each
+/* src/cache_lookup.c: The cache's reads: manifests (a call's jobs) and entries (its outputs), each
 ** validated before a byte of it is handed out. */
 
 /* ---- the cache: manifests (a call's jobs) and entries (its outputs) ---- */

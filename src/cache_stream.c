@@ -1,6 +1,6 @@
 /* src/cache_stream.c: A cache hit streamed (gpublob_cache_lookup_stream): the last
 ** output's bytes handed to the caller's sink in pieces as they are read and hashed,
-** never held whole (src/cache_stream_lookup.c validates the manifest and the entry). */
+** never held whole (src/cache_lookup.c validates the manifest and the entry). */
 /* ---- a hit streamed: the last output's bytes handed on as they are read ---- */
 /* A big output read whole into fresh memory costs a page fault (and, on a virtual
 ** machine, more) for each of its pages: 163 of them for the 16 x 2 batch's 665 KB

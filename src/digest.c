@@ -1,7 +1,7 @@
 /* src/digest.c: Digests: XXH3 of strings, files and the spec table, the keys the cache names its
 ** entries by.  A descriptor is read whole by src/io.c. */
 
-/* ---- digests and the cache: entries named by what made them, written atomically ---- */
+/* ---- digests: the keys the cache's entries are named by, of what made them ---- */
 
 GPUBLOB_PRIVATE const char digest_cache_magic[8] GPUBLOB_NONSTRING = "GPBLOB\x02\n"; /* 8 bytes, no NUL */
 

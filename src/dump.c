@@ -17,7 +17,7 @@
 ** IO, naming it.  What was written stays, on failure too: a failing tool leaves its
 ** script and log.  An isolated job's LLVM work writes its own dumps in its child
 ** (the job's names travel with it).  A call with a dump directory never answers
-** from the cache (cache_stream_lookup), but stores what it compiled: dump_dir changes no
+** from the cache (cache_stream_lookup, src/cache_stream.c), but stores what it compiled: dump_dir changes no
 ** output byte and is not in the cache's keys. */
 
 /* A program found by find into path, or "" (a missing one is no error here: the

@@ -65,7 +65,7 @@ static int attr_param(const char *text, const char *key, strbuf *out) {
   for (size_t i = lt ? (size_t)(lt - text) + 1 : n; i < n; i++) {
     const char *p = text + i; /* KEY, a word, at the top level: no string or bracket there */
     if (depth || strncmp(p, key, k) || (p[-1] != '<' && p[-1] != ' ') || (p[k] != ' ' && p[k] != '=')) {
-      i = parse_bracket_scan(text, n, i, 0, &depth);
+      i = parse_bracket_scan(text, n, i, SCAN_ESCAPES, &depth);
     } else {
       const char *v = p + k;
       while (*v == ' ' || *v == '=') v++;
@@ -108,7 +108,7 @@ static const char *dict_entry(const char *p, mlir_init_span *name, mlir_init_spa
   long depth = 0;
   for (; i < n && (depth > 0 || p[i] != ','); i++) {
     if (p[i] == '=' && !depth && !eq) eq = p + i;
-    else if ((i = parse_bracket_scan(p, n, i, 0, &depth)) >= n) break;
+    else if ((i = parse_bracket_scan(p, n, i, SCAN_ESCAPES, &depth)) >= n) break;
   }
   p += i;
   const char *e = eq ? eq : p, *v = eq ? eq + 1 : p;

@@ -3,8 +3,6 @@
 ** src/provider_run.c), in a child process of the isolation helper
 ** (src/provider_child.c).  lld's own message is the job's TOOL error. */
 #if GPUBLOB_LLD
-int gpublob__lld_usable(void);
-int gpublob__lld_elf(int argc, const char *const *argv, char **log, int *fatal);
 
 GPUBLOB_PRIVATE int provider_lld_run_usable(void) { return gpublob__lld_usable(); }
 
