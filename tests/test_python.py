@@ -468,6 +468,24 @@ def have_rocm():
     return True
 
 
+def test_math_modes():
+    """The binding's keyword for each math mode is src/math_modes.h's name, '-' as '_',
+    and sets that mode's GPUBLOB_FLAG_* bit: the one list of the modes stays the one."""
+    with open(os.path.join(ROOT, "src", "math_modes.h")) as f:
+        rows = re.findall(r'X\(A, (\w+), "([^"]+)"', f.read())
+    with open(os.path.join(ROOT, "gpublob.h")) as f:
+        header = f.read()
+    bits = dict(re.findall(r"#define GPUBLOB_FLAG_(\w+) (0x[0-9a-fA-F]+)", header))
+    for alias, to in re.findall(r"#define GPUBLOB_FLAG_(\w+) GPUBLOB_FLAG_(\w+)\b", header):
+        bits.setdefault(alias, bits.get(to))
+    check(len(rows) >= 6, f"src/math_modes.h lists the math modes ({len(rows)} read)")
+    for ident, name in rows:
+        key = name.replace("-", "_")
+        check(key in gpublob.FLAGS, f"the binding has a keyword for the math mode {name}")
+        check(bits.get(ident) is not None and gpublob.FLAGS.get(key) == int(bits[ident], 16),
+              f"{key}= sets GPUBLOB_FLAG_{ident} ({bits.get(ident)}), not {gpublob.FLAGS.get(key)}")
+
+
 def main():
     rocm = have_rocm()
     for name, fn in list(globals().items()):
