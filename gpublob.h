@@ -85,12 +85,12 @@ extern "C" {
 #endif
 #endif
 
-/* This header's version: 1.5.0 has 1.0's calls and what 1.1 to 1.5 added
+/* This header's version: 1.6.0 has 1.0's calls and what 1.1 to 1.6 added
 ** (each marked "since"). */
 #define GPUBLOB_VERSION_MAJOR 1
-#define GPUBLOB_VERSION_MINOR 5
+#define GPUBLOB_VERSION_MINOR 6
 #define GPUBLOB_VERSION_PATCH 0
-#define GPUBLOB_VERSION_STRING "1.5.0"
+#define GPUBLOB_VERSION_STRING "1.6.0"
 #define GPUBLOB_VERSION_NUMBER \
   (GPUBLOB_VERSION_MAJOR * 10000 + GPUBLOB_VERSION_MINOR * 100 + GPUBLOB_VERSION_PATCH)
 
@@ -666,6 +666,27 @@ GPUBLOB_API int gpublob_tool_info_get(gpublob *g, const gpublob_options *opts, s
 ** the places tried (*paths then lists those found); TARGET, CHIP, FEATURES,
 ** FORMAT, OPTION for bad options; MISUSE. */
 GPUBLOB_API int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **paths);
+
+/* (since 1.6) The toolchain identity of opts: a digest of everything but the input
+** that decides a blob, for a cache of the caller's own (a JIT's) to key on beside
+** its input.  It covers gpublob's and LLVM's versions, the spec, the options that
+** decide an output (targets and chips, features, format, level, the math and other
+** flags but ISOLATE, REMOTE_READ_ONLY and NO_DEFAULT_SEARCH, ABI, fp_contract, as,
+** tool mode, tool options, pipeline, attach, section, block_size), and, for each
+** (target, chip) of the options (an MLIR module's own target attributes are its
+** input's), the bytes of the blob tool (or the in-process provider's library, or
+** a linked one's name), each device library, each link file and the pack tool,
+** found as a compile finds them.  No path is in it: a byte-identical toolkit at
+** another place has the same identity, and any changed byte of those files gives
+** another.  The same in every process, in the LLVM-free front and the compiler.
+** Writes 32 lowercase hex digits and a NUL into hex (size at least
+** GPUBLOB_TOOLCHAIN_ID_SIZE): OK; TARGET, CHIP, FEATURES, FORMAT, OPTION for bad
+** options, NOTOOL where a compile would find no blob or pack tool; MISUSE (a NULL
+** handle or hex, a smaller size).  On failure hex is "" (where size allows).  With
+** a cache directory in opts the files' digests are remembered there, as a
+** compile's are; the remote tier is not asked. */
+#define GPUBLOB_TOOLCHAIN_ID_SIZE 33
+GPUBLOB_API int gpublob_toolchain_id(gpublob *g, const gpublob_options *opts, char *hex, size_t size);
 
 /* "1.4.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
 GPUBLOB_API const char *gpublob_version(void);

@@ -293,6 +293,21 @@ int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const char **path
   return rc;
 }
 
+int gpublob_toolchain_id(gpublob *g, const gpublob_options *opts, char *hex, size_t size) {
+  if (hex && size) *hex = 0;
+  if (!g) return GPUBLOB_MISUSE;
+  handle_call_reset(g);
+  if (!hex || size < GPUBLOB_TOOLCHAIN_ID_SIZE)
+    return handle_set_error(g, GPUBLOB_MISUSE, "the identity's buffer is %zu bytes, not %d", hex ? size : 0,
+                     GPUBLOB_TOOLCHAIN_ID_SIZE);
+  gpublob_options o;
+  if (options_normalise(g, opts, &o)) return g->code;
+  digest_key128 k;
+  int rc = toolchain_id_digest(g, &o, &k);
+  if (!rc) cache_dir_key_hex(&k, hex);
+  return rc;
+}
+
 int gpublob_input_detect(const void *data, size_t size, const char *name) {
   return input_kind_of(GPUBLOB_INPUT_AUTO, data ? data : (const void *)"", data ? size : 0, name, NULL);
 }

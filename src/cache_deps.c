@@ -94,9 +94,10 @@ GPUBLOB_PRIVATE void cache_deps_close(digest_cache *c) {
   c->nseen = 0;
 }
 
+/* A file's path and its bytes' digest (content_only: its bytes' alone). */
 static void hash_file(digest_cache *c, XXH3_state_t *st, const char *path) {
   digest_key128 d;
-  digest_hash_str(st, path);
+  if (!c->content_only) digest_hash_str(st, path);
   if (call_digest(c, path, &d)) digest_hash_str(st, "unreadable");
   else digest_hash_bytes(st, d.b, sizeof d.b);
 }
@@ -129,12 +130,16 @@ static void hash_job(digest_cache *c, XXH3_state_t *st, job *j, int pack, const 
   digest_hash_str(st, j->t->name);
   digest_hash_str(st, j->chip);
   digest_hash_str(st, sb_str(&j->features));
-  digest_hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | (j->flags & ~OUTPUT_NEUTRAL_FLAGS));
+  /* content_only: where the tools are searched is a place; what is found is digested below */
+  unsigned neutral = OUTPUT_NEUTRAL_FLAGS | (c->content_only ? (unsigned)GPUBLOB_FLAG_NO_DEFAULT_SEARCH : 0u);
+  digest_hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | (j->flags & ~neutral));
   digest_hash_u64(st, (uint64_t)j->keep_asm << 32 | (uint64_t)j->abi);
   digest_hash_u64(st, j->o->abi); /* asked for, or a default a module's own may replace */
   digest_hash_u64(st, (uint64_t)j->fp_contract);
   digest_hash_u64(st, (uint64_t)j->as); /* whose defaults: fp contraction, LLVM's and the tool's options */
-  digest_hash_str(st, j->tool_name);
+  /* a program's name is its path's last part: content_only knows it by its bytes alone */
+  int program = !*j->provider_path && tool_choice_needs_blob_tool(j);
+  digest_hash_str(st, c->content_only && program ? "program" : j->tool_name);
   if (*j->provider_path && provider_ops_of(j->t)->linked) digest_hash_str(st, j->provider_path); /* its identity */
   else if (*j->provider_path) hash_file(c, st, j->provider_path);
   else if (tool_choice_needs_blob_tool(j)) hash_file(c, st, j->tool);

@@ -467,6 +467,8 @@ typedef struct digest_cache {
   digest_seen *seen;        /* each file once per call: jobs share tools and libraries */
   size_t nseen;
   struct cache_remote_tier *remote; /* the Redis server behind it (src/cache_remote.c); NULL: none */
+  int content_only;         /* files by their bytes alone, not their paths, and no place-only flag:
+                               the toolchain identity's job digests (src/toolchain_id.c) */
 } digest_cache;
 typedef struct digest_entry_header { /* every cache file starts so; 56 bytes */
   char magic[8];
@@ -531,6 +533,9 @@ GPUBLOB_PRIVATE void cache_deps_close(digest_cache *c);
 GPUBLOB_PRIVATE digest_key128 cache_deps_job_key(digest_cache *c, job *j, int pack, const char *pack_tool);
 GPUBLOB_PRIVATE digest_key128 cache_deps_call_key(const gpublob_options *o, int input, const void *data, size_t size,
                        const char *name);
+
+/* ---- src/toolchain_id.c (toolchain_id_) ---- */
+GPUBLOB_PRIVATE int toolchain_id_digest(gpublob *g, const gpublob_options *o, digest_key128 *out);
 
 /* ---- src/cache_lookup.c (cache_lookup_) ---- */
 typedef struct cache_lookup_reader {

@@ -41,6 +41,7 @@
 #include "cache_remote.c"
 #include "cache_size.c"
 #include "cache_deps.c"
+#include "toolchain_id.c"
 #include "cache_lookup.c"
 #include "cache_stream.c"
 #include "input.c"
