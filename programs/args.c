@@ -159,6 +159,7 @@ static int take_flag(cli *c, int id) {
   }
   if (id == OPTION_NO_ISOLATE) c->opts.flags &= ~(unsigned)GPUBLOB_FLAG_ISOLATE;
   else if (id == OPTION_LIST_TARGETS) c->list_targets = 1;
+  else if (id == OPTION_TOOLCHAIN_ID) c->toolchain_id = 1;
   else if (id == OPTION_NO_CACHE) c->no_cache = 1;
   else if (id == OPTION_TIME) c->time = 1;
   else if (id == OPTION_VERBOSE) c->verbose = 1;
@@ -334,7 +335,8 @@ static void choose_cache(cli *c) {
 int parse_args(cli *c, int argc, char **argv) {
   int rc = take_args(c, argc, argv);
   if (rc) return rc;
-  if (!c->input && !c->list_targets) return fail("%s", "no input (see --help)");
+  if (c->toolchain_id && c->input) return fail("--toolchain-id takes no input ('%s'): it is of the flags alone", c->input);
+  if (!c->input && !c->list_targets && !c->toolchain_id) return fail("%s", "no input (see --help)");
   for (size_t k = 0; k < c->opts.ntargets; k++) c->choices[k].features = c->opts.features;
   c->opts.targets = c->opts.ntargets ? c->choices : NULL;
   c->opts.tool_dirs = *c->tool_dirs ? c->tool_dirs : NULL;

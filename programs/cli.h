@@ -6,7 +6,8 @@
 ** --help and --help-all (the same table), output_names.c the outputs' names,
 ** output_write.c their atomic writing, text.c the growing text the others build
 ** their files in, kernels.c --metadata and --verbose, emit_c.c --emit-c,
-** process.c the input, signals and --time, list_targets.c --list-targets.  Private to programs/. */
+** process.c the input, signals, --time and --toolchain-id, list_targets.c --list-targets.
+** Private to programs/. */
 #ifndef GPUBLOB_CLI_H
 #define GPUBLOB_CLI_H
 
@@ -53,6 +54,7 @@ typedef struct cli {
   const char *input, *output;
   const char *emit_c; /* --emit-c FILE.h */
   int list_targets, no_cache, time;
+  int toolchain_id;     /* --toolchain-id: print it, no input */
   const char *metadata; /* --metadata FILE */
   int verbose;          /* --verbose */
 } cli;
@@ -103,6 +105,7 @@ void catch_signals(void);
 int read_input(const cli *c, unsigned char **data, size_t *size);
 int is_mlir(const char *path, const unsigned char *p, size_t n);
 void print_time(gpublob *g, const char *who, int remote);
+int print_toolchain_id(const cli *c);
 
 /* list_targets.c (gpublob-compiler's alone) */
 int list_targets(gpublob *g, const cli *c);

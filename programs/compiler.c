@@ -172,6 +172,7 @@ int main(int argc, char **argv) {
   cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION, .flags = CLI_DEFAULT_FLAGS}};
   int rc = parse_args(&c, argc, argv);
   if (rc) return rc == 1 ? 0 : 2;
+  if (c.toolchain_id) return print_toolchain_id(&c); /* as the front answers it */
   front_tunables_take();
   malloc_keep_freed();
   front_handoff = handoff_take(&c);

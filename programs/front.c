@@ -132,6 +132,7 @@ int main(int argc, char **argv) {
   gpublob_result r = {0};
   int mlir = 0, rc = parse_args(&c, argc, argv);
   if (rc) return rc == 1 ? 0 : 2; /* --help, --version: printed; a usage error: said */
+  if (c.toolchain_id) return print_toolchain_id(&c); /* LLVM-free: answered here */
   int hit = c.list_targets ? -1 : lookup(&c, &r, &mlir);
   if (hit < 0) return run_compiler(argv);
   if (hit == 3) return 10 + GPUBLOB_LIMIT;

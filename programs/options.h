@@ -107,6 +107,8 @@
     "F\ta lower occupancy (0 to 1: resident warps or waves over\nthe chip's most, at --block-size) fails") \
   X(LIST_TARGETS, "list-targets", 0, 0, INFO, B_INFO, "\tthe targets, their chips, tools and libraries", \
     "\tname, triple, default chip, formats, attribute,\nvalid chips, and the blob tool a compile would use") \
+  X(TOOLCHAIN_ID, "toolchain-id", 0, 0, INFO, B_INFO, "\tthe flags' toolchain identity, 32 hex digits", \
+    "\tprint the flags' toolchain identity (no input): 32 hex\ndigits of all but the input that decides a blob (the\nversions, the spec, the flags, the tools' and device\nlibraries' bytes, never their paths); docs/cache.md") \
   X(TIME, "time", 0, 0, INFO, B_INFO, "\tthe call's jobs, cache and phase times", \
     "\tprint the call's jobs, threads, cache and phases,\nthe provider's load and the tools' own CPU time") \
   X(METADATA, "metadata", 0, 1, INFO, B_OUTPUTS, "FILE\teach output's kernels (registers, shared...) as JSON", \

@@ -1,7 +1,8 @@
 /* programs/process.c: what both programs do around a call.  Signals: no output
 ** and no temporary file is left, and the exit is below 128 (a crash is BACKEND, an
 ** interruption INTERRUPTED).  The input, read whole, then MLIR or LLVM IR by
-** content (gpublob_input_detect).  --time's lines. */
+** content (gpublob_input_detect).  --time's lines.  --toolchain-id's answer, the
+** same from both (the front's is its own, without the compiler). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -140,4 +141,24 @@ void print_time(gpublob *g, const char *who, int remote) {
             "%llu written, %.2f ms%s\n",
             who, s.remote_hits, s.remote_misses, s.remote_stores, s.remote_bytes_read, s.remote_bytes_written,
             s.remote_ms, s.remote_errors ? " (off after a fault)" : "");
+}
+
+/* --toolchain-id: the identity of the flags on stdout, exit 0; an error as a call's
+** (exit 10 + its code).  The handle's warnings (a cache directory that cannot be
+** written) follow on stderr. */
+int print_toolchain_id(const cli *c) {
+  gpublob *g;
+  char hex[GPUBLOB_TOOLCHAIN_ID_SIZE];
+  if (gpublob_open(&g)) return fail("%s", "out of memory");
+  int rc = gpublob_toolchain_id(g, &c->opts, hex, sizeof hex);
+  if (rc) fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));
+  else printf("%s\n", hex);
+  for (const char *w = gpublob_warnings(g); *w;) {
+    size_t n = strcspn(w, "\n");
+    fprintf(stderr, "gpublob: warning: %.*s\n", (int)n, w);
+    w += n + (w[n] == '\n');
+  }
+  gpublob_close(g);
+  if (fflush(stdout)) return fail("%s", "cannot write the identity to stdout");
+  return rc ? 10 + rc : 0;
 }

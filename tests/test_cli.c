@@ -4,7 +4,10 @@
 ** it, with nothing written and no directory left.  --help files each option under
 ** an honest heading; --list-targets shows each target's valid chips.  The arguments
 ** are getopt_long's: --opt=VALUE, -- to end the options, values attached to short
-** flags and bundled letters; an unknown --opt=VALUE is a usage error. */
+** flags and bundled letters; an unknown --opt=VALUE is a usage error.  --toolchain-id
+** (gpublob_toolchain_id) is the same in two processes, in the front and the compiler and
+** the library, follows a blob tool's bytes, not its place, and the flags that change an
+** output. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -408,7 +411,7 @@ static const struct {
     {"--job-timeout", 0},   {"--fp-contract", 0},  {"--as", 0},  {"--tool-memory", 0},
     {"--no-default-search", 0},                {"--cache-dir", 0},      {"--cache-size", 0},
     {"--no-cache", 0},   {"--attach", 1},      {"--pipeline", 1},       {"--emit-bytecode", 1},
-    {"--list-targets", 0}, {"--time", 0},      {"--version", 0},        {"-h", 0},
+    {"--list-targets", 0}, {"--toolchain-id", 0}, {"--time", 0},      {"--version", 0},        {"-h", 0},
     {"--metadata", 0},     {"--verbose", 0},
     {"--no-tool-report", 0}, {"--block-size", 0},   {"--max-registers", 0}, {"--max-spills", 0}, {"--max-shared", 0},
     {"--max-stack", 0},    {"--min-occupancy", 0},
@@ -630,6 +633,179 @@ static void test_tunables(void) {
   unsetenv("GPUBLOB_FRONT_TUNABLES");
 }
 
+/* ---- --toolchain-id ---- */
+/* The identity the CLI cli prints for the flags args (NULL-ended) into hex (32 digits),
+** with a cache directory of the test's own; its exit status.  *log: stdout and stderr. */
+static int tcid(const char *cli, const char *const *args, char hex[33], char **log) {
+  char cache[4300];
+  const char *argv[32] = {cli, "--toolchain-id", "--cache-dir", at(cache, sizeof cache, "tcid-cache")};
+  int n = 4;
+  while (*args && n < 31) argv[n++] = *args++;
+  argv[n] = NULL;
+  int rc = run(argv, log);
+  hex[0] = 0;
+  size_t len = *log ? strspn(*log, "0123456789abcdef") : 0;
+  if (len == 32 && (*log)[32] == '\n') memcpy(hex, *log, 32), hex[32] = 0;
+  return rc;
+}
+
+/* tcid's identity, or "" where the CLI failed (checked, named what). */
+static const char *tcid_of(const char *cli, const char *const *args, const char *what, char hex[33]) {
+  char *log = NULL;
+  int rc = tcid(cli, args, hex, &log);
+  check(rc == 0 && hex[0], what, "%s: exit %d: %s", cli, rc, shown(log));
+  free(log);
+  return hex;
+}
+
+/* A copy of the file from into to, executable; 0 when made. */
+static int copy_tool(const char *from, const char *to) {
+  size_t n;
+  unsigned char *b = slurp(from, &n);
+  int rc = !b || spill(to, b, n) || chmod(to, 0755) ? -1 : 0;
+  free(b);
+  return rc;
+}
+
+static void test_toolchain_id(void) {
+  char a[4300], other[4300], renamed[4300], changed[4300], dir[4300];
+  char h1[33], h2[33], h3[33], h4[33];
+  static const char script[] = "#!/bin/sh\n# a fake ptxas: only its bytes are read\nexit 1\n";
+  mkdir(at(dir, sizeof dir, "tcid-a"), 0777);
+  mkdir(at(dir, sizeof dir, "tcid-b"), 0777);
+  mkdir(at(dir, sizeof dir, "tcid-c"), 0777);
+  at(a, sizeof a, "tcid-a/ptxas");
+  at(other, sizeof other, "tcid-b/ptxas");
+  at(renamed, sizeof renamed, "tcid-b/my-ptxas");
+  at(changed, sizeof changed, "tcid-c/ptxas");
+  spill(a, script, sizeof script - 1);
+  chmod(a, 0755);
+  copy_tool(a, other);
+  copy_tool(a, renamed);
+  copy_tool(a, changed);
+  size_t n;
+  unsigned char *bytes = slurp(changed, &n);
+  if (bytes && n > 20) bytes[20] ^= 1; /* one byte of its comment */
+  if (bytes) spill(changed, bytes, n);
+  free(bytes);
+
+  /* (a) two processes, (d) the front and the compiler */
+  const char *fake[] = {"-t", "nvptx:sm_90", "--tool", a, NULL};
+  tcid_of(CLI, fake, "toolchain id: the front prints 32 hex digits", h1);
+  tcid_of(CLI, fake, "toolchain id: a second process prints them", h2);
+  check(h1[0] && same_str(h1, h2), "toolchain id: the same in two processes", "%s, %s", h1, h2);
+  tcid_of("build/gpublob-compiler", fake, "toolchain id: the compiler prints them", h3);
+  check(h1[0] && same_str(h1, h3), "toolchain id: the front and the compiler agree", "%s, %s", h1, h3);
+  const char *amd[] = {"-t", "amdgcn:gfx90a,gfx942", "-t", "spirv", "-f", "asm", NULL};
+  tcid_of(CLI, amd, "toolchain id: two targets, three chips (front)", h2);
+  tcid_of("build/gpublob-compiler", amd, "toolchain id: two targets, three chips (compiler)", h3);
+  check(h2[0] && same_str(h2, h3), "toolchain id: the front and the compiler agree on several targets", "%s, %s", h2,
+        h3);
+  check(h2[0] && strcmp(h1, h2), "toolchain id: other targets, another identity", "%s", h2);
+
+  /* the library in this process: target and chip alone are the CLI's -t */
+  gpublob *g = NULL;
+  gpublob_options o;
+  gpublob_options_init(&o, GPUBLOB_OPTIONS_VERSION);
+  o.target = "nvptx:sm_90";
+  o.tool = a;
+  char hex[GPUBLOB_TOOLCHAIN_ID_SIZE];
+  int rc = gpublob_open(&g) ? GPUBLOB_NOMEM : gpublob_toolchain_id(g, &o, hex, sizeof hex);
+  check(rc == GPUBLOB_OK && same_str(hex, h1), "toolchain id: the library's is the CLI's", "code %d, %s, %s", rc,
+        rc ? gpublob_error_message(g) : hex, h1);
+
+  /* (b) a changed byte, (c) the same bytes elsewhere */
+  const char *at_other[] = {"-t", "nvptx:sm_90", "--tool", other, NULL};
+  const char *at_renamed[] = {"-t", "nvptx:sm_90", "--tool", renamed, NULL};
+  const char *at_changed[] = {"-t", "nvptx:sm_90", "--tool", changed, NULL};
+  tcid_of(CLI, at_other, "toolchain id: a copy elsewhere", h2);
+  check(h1[0] && same_str(h1, h2), "toolchain id: a byte-identical copy of the tool elsewhere is the same", "%s, %s",
+        h1, h2);
+  tcid_of(CLI, at_renamed, "toolchain id: a copy of another name", h2);
+  check(h1[0] && same_str(h1, h2), "toolchain id: a byte-identical copy of another name is the same", "%s, %s", h1,
+        h2);
+  tcid_of(CLI, at_changed, "toolchain id: a tool one byte changed", h2);
+  check(h1[0] && h2[0] && strcmp(h1, h2), "toolchain id: a tool one byte changed gives another identity", "%s, %s",
+        h1, h2);
+  tcid_of("build/gpublob-compiler", at_changed, "toolchain id: the compiler, a tool one byte changed", h3);
+  check(h2[0] && same_str(h2, h3), "toolchain id: the front and the compiler agree on the changed tool", "%s, %s", h2,
+        h3);
+  /* found by --tool-dir: the directory is a place, the tool's bytes are not */
+  char da[4300], db[4300], dc[4300];
+  const char *dir_a[] = {"-t", "nvptx:sm_90", "--tool-mode", "program", "--tool-dir", at(da, sizeof da, "tcid-a"), NULL};
+  const char *dir_b[] = {"-t", "nvptx:sm_90", "--tool-mode", "program", "--tool-dir", at(db, sizeof db, "tcid-b"), NULL};
+  const char *dir_c[] = {"-t", "nvptx:sm_90", "--tool-mode", "program", "--tool-dir", at(dc, sizeof dc, "tcid-c"), NULL};
+  tcid_of(CLI, dir_a, "toolchain id: the tool found by --tool-dir", h2);
+  tcid_of(CLI, dir_b, "toolchain id: its copy found by another --tool-dir", h3);
+  tcid_of(CLI, dir_c, "toolchain id: the changed tool found by --tool-dir", h4);
+  check(h2[0] && same_str(h2, h3), "toolchain id: --tool-dir's copy elsewhere is the same", "%s, %s", h2, h3);
+  check(h2[0] && h4[0] && strcmp(h2, h4), "toolchain id: --tool-dir's changed tool gives another identity", "%s, %s",
+        h2, h4);
+  spill(changed, script, sizeof script - 1); /* the same bytes again, the same inode */
+  tcid_of(CLI, at_changed, "toolchain id: the tool changed back", h3);
+  check(h1[0] && same_str(h1, h3), "toolchain id: the tool's bytes changed back, its identity back", "%s, %s", h1, h3);
+
+  /* (e) a flag that changes an output changes it; one that changes none does not */
+  const char *o2[] = {"-t", "nvptx:sm_90", "--tool", a, "-O2", NULL};
+  const char *ftz[] = {"-t", "nvptx:sm_90", "--tool", a, "--ftz", NULL};
+  const char *opts[] = {"-t", "nvptx:sm_90", "--tool", a, "--opts", "-lineinfo", NULL};
+  const char *neutral[] = {"-t", "nvptx:sm_90", "--tool", a, "--isolate", "--tool-timeout", "9", "-j", "1",
+                           "--time", "--remote-read-only", NULL};
+  tcid_of(CLI, o2, "toolchain id: -O2", h2);
+  check(h1[0] && h2[0] && strcmp(h1, h2), "toolchain id: -O2 gives another identity", "%s", h2);
+  tcid_of(CLI, ftz, "toolchain id: --ftz", h3);
+  check(h1[0] && h3[0] && strcmp(h1, h3) && strcmp(h2, h3), "toolchain id: --ftz gives another identity", "%s", h3);
+  tcid_of(CLI, opts, "toolchain id: --opts", h3);
+  check(h1[0] && h3[0] && strcmp(h1, h3), "toolchain id: the tool's options give another identity", "%s", h3);
+  tcid_of(CLI, neutral, "toolchain id: flags that change no output", h4);
+  check(h1[0] && same_str(h1, h4), "toolchain id: --isolate, a timeout, -j, --time and --remote-read-only change "
+        "nothing", "%s, %s", h1, h4);
+
+  /* the real ptxas, where CUDA is: a copy of it in another directory is the same */
+  char ptxas[4300] = "", copy[4300];
+  if (g) tool_path(g, &(gpublob_options){.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx", .tool_mode =
+                                                  GPUBLOB_TOOL_PROGRAM}, ptxas, sizeof ptxas);
+  if (!have_ptxas() || !*ptxas) {
+    skip("toolchain id: a copy of the real ptxas", "no ptxas (CUDA)");
+  } else {
+    mkdir(at(dir, sizeof dir, "tcid-d"), 0777);
+    at(copy, sizeof copy, "tcid-d/ptxas");
+    const char *real[] = {"-t", "nvptx:sm_90", "--tool-mode", "program", NULL};
+    const char *copied[] = {"-t", "nvptx:sm_90", "--tool-mode", "program", "--tool-dir", dir, NULL};
+    tcid_of(CLI, real, "toolchain id: the real ptxas", h2);
+    check(!copy_tool(ptxas, copy), "toolchain id: ptxas copied", "%s to %s", ptxas, copy);
+    tcid_of(CLI, copied, "toolchain id: a copy of the real ptxas", h3);
+    check(h2[0] && same_str(h2, h3), "toolchain id: a copy of the real ptxas elsewhere is the same", "%s, %s", h2, h3);
+    unlink(copy);
+  }
+
+  /* (f) bad options and bad calls are clean errors */
+  char *log = NULL;
+  const char *bogus[] = {"-t", "bogus", NULL};
+  rc = tcid(CLI, bogus, hex, &log);
+  check(rc == 10 + GPUBLOB_TARGET && contains(log, "unknown target 'bogus'") && !hex[0],
+        "toolchain id: an unknown target is TARGET, no identity", "exit %d: %s", rc, shown(log));
+  free(log);
+  const char *input[] = {IN, NULL};
+  rc = tcid(CLI, input, hex, &log);
+  check(rc == 2 && contains(log, "takes no input"), "toolchain id: an input is a usage error", "exit %d: %s", rc,
+        shown(log));
+  free(log);
+  o.target = "bogus";
+  memcpy(hex, "x", 2);
+  rc = g ? gpublob_toolchain_id(g, &o, hex, sizeof hex) : -1;
+  check(rc == GPUBLOB_TARGET && !hex[0], "toolchain id: the library's unknown target is TARGET, hex \"\"",
+        "code %d, '%s'", rc, hex);
+  o.target = "nvptx";
+  rc = g ? gpublob_toolchain_id(g, &o, hex, GPUBLOB_TOOLCHAIN_ID_SIZE - 1) : -1;
+  check(rc == GPUBLOB_MISUSE, "toolchain id: a buffer too small is MISUSE", "code %d", rc);
+  rc = g ? gpublob_toolchain_id(g, &o, NULL, 0) : -1;
+  check(rc == GPUBLOB_MISUSE, "toolchain id: a NULL buffer is MISUSE", "code %d", rc);
+  rc = gpublob_toolchain_id(NULL, &o, hex, sizeof hex);
+  check(rc == GPUBLOB_MISUSE, "toolchain id: a NULL handle is MISUSE", "code %d", rc);
+  gpublob_close(g);
+}
+
 int main(void) {
   gpublob_target_info t;
   for (int i = 0; i < gpublob_target_count(); i++)
@@ -651,5 +827,6 @@ int main(void) {
   test_short_help();
   test_list_targets();
   test_tunables();
+  test_toolchain_id();
   return report();
 }
