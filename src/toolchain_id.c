@@ -20,12 +20,17 @@ static void hash_options(XXH3_state_t *st, const gpublob_options *o) {
   digest_hash_bytes(st, digest_spec_key.b, sizeof digest_spec_key.b);
   const char *const strs[] = {o->features, o->pipeline, o->tool_options, o->section};
   for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) digest_hash_str(st, strs[i]);
+  /* a default and the value it stands for are one choice (a binding that passes format
+  ** BIN, the CLI that passes none) */
   unsigned neutral = OUTPUT_NEUTRAL_FLAGS | (unsigned)GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
-  digest_hash_u64(st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | (o->flags & ~neutral));
-  digest_hash_u64(st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
+  uint64_t format = (uint64_t)(o->format ? o->format : GPUBLOB_FORMAT_BIN);
+  uint64_t opt = (uint64_t)(o->opt ? o->opt : GPUBLOB_OPT_O3);
+  uint64_t attach = (uint64_t)(o->attach ? o->attach : GPUBLOB_ATTACH_BINARY);
+  digest_hash_u64(st, format << 48 | opt << 32 | (o->flags & ~neutral));
+  digest_hash_u64(st, attach << 32 | (uint64_t)o->tool_mode);
   digest_hash_u64(st, o->abi);
-  digest_hash_u64(st, (uint64_t)o->fp_contract);
-  digest_hash_u64(st, (uint64_t)o->as);
+  digest_hash_u64(st, (uint64_t)o->fp_contract); /* DEFAULT: --as clang's is the module's language's */
+  digest_hash_u64(st, (uint64_t)(o->as ? o->as : GPUBLOB_AS_MLIR));
   digest_hash_u64(st, o->block_size); /* MLIR's kernel tables are figured for it */
   digest_hash_u64(st, o->link ? o->nlink : 0); /* their bytes are in each job's digest */
 }

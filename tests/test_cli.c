@@ -750,7 +750,7 @@ static void test_toolchain_id(void) {
   const char *ftz[] = {"-t", "nvptx:sm_90", "--tool", a, "--ftz", NULL};
   const char *opts[] = {"-t", "nvptx:sm_90", "--tool", a, "--opts", "-lineinfo", NULL};
   const char *neutral[] = {"-t", "nvptx:sm_90", "--tool", a, "--isolate", "--tool-timeout", "9", "-j", "1",
-                           "--time", "--remote-read-only", NULL};
+                           "--time", "--remote-read-only", "-O3", "-f", "bin", "--as", "mlir", NULL};
   tcid_of(CLI, o2, "toolchain id: -O2", h2);
   check(h1[0] && h2[0] && strcmp(h1, h2), "toolchain id: -O2 gives another identity", "%s", h2);
   tcid_of(CLI, ftz, "toolchain id: --ftz", h3);
@@ -758,8 +758,8 @@ static void test_toolchain_id(void) {
   tcid_of(CLI, opts, "toolchain id: --opts", h3);
   check(h1[0] && h3[0] && strcmp(h1, h3), "toolchain id: the tool's options give another identity", "%s", h3);
   tcid_of(CLI, neutral, "toolchain id: flags that change no output", h4);
-  check(h1[0] && same_str(h1, h4), "toolchain id: --isolate, a timeout, -j, --time and --remote-read-only change "
-        "nothing", "%s, %s", h1, h4);
+  check(h1[0] && same_str(h1, h4), "toolchain id: --isolate, a timeout, -j, --time, --remote-read-only and the "
+        "defaults given (-O3, -f bin, --as mlir) change nothing", "%s, %s", h1, h4);
 
   /* the real ptxas, where CUDA is: a copy of it in another directory is the same */
   char ptxas[4300] = "", copy[4300];
