@@ -155,10 +155,13 @@ def _declare(lib):
         "gpublob_target_get": (ctypes.c_int, [ctypes.c_int, p(_TargetInfo), ctypes.c_size_t]),
         "gpublob_version": (ctypes.c_char_p, []),
         "gpublob_mlir_enabled": (ctypes.c_int, []),
+        # since 1.6: a library older than the binding lacks it (toolchain_id says so)
+        "gpublob_toolchain_id": (ctypes.c_int, [h, p(_Options), ctypes.c_char_p, ctypes.c_size_t]),
     }
     for name, (restype, argtypes) in sigs.items():
-        fn = getattr(lib, name)
-        fn.restype, fn.argtypes = restype, argtypes
+        fn = getattr(lib, name, None) if name == "gpublob_toolchain_id" else getattr(lib, name)
+        if fn is not None:
+            fn.restype, fn.argtypes = restype, argtypes
     return lib
 
 
@@ -526,8 +529,25 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
     return outs
 
 
+def toolchain_id(targets=None, format="bin", **options):
+    """The toolchain identity of these options, gpublob_toolchain_id (since 1.6): 32 hex
+    digits of everything but the input that decides a blob (gpublob's and LLVM's
+    versions, the spec, the options that change an output, the bytes of the blob tool,
+    device libraries, link files and pack tool of each target and chip; never a path),
+    the same as `gpublob --toolchain-id` with the same flags.  Key a cache of your own on
+    it and your input.  targets, format and options as compile()'s.  Raises Error
+    (TARGET, CHIP, NOTOOL, ...) as a compile's plan would."""
+    opts = _options(format, targets, options)
+    with _Handle() as g:
+        if not hasattr(g.lib, "gpublob_toolchain_id"):
+            raise Error(CODES["MISUSE"], f"this libgpublob ({version()}) has no gpublob_toolchain_id (since 1.6)")
+        buf = ctypes.create_string_buffer(33)
+        g.check(g.lib.gpublob_toolchain_id(g.h, ctypes.byref(opts), buf, ctypes.sizeof(buf)), g.warnings())
+        return _str(buf.value)
+
+
 def version():
-    """The library's version string, gpublob_version() ("1.4.0")."""
+    """The library's version string, gpublob_version() ("1.6.0")."""
     return _str(_lib().gpublob_version())
 
 

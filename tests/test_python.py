@@ -333,6 +333,37 @@ def test_errors():
     check(isinstance(raises(gpublob.compile, SAXPY_AMD, opt=4), ValueError), "opt=4")
 
 
+def test_toolchain_id():
+    """toolchain_id(): the CLI's --toolchain-id for the same flags; a flag that changes an
+    output changes it, one that changes none does not; a bad target is Error TARGET."""
+    fake = os.path.join(tempfile.mkdtemp(prefix="gpublob-tcid-"), "ptxas")
+    with open(fake, "w") as f:
+        f.write("#!/bin/sh\n# a fake ptxas: only its bytes are read\nexit 1\n")
+    os.chmod(fake, 0o755)
+    try:
+        _toolchain_id_checks(fake)
+    finally:
+        shutil.rmtree(os.path.dirname(fake))
+
+
+def _toolchain_id_checks(fake):
+    tid = gpublob.toolchain_id(["nvptx:sm_90"], tool=fake)
+    check(re.fullmatch(r"[0-9a-f]{32}", tid or "") is not None, f"toolchain_id: {tid!r}")
+    cli = os.path.join(ROOT, "build", "gpublob")
+    if os.path.exists(cli):
+        r = subprocess.run([cli, "--toolchain-id", "--no-cache", "-t", "nvptx:sm_90", "--tool", fake],
+                           capture_output=True, text=True)
+        check(r.returncode == 0 and r.stdout.strip() == tid, f"the CLI's: {r}, {tid}")
+    else:
+        skip("toolchain_id: build/gpublob not built")
+    check(gpublob.toolchain_id("nvptx:sm_90", tool=fake) == tid, "one target as a string: the same")
+    check(gpublob.toolchain_id(["nvptx:sm_90"], tool=fake, opt=2) != tid, "opt=2: another")
+    check(gpublob.toolchain_id(["nvptx:sm_90"], tool=fake, ftz=True) != tid, "ftz: another")
+    check(gpublob.toolchain_id(["nvptx:sm_90"], tool=fake, isolate=True) == tid, "isolate: the same")
+    e = raises(gpublob.toolchain_id, ["nosuch"])
+    check(isinstance(e, gpublob.Error) and e.name == "TARGET", f"bad target: {e!r}")
+
+
 def test_nul_bytes():
     """A str that goes to C with a NUL byte in it is ValueError, as open() says: C would
     read only up to the NUL (compile('k.ll\\x00junk') compiled k.ll)."""
