@@ -688,7 +688,7 @@ GPUBLOB_API int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const
 #define GPUBLOB_TOOLCHAIN_ID_SIZE 33
 GPUBLOB_API int gpublob_toolchain_id(gpublob *g, const gpublob_options *opts, char *hex, size_t size);
 
-/* "1.4.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
+/* "1.6.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
 GPUBLOB_API const char *gpublob_version(void);
 
 /* Isolation (GPUBLOB_FLAG_ISOLATE).  A handle's first isolated call forks a helper
