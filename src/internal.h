@@ -439,6 +439,7 @@ GPUBLOB_PRIVATE int tool_choice_needs_blob_tool(const job *j);
 GPUBLOB_PRIVATE int tool_choice_provider_option(const job *j, const char *w, strbuf *out);
 GPUBLOB_PRIVATE const char *tool_choice_base_name(const char *path);
 GPUBLOB_PRIVATE int tool_choice_resolve_tool(job *j, int load);
+GPUBLOB_PRIVATE int tool_choice_pack_way(job *j, strbuf *tool, int *way);
 
 /* ---- src/digest.c (digest_) ---- */
 /* The layout's version: the directory under DIR and the remote keys' prefix.  v2 (1.4)

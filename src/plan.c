@@ -85,15 +85,12 @@ static size_t chip_rank(const job *j) {
   return i < 0 ? 0 : (size_t)i;
 }
 
-/* The pack's step: the spec's in-process pack provider, unless --tool-mode program
-** asks for the program, which is then found before any compile work. */
+/* The pack's step (tool_choice_pack_way): the spec's in-process pack provider, or the
+** program, found before any compile work. */
 static int resolve_pack(job *j, plan_output *op) {
-  op->pack_prov = j->o->tool_mode != GPUBLOB_TOOL_PROGRAM ? pack_provider_of(j->t) : NULL;
-  if (op->pack_prov) return GPUBLOB_OK;
-  if (!*j->t->pack_tool)
-    return handle_set_error(j->g, GPUBLOB_NOTOOL, "target %s has no pack program (pack_tool) for --tool-mode "
-                     "program: its packs are made in-process (%s)", j->t->name, j->t->pack_provider_name);
-  return search_find_pack_tool(j, &op->pack_tool);
+  int way, rc = tool_choice_pack_way(j, &op->pack_tool, &way);
+  op->pack_prov = !rc && way == PACK_INPROCESS ? pack_provider_of(j->t) : NULL;
+  return rc;
 }
 
 /* A pack holds one target and each chip once; its newest chip keeps its assembly. */

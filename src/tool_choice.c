@@ -170,3 +170,17 @@ GPUBLOB_PRIVATE int tool_choice_resolve_tool(job *j, int load) {
   if (rc == GPUBLOB_NOTOOL && provider_stands_in(j) && !bad) rc = program_missing(j, load);
   return rc;
 }
+
+/* How j's pack is made: the spec's in-process pack provider (PACK_INPROCESS), unless
+** --tool-mode program asks for the program (PACK_PROGRAM), which is then found into
+** tool before any compile work.  The plan's (src/plan.c) and the toolchain identity's
+** (src/toolchain_id.c). */
+GPUBLOB_PRIVATE int tool_choice_pack_way(job *j, strbuf *tool, int *way) {
+  *way = PACK_INPROCESS;
+  if (j->o->tool_mode != GPUBLOB_TOOL_PROGRAM && j->t->pack_provider != PACK_PROVIDER_none) return GPUBLOB_OK;
+  *way = PACK_PROGRAM;
+  if (!*j->t->pack_tool)
+    return handle_set_error(j->g, GPUBLOB_NOTOOL, "target %s has no pack program (pack_tool) for --tool-mode "
+                     "program: its packs are made in-process (%s)", j->t->name, j->t->pack_provider_name);
+  return search_find_pack_tool(j, tool);
+}

@@ -43,22 +43,6 @@ static void hash_choice_words(XXH3_state_t *st, const gpublob_target_choice *ch)
   digest_hash_str(st, ch->features);
 }
 
-/* How a pack of j's target is made, as the plan makes it (src/plan.c's resolve_pack):
-** the in-process pack provider, else the pack program, found into tool. */
-static int pack_way(job *j, strbuf *tool, int *way) {
-  *way = PACK_NONE;
-  if (j->o->format != GPUBLOB_FORMAT_PACK) return GPUBLOB_OK;
-  if (j->o->tool_mode != GPUBLOB_TOOL_PROGRAM && j->t->pack_provider != PACK_PROVIDER_none) {
-    *way = PACK_INPROCESS;
-    return GPUBLOB_OK;
-  }
-  if (!*j->t->pack_tool)
-    return handle_set_error(j->g, GPUBLOB_NOTOOL, "target %s has no pack program (pack_tool) for --tool-mode "
-                     "program: its packs are made in-process (%s)", j->t->name, j->t->pack_provider_name);
-  *way = PACK_PROGRAM;
-  return search_find_pack_tool(j, tool);
-}
-
 /* One job of r's target and chip (cn bytes; NULL: the target's default), resolved as a
 ** compile resolves it (src/plan.c's plan_add_job and plan_resolve, without loading a
 ** provider, as a cache lookup does), and its digest of what it uses added to st. */
@@ -83,7 +67,7 @@ static int hash_one_job(digest_cache *c, XXH3_state_t *st, gpublob *g, const gpu
   if (!rc) rc = tool_choice_resolve_tool(&j, 0);
   strbuf pack = {0};
   int way = PACK_NONE;
-  if (!rc) rc = pack_way(&j, &pack, &way);
+  if (!rc && j.o->format == GPUBLOB_FORMAT_PACK) rc = tool_choice_pack_way(&j, &pack, &way);
   if (!rc && pack.oom) rc = handle_set_error(g, GPUBLOB_NOMEM, "out of memory");
   if (!rc) {
     digest_key128 d = cache_deps_job_key(c, &j, way, sb_str(&pack));
