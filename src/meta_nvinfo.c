@@ -78,17 +78,14 @@ static int nv_param(gpublob *g, ktable *t, const nvrec *r, const char *nm, size_
   return GPUBLOB_OK;
 }
 
-/* A kernel's own section (of the table's last kernel): block sizes and parameters. */
+/* A kernel's own section: block sizes and the parameters' bytes. */
 static int nv_kernel_section(gpublob *g, const unsigned char *b, uint64_t size, const char *nm, size_t nl,
-                             ktable *t) {
-  gpublob_kernel_info *k = &t->k[t->n - 1];
+                             gpublob_kernel_info *k) {
   uint64_t off = 0;
   nvrec r;
   int more;
   while ((more = nv_next(b, size, &off, &r)) > 0) {
-    if (r.attr == EIATTR_KPARAM_INFO) {
-      if (nv_param(g, t, &r, nm, nl)) return g->code;
-    } else if ((r.attr == EIATTR_MAX_THREADS || r.attr == EIATTR_REQNTID) && r.fmt == EIFMT_SVAL && r.n == 12) {
+    if ((r.attr == EIATTR_MAX_THREADS || r.attr == EIATTR_REQNTID) && r.fmt == EIFMT_SVAL && r.n == 12) {
       long long x = (long long)elf_le_n(r.v, 4), y = (long long)elf_le_n(r.v + 4, 4), z = (long long)elf_le_n(r.v + 8, 4);
       if (r.attr == EIATTR_REQNTID) k->reqd_threads[0] = x, k->reqd_threads[1] = y, k->reqd_threads[2] = z;
       else k->max_threads = kt_count_mul(kt_count_mul(x, y), z); /* u32s: -1 past a long long */
@@ -98,12 +95,21 @@ static int nv_kernel_section(gpublob *g, const unsigned char *b, uint64_t size, 
       k->params_bytes = (long long)elf_le_n(r.v, 2);
   }
   if (more < 0) return nv_bad(g, nm, nl, "a record runs past the section");
-  char what[128];
-  snprintf(what, sizeof what, "cubin: section %.*s: KPARAM_INFO", (int)(nl < 80 ? nl : 80), nm);
-  if (kt_params_check(g, t, t->n - 1, k->params_bytes, what)) return g->code;
   if (k->max_threads < 0 && k->reqd_threads[0])
     k->max_threads = kt_count_mul(kt_count_mul(k->reqd_threads[0], k->reqd_threads[1]), k->reqd_threads[2]);
   return GPUBLOB_OK;
+}
+
+/* The parameters of the table's last kernel, from its own section (already walked by
+** nv_kernel_section: every record lies inside it), checked against its bank's size. */
+static int nv_kernel_params(gpublob *g, const unsigned char *b, uint64_t size, const char *nm, size_t nl, ktable *t) {
+  uint64_t off = 0;
+  nvrec r;
+  while (nv_next(b, size, &off, &r) > 0)
+    if (r.attr == EIATTR_KPARAM_INFO && nv_param(g, t, &r, nm, nl)) return g->code;
+  char what[128];
+  snprintf(what, sizeof what, "cubin: section %.*s: KPARAM_INFO", (int)(nl < 80 ? nl : 80), nm);
+  return kt_params_check(g, t, t->n - 1, t->k[t->n - 1].params_bytes, what);
 }
 
 /* .nv.info's records for the kernel k (by its symbol's name). */
@@ -201,7 +207,7 @@ GPUBLOB_PRIVATE int meta_nvinfo_read(gpublob *g, const unsigned char *p, size_t 
     const unsigned char *b = elf_bytes(&e, &s);
     if (!b) return nv_bad(g, nm, len, "lies outside the cubin");
     gpublob_kernel_info *k = kt_add(g, t, nm + 9, len - 9, chip);
-    if (!k || nv_kernel_section(g, b, s.size, nm, len, t)) return g->code;
+    if (!k || nv_kernel_section(g, b, s.size, nm, len, k) || nv_kernel_params(g, b, s.size, nm, len, t)) return g->code;
   }
   if (nv_global(g, &e, t, first)) return g->code;
   for (size_t j = first; j < t->n; j++) nv_sections(&e, &t->k[j], reserved);
