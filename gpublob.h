@@ -20,7 +20,7 @@
 **     zero.  GPUBLOB_OPTIONS_INIT, or gpublob_options_init for a caller that cannot
 **     use the macro (a foreign-function interface), sets the version.
 **   - What the library fills (gpublob_stats, gpublob_target_info, gpublob_tool_info,
-**     gpublob_kernel_info, gpublob_output_info): a size argument, sizeof at the
+**     gpublob_kernel_info, gpublob_param_info, gpublob_output_info): a size argument, sizeof at the
 **     caller's build.  New fields go at the end; the library fills as many bytes as
 **     the caller's size, so an older caller never sees them.
 **   - What callers hold in arrays (gpublob_output, gpublob_target_choice): never
@@ -85,12 +85,12 @@ extern "C" {
 #endif
 #endif
 
-/* This header's version: 1.6.0 has 1.0's calls and what 1.1 to 1.6 added
+/* This header's version: 1.7.0 has 1.0's calls and what 1.1 to 1.7 added
 ** (each marked "since"). */
 #define GPUBLOB_VERSION_MAJOR 1
-#define GPUBLOB_VERSION_MINOR 6
+#define GPUBLOB_VERSION_MINOR 7
 #define GPUBLOB_VERSION_PATCH 0
-#define GPUBLOB_VERSION_STRING "1.6.0"
+#define GPUBLOB_VERSION_STRING "1.7.0"
 #define GPUBLOB_VERSION_NUMBER \
   (GPUBLOB_VERSION_MAJOR * 10000 + GPUBLOB_VERSION_MINOR * 100 + GPUBLOB_VERSION_PATCH)
 
@@ -632,6 +632,39 @@ GPUBLOB_API int gpublob_kernel_count(gpublob *g, const gpublob_result *r, size_t
 GPUBLOB_API int gpublob_kernel_get(gpublob *g, const gpublob_result *r, size_t i, size_t k,
                                    gpublob_kernel_info *out, size_t size);
 
+/* (since 1.7) One parameter of a kernel, as the blob lays it out for a launch: where
+** its bytes go in the kernel's parameters (AMD: the kernarg segment; NVIDIA: the
+** parameter bank), read from the blob like gpublob_kernel_info (docs/kernels.md,
+** "Parameters").  AMD: every entry of the note's .args, in its order, the hidden
+** arguments the backend adds (hidden_block_count_x, ...) included and marked.
+** NVIDIA: the cubin's EIATTR_KPARAM_INFO records, by ordinal; a cubin records a
+** parameter's place and size, and for a PTX .ptr parameter its state space, but no
+** name.  New fields go at the end: gpublob_param_get fills as many bytes as the
+** caller's size. */
+typedef struct gpublob_param_info {
+  long long index;           /* its place in the kernel's list, from 0 */
+  long long offset;          /* bytes from the start of the kernel's parameters */
+  long long size;            /* its bytes */
+  const char *kind;          /* AMD: the .value_kind ("by_value", "global_buffer",
+                                "hidden_block_count_x", ...); NVIDIA: "by_value", or
+                                "pointer" for a .ptr parameter; never NULL */
+  int hidden;                /* 1: an argument the compiler adds (AMD's hidden_*), not the source's */
+  const char *address_space; /* a pointer's: AMD's .address_space ("global", "generic", ...),
+                                NVIDIA's .ptr state space; "" where not recorded */
+  const char *name;          /* AMD's .name; "" where not recorded (NVIDIA, hidden arguments) */
+} gpublob_param_info;
+
+/* (since 1.7) How many parameters kernel k of output i of r has, into *count (0 for
+** none): codes as gpublob_kernel_count's, and MISUSE for k out of range.  On failure
+** *count is 0.  The blob is read once for its kernels and their parameters. */
+GPUBLOB_API int gpublob_param_count(gpublob *g, const gpublob_result *r, size_t i, size_t k, size_t *count);
+/* (since 1.7) Parameter p of kernel k of output i into out, size bytes of it (sizeof
+** *out): codes as gpublob_param_count's, and MISUSE for p out of range or a size below
+** the struct's first version.  The strings are owned by the handle, never NULL, valid
+** until its next call.  On failure *out is zeroed. */
+GPUBLOB_API int gpublob_param_get(gpublob *g, const gpublob_result *r, size_t i, size_t k, size_t p,
+                                  gpublob_param_info *out, size_t size);
+
 /* ---- what the last call did ---- */
 /* Warnings of the last call (a cache directory that cannot be written, a provider
 ** library that would not load, LLVM's warnings), one per line; "" when none.
@@ -688,7 +721,7 @@ GPUBLOB_API int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const
 #define GPUBLOB_TOOLCHAIN_ID_SIZE 33
 GPUBLOB_API int gpublob_toolchain_id(gpublob *g, const gpublob_options *opts, char *hex, size_t size);
 
-/* "1.6.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
+/* "1.7.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
 GPUBLOB_API const char *gpublob_version(void);
 
 /* Isolation (GPUBLOB_FLAG_ISOLATE).  A handle's first isolated call forks a helper

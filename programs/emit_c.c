@@ -1,5 +1,6 @@
 /* programs/emit_c.c: --emit-c FILE.h, every output as a C array (NAME[] and
-** NAME_size) and a table of its kernels (NAME_kernels[], NAME_kernel_count), NAME
+** NAME_size), a table of its kernels (NAME_kernels[], NAME_kernel_count) and one of
+** their parameters (NAME_params[], NAME_param_count; since 1.7), NAME
 ** made by the core's names (src/names.h), so that the CLI and the dump directory
 ** agree on every chip's name.  The header is one more file of write_outputs'
 ** atomic writes. */
@@ -75,6 +76,35 @@ static void c_kernels(text *f, gpublob *g, const gpublob_result *r, size_t i, co
   text_addf(f, "};\nstatic const size_t %s_kernel_count = %zu;\n", name, shown);
 }
 
+/* Output i's kernels' parameters, by the public API (gpublob_param_get): one table
+** NAME_params[] for every kernel, each row with its kernel's row in NAME_kernels[], in
+** kernel order (NAME_param_count rows); an empty one where there are none. */
+static void c_params(text *f, gpublob *g, const gpublob_result *r, size_t i, const char *name) {
+  size_t n = 0, shown = 0;
+  text rows = {0};
+  if (gpublob_kernel_count(g, r, i, &n)) n = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t np = 0;
+    if (gpublob_param_count(g, r, i, k, &np)) np = 0;
+    for (size_t p = 0; p < np; p++) {
+      gpublob_param_info a;
+      if (gpublob_param_get(g, r, i, k, p, &a, sizeof a)) continue;
+      text_addf(&rows, "    {%zu, %lld, %lld, %lld, ", k, a.index, a.offset, a.size);
+      c_string(&rows, a.kind);
+      text_addf(&rows, ", %d, ", a.hidden);
+      c_string(&rows, a.address_space);
+      text_addf(&rows, ", ");
+      c_string(&rows, a.name);
+      text_addf(&rows, "},\n");
+      shown++;
+    }
+  }
+  text_addf(f, "static const gpublob_emitted_param %s_params[%s] = {\n%s", name, shown ? "" : "1",
+            shown && rows.s ? rows.s : "    {0}\n");
+  text_addf(f, "};\nstatic const size_t %s_param_count = %zu;\n", name, shown);
+  free(rows.s);
+}
+
 /* The table's type, defined once however many headers a program includes.  It grows
 ** at its end only, so code reading the older fields (by name or by position) stays
 ** valid; GPUBLOB_EMITTED_KERNEL_VERSION tells a header of 1.4 or later that an older
@@ -100,6 +130,18 @@ static const char c_kernel_type[] =
     "  long long waves_per_simd;      /* AMD: waves resident on a SIMD */\n"
     "  long long occupancy_block_size; /* the block size the occupancy is for */\n"
     "} gpublob_emitted_kernel;\n"
+    "#endif\n"
+    "#ifndef GPUBLOB_EMITTED_PARAM\n"
+    "#define GPUBLOB_EMITTED_PARAM\n"
+    "/* since gpublob 1.7: a kernel's parameter, as gpublob_param_info has it, with the row of\n"
+    "** its kernel in the NAME_kernels[] beside it */\n"
+    "typedef struct gpublob_emitted_param {\n"
+    "  size_t kernel;                     /* its kernel's row in NAME_kernels[] */\n"
+    "  long long index, offset, size;     /* its place, its offset in the parameters, its bytes */\n"
+    "  const char *kind;                  /* \"by_value\", \"global_buffer\", \"hidden_...\", \"pointer\" */\n"
+    "  int hidden;                        /* 1: an argument the compiler adds */\n"
+    "  const char *address_space, *name;  /* \"\": not recorded */\n"
+    "} gpublob_emitted_param;\n"
     "#endif\n";
 
 /* The header's text (malloc'd) into *b: each output's bytes as NAME[] and NAME_size,
@@ -113,7 +155,8 @@ int c_header(const cli *c, gpublob *g, const gpublob_result *r, gpublob_blob *b)
   c_name_part(guard, sizeof guard, stem, n);
   for (char *p = guard; *p; p++) *p = (char)toupper((unsigned char)*p);
   text_addf(&f, "/* %.*s.h: made by gpublob %s --emit-c from %s.  Each output is NAME[] and NAME_size,\n"
-            "** and its kernels NAME_kernels[] (NAME_kernel_count of them). */\n#ifndef GPUBLOB_EMIT_%s_H\n"
+            "** its kernels NAME_kernels[] (NAME_kernel_count of them), and their parameters NAME_params[]\n"
+            "** (NAME_param_count). */\n#ifndef GPUBLOB_EMIT_%s_H\n"
             "#define GPUBLOB_EMIT_%s_H\n#include <stddef.h>\n%s", (int)n, stem, gpublob_version(), c->input,
             guard, guard, c_kernel_type);
   text_addf(&f, "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Wunused-variable\"\n"
@@ -134,6 +177,7 @@ int c_header(const cli *c, gpublob *g, const gpublob_result *r, gpublob_blob *b)
     for (size_t k = 0; k < o->blob.size; k++) text_addf(&f, "%s0x%02x,", k % 12 ? " " : "\n    ", o->blob.data[k]);
     text_addf(&f, "%s};\nstatic const size_t %s_size = %zu;\n", o->blob.size ? "\n" : "0\n", names[i], o->blob.size);
     c_kernels(&f, g, r, i, names[i]);
+    c_params(&f, g, r, i, names[i]);
   }
   text_addf(&f, "\n#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n#endif\n");
   free(names);

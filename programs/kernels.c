@@ -1,5 +1,6 @@
 /* programs/kernels.c: each output's kernels, read from its blob by the public API
-** (gpublob_kernel_get): --metadata's JSON and --verbose's ptxas -v-like lines; and
+** (gpublob_kernel_get, gpublob_param_get): --metadata's JSON and --verbose's ptxas
+** -v-like lines, with each kernel's parameters; and
 ** write_results, which reads them (and makes --emit-c's header) before any output
 ** is written, so that a blob its reader refuses leaves nothing written. */
 #ifndef _GNU_SOURCE
@@ -29,6 +30,7 @@ static void json_num(text *t, const char *key, long long v) {
   else text_addf(t, ", \"%s\": %lld", key, v);
 }
 
+/* A kernel's figures, its object left open for its "params". */
 static void json_kernel(text *t, const gpublob_kernel_info *k) {
   text_addf(t, "{\"name\": ");
   json_str(t, k->name);
@@ -55,7 +57,35 @@ static void json_kernel(text *t, const gpublob_kernel_info *k) {
   if (k->blocks_per_sm >= 0) json_num(t, "blocks_per_sm", k->blocks_per_sm);
   if (k->waves_per_simd >= 0) json_num(t, "waves_per_simd", k->waves_per_simd);
   json_num(t, "occupancy_block_size", k->occupancy_block_size);
-  text_addf(t, "}");
+}
+
+/* Kernel k of output i's parameters as a JSON list into t, and (verbose) a line of
+** them, "INDEX@OFFSET:SIZE KIND[ SPACE]" each; the call's code. */
+static int kernel_params(gpublob *g, const gpublob_result *r, size_t i, size_t k, const char *name, int verbose,
+                         text *t) {
+  size_t n = 0;
+  text line = {0};
+  char *kernel = strdup(name); /* the handle's strings last until its next call */
+  int rc = kernel ? gpublob_param_count(g, r, i, k, &n) : GPUBLOB_NOMEM;
+  text_addf(t, ", \"params\": [");
+  for (size_t p = 0; !rc && p < n; p++) {
+    gpublob_param_info a;
+    if ((rc = gpublob_param_get(g, r, i, k, p, &a, sizeof a))) break;
+    text_addf(t, "%s{\"index\": %lld, \"offset\": %lld, \"size\": %lld, \"kind\": ", p ? ", " : "", a.index,
+              a.offset, a.size);
+    json_str(t, a.kind);
+    text_addf(t, ", \"hidden\": %s", a.hidden ? "true" : "false");
+    if (*a.address_space) text_addf(t, ", \"address_space\": "), json_str(t, a.address_space);
+    if (*a.name) text_addf(t, ", \"name\": "), json_str(t, a.name);
+    text_addf(t, "}");
+    text_addf(&line, "%s%lld@%lld:%lld %s%s%s", p ? ", " : "", a.index, a.offset, a.size, a.kind,
+              *a.address_space ? " " : "", a.address_space);
+  }
+  text_addf(t, "]");
+  if (!rc && verbose) fprintf(stderr, "gpublob: %s params: %s\n", kernel, n && line.s ? line.s : "none");
+  free(line.s);
+  free(kernel);
+  return rc;
 }
 
 /* One ptxas -v-like line: the figures the blob records. */
@@ -108,6 +138,11 @@ static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text 
       text_addf(json, "%s\n    ", k ? "," : "");
       json_kernel(json, &info);
       if (c->verbose) verbose_kernel(o, &info);
+      if ((rc = kernel_params(g, r, i, k, info.name, c->verbose, json))) {
+        fprintf(stderr, "gpublob: error: kernel parameters: %s\n", gpublob_error_message(g));
+        return 10 + rc;
+      }
+      text_addf(json, "}");
     }
     if (!rc) text_addf(json, "%s]}", n ? "\n  " : "");
   }

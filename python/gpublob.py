@@ -129,6 +129,13 @@ class _KernelInfo(ctypes.Structure):
         (f, ctypes.c_longlong) for f in ("blocks_per_sm", "waves_per_simd", "occupancy_block_size")]
 
 
+class _ParamInfo(ctypes.Structure):
+    """gpublob_param_info as of 1.7 (it grows at the end; filled as far as our size)."""
+    _fields_ = [(f, ctypes.c_longlong) for f in ("index", "offset", "size")] + [
+        ("kind", ctypes.c_char_p), ("hidden", ctypes.c_int), ("address_space", ctypes.c_char_p),
+        ("name", ctypes.c_char_p)]
+
+
 class _TargetInfo(ctypes.Structure):
     """gpublob_target_info as of 1.0 (it grows at the end; filled as far as our size)."""
     _fields_ = [(f, ctypes.c_char_p) for f in
@@ -157,9 +164,15 @@ def _declare(lib):
         "gpublob_mlir_enabled": (ctypes.c_int, []),
         # since 1.6: a library older than the binding lacks it (toolchain_id says so)
         "gpublob_toolchain_id": (ctypes.c_int, [h, p(_Options), ctypes.c_char_p, ctypes.c_size_t]),
+        # since 1.7: a library older than the binding lacks them (kernel dicts get no "params")
+        "gpublob_param_count": (ctypes.c_int, [h, p(_Result), ctypes.c_size_t, ctypes.c_size_t,
+                                               p(ctypes.c_size_t)]),
+        "gpublob_param_get": (ctypes.c_int, [h, p(_Result), ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
+                                             p(_ParamInfo), ctypes.c_size_t]),
     }
+    optional = ("gpublob_toolchain_id", "gpublob_param_count", "gpublob_param_get")
     for name, (restype, argtypes) in sigs.items():
-        fn = getattr(lib, name, None) if name == "gpublob_toolchain_id" else getattr(lib, name)
+        fn = getattr(lib, name, None) if name in optional else getattr(lib, name)
         if fn is not None:
             fn.restype, fn.argtypes = restype, argtypes
     return lib
@@ -427,6 +440,20 @@ def _kernel_dict(ki):
     return d
 
 
+def _params(g, result, i, k):
+    """Kernel k of output i's parameters as dicts (gpublob_param_info's fields, hidden a
+    bool, "" where not recorded), as --metadata's "params" has them."""
+    count = ctypes.c_size_t()
+    g.check(g.lib.gpublob_param_count(g.h, ctypes.byref(result), i, k, ctypes.byref(count)))
+    params = []
+    for n in range(count.value):
+        pi = _ParamInfo()
+        g.check(g.lib.gpublob_param_get(g.h, ctypes.byref(result), i, k, n, ctypes.byref(pi), ctypes.sizeof(pi)))
+        params.append({f: _str(getattr(pi, f)) if ctype is ctypes.c_char_p else
+                       bool(pi.hidden) if f == "hidden" else getattr(pi, f) for f, ctype in _ParamInfo._fields_})
+    return params
+
+
 def _kernels(g, result, i):
     """The kernels of output i as dicts; [] when its format records none (FORMAT)."""
     count = ctypes.c_size_t()
@@ -440,6 +467,8 @@ def _kernels(g, result, i):
         g.check(g.lib.gpublob_kernel_get(g.h, ctypes.byref(result), i, k, ctypes.byref(ki),
                                          ctypes.sizeof(ki)))
         kernels.append(_kernel_dict(ki))
+        if hasattr(g.lib, "gpublob_param_count"):  # since 1.7
+            kernels[-1]["params"] = _params(g, result, i, k)
     return kernels
 
 
@@ -512,6 +541,9 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
     (NVIDIA, from ptxas's report), occupancy (0 to 1), occupancy_limiter ("warps",
     "registers", "shared", "blocks"), blocks_per_sm (NVIDIA), waves_per_simd (AMD),
     occupancy_block_size; a figure not known is -1, a limiter not known "".
+    (since 1.7) Its "params" is a list of dicts, one a parameter, as --metadata's: index,
+    offset, size, kind ("by_value", "global_buffer", "hidden_...", "pointer"), hidden (a
+    bool), address_space and name ("" where the blob records none).
     An unknown keyword is TypeError; a bad value TypeError or ValueError.
     """
     opts = _options(format, targets, options)
@@ -547,7 +579,7 @@ def toolchain_id(targets=None, format="bin", **options):
 
 
 def version():
-    """The library's version string, gpublob_version() ("1.6.0")."""
+    """The library's version string, gpublob_version() ("1.7.0")."""
     return _str(_lib().gpublob_version())
 
 

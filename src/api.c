@@ -192,6 +192,40 @@ int gpublob_kernel_get(gpublob *g, const gpublob_result *r, size_t i, size_t k, 
   return copy_out(out, size, &g->kernels.t.k[k], sizeof *g->kernels.t.k, oldest);
 }
 
+/* Kernel k of output i's parameters in g->kernels: how many, the first at *first;
+** MISUSE for k out of range. */
+static int params_load(gpublob *g, const gpublob_result *r, size_t i, size_t k, size_t *n, size_t *first) {
+  if (kernels_load(g, r, i)) return g->code;
+  if (k >= g->kernels.t.n)
+    return handle_set_error(g, GPUBLOB_MISUSE, "kernel %zu of output %zu, which has %zu", k, i, g->kernels.t.n);
+  *n = kt_params_of(&g->kernels.t, k, first);
+  return GPUBLOB_OK;
+}
+
+int gpublob_param_count(gpublob *g, const gpublob_result *r, size_t i, size_t k, size_t *count) {
+  if (count) *count = 0;
+  if (!g) return GPUBLOB_MISUSE;
+  handle_call_reset(g);
+  if (!count) return handle_set_error(g, GPUBLOB_MISUSE, "NULL count");
+  size_t first, n;
+  if (params_load(g, r, i, k, &n, &first)) return g->code;
+  *count = n;
+  return GPUBLOB_OK;
+}
+
+int gpublob_param_get(gpublob *g, const gpublob_result *r, size_t i, size_t k, size_t p, gpublob_param_info *out,
+                      size_t size) {
+  const size_t oldest = sizeof(gpublob_param_info); /* 1.7's struct */
+  if (out && size >= oldest) memset(out, 0, size);
+  if (!g) return GPUBLOB_MISUSE;
+  handle_call_reset(g);
+  if (!out || size < oldest) return handle_set_error(g, GPUBLOB_MISUSE, "the param info is %zu bytes, not %zu", out ? size : 0, oldest);
+  size_t first, n;
+  if (params_load(g, r, i, k, &n, &first)) return g->code;
+  if (p >= n) return handle_set_error(g, GPUBLOB_MISUSE, "parameter %zu of kernel %zu, which has %zu", p, k, n);
+  return copy_out(out, size, &g->kernels.t.p[first + p].info, sizeof(gpublob_param_info), oldest);
+}
+
 /* A job for questions about o->target (its name only; the chip does not matter); o settled. */
 static int query_job(job *j, gpublob *g, const gpublob_options *o) {
   job_state_begin(j, g, o, NULL);

@@ -111,11 +111,21 @@ typedef struct strbuf {
   int oom;
 } strbuf;
 
-/* Kernels read from a blob (src/kernels.c): the records, and the strings they
-** point at, each its own allocation so the records stay put as the table grows. */
+/* A kernel's parameter as a reader found it: the kernel's index in its table, and
+** the record gpublob_param_get gives. */
+typedef struct kt_param {
+  size_t kernel;
+  gpublob_param_info info;
+} kt_param;
+
+/* Kernels read from a blob (src/kernels.c): the records, their parameters (in kernel
+** order, each kernel's together, by index), and the strings they point at, each its
+** own allocation so the records stay put as the table grows. */
 typedef struct ktable {
   gpublob_kernel_info *k;
   size_t n;
+  kt_param *p;
+  size_t np;
   char **str;
   size_t nstr;
 } ktable;
@@ -618,12 +628,16 @@ GPUBLOB_PRIVATE const char *elf_sym(const elf_view *e, const elf_section *tab, u
 GPUBLOB_PRIVATE const char *elf_sym_name(const elf_view *e, uint64_t idx, size_t *len);
 
 /* ---- src/kernels.c (kt_) ---- */
-enum { KT_MAX_KERNELS = 1 << 16, KT_MAX_NAME = 4096 };
+enum { KT_MAX_KERNELS = 1 << 16, KT_MAX_NAME = 4096, KT_MAX_PARAMS = 1 << 16 };
 GPUBLOB_PRIVATE void kt_free(ktable *t);
 GPUBLOB_PRIVATE long long kt_count_mul(long long a, long long b);
 GPUBLOB_PRIVATE long long kt_count_add(long long a, long long b);
 GPUBLOB_PRIVATE gpublob_kernel_info kt_blank(const char *name, const char *chip);
 GPUBLOB_PRIVATE gpublob_kernel_info *kt_add(gpublob *g, ktable *t, const char *name, size_t n, const char *chip);
+GPUBLOB_PRIVATE const char *kt_copy(gpublob *g, ktable *t, const char *s, size_t n);
+GPUBLOB_PRIVATE gpublob_param_info *kt_param_add(gpublob *g, ktable *t, size_t kernel, const char *kind, size_t n);
+GPUBLOB_PRIVATE int kt_params_check(gpublob *g, ktable *t, size_t kernel, long long bytes, const char *what);
+GPUBLOB_PRIVATE size_t kt_params_of(const ktable *t, size_t kernel, size_t *first);
 
 /* ---- src/occupancy.c (occupancy_) ---- */
 GPUBLOB_PRIVATE void occupancy_fill(const target_desc *t, const char *chip, long long block_size, gpublob_kernel_info *k);

@@ -119,7 +119,7 @@ static void summary_check(const gpublob_options *o, unsigned block_size, const c
   }
   if (t && p == end && !chip.oom && !where.oom && !name.oom) {
     occupancy_fill(t, k.chip, block_size, &k);
-    ktable one = {&k, 1, NULL, 0};
+    ktable one = {.k = &k, .n = 1};
     sb_addf(&where, ", %s", t->name);
     limits_kernels_check(o, &one, sb_str(&where), f);
   }

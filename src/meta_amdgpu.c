@@ -2,8 +2,12 @@
 ** from its NT_AMDGPU_METADATA note (owner "AMDGPU", type 32): a MessagePack map whose
 ** "amdhsa.kernels" is an array of maps, one per kernel, keyed as LLVM's
 ** AMDGPUHSAMetadataStreamer writes them (.name, .vgpr_count, .group_segment_fixed_size,
-** ...; llvm-readelf --notes prints the same map).  Unknown keys are skipped; a key
-** of the wrong type, a truncated note or a note outside the blob is TOOL. */
+** ...; llvm-readelf --notes prints the same map).  A kernel's .args is an array of
+** maps, one per argument in kernarg order, hidden ones included (.value_kind
+** hidden_*): each gives a parameter its .offset, .size, .value_kind and, where
+** present, .address_space and .name.  Unknown keys are skipped; a key of the wrong
+** type, a truncated note, a note outside the blob or an argument outside the
+** kernarg segment is TOOL. */
 
 /* ---- AMDGPU metadata: the note, its kernels ---- */
 enum { NT_AMDGPU_METADATA_ = 32 };
@@ -34,7 +38,59 @@ static int amd_reqd(gpublob *g, mp_cur *c, gpublob_kernel_info *k) {
   return GPUBLOB_OK;
 }
 
-/* One kernel's map: its .name first found, then the figures kept. */
+/* A string of an argument's map into *s (the table's copy). */
+static int amd_arg_str(gpublob *g, mp_cur *c, ktable *t, const char **s, const char *key) {
+  const char *v;
+  size_t n;
+  if (mp_str(c, &v, &n)) return handle_set_error(g, GPUBLOB_TOOL, "AMDGPU metadata note: an argument's %s is not a string", key);
+  *s = kt_copy(g, t, v, n);
+  return *s ? GPUBLOB_OK : g->code;
+}
+
+/* An argument's .offset or .size into *v: a count. */
+static int amd_arg_count(gpublob *g, mp_cur *c, long long *v, const char *key) {
+  if (mp_int(c, v) || *v < 0) return handle_set_error(g, GPUBLOB_TOOL, "AMDGPU metadata note: an argument's %s is not a count", key);
+  return GPUBLOB_OK;
+}
+
+/* One entry of .args: a parameter of the kernel numbered kernel, its kind .value_kind
+** (hidden when it starts with "hidden_"). */
+static int amd_arg(gpublob *g, mp_cur *c, ktable *t, size_t kernel) {
+  size_t pairs;
+  if (mp_map(c, &pairs)) return amd_bad(g, "an entry of .args is not a map");
+  gpublob_param_info *a = kt_param_add(g, t, kernel, "", 0);
+  if (!a) return g->code;
+  int kind = 0;
+  for (size_t i = 0; i < pairs; i++) {
+    const char *key;
+    size_t kn;
+    int rc = GPUBLOB_OK;
+    if (mp_str(c, &key, &kn)) return amd_bad(g, "an argument's key is not a string");
+    if (mp_is(key, kn, ".offset")) rc = amd_arg_count(g, c, &a->offset, ".offset");
+    else if (mp_is(key, kn, ".size")) rc = amd_arg_count(g, c, &a->size, ".size");
+    else if (mp_is(key, kn, ".value_kind")) rc = amd_arg_str(g, c, t, &a->kind, ".value_kind"), kind = 1;
+    else if (mp_is(key, kn, ".address_space")) rc = amd_arg_str(g, c, t, &a->address_space, ".address_space");
+    else if (mp_is(key, kn, ".name")) rc = amd_arg_str(g, c, t, &a->name, ".name");
+    else mp_skip(c, MSGPACK_MAX_DEPTH);
+    if (rc) return rc;
+    if (c->bad) return amd_bad(g, "an argument's map is cut short or malformed");
+  }
+  if (!kind) return amd_bad(g, "an argument without .value_kind");
+  a->hidden = !strncmp(a->kind, "hidden_", 7);
+  return GPUBLOB_OK;
+}
+
+/* .args: the parameters of the kernel numbered kernel, in order. */
+static int amd_args(gpublob *g, mp_cur *c, ktable *t, size_t kernel) {
+  size_t count;
+  if (mp_array(c, &count)) return amd_bad(g, ".args is not an array");
+  for (size_t i = 0; i < count; i++)
+    if (amd_arg(g, c, t, kernel)) return g->code;
+  return GPUBLOB_OK;
+}
+
+/* One kernel's map: its .name first found, then the figures kept, and its .args as
+** the parameters of the table's next kernel. */
 static int amd_kernel(gpublob *g, mp_cur *c, ktable *t, const char *chip) {
   size_t pairs;
   if (mp_map(c, &pairs)) return amd_bad(g, "an entry of amdhsa.kernels is not a map");
@@ -50,6 +106,8 @@ static int amd_kernel(gpublob *g, mp_cur *c, ktable *t, const char *chip) {
     if (mp_str(c, &key, &kn)) return amd_bad(g, "a kernel's key is not a string");
     if (mp_is(key, kn, ".name")) {
       if (mp_str(c, &name, &name_len)) return amd_bad(g, ".name is not a string");
+    } else if (mp_is(key, kn, ".args")) {
+      if (amd_args(g, c, t, t->n)) return g->code;
     } else if (mp_is(key, kn, ".reqd_workgroup_size")) {
       if (amd_reqd(g, c, k)) return g->code;
     } else if ((f = amd_field(k, key, kn))) {
@@ -59,6 +117,7 @@ static int amd_kernel(gpublob *g, mp_cur *c, ktable *t, const char *chip) {
     if (c->bad) return amd_bad(g, "a kernel's map is cut short or malformed");
   }
   if (!name) return amd_bad(g, "a kernel without .name");
+  if (kt_params_check(g, t, t->n, tmp.params_bytes, "AMDGPU metadata note: .args")) return g->code;
   gpublob_kernel_info *rec = kt_add(g, t, name, name_len, chip);
   if (!rec) return g->code;
   tmp.name = rec->name;

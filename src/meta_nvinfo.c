@@ -7,7 +7,13 @@
 ** (CUDA 13.0) on tests/clang's kernels (tests/test_kernels.c):
 **   REGCOUNT 0x2f and FRAME_SIZE 0x11 (ptxas's stack frame) in .nv.info: symbol, value;
 **   MAX_THREADS 0x05, REQNTID 0x10: x, y, z; PARAM_CBANK 0x0a: symbol, then offset
-**   (low 16 bits) and size (high 16) of the parameters; CBANK_PARAM_SIZE 0x19 (HVAL).
+**   (low 16 bits) and size (high 16) of the parameters; CBANK_PARAM_SIZE 0x19 (HVAL);
+**   KPARAM_INFO 0x17, one a parameter (ptxas writes the last first): 12 bytes, u32 index
+**   (0), u16 ordinal, u16 offset in the bank, u32 w: pointee's log2 alignment (w & 0xff),
+**   state space (w >> 8 & 0xf: 0 not a pointer; a PTX .ptr's 1 .local, 2 .shared, 4
+**   .global (.const too), 5 generic), bank (w >> 12 & 0x1f), size (w >> 18), as checked
+**   against the PTX's .param lines (tests/test_params.c) and public reverse-engineering
+**   (CuAssembler's CuNVInfo).
 ** The registers are also the high byte of .text.<kernel>'s sh_info; static shared
 ** memory is the size of .nv.shared.<kernel> (NOBITS), less the shared memory the
 ** chip reserves, which ptxas and nvJitLink lay before a kernel's own where the cubin
@@ -22,6 +28,7 @@ enum {
   EIATTR_PARAM_CBANK = 0x0a,
   EIATTR_REQNTID = 0x10,
   EIATTR_FRAME_SIZE = 0x11,
+  EIATTR_KPARAM_INFO = 0x17,
   EIATTR_CBANK_PARAM_SIZE = 0x19,
   EIATTR_REGCOUNT = 0x2f,
   NV_RESERVED_SHARED = 1024
@@ -55,7 +62,23 @@ static int nv_bad(gpublob *g, const char *sec, size_t n, const char *what) {
   return handle_set_error(g, GPUBLOB_TOOL, "cubin: section %.*s: %s", (int)(n < 80 ? n : 80), sec, what);
 }
 
-/* A kernel's own section: block sizes and parameters. */
+/* A KPARAM_INFO record: a parameter of the table's last kernel (see above). */
+static int nv_param(gpublob *g, ktable *t, const nvrec *r, const char *nm, size_t nl) {
+  static const char *const spaces[16] = {"", "local", "shared", "", "global", "generic"};
+  if (r->fmt != EIFMT_SVAL || r->n != 12) return nv_bad(g, nm, nl, "a KPARAM_INFO record is not 12 bytes");
+  uint64_t w = elf_le_n(r->v + 8, 4);
+  unsigned space = (unsigned)(w >> 8 & 0xf);
+  const char *kind = space ? "pointer" : "by_value";
+  gpublob_param_info *a = kt_param_add(g, t, t->n - 1, kind, strlen(kind));
+  if (!a) return g->code;
+  a->index = (long long)elf_le_n(r->v + 4, 2);
+  a->offset = (long long)elf_le_n(r->v + 6, 2);
+  a->size = (long long)(w >> 18 & 0x3fff);
+  a->address_space = spaces[space];
+  return GPUBLOB_OK;
+}
+
+/* A kernel's own section: block sizes and the parameters' bytes. */
 static int nv_kernel_section(gpublob *g, const unsigned char *b, uint64_t size, const char *nm, size_t nl,
                              gpublob_kernel_info *k) {
   uint64_t off = 0;
@@ -75,6 +98,18 @@ static int nv_kernel_section(gpublob *g, const unsigned char *b, uint64_t size, 
   if (k->max_threads < 0 && k->reqd_threads[0])
     k->max_threads = kt_count_mul(kt_count_mul(k->reqd_threads[0], k->reqd_threads[1]), k->reqd_threads[2]);
   return GPUBLOB_OK;
+}
+
+/* The parameters of the table's last kernel, from its own section (already walked by
+** nv_kernel_section: every record lies inside it), checked against its bank's size. */
+static int nv_kernel_params(gpublob *g, const unsigned char *b, uint64_t size, const char *nm, size_t nl, ktable *t) {
+  uint64_t off = 0;
+  nvrec r;
+  while (nv_next(b, size, &off, &r) > 0)
+    if (r.attr == EIATTR_KPARAM_INFO && nv_param(g, t, &r, nm, nl)) return g->code;
+  char what[128];
+  snprintf(what, sizeof what, "cubin: section %.*s: KPARAM_INFO", (int)(nl < 80 ? nl : 80), nm);
+  return kt_params_check(g, t, t->n - 1, t->k[t->n - 1].params_bytes, what);
 }
 
 /* .nv.info's records for the kernel k (by its symbol's name). */
@@ -172,7 +207,7 @@ GPUBLOB_PRIVATE int meta_nvinfo_read(gpublob *g, const unsigned char *p, size_t 
     const unsigned char *b = elf_bytes(&e, &s);
     if (!b) return nv_bad(g, nm, len, "lies outside the cubin");
     gpublob_kernel_info *k = kt_add(g, t, nm + 9, len - 9, chip);
-    if (!k || nv_kernel_section(g, b, s.size, nm, len, k)) return g->code;
+    if (!k || nv_kernel_section(g, b, s.size, nm, len, k) || nv_kernel_params(g, b, s.size, nm, len, t)) return g->code;
   }
   if (nv_global(g, &e, t, first)) return g->code;
   for (size_t j = first; j < t->n; j++) nv_sections(&e, &t->k[j], reserved);

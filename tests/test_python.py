@@ -13,6 +13,7 @@ import time
 import threading
 import signal
 import shutil
+import json
 import subprocess
 import sys
 import tempfile
@@ -131,8 +132,9 @@ def c_layout():
 STRUCTS = {"gpublob_options": gpublob._Options, "gpublob_target_choice": gpublob._TargetChoice,
            "gpublob_input": gpublob._Input, "gpublob_blob": gpublob._Blob,
            "gpublob_output": gpublob._Output, "gpublob_result": gpublob._Result,
-           "gpublob_kernel_info": gpublob._KernelInfo, "gpublob_target_info": gpublob._TargetInfo}
-GROWING = ("gpublob_options", "gpublob_kernel_info", "gpublob_target_info")
+           "gpublob_kernel_info": gpublob._KernelInfo, "gpublob_target_info": gpublob._TargetInfo,
+           "gpublob_param_info": gpublob._ParamInfo}
+GROWING = ("gpublob_options", "gpublob_kernel_info", "gpublob_target_info", "gpublob_param_info")
 
 
 def test_layout():
@@ -167,6 +169,15 @@ def test_amd_bin():
     check(k.get("spills") == 0 and k.get("shared_bytes") == 0 and k.get("local_bytes") == 0, f"spills {k}")
     check(k.get("wave_size") == 64 and k.get("max_threads") == 1024, f"wave or threads {k}")
     check(k.get("params_bytes", 0) >= 24 and k.get("reqd_threads") == [0, 0, 0], f"params {k}")
+    # since 1.7: the parameters, as the CLI's --metadata has them ("" where its JSON has no key)
+    cli = os.path.join(ROOT, "build", "gpublob")
+    with tempfile.TemporaryDirectory() as d:
+        r = subprocess.run([cli, "--no-cache", "-t", "amdgcn:gfx90a", SAXPY_AMD, "-o", os.path.join(d, "s.hsaco"),
+                            "--metadata", os.path.join(d, "m.json")], capture_output=True, text=True)
+        meta = json.load(open(os.path.join(d, "m.json"))) if r.returncode == 0 else {}
+    want = [dict({"address_space": "", "name": ""}, **p) for p in
+            meta.get("outputs", [{}])[0].get("kernels", [{}])[0].get("params", [])]
+    check(k.get("params") == want and len(want) == 4, f"params {k.get('params')}, the CLI's {want}")
     with open(SAXPY_AMD, "rb") as f:
         text = f.read()
     same = gpublob.compile(text, targets=["amdgcn:gfx90a"])

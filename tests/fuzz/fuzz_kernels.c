@@ -3,8 +3,9 @@
 ** front (src/front.c is #included, as fuzz_cache does).  Input: MODE BLOB, where
 ** MODE % 4 says what BLOB is taken for: 0 an nvptx cubin, 1 an amdgcn code object,
 ** 2 an nvptx fatbin, 3 an amdgcn offload bundle.  gpublob_kernel_count, then
-** gpublob_kernel_get of every kernel; any code but OK and TOOL, or a kernel whose
-** strings are missing, aborts.  The seeds (tests/fuzz/corpus/kernels) are a real
+** gpublob_kernel_get of every kernel and gpublob_param_get of each of its parameters
+** (AMD's .args, NVIDIA's KPARAM_INFO); any code but OK and TOOL, a kernel or parameter
+** whose strings are missing, or a parameter with a negative offset or size, aborts.  The seeds (tests/fuzz/corpus/kernels) are a real
 ** cubin, hsaco, fatbin and bundle of tests/clang/reduce.* made by gpublob. */
 #include "src/front.c"
 
@@ -27,6 +28,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t k = 0; rc == GPUBLOB_OK && k < n; k++) {
     gpublob_kernel_info ki;
     if (gpublob_kernel_get(g, &r, 0, k, &ki, sizeof ki) || !ki.name || !ki.chip) abort();
+    size_t np = 0;
+    if (gpublob_param_count(g, &r, 0, k, &np)) abort();
+    for (size_t p = 0; p < np; p++) {
+      gpublob_param_info pi;
+      if (gpublob_param_get(g, &r, 0, k, p, &pi, sizeof pi) || !pi.kind || !pi.address_space || !pi.name ||
+          pi.offset < 0 || pi.size < 0)
+        abort();
+    }
   }
   gpublob_close(g);
   free(blob);
