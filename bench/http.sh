@@ -11,7 +11,7 @@
 #     default 7, after WARMUP, default 1); the bazel layout and the flat one;
 #   - the batch, 16 gpu.modules x 2 chips (bench/modules.py, sm_80,sm_90, lowered
 #     to the llvm dialect once), the same two sides (bazel layout).
-# The ratio is remote / local (issue 42's bar: at most 2).  Prints a Markdown table
+# The ratio is remote / local (the bar: at most 2).  Prints a Markdown table
 # (also to $OUT/http-table.md when $OUT is set).  Exit: 0, 1 a command failed, 77
 # what it needs is missing.
 cd "$(dirname "$0")/.." || exit 2
