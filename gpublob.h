@@ -266,9 +266,10 @@ typedef struct gpublob_target_choice {
 ** 9 (since 1.4): block_size, limits, max_registers, max_spills, max_shared, max_stack,
 ** min_occupancy.
 ** 10 (since 1.5): as, tool_memory.
+** 11 (since 1.7): remote_ca.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
-#define GPUBLOB_OPTIONS_VERSION 10
+#define GPUBLOB_OPTIONS_VERSION 11
 
 /* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version
 ** (gpublob_options_init does the same through a call). */
@@ -329,8 +330,11 @@ typedef struct gpublob_options {
   const char *section;   /* MLIR: the ELF section each #gpu.object's blob goes in
                             (its properties' "section", for gpu-to-llvm's embedding) */
   /* version 7, since 1.2 (the remote tier behind the local cache; docs/cache.md, "Remote tier"): */
-  const char *remote_cache; /* a Redis server shared by many machines:
+  const char *remote_cache; /* a server shared by many machines: Redis,
                                "redis://[:PASSWORD@]HOST[:PORT][/DB]" or "unix:///PATH";
+                               (since 1.7) HTTP, "http[s]://HOST[:PORT]/PREFIX[?layout=flat]"
+                               (bazel-remote, a WebDAV share: docs/cache.md; a token in
+                               $GPUBLOB_REMOTE_TOKEN);
                                NULL or "": none.  Used only with cache_dir (looked up after
                                it; a hit is copied into it; a compile stores in both).  A
                                URL without a password takes $GPUBLOB_REMOTE_PASSWORD.  Its
@@ -365,6 +369,9 @@ typedef struct gpublob_options {
                             in-process ones (lld, nvJitLink: run in a child process of the
                             isolation helper) as the programs; past it the tool fails: TOOL;
                             0: 8192 */
+  /* version 11, since 1.7: */
+  const char *remote_ca; /* a CA bundle file that verifies an https:// remote_cache's server;
+                            NULL: $GPUBLOB_REMOTE_CA, else the system's */
 } gpublob_options;
 
 /* (since 1.4) gpublob_options' limits: a kernel of an output over one that is set

@@ -193,6 +193,7 @@ static int take_name(cli *c, int id, const char *v) {
   case OPTION_SECTION: c->opts.section = v; break;
   case OPTION_CACHE_DIR: snprintf(c->cache_dir, sizeof c->cache_dir, "%s", v); break;
   case OPTION_REMOTE_CACHE: c->remote_cache = v; break;
+  case OPTION_REMOTE_CA: c->opts.remote_ca = v; break;
   }
   return 0;
 }

@@ -76,8 +76,9 @@
     "DIR\tthe cache (default $GPUBLOB_CACHE_DIR, else\n$XDG_CACHE_HOME/gpublob or ~/.cache/gpublob)") \
   X(CACHE_SIZE, "cache-size", 0, 1, CACHE, B_NONE, NULL, "N[K|M|G]\tthe cache's limit (default 1G)") \
   X(NO_CACHE, "no-cache", 0, 0, CACHE, B_CACHE, "\tneither look up nor store", "\tneither look up nor store") \
-  X(REMOTE_CACHE, "remote-cache", 0, 1, CACHE, B_CACHE, "URL\ta Redis server behind it: redis://HOST[:PORT][/DB]", \
-    "URL\ta Redis server behind the cache, shared by machines:\nredis://[:PASSWORD@]HOST[:PORT][/DB] or unix:///PATH\n(default $GPUBLOB_REMOTE_CACHE; password also\n$GPUBLOB_REMOTE_PASSWORD)") \
+  X(REMOTE_CACHE, "remote-cache", 0, 1, CACHE, B_CACHE, "URL\ta server behind it: redis://HOST[:PORT][/DB], http[s]://...", \
+    "URL\ta server behind the cache, shared by machines:\nredis://[:PASSWORD@]HOST[:PORT][/DB] or unix:///PATH, or\nhttp[s]://HOST[:PORT]/PREFIX[?layout=flat] (bazel-remote,\nWebDAV; default $GPUBLOB_REMOTE_CACHE; password also\n$GPUBLOB_REMOTE_PASSWORD, a token $GPUBLOB_REMOTE_TOKEN)") \
+  X(REMOTE_CA, "remote-ca", 0, 1, CACHE, B_NONE, NULL, "FILE\tCA bundle verifying an https server (default\n$GPUBLOB_REMOTE_CA, else the system's)") \
   X(REMOTE_READ_ONLY, "remote-read-only", 0, 0, CACHE, B_NONE, NULL, "\tlook up the remote cache, never store to it") \
   X(REMOTE_TIMEOUT, "remote-timeout", 0, 1, CACHE, B_NONE, NULL, "MS\tits connect and command timeout (default 50)") \
   X(REMOTE_MAX, "remote-max", 0, 1, CACHE, B_NONE, NULL, "N[K|M|G]\tstore no larger cache file remotely (default 64M)") \

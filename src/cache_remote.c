@@ -1,5 +1,7 @@
-/* src/cache_remote.c: The remote tier behind the local cache: a Redis server that many
-** machines share, so a kernel compiled on one is a hit on all.  It holds exactly the
+/* src/cache_remote.c: The remote tier behind the local cache: a server that many
+** machines share, so a kernel compiled on one is a hit on all.  This part is the tier
+** (the URL's scheme picks the backend, the settings, the one fault a call) and its
+** Redis backend; http:// and https:// are src/remote_http.c's.  It holds exactly the
 ** local cache's files (header and payload) under "gpublob:v2:KIND:HEX"; the local
 ** cache is looked up first, a remote hit is validated as a local file is and copied
 ** into it, and a compile stores in both.  A remote value is anyone's bytes: it is
@@ -9,7 +11,8 @@
 ** timeout; the first fault (down, refusing, hung, a bad password) turns the tier off
 ** for the rest of the call with one warning, so it costs at most one timeout.  File
 ** digests ('d', a file's inode and times on this machine) stay local.
-** Compiled only with hiredis (GPUBLOB_REMOTE); without it a URL is one warning. */
+** Redis is compiled only with hiredis (GPUBLOB_REMOTE); without it a redis:// URL is
+** one warning. */
 
 /* ---- the remote tier: a Redis server behind the local cache ---- */
 #ifndef GPUBLOB_REMOTE
@@ -66,6 +69,16 @@ static int remote_parse(cache_remote_tier *r, const char *url) {
 }
 
 static void remote_free(cache_remote_tier *r);
+static void remote_disconnect(cache_remote_tier *r);
+
+/* What every backend shares: its timeout, size limit, read-only mode, one lock. */
+static void remote_settle(cache_remote_tier *r, const gpublob_options *o) {
+  r->timeout_ms = o->remote_timeout_ms ? o->remote_timeout_ms : REMOTE_TIMEOUT_MS;
+  r->max = o->remote_max ? o->remote_max : REMOTE_MAX_DEFAULT;
+  if (r->max > (1ULL << 40)) r->max = 1ULL << 40; /* no cache file is a terabyte; max + a header never wraps */
+  r->read_only = !!(o->flags & GPUBLOB_FLAG_REMOTE_READ_ONLY);
+  pthread_mutex_init(&r->mu, NULL);
+}
 
 /* The tier of the options, if they name one: kept for the call, connected when first
 ** needed.  A URL not understood, or a build without hiredis, is one warning. */
@@ -74,6 +87,12 @@ GPUBLOB_PRIVATE void cache_remote_open(digest_cache *c, const gpublob_options *o
   cache_remote_tier *r = calloc(1, sizeof *r);
   if (!r) return;
   remote_shown(&r->shown, o->remote_cache);
+  if (remote_http_wants(o->remote_cache)) {
+    remote_settle(r, o);
+    if (remote_http_open(c, r, o)) remote_free(r);
+    else c->remote = r;
+    return;
+  }
   if (!GPUBLOB_REMOTE) {
     handle_add_warning(c->g, "remote cache %s: this gpublob was built without hiredis; not used", sb_str(&r->shown));
     c->g->stats.remote_errors = 1;
@@ -81,20 +100,27 @@ GPUBLOB_PRIVATE void cache_remote_open(digest_cache *c, const gpublob_options *o
     return;
   }
   if (remote_parse(r, o->remote_cache)) {
-    handle_add_warning(c->g, "remote cache %s: not a redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] or unix:///PATH "
-                "URL; not used", sb_str(&r->shown));
+    handle_add_warning(c->g, "remote cache %s: not a redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], unix:///PATH, "
+                "http://HOST[:PORT]/PREFIX or https:// URL; not used", sb_str(&r->shown));
     c->g->stats.remote_errors = 1;
     remote_free(r);
     return;
   }
   const char *env = getenv("GPUBLOB_REMOTE_PASSWORD");
   if (!r->password.len && env && *env) sb_add(&r->password, env);
-  r->timeout_ms = o->remote_timeout_ms ? o->remote_timeout_ms : REMOTE_TIMEOUT_MS;
-  r->max = o->remote_max ? o->remote_max : REMOTE_MAX_DEFAULT;
-  if (r->max > (1ULL << 40)) r->max = 1ULL << 40; /* no cache file is a terabyte; max + a header never wraps */
-  r->read_only = !!(o->flags & GPUBLOB_FLAG_REMOTE_READ_ONLY);
-  pthread_mutex_init(&r->mu, NULL);
+  remote_settle(r, o);
   c->remote = r;
+}
+
+/* The failure of a tier's first fault: the tier is off for the rest of the call, with
+** one warning naming the URL (its credentials hidden). */
+GPUBLOB_PRIVATE void cache_remote_fault(digest_cache *c, const char *what, const char *detail) {
+  cache_remote_tier *r = c->remote;
+  r->dead = 1;
+  c->g->stats.remote_errors = 1;
+  handle_add_warning(c->g, "remote cache %s: %s (%s); the call goes on without it", sb_str(&r->shown), what,
+              detail && *detail ? detail : "no detail");
+  remote_disconnect(r);
 }
 
 #if GPUBLOB_REMOTE
@@ -105,17 +131,6 @@ static void remote_key(const digest_key128 *k, char kind, char out[48]) {
   char hex[33];
   cache_dir_key_hex(k, hex);
   snprintf(out, 48, "gpublob:" CACHE_LAYOUT ":%c:%s", kind, hex);
-}
-
-/* The first fault: the tier is off for the rest of the call, with one warning. */
-static void remote_fault(digest_cache *c, const char *what, const char *detail) {
-  cache_remote_tier *r = c->remote;
-  r->dead = 1;
-  c->g->stats.remote_errors = 1;
-  handle_add_warning(c->g, "remote cache %s: %s (%s); the call goes on without it", sb_str(&r->shown), what,
-              detail && *detail ? detail : "no detail");
-  if (r->ctx) redisFree(r->ctx);
-  r->ctx = NULL;
 }
 
 /* One command, SIGPIPE blocked in this thread meanwhile and consumed (a server gone
@@ -132,7 +147,7 @@ static redisReply *remote_command(digest_cache *c, const char *what, int argc, c
   if (!sigpending(&pending) && sigismember(&pending, SIGPIPE))
     sigtimedwait(&pipe_set, NULL, &(struct timespec){0, 0});
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (!reply) remote_fault(c, what, ctx->errstr);
+  if (!reply) cache_remote_fault(c, what, ctx->errstr);
   return reply;
 }
 
@@ -143,7 +158,7 @@ static int remote_simple(digest_cache *c, const char *what, int argc, const char
   redisReply *reply = remote_command(c, what, argc, argv, len);
   if (!reply) return -1;
   int bad = reply->type == REDIS_REPLY_ERROR;
-  if (bad) remote_fault(c, what, reply->str);
+  if (bad) cache_remote_fault(c, what, reply->str);
   freeReplyObject(reply);
   return bad ? -1 : 0;
 }
@@ -195,12 +210,12 @@ static int remote_ready(digest_cache *c) {
     char detail[160];
     snprintf(detail, sizeof detail, "%s", ctx ? ctx->errstr : "out of memory");
     if (ctx) redisFree(ctx);
-    remote_fault(c, "cannot connect", detail);
+    cache_remote_fault(c, "cannot connect", detail);
     return -1;
   }
   r->ctx = ctx;
   if (redisSetTimeout(ctx, tv) != REDIS_OK) {
-    remote_fault(c, "cannot set its timeout", ctx->errstr);
+    cache_remote_fault(c, "cannot set its timeout", ctx->errstr);
     return -1;
   }
   if (r->password.len) {
@@ -219,9 +234,8 @@ static int remote_ready(digest_cache *c) {
 ** a larger value is never transferred whole), into m->bytes: 0; -1 when the server
 ** has none (or one too long); -2 when it was not asked (a file digest, the tier off,
 ** a fault now). */
-GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
+static int redis_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
   cache_remote_tier *r = c->remote;
-  if (!r || kind == 'd') return -2;
   pthread_mutex_lock(&r->mu);
   double t = util_now_ms();
   int rc = -2;
@@ -234,7 +248,7 @@ GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, ch
     const size_t len[] = {8, strlen(key), 1, strlen(last)};
     redisReply *reply = remote_command(c, "GET failed", 4, argv, len);
     if (reply && reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "WRONGTYPE", 9))
-      remote_fault(c, "GET failed", reply->str);
+      cache_remote_fault(c, "GET failed", reply->str);
     else if (reply)
       rc = -1; /* an answer: none, empty, another type, too long, or the bytes below */
     if (reply && reply->type == REDIS_REPLY_STRING && reply->len > 0 && (unsigned long long)reply->len <= limit &&
@@ -253,10 +267,9 @@ GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, ch
 
 /* The file (head, then payload) stored on the server, unless the tier is read-only,
 ** off, or the payload over its limit.  A fault is a warning, as everywhere. */
-GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
-                       size_t n) {
+static void redis_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
+                      size_t n) {
   cache_remote_tier *r = c->remote;
-  if (!r || kind == 'd' || r->read_only || n > r->max) return;
   pthread_mutex_lock(&r->mu);
   double t = util_now_ms();
   char *value = malloc(hn + n);
@@ -268,7 +281,7 @@ GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, c
     const char *argv[] = {"SET", key, value};
     const size_t len[] = {3, strlen(key), hn + n};
     redisReply *reply = remote_command(c, "SET failed", 3, argv, len);
-    if (reply && reply->type == REDIS_REPLY_ERROR) remote_fault(c, "SET failed", reply->str);
+    if (reply && reply->type == REDIS_REPLY_ERROR) cache_remote_fault(c, "SET failed", reply->str);
     else if (reply) {
       c->g->stats.remote_stores++;
       c->g->stats.remote_bytes_written += hn + n;
@@ -285,11 +298,30 @@ static void remote_disconnect(cache_remote_tier *r) {
   r->ctx = NULL;
 }
 #else
-GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) { return -2; }
-GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
-                                      const void *data, size_t n) {}
+static int redis_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) { return -2; }
+static void redis_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
+                      const void *data, size_t n) {}
 static void remote_disconnect(cache_remote_tier *r) {}
 #endif
+
+/* The server's bytes for the file, at most the header and max payload bytes, into
+** m->bytes: 0; -1 when the server has none (or one too long); -2 when it was not
+** asked (a file digest, the tier off, a fault now).  The caller validates them. */
+GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
+  cache_remote_tier *r = c->remote;
+  if (!r || kind == 'd') return -2;
+  return r->http ? remote_http_get(c, k, kind, m) : redis_get(c, k, kind, m);
+}
+
+/* The file (head, then payload) stored on the server, unless the tier is read-only,
+** off, or the payload over its limit.  A fault is a warning, as everywhere. */
+GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
+                                      const void *data, size_t n) {
+  cache_remote_tier *r = c->remote;
+  if (!r || kind == 'd' || r->read_only || n > r->max) return;
+  if (r->http) remote_http_put(c, k, kind, head, hn, data, n);
+  else redis_put(c, k, kind, head, hn, data, n);
+}
 
 static void remote_free(cache_remote_tier *r) {
   strbuf *const bufs[] = {&r->shown, &r->host, &r->path, &r->user, &r->password};
@@ -304,6 +336,7 @@ static void remote_free(cache_remote_tier *r) {
 GPUBLOB_PRIVATE void cache_remote_close(digest_cache *c) {
   cache_remote_tier *r = c->remote;
   if (!r) return;
+  if (r->http) remote_http_close(r);
   remote_disconnect(r);
   pthread_mutex_destroy(&r->mu);
   remote_free(r);

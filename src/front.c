@@ -11,13 +11,14 @@
 /* The static front loads no library: one loaded into a static program brings a
 ** second libc.  None of its calls loads one (a lookup names a provider in the keys
 ** without loading it; --list-targets and every compile are gpublob-compiler's), so
-** provider.c's dlopen is compiled out here (the only one of the shared parts): a
-** provider asked of this object does not load, saying why, and the static link
-** needs no dlopen (nor warns of it). */
+** provider.c's dlopen is compiled out here: a provider asked of this object does
+** not load, saying why.  The one library the static front does load is libcurl, for
+** an http:// remote tier (src/remote_http.c, into a libc of its own), through the
+** real dlopen: these macros redirect calls, and its "(dlopen)(...)" is not one. */
 static void *front_dlopen(const char *path, int mode) { return (void)path, (void)mode, NULL; }
 static const char *front_dlerror(void) { return "the static cache front loads no library"; }
-#define dlopen front_dlopen
-#define dlerror front_dlerror
+#define dlopen(path, mode) front_dlopen(path, mode)
+#define dlerror() front_dlerror()
 #endif
 #include "parts.h"
 #if GPUBLOB_STATIC_FRONT

@@ -516,8 +516,10 @@ GPUBLOB_PRIVATE void cache_dir_file_free(cache_dir_file *m);
 GPUBLOB_PRIVATE int cache_dir_read(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
 
 /* ---- src/cache_remote.c (cache_remote_) ---- */
+/* The tier: the settings every backend shares, and one backend's state: Redis's
+** fields here, or an HTTP server's (src/remote_http.c) behind http. */
 typedef struct cache_remote_tier {
-  strbuf shown;            /* the URL without its password, for messages */
+  strbuf shown;            /* the URL without its credentials, for messages */
   strbuf host, path, user, password;
   int port, db;
   unsigned timeout_ms;
@@ -525,13 +527,23 @@ typedef struct cache_remote_tier {
   int read_only, dead;
   int not_here;            /* a host name this program leaves to another (host_needs_module) */
   void *ctx;               /* redisContext, NULL until first needed */
+  struct remote_http *http; /* an http:// or https:// server's state; NULL: Redis */
   pthread_mutex_t mu;      /* a call's threads take turns on the one connection */
 } cache_remote_tier;
 GPUBLOB_PRIVATE void cache_remote_open(digest_cache *c, const gpublob_options *o);
+GPUBLOB_PRIVATE void cache_remote_fault(digest_cache *c, const char *what, const char *detail);
 GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
 GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
                        size_t n);
 GPUBLOB_PRIVATE void cache_remote_close(digest_cache *c);
+
+/* ---- src/remote_http.c (remote_http_) ---- */
+GPUBLOB_PRIVATE int remote_http_wants(const char *url);
+GPUBLOB_PRIVATE int remote_http_open(digest_cache *c, cache_remote_tier *r, const gpublob_options *o);
+GPUBLOB_PRIVATE int remote_http_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
+GPUBLOB_PRIVATE void remote_http_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
+                                     const void *data, size_t n);
+GPUBLOB_PRIVATE void remote_http_close(cache_remote_tier *r);
 
 /* ---- src/cache_size.c (cache_size_) ---- */
 GPUBLOB_PRIVATE void cache_size_account(digest_cache *c, long long delta);

@@ -39,6 +39,7 @@
 #include "digest.c"
 #include "cache_dir.c"
 #include "cache_remote.c"
+#include "remote_http.c"
 #include "cache_size.c"
 #include "cache_deps.c"
 #include "toolchain_id.c"

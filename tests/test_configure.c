@@ -140,7 +140,7 @@ int main(void) {
            minbin, mininc, LLVM_BINDIR);
   script(path, text);
   snprintf(cmd, sizeof cmd,
-           "LLVM_CONFIG='%s' SPIRV_VAL=/nonexistent/spirv-val REDIS_SERVER= ./configure --without-hiredis "
+           "LLVM_CONFIG='%s' SPIRV_VAL=/nonexistent/spirv-val REDIS_SERVER= NGINX= ./configure --without-hiredis --without-curl "
            "--prefix=/opt/gpublob-configure-min",
            path);
   rc = in_dir(dir, cmd, &out);
@@ -148,6 +148,8 @@ int main(void) {
   static const char *const said[][2] = {
       {"MLIR: no", "MLIR missing"},
       {"remote cache tier: no", "the remote tier left out"},
+      {"HTTP remote cache tier: no (--without-curl)", "the HTTP tier left out"},
+      {"nginx-light: ", "nginx-light"},
       {"ld.lld: not found", "no ld.lld program"},
       {"CUDA toolkit: ", "the CUDA toolkit, found or not"},
       {"ROCm bitcode: ", "ROCm's bitcode, found or not"},

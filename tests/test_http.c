@@ -1,0 +1,585 @@
+/* test_http: the cache's HTTP remote tier against real servers on 127.0.0.1: nginx
+** (Debian's nginx-light) with WebDAV PUT, started by the test in its own folder with
+** its own configuration, port and access log, and a tiny raw server of the test's own
+** (a thread) for what nginx will not do: a 10 GiB Content-Length never sent, a body
+** stalled midway.  In both layouts (bazel: /ac/ and /cas/, whose names are checked
+** against sha256sum; flat): one machine stores, a second, empty one is answered by the
+** front alone (no compiler beside it) with a fresh compile's bytes; hostile values
+** (cut short, another key's, garbage, an HTML page with status 200) are misses, never
+** served; a stopped, never started or stalled server costs at most about one timeout
+** and one warning, exit 0; read-only never PUTs (the access log); a bearer token from
+** the environment is sent, and is in no message, no process's argv and no cache file.
+** Without libcurl in the build or nginx on the machine the server tests say skipped. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpublob.h"
+#include "testlib.h"
+
+#ifndef GPUBLOB_CURL
+#define GPUBLOB_CURL 0
+#endif
+#ifndef NGINX
+#define NGINX ""
+#endif
+
+#define IN "examples/saxpy_amdgcn.ll"
+
+static int count_lines(const char *s, const char *needle) {
+  int n = 0;
+  for (const char *p = s; p && (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+/* A fresh "machine": a cache directory of its own, never used before. */
+static const char *machine(void) {
+  static int n;
+  char name[32];
+  snprintf(name, sizeof name, "machine%d", n++);
+  return tmp_path(name);
+}
+
+#if GPUBLOB_CURL
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cli(const char *const *argv, char **log) {
+  int rc = run(argv, log);
+  check(rc >= 0 && rc < 128, "no exit status from a signal", "%s: %d\n%s", argv[0], rc, log ? shown(*log) : "");
+  return rc;
+}
+
+static int same_file(const char *a, const char *b) {
+  size_t na, nb;
+  unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+  int same = x && y && na == nb && !memcmp(x, y, na);
+  free(x);
+  free(y);
+  return same;
+}
+
+static int free_port(void) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t n = sizeof a;
+  int port = fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof a) && !getsockname(fd, (struct sockaddr *)&a, &n)
+                 ? ntohs(a.sin_port) : -1;
+  if (fd >= 0) close(fd);
+  return port;
+}
+
+static int port_answers(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                          .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  int up = fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof a);
+  if (fd >= 0) close(fd);
+  return up;
+}
+
+/* ---- nginx: a folder of its own (root/, tmp/, its configuration and logs) ---- */
+typedef struct server {
+  pid_t pid;
+  int port;
+  char dir[1024], url[1100];
+} server;
+
+static pid_t live;
+
+static void stop_live(void) {
+  if (live <= 0) return;
+  kill(live, SIGTERM);
+  for (int i = 0; i < 200 && waitpid(live, NULL, WNOHANG) != live; i++) usleep(10000);
+  kill(live, SIGKILL);
+  waitpid(live, NULL, WNOHANG);
+  live = 0;
+}
+
+static int nginx_start(server *s, const char *name) {
+  memset(s, 0, sizeof *s);
+  snprintf(s->dir, sizeof s->dir, "%s", tmp_path(name));
+  char path[1100], conf[16000];
+  mkdir(s->dir, 0700);
+  snprintf(path, sizeof path, "%s/root", s->dir);
+  mkdir(path, 0700);
+  snprintf(path, sizeof path, "%s/tmp", s->dir);
+  mkdir(path, 0700);
+  if ((s->port = free_port()) < 0) return -1;
+  const char *d = s->dir;
+  snprintf(conf, sizeof conf,
+           "daemon off;\nmaster_process off;\nworker_processes 1;\n%s"
+           "error_log %s/error.log;\npid %s/nginx.pid;\nevents { worker_connections 64; }\n"
+           "http {\n  access_log %s/access.log;\n  client_body_temp_path %s/tmp;\n  proxy_temp_path %s/tmp;\n"
+           "  fastcgi_temp_path %s/tmp;\n  uwsgi_temp_path %s/tmp;\n  scgi_temp_path %s/tmp;\n"
+           "  client_max_body_size 0;\n  server {\n    listen 127.0.0.1:%d;\n    root %s/root;\n"
+           "    location / { dav_methods PUT; create_full_put_path on; }\n  }\n}\n",
+           getuid() == 0 ? "user root;\n" : "", d, d, d, d, d, d, d, d, s->port, d);
+  snprintf(path, sizeof path, "%s/nginx.conf", d);
+  if (spill(path, conf, strlen(conf))) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    char err[1100];
+    snprintf(err, sizeof err, "%s/error.log", d);
+    execl(NGINX, NGINX, "-p", d, "-c", path, "-e", err, (char *)NULL);
+    _exit(127);
+  }
+  if (pid < 0) return -1;
+  s->pid = live = pid;
+  for (int i = 0; i < 250; i++) {
+    if (port_answers(s->port)) return 0;
+    if (waitpid(pid, NULL, WNOHANG) == pid) break;
+    usleep(20000);
+  }
+  return -1;
+}
+
+static void nginx_stop(server *s) {
+  if (s->pid == live) stop_live();
+  s->pid = 0;
+}
+
+static char *access_log(const server *s) {
+  char path[4400];
+  snprintf(path, sizeof path, "%s/access.log", s->dir);
+  size_t n;
+  return (char *)slurp(path, &n);
+}
+
+/* ---- the raw server: answers every request with the same head, then stalls ---- */
+typedef struct raw {
+  int fd, port;
+  const char *answer; /* the bytes sent after the request's head */
+  char request[4096]; /* the first request's head, as received */
+  pthread_mutex_t mu;
+} raw;
+
+typedef struct raw_conn {
+  raw *r;
+  int fd;
+} raw_conn;
+
+static void *raw_serve(void *arg) {
+  raw_conn *c = arg;
+  char buf[4096];
+  ssize_t n = read(c->fd, buf, sizeof buf - 1);
+  if (n > 0) {
+    buf[n] = 0;
+    pthread_mutex_lock(&c->r->mu);
+    if (!c->r->request[0]) snprintf(c->r->request, sizeof c->r->request, "%s", buf);
+    pthread_mutex_unlock(&c->r->mu);
+    if (write(c->fd, c->r->answer, strlen(c->r->answer)) < 0) {}
+  }
+  struct pollfd p = {c->fd, POLLIN, 0}; /* stalled: until the client goes, at most 5 s */
+  for (int i = 0; i < 50 && poll(&p, 1, 100) >= 0; i++)
+    if ((p.revents & POLLIN) && read(c->fd, buf, sizeof buf) <= 0) break;
+  close(c->fd);
+  free(c);
+  return NULL;
+}
+
+static void *raw_accept(void *arg) {
+  raw *r = arg;
+  for (int fd; (fd = accept(r->fd, NULL, NULL)) >= 0;) {
+    raw_conn *c = malloc(sizeof *c);
+    pthread_t t;
+    if (!c) break;
+    *c = (raw_conn){r, fd};
+    if (pthread_create(&t, NULL, raw_serve, c)) {
+      close(fd);
+      free(c);
+      continue;
+    }
+    pthread_detach(t);
+  }
+  return NULL;
+}
+
+static int raw_start(raw *r, const char *answer) {
+  memset(r, 0, sizeof *r);
+  pthread_mutex_init(&r->mu, NULL);
+  r->answer = answer;
+  r->fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof a;
+  if (r->fd < 0 || bind(r->fd, (struct sockaddr *)&a, sizeof a) || listen(r->fd, 64) ||
+      getsockname(r->fd, (struct sockaddr *)&a, &len))
+    return -1;
+  r->port = ntohs(a.sin_port);
+  pthread_t t;
+  if (pthread_create(&t, NULL, raw_accept, r)) return -1;
+  pthread_detach(t);
+  return 0;
+}
+
+/* ---- calls ---- */
+static int compile(const char *dir, const char *url, const char *out, const char *extra, char **log) {
+  const char *argv[16] = {"build/gpublob", "--time", "--cache-dir", dir, "-t", "amdgcn:gfx90a", IN, "-o", out};
+  int n = 9;
+  if (url) {
+    argv[n++] = "--remote-cache";
+    argv[n++] = url;
+  }
+  if (extra) argv[n++] = extra;
+  argv[n] = NULL;
+  return cli(argv, log);
+}
+
+static const char *reference(void) {
+  static char path[4200];
+  if (!*path) {
+    snprintf(path, sizeof path, "%s", tmp_path("reference.hsaco"));
+    const char *argv[] = {"build/gpublob-compiler", "--no-cache", "-t", "amdgcn:gfx90a", IN, "-o", path, NULL};
+    char *log = NULL;
+    check(cli(argv, &log) == 0, "reference: compiles", "%s", shown(log));
+    free(log);
+  }
+  return path;
+}
+
+/* The front alone, in a folder without gpublob-compiler: only a hit can succeed. */
+static const char *front_alone(void) {
+  static char front[4300];
+  if (!*front) {
+    const char *alone = tmp_path("alone");
+    mkdir(alone, 0700);
+    snprintf(front, sizeof front, "%s/gpublob", alone);
+    size_t n;
+    unsigned char *bytes = slurp("build/gpublob", &n);
+    check(bytes && !spill(front, bytes, n) && !chmod(front, 0755), "the front copied alone", "%s", front);
+    free(bytes);
+  }
+  return front;
+}
+
+/* The regular files in dir/sub, their paths (up to 8). */
+static int files_in(const char *dir, const char *sub, char paths[8][4800]) {
+  char d[4500];
+  snprintf(d, sizeof d, "%s/%s", dir, sub);
+  DIR *dp = opendir(d);
+  int n = 0;
+  for (struct dirent *e; dp && (e = readdir(dp)) && n < 8;)
+    if (e->d_name[0] != '.') snprintf(paths[n++], sizeof paths[0], "%s/%s", d, e->d_name);
+  if (dp) closedir(dp);
+  return n;
+}
+
+static const char *const layouts[] = {"bazel", "flat"};
+
+/* The server's URL for a layout: its own prefix. */
+static void url_of(const server *s, int flat, char *url, size_t n) {
+  snprintf(url, n, "http://127.0.0.1:%d/%s%s", s->port, layouts[flat], flat ? "?layout=flat" : "");
+}
+
+/* The prefix's folders that hold files: bazel's ac and cas, flat's v2. */
+static int folders_of(int flat, const char **sub) {
+  if (flat) {
+    sub[0] = "flat/v2";
+    return 1;
+  }
+  sub[0] = "bazel/ac";
+  sub[1] = "bazel/cas";
+  return 2;
+}
+
+/* One machine stores, a second empty one is answered by the front alone, the same bytes;
+** bazel's /cas/ names are their files' SHA-256. */
+static void test_shared(server *s, int flat) {
+  char url[4400], root[4400], name[64];
+  url_of(s, flat, url, sizeof url);
+  snprintf(root, sizeof root, "%s/root", s->dir);
+  char *log = NULL;
+  snprintf(name, sizeof name, "%s: the first machine compiles and stores two files", layouts[flat]);
+  int rc = compile(machine(), url, tmp_path("a.hsaco"), NULL, &log);
+  check(rc == 0 && same_file(tmp_path("a.hsaco"), reference()) && contains(log, "2 stored") && lacks(log, "warning"),
+        name, "exit %d\n%s", rc, shown(log));
+  free(log);
+  const char *argv[] = {front_alone(), "--time", "--cache-dir", machine(), "--remote-cache", url, "-t",
+                        "amdgcn:gfx90a", IN, "-o", tmp_path("b.hsaco"), NULL};
+  rc = cli(argv, &log);
+  snprintf(name, sizeof name, "%s: a second, empty machine: the front's remote hit", layouts[flat]);
+  check(rc == 0 && same_file(tmp_path("b.hsaco"), reference()) && contains(log, "time (front)") &&
+            contains(log, "remote cache 2 hits, 0 misses, 0 stored"),
+        name, "exit %d\n%s", rc, shown(log));
+  free(log);
+  const char *sub[2];
+  int nsub = folders_of(flat, sub), nfiles = 0;
+  for (int i = 0; i < nsub; i++) {
+    char paths[8][4800];
+    nfiles += files_in(root, sub[i], paths);
+  }
+  snprintf(name, sizeof name, "%s: the server holds the layout's files", layouts[flat]);
+  check(nfiles == (flat ? 2 : 4), name, "%d files", nfiles);
+  if (flat) return;
+  char paths[8][4800];
+  int n = files_in(root, "bazel/cas", paths), good = 0;
+  for (int i = 0; i < n; i++) {
+    const char *sha[] = {"sha256sum", paths[i], NULL};
+    char *out = NULL;
+    run(sha, &out);
+    good += out && !strncmp(out, strrchr(paths[i], '/') + 1, 64);
+    free(out);
+  }
+  check(n == 2 && good == 2, "bazel: each /cas/ name is sha256sum of its file", "%d of %d", good, n);
+}
+
+/* Hostile values put straight into nginx's root: each a miss, never served, exit 0,
+** and the compile's store puts the right bytes back. */
+static void test_hostile(server *s, int flat) {
+  char url[4400], root[4400];
+  url_of(s, flat, url, sizeof url);
+  snprintf(root, sizeof root, "%s/root", s->dir);
+  static const char *const how[] = {"cut short", "another key's", "garbage", "an HTML page"};
+  const char *sub[2];
+  int nsub = folders_of(flat, sub);
+  for (int w = 0; w < 4; w++) {
+    for (int f = 0; f < nsub; f++) {
+      char paths[8][4800];
+      int n = files_in(root, sub[f], paths);
+      size_t len[8];
+      unsigned char *bytes[8];
+      for (int i = 0; i < n; i++) bytes[i] = slurp(paths[i], &len[i]);
+      for (int i = 0; i < n && bytes[i]; i++) {
+        static const char html[] = "<html><head><title>200 OK</title></head><body>Cache</body></html>\n";
+        char junk[4096];
+        for (size_t k = 0; k < sizeof junk; k++) junk[k] = (char)(k * 131 + 7);
+        if (w == 0) spill(paths[i], bytes[i], len[i] - 3);
+        else if (w == 1 && n == 2 && bytes[1 - i]) spill(paths[i], bytes[1 - i], len[1 - i]);
+        else if (w == 2) spill(paths[i], junk, sizeof junk);
+        else spill(paths[i], html, sizeof html - 1);
+      }
+      for (int i = 0; i < n; i++) free(bytes[i]);
+    }
+    char *log = NULL, out[64], name[200];
+    snprintf(out, sizeof out, "hostile%d%d.hsaco", flat, w);
+    int rc = compile(machine(), url, tmp_path(out), NULL, &log);
+    snprintf(name, sizeof name, "%s: a value %s is never served: compiled, stored again", layouts[flat], how[w]);
+    check(rc == 0 && same_file(tmp_path(out), reference()) && lacks(log, "time (front)") &&
+              contains(log, "remote cache 0 hits") && contains(log, "2 stored") && lacks(log, "warning"),
+          name, "exit %d\n%s", rc, shown(log));
+    free(log);
+    snprintf(out, sizeof out, "hostile%d%db.hsaco", flat, w);
+    rc = compile(machine(), url, tmp_path(out), NULL, &log);
+    snprintf(name, sizeof name, "%s: after a value %s, the store's right bytes are a hit", layouts[flat], how[w]);
+    check(rc == 0 && contains(log, "time (front)") && contains(log, "remote cache 2 hits") &&
+              same_file(tmp_path(out), reference()),
+          name, "exit %d\n%s", rc, shown(log));
+    free(log);
+  }
+}
+
+/* A call against url: exit 0, the right bytes, at most one warning, and its time. */
+static double call_timed(const char *url, const char *timeout, const char *what, char **log) {
+  char out[64];
+  static int n;
+  snprintf(out, sizeof out, "timed%d.hsaco", n++);
+  const char *argv[] = {"build/gpublob", "--cache-dir", machine(), "--remote-cache", url, "--remote-timeout", timeout,
+                        "-t", "amdgcn:gfx90a", IN, "-o", tmp_path(out), NULL};
+  double t0 = now_ms();
+  int rc = cli(argv, log);
+  double took = now_ms() - t0;
+  char name[200];
+  snprintf(name, sizeof name, "%s: the call goes on locally, exit 0, the right bytes, at most one warning", what);
+  check(rc == 0 && same_file(tmp_path(out), reference()) && count_lines(*log, "warning: remote cache") <= 1, name,
+        "exit %d\n%s", rc, shown(*log));
+  return took;
+}
+
+/* The base: the same call with no remote tier. */
+static double base_ms(void) {
+  char *log = NULL;
+  double t0 = now_ms();
+  compile(machine(), NULL, tmp_path("base.hsaco"), NULL, &log);
+  free(log);
+  return now_ms() - t0;
+}
+
+/* Dead, never started, stalled and 10-GiB servers: at most about one timeout. */
+static void test_faults(server *s) {
+  double base = base_ms();
+  char url[4400], *log = NULL;
+  url_of(s, 0, url, sizeof url);
+  nginx_stop(s);
+  double took = call_timed(url, "1000", "stopped", &log);
+  check(count_lines(log, "warning: remote cache") == 1 && contains(log, "the call goes on without it"),
+        "stopped: one warning", "%s", shown(log));
+  check(took < base + 1500, "stopped: a refused connection costs no timeout", "%.0f ms against %.0f", took, base);
+  free(log);
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/never", free_port());
+  took = call_timed(url, "1000", "never started", &log);
+  check(count_lines(log, "warning: remote cache") == 1, "never started: one warning", "%s", shown(log));
+  free(log);
+  static raw stall, huge;
+  if (raw_start(&stall, "HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\nGPUBLOB\0\1\2") ||
+      raw_start(&huge, "HTTP/1.1 200 OK\r\nContent-Length: 10737418240\r\n\r\n")) {
+    check(0, "raw servers start", "%s", strerror(errno));
+    return;
+  }
+  for (int flat = 0; flat < 2; flat++) {
+    char what[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/p%s", stall.port, flat ? "?layout=flat" : "");
+    snprintf(what, sizeof what, "stalled mid-body (%s)", layouts[flat]);
+    took = call_timed(url, "1500", what, &log);
+    snprintf(what, sizeof what, "stalled mid-body (%s): one warning, about one timeout", layouts[flat]);
+    check(count_lines(log, "warning: remote cache") == 1 && took >= 1400 && took < base + 1500 + 2000, what,
+          "%.0f ms against %.0f without the tier\n%s", took, base, shown(log));
+    free(log);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/p%s", huge.port, flat ? "?layout=flat" : "");
+    snprintf(what, sizeof what, "a 10 GiB Content-Length (%s)", layouts[flat]);
+    took = call_timed(url, "1500", what, &log);
+    snprintf(what, sizeof what, "a 10 GiB Content-Length (%s): never served, at most one timeout", layouts[flat]);
+    check(contains(log, "0 hits") || lacks(log, "time (front)"), what, "%s", shown(log));
+    check(took < base + 1500 + 2000, what, "%.0f ms against %.0f without the tier", took, base);
+    free(log);
+  }
+}
+
+/* --remote-read-only: hits served, no PUT in the access log. */
+static void test_read_only(void) {
+  server s;
+  if (nginx_start(&s, "nginx-ro")) {
+    check(0, "read-only: nginx starts", "port %d", s.port);
+    return;
+  }
+  char url[4400], *log = NULL;
+  url_of(&s, 0, url, sizeof url);
+  int rc = compile(machine(), url, tmp_path("ro1.hsaco"), "--remote-read-only", &log);
+  free(log);
+  char *access = access_log(&s);
+  check(rc == 0 && contains(access, "GET /bazel/ac/") && lacks(access, "PUT "),
+        "read-only: a compile looks up and never PUTs (the access log)", "exit %d\n%s", rc, shown(access));
+  free(access);
+  compile(machine(), url, tmp_path("ro2.hsaco"), NULL, &log);
+  free(log);
+  rc = compile(machine(), url, tmp_path("ro3.hsaco"), "--remote-read-only", &log);
+  check(rc == 0 && contains(log, "time (front)") && contains(log, "remote cache 2 hits"),
+        "read-only: a consumer hits what another stored", "exit %d\n%s", rc, shown(log));
+  free(log);
+  nginx_stop(&s);
+}
+
+/* A token from the environment: sent as a bearer, and in no message, argv or cache file. */
+static void test_token(void) {
+  static const char token[] = "tok-5ecret-7e11tale";
+  static raw r;
+  if (raw_start(&r, "HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\nGP")) {
+    check(0, "token: a raw server", "%s", strerror(errno));
+    return;
+  }
+  setenv("GPUBLOB_REMOTE_TOKEN", token, 1);
+  char url[200];
+  snprintf(url, sizeof url, "http://user:pa55word@127.0.0.1:%d/t", r.port);
+  setenv("GPUBLOB_REMOTE_CACHE", url, 1);
+  const char *dir = machine();
+  const char *logfile = tmp_path("token.log");
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open(logfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl("build/gpublob", "build/gpublob", "--cache-dir", dir, "--remote-timeout", "2000", "-t", "amdgcn:gfx90a", IN,
+          "-o", tmp_path("token.hsaco"), (char *)NULL);
+    _exit(127);
+  }
+  usleep(700000); /* the call is waiting on the stalled server */
+  const char *ps[] = {"ps", "-eo", "args", NULL};
+  char *procs = NULL;
+  int ps_rc = run(ps, &procs);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  unsetenv("GPUBLOB_REMOTE_TOKEN");
+  unsetenv("GPUBLOB_REMOTE_CACHE");
+  size_t n;
+  char *log = (char *)slurp(logfile, &n);
+  check(WIFEXITED(st) && !WEXITSTATUS(st) && count_lines(log, "warning: remote cache http://***@127.0.0.1:") == 1,
+        "token: the call goes on, one warning showing the URL without its credentials", "status %d\n%s", st,
+        shown(log));
+  pthread_mutex_lock(&r.mu);
+  check(contains(r.request, "Authorization: Bearer tok-5ecret-7e11tale"), "token: the environment's token is sent",
+        "%s", r.request);
+  pthread_mutex_unlock(&r.mu);
+  check(lacks(log, token) && lacks(log, "pa55word"), "token: in no message", "%s", shown(log));
+  check(ps_rc == 0 && contains(procs, "build/gpublob") && lacks(procs, token), "token: in no process's argv (ps)",
+        "%s", shown(procs));
+  free(procs);
+  free(log);
+  char cmd[4600];
+  snprintf(cmd, sizeof cmd, "grep -rqa -e '%s' -e pa55word '%s'", token, dir);
+  check(system(cmd) != 0, "token: in no cache file", "%s", dir);
+}
+#endif
+
+/* A URL the tier refuses (no host, another query, a fragment), and a build without
+** libcurl: one warning, never an error. */
+static void test_refused_urls(void) {
+  gpublob *g;
+  gpublob_open(&g);
+  static const char *const urls[] = {"http:///prefix", "http://127.0.0.1:1/p?layout=tree", "http://127.0.0.1:1/p#x"};
+  for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
+    gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "amdgcn:gfx90a", .cache_dir = machine(),
+                         .remote_cache = urls[i]};
+    gpublob_input in = {.path = IN};
+    gpublob_result r;
+    int rc = gpublob_cache_lookup(g, &o, &in, &r);
+    const char *w = gpublob_warnings(g);
+    check(rc == GPUBLOB_NOTCACHED && count_lines(w, "remote cache") == 1 &&
+              contains(w, GPUBLOB_CURL ? "not an http[s]://" : "built without libcurl"),
+          "urls: a URL not understood is one warning", "%s: %d: %s", urls[i], rc, w);
+  }
+  gpublob_close(g);
+}
+
+int main(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  unsetenv("GPUBLOB_REMOTE_CACHE");
+  unsetenv("GPUBLOB_REMOTE_PASSWORD");
+  unsetenv("GPUBLOB_REMOTE_TOKEN");
+  unsetenv("GPUBLOB_REMOTE_FAULT");
+  signal(SIGPIPE, SIG_IGN);
+  test_refused_urls();
+#if GPUBLOB_CURL
+  atexit(stop_live);
+  if (!have_program(NGINX)) {
+    skip("http", "no nginx (" NGINX "; apt-get install nginx-light): the server tests need one");
+    return report();
+  }
+  if (!need_rocm("http: every server case (saxpy_amdgcn.ll)")) return report();
+  reference();
+  server s;
+  if (nginx_start(&s, "nginx")) {
+    check(0, "nginx starts", "port %d, %s", s.port, s.dir);
+    return report();
+  }
+  for (int flat = 0; flat < 2; flat++) {
+    test_shared(&s, flat);
+    test_hostile(&s, flat);
+  }
+  test_faults(&s);
+  test_read_only();
+  test_token();
+#else
+  skip("http", "this build has no HTTP tier: configure found no curl/curl.h (apt-get install libcurl4-openssl-dev)");
+#endif
+  return report();
+}
