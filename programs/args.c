@@ -183,6 +183,7 @@ static int take_name(cli *c, int id, const char *v) {
   case OPTION_OUTPUT: c->output = v; break;
   case OPTION_DUMP_DIR: c->opts.dump_dir = v; break;
   case OPTION_EMIT_C: c->emit_c = v; break;
+  case OPTION_DEPFILE: c->depfile = v; break;
   case OPTION_TOOL: c->opts.tool = v; break;
   case OPTION_TOOL_DIR: add_dir(c->tool_dirs, sizeof c->tool_dirs, v); break;
   case OPTION_LIB_DIR: add_dir(c->lib_dirs, sizeof c->lib_dirs, v); break;
@@ -338,6 +339,8 @@ int parse_args(cli *c, int argc, char **argv) {
   if (rc) return rc;
   if (c->toolchain_id && c->input) return fail("--toolchain-id takes no input ('%s'): it is of the flags alone", c->input);
   if (!c->input && !c->list_targets && !c->toolchain_id) return fail("%s", "no input (see --help)");
+  if (c->depfile && !c->emit_c && c->input && !strcmp(c->output ? c->output : c->input, "-"))
+    return fail("%s", "--depfile names the files a call writes, and this one writes only to stdout: give -o FILE");
   for (size_t k = 0; k < c->opts.ntargets; k++) c->choices[k].features = c->opts.features;
   c->opts.targets = c->opts.ntargets ? c->choices : NULL;
   c->opts.tool_dirs = *c->tool_dirs ? c->tool_dirs : NULL;

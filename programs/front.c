@@ -49,12 +49,12 @@ static void handoff_give(gpublob *g) {
 }
 
 /* One output asked for, to -o FILE, a regular file or none yet and not the input,
-** and nothing read from the blob (no --metadata, --verbose or --emit-c): a hit is
-** streamed into it. */
+** and nothing read from the blob (no --metadata, --verbose or --emit-c) nor written
+** beside it (--depfile): a hit is streamed into it. */
 static int streams_to_file(const cli *c, int mlir, const struct stat *in_st) {
   struct stat st;
   if (!c->output || !strcmp(c->output, "-") || strchr(c->output, '{') || is_dir(c->output) ||
-      c->metadata || c->verbose || c->emit_c || c->opts.limits || outputs_asked(c, mlir) > 1)
+      c->metadata || c->verbose || c->emit_c || c->depfile || c->opts.limits || outputs_asked(c, mlir) > 1)
     return 0;
   if (stat(c->output, &st)) return errno == ENOENT;
   return S_ISREG(st.st_mode) && !(st.st_dev == in_st->st_dev && st.st_ino == in_st->st_ino);

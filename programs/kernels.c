@@ -157,13 +157,16 @@ static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text 
 
 /* The outputs, with their kernels when asked: read first, so a refused blob leaves nothing written. */
 int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir) {
-  text json = {0};
+  text json = {0}, deps = {0};
   gpublob_blob header = {0};
   int rc = c->metadata || c->verbose ? read_kernels(g, c, r, &json) : 0;
   if (!rc && c->emit_c && (rc = c_header(c, g, r, &header))) rc = 10 + GPUBLOB_IO;
+  if (!rc && c->depfile && (rc = depfile_text(g, c, r, mlir, &deps))) rc = 10 + GPUBLOB_IO;
   if (!rc) rc = write_outputs(c, r, mlir, &header);
   if (!rc && c->metadata) rc = write_metadata(c, &json);
+  if (!rc && c->depfile) rc = write_text_file(c->depfile, &deps);
   free(json.s);
+  free(deps.s);
   free(header.data);
   return rc;
 }

@@ -33,6 +33,8 @@
     "FILE|DIR/|PATTERN\toutput; - for stdout; several outputs go to DIR/\nor to a PATTERN of {stem} {target} {chip} {suffix};\nDIR/ and a PATTERN's directories are made if missing") \
   X(EMIT_C, "emit-c", 0, 1, OUTPUT, B_OUTPUTS, "FILE.h\tevery output as a C array, with its kernels", \
     "FILE.h\talso every output as a C array (NAME[], NAME_size)\nand a table of its kernels, NAME from the input's\nstem, target and chip (gfx90a:xnack+: gfx90a_xnack_plus)") \
+  X(DEPFILE, "depfile", 0, 1, OUTPUT, B_NONE, NULL, \
+    "FILE\talso write what the outputs depend on (the input,\n-l files, blob and pack tools, device libraries) in\nMake's syntax, for make, ninja and CMake's DEPFILE") \
   X(DUMP_DIR, "dump-dir", 0, 1, OUTPUT, B_OUTPUTS, "DIR\teach job's IR, ISA, object and blob tool script", \
     "DIR\teach job's IR (read, linked, optimised), ISA, object,\nand the blob tool's script and log, into DIR (made if\nmissing); such a call compiles (no cache hit)") \
   X(OPT, NULL, 'O', 1, COMPILE, B_TARGETS, "-O0 .. -O3\toptimisation level (default -O3)", "-O0 .. -O3\tdefault -O3") \

@@ -188,15 +188,19 @@ int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob
 }
 
 /* --metadata's file, written as the outputs are: a temporary renamed into place. */
-int write_metadata(const cli *c, const text *json) {
-  const gpublob_blob b = {(unsigned char *)json->s, json->len, ".json"};
+int write_metadata(const cli *c, const text *json) { return write_text_file(c->metadata, json); }
+
+/* A text file of the call (--metadata's, --depfile's) at path, as the outputs are
+** written: a temporary renamed into place. */
+int write_text_file(const char *path, const text *t) {
+  const gpublob_blob b = {(unsigned char *)t->s, t->len, ""};
   char *tmp[1] = {NULL};
   pending_tmps = tmp; /* the signal handler's to remove until renamed */
   pending_count = 1;
-  int rc = write_one(c->metadata, &b, &tmp[0]);
-  if (!rc && tmp[0]) rc = rename(tmp[0], c->metadata);
-  else if (!rc && is_special(c->metadata)) rc = write_special(c->metadata, &b);
-  if (rc) fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", c->metadata, strerror(errno));
+  int rc = write_one(path, &b, &tmp[0]);
+  if (!rc && tmp[0]) rc = rename(tmp[0], path);
+  else if (!rc && is_special(path)) rc = write_special(path, &b);
+  if (rc) fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", path, strerror(errno));
   char *done = tmp[0];
   tmp[0] = NULL;
   pending_tmps = NULL;

@@ -25,7 +25,10 @@
 #   LIBDIR/pkgconfig/gpublob.pc         -lgpublob, the shared library
 #   LIBDIR/pkgconfig/gpublob-static.pc  libgpublob.a and what it needs
 #   LIBDIR/cmake/gpublob/gpublobConfig.cmake, gpublobConfigVersion.cmake
-#                             (IMPORTED targets gpublob::gpublob, shared, and gpublob::static)
+#                             (IMPORTED targets gpublob::gpublob, shared, and gpublob::static,
+#                             and gpublob::cli, BINDIR/gpublob)
+#   LIBDIR/cmake/gpublob/gpublobKernels.cmake, gpublobEmbed.cmake
+#                             gpublob_add_kernels (cmake/: kernels compiled at build time)
 # The .pc and CMake files find the library and header relative to themselves
 # (${pcfiledir}, CMAKE_CURRENT_LIST_DIR), so a tree installed under DESTDIR or
 # another PREFIX works wherever it is moved as a whole.  Their link flags are
@@ -42,7 +45,7 @@ strip=0
 for arg in "$@"; do
   case "$arg" in
     --strip) strip=1 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) die "unknown option '$arg' (see --help)" ;;
   esac
 done
@@ -52,7 +55,7 @@ cfg=build/config.ninja
 get() { sed -n "s/^$1 = //p" "$cfg" | tail -n 1; }
 c_prefix=$(get prefix)
 [ -n "$c_prefix" ] || die "$cfg has no prefix: run ./configure again"
-for f in gpublob.h gpublob_mlir.h build/libgpublob.a build/libgpublob.so.1 build/gpublob build/gpublob-compiler; do
+for f in gpublob.h gpublob_mlir.h cmake/gpublobKernels.cmake cmake/gpublobEmbed.cmake build/libgpublob.a build/libgpublob.so.1 build/gpublob build/gpublob-compiler; do
   [ -f "$f" ] || die "$f is missing: run ninja first (ninja install does)"
 done
 version=$(sed -n 's/^#define GPUBLOB_VERSION_STRING "\(.*\)"$/\1/p' gpublob.h)
@@ -217,7 +220,10 @@ write "$cm_dir" gpublobConfig.cmake <<EOF
 # gpublob::gpublob is libgpublob.so.1: LLVM$( [ "$mlir" = yes ] && echo ', MLIR') and lld inside, its own calls alone
 # exported, so a program with an LLVM of its own links it too.  gpublob::static is
 # libgpublob.a with its whole link (LLVM, libstdc++, xxHash, pthread, ...): a C-only
-# project (project(x C)) links either as it is.
+# project (project(x C)) links either as it is.  gpublob::cli is the CLI
+# (gpublob_EXECUTABLE), and gpublob_add_kernels(NAME SOURCES ... TARGETS ...)
+# compiles kernels with it at build time into an OBJECT library NAME
+# (gpublobKernels.cmake says how).
 # gpublob_MLIR is ON when the library was built with MLIR (otherwise its MLIR
 # calls return GPUBLOB_NOMLIR).
 if(TARGET gpublob::gpublob)
@@ -245,14 +251,23 @@ set_target_properties(gpublob::static PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "\${_gpublob_includedir}$incdirs"
   INTERFACE_LINK_DIRECTORIES "\${_gpublob_link_dirs}"
   INTERFACE_LINK_LIBRARIES "\${_gpublob_link}")
+get_filename_component(_gpublob_bindir "\${_gpublob_libdir}/$(relpath "$libdir" "$bindir")" ABSOLUTE)
+add_executable(gpublob::cli IMPORTED)
+set_target_properties(gpublob::cli PROPERTIES IMPORTED_LOCATION "\${_gpublob_bindir}/gpublob")
+set(gpublob_EXECUTABLE "\${_gpublob_bindir}/gpublob")
+include("\${CMAKE_CURRENT_LIST_DIR}/gpublobKernels.cmake")
 set(gpublob_MLIR $( [ "$mlir" = yes ] && echo ON || echo OFF))
 set(gpublob_INCLUDE_DIRS "\${_gpublob_includedir}$incdirs")
 set(gpublob_LIBRARIES gpublob::gpublob)
+unset(_gpublob_bindir)
 unset(_gpublob_libdir)
 unset(_gpublob_includedir)
 unset(_gpublob_link_dirs)
 unset(_gpublob_link)
 EOF
+
+put cmake/gpublobKernels.cmake "$cm_dir" gpublobKernels.cmake 644
+put cmake/gpublobEmbed.cmake "$cm_dir" gpublobEmbed.cmake 644
 
 write "$cm_dir" gpublobConfigVersion.cmake <<EOF
 # gpublobConfigVersion.cmake: gpublob $version, written by tools/install.sh.

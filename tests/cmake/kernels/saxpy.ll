@@ -1,0 +1,30 @@
+; saxpy with a call to expf, for AMD: y[i] = a * expf(x[i]) + y[i]
+target triple = "amdgcn-amd-amdhsa"
+
+define amdgpu_kernel void @saxpy(float %a, ptr addrspace(1) %x, ptr addrspace(1) %y, i32 %n) {
+entry:
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %gid = call i32 @llvm.amdgcn.workgroup.id.x()
+  %base = mul i32 %gid, 256
+  %i = add i32 %base, %tid
+  %inside = icmp slt i32 %i, %n
+  br i1 %inside, label %body, label %exit
+
+body:
+  %px = getelementptr inbounds float, ptr addrspace(1) %x, i32 %i
+  %py = getelementptr inbounds float, ptr addrspace(1) %y, i32 %i
+  %vx = load float, ptr addrspace(1) %px, align 4
+  %vy = load float, ptr addrspace(1) %py, align 4
+  %ex = call float @__ocml_exp_f32(float %vx)
+  %ax = fmul float %a, %ex
+  %r = fadd float %ax, %vy
+  store float %r, ptr addrspace(1) %py, align 4
+  br label %exit
+
+exit:
+  ret void
+}
+
+declare float @__ocml_exp_f32(float)
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare i32 @llvm.amdgcn.workgroup.id.x()
