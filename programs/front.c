@@ -33,6 +33,31 @@ static int run_compiler(char **argv) {
   return fail("cannot run the compiler: %s", path);
 }
 
+/* An http:// or https:// remote tier (the option, or $GPUBLOB_REMOTE_CACHE): its
+** backend loads libcurl, and a static program loads no library (one would bring a
+** second libc).  So the static front hands such a call, before anything else, to its
+** twin beside it, gpublob-front: the same front linked dynamically, which serves a
+** remote hit without LLVM as this one serves a local hit, and starts the compiler for
+** anything else.  Where the twin is missing, the compiler does the call.  Returns
+** only when the twin could not be started. */
+static int run_twin(const cli *c, char **argv) {
+#if GPUBLOB_STATIC_FRONT
+  const char *url = c->opts.remote_cache;
+  if (!url || (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) || !c->opts.cache_dir) return 0;
+  char self[PATH_MAX], path[PATH_MAX + 32];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n < 0) return 0;
+  self[n] = 0;
+  char *slash = strrchr(self, '/');
+  snprintf(path, sizeof path, "%.*s/gpublob-front", (int)(slash ? slash - self : 0), self);
+  argv[0] = path;
+  execv(path, argv);
+  return 0; /* no twin here: the lookup leaves the tier to the compiler */
+#else
+  return (void)c, (void)argv, 0;
+#endif
+}
+
 /* The remote tier failed in the front's lookup (down, hung, refused): the compiler
 ** is told so by the hand-off (cli.h), with the lookup's warnings, so that it warns
 ** once for the call and does not wait on the tier again. */
@@ -133,6 +158,7 @@ int main(int argc, char **argv) {
   int mlir = 0, rc = parse_args(&c, argc, argv);
   if (rc) return rc == 1 ? 0 : 2; /* --help, --version: printed; a usage error: said */
   if (c.toolchain_id) return print_toolchain_id(&c); /* LLVM-free: answered here */
+  if (!c.list_targets) run_twin(&c, argv);
   int hit = c.list_targets ? -1 : lookup(&c, &r, &mlir);
   if (hit < 0) return run_compiler(argv);
   if (hit == 3) return 10 + GPUBLOB_LIMIT;

@@ -12,9 +12,8 @@
 ** second libc.  None of its calls loads one (a lookup names a provider in the keys
 ** without loading it; --list-targets and every compile are gpublob-compiler's), so
 ** provider.c's dlopen is compiled out here: a provider asked of this object does
-** not load, saying why.  The one library the static front does load is libcurl, for
-** an http:// remote tier (src/remote_http.c, into a libc of its own), through the
-** real dlopen: these macros redirect calls, and its "(dlopen)(...)" is not one. */
+** not load, saying why; so is remote_http.c's (an http:// remote tier is its dynamic
+** twin's, gpublob-front: programs/front.c). */
 static void *front_dlopen(const char *path, int mode) { return (void)path, (void)mode, NULL; }
 static const char *front_dlerror(void) { return "the static cache front loads no library"; }
 #define dlopen(path, mode) front_dlopen(path, mode)

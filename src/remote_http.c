@@ -65,14 +65,12 @@ static struct {
 } http_lib;
 static pthread_once_t http_lib_once = PTHREAD_ONCE_INIT;
 
-/* The loader's own dlopen: src/front.c redirects the calls dlopen(...) of the parts it
-** builds (provider.c's), and a name in parentheses is not such a call. */
-static void *http_dlopen(const char *name) { return (dlopen)(name, RTLD_NOW | RTLD_LOCAL); }
+static void *http_dlopen(const char *name) { return dlopen(name, RTLD_NOW | RTLD_LOCAL); }
 
 static void http_lib_load(void) {
   void *curl = http_dlopen("libcurl.so.4");
   if (!curl) {
-    snprintf(http_lib.why, sizeof http_lib.why, "cannot load libcurl.so.4: %s (apt-get install libcurl4)", (dlerror)());
+    snprintf(http_lib.why, sizeof http_lib.why, "cannot load libcurl.so.4: %s (apt-get install libcurl4)", dlerror());
     return;
   }
 #define HTTP_LOAD(name, lib, type)                                                                       \
@@ -174,8 +172,16 @@ static size_t http_take(char *bytes, size_t size, size_t count, void *arg) {
 ** the fault. */
 static int http_ready(digest_cache *c, remote_http *h) {
   cache_remote_tier *r = c->remote;
-  if (r->dead) return -1;
+  if (r->dead || r->not_here) return -1;
   if (h->curl) return 0;
+#if GPUBLOB_STATIC_FRONT
+  /* A static program loads no library (libcurl would bring a second libc): the CLI's
+  ** static front hands a call with this tier to its dynamic twin, gpublob-front
+  ** (programs/front.c); a lookup that still comes here leaves the tier to the
+  ** compiler, which asks the server on the local miss.  No fault is recorded. */
+  r->not_here = 1;
+  return -1;
+#endif
   pthread_once(&http_lib_once, http_lib_load);
   if (!http_lib.ok) return cache_remote_fault(c, "cannot use libcurl", http_lib.why), -1;
   if (!h->flat && !http_lib.sha256)

@@ -258,17 +258,24 @@ static const char *reference(void) {
   return path;
 }
 
-/* The front alone, in a folder without gpublob-compiler: only a hit can succeed. */
+/* The front alone, in a folder without gpublob-compiler: only a hit can succeed.  The
+** front's two programs go there: the static gpublob hands a call with an http:// tier
+** to its dynamic twin, gpublob-front (programs/front.c), which loads libcurl. */
 static const char *front_alone(void) {
   static char front[4300];
   if (!*front) {
     const char *alone = tmp_path("alone");
     mkdir(alone, 0700);
-    snprintf(front, sizeof front, "%s/gpublob", alone);
-    size_t n;
-    unsigned char *bytes = slurp("build/gpublob", &n);
-    check(bytes && !spill(front, bytes, n) && !chmod(front, 0755), "the front copied alone", "%s", front);
-    free(bytes);
+    const char *names[] = {"gpublob-front", "gpublob"};
+    for (size_t i = 0; i < 2; i++) {
+      snprintf(front, sizeof front, "%s/%s", alone, names[i]);
+      char from[64];
+      snprintf(from, sizeof from, "build/%s", names[i]);
+      size_t n;
+      unsigned char *bytes = slurp(from, &n);
+      check(bytes && !spill(front, bytes, n) && !chmod(front, 0755), "the front's programs copied alone", "%s", front);
+      free(bytes);
+    }
   }
   return front;
 }

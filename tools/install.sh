@@ -3,7 +3,7 @@
 # wrote to build/config.ninja (prefix, bindir, libdir, includedir).  POSIX sh.
 # `ninja install` runs it after building; tests/test_install.c runs it directly.
 #
-#   sh tools/install.sh [--strip]     --strip: strip the two programs (ninja install-strip)
+#   sh tools/install.sh [--strip]     --strip: strip the programs (ninja install-strip)
 #
 # Environment:
 #   DESTDIR   a staging root put before every path (packaging: the tree under
@@ -22,6 +22,8 @@
 #   BINDIR/gpublob            the CLI's LLVM-free front: it answers cache hits and
 #   BINDIR/gpublob-compiler   runs this, found beside itself (/proc/self/exe), for
 #                             anything else: the pair works wherever it is, together
+#   BINDIR/gpublob-front      the same front linked dynamically: the static one hands it
+#                             the calls with an http:// remote tier (it loads libcurl)
 #   LIBDIR/pkgconfig/gpublob.pc         -lgpublob, the shared library
 #   LIBDIR/pkgconfig/gpublob-static.pc  libgpublob.a and what it needs
 #   LIBDIR/cmake/gpublob/gpublobConfig.cmake, gpublobConfigVersion.cmake
@@ -55,7 +57,7 @@ cfg=build/config.ninja
 get() { sed -n "s/^$1 = //p" "$cfg" | tail -n 1; }
 c_prefix=$(get prefix)
 [ -n "$c_prefix" ] || die "$cfg has no prefix: run ./configure again"
-for f in gpublob.h gpublob_mlir.h cmake/gpublobKernels.cmake cmake/gpublobEmbed.cmake build/libgpublob.a build/libgpublob.so.1 build/gpublob build/gpublob-compiler; do
+for f in gpublob.h gpublob_mlir.h cmake/gpublobKernels.cmake cmake/gpublobEmbed.cmake build/libgpublob.a build/libgpublob.so.1 build/gpublob build/gpublob-front build/gpublob-compiler; do
   [ -f "$f" ] || die "$f is missing: run ninja first (ninja install does)"
 done
 version=$(sed -n 's/^#define GPUBLOB_VERSION_STRING "\(.*\)"$/\1/p' gpublob.h)
@@ -151,6 +153,7 @@ tmp=""
 say "install: $dest$libdir/libgpublob.so -> libgpublob.so.1"
 # The compiler first: a front installed before it would start an older one.
 put build/gpublob-compiler "$bindir" gpublob-compiler 755
+put build/gpublob-front "$bindir" gpublob-front 755
 put build/gpublob "$bindir" gpublob 755
 
 what="LLVM 22 $( [ "$shared_llvm" = 1 ] && echo shared || echo static), $( [ "$mlir" = yes ] && echo 'with MLIR' || echo 'without MLIR')"
