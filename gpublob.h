@@ -85,12 +85,12 @@ extern "C" {
 #endif
 #endif
 
-/* This header's version: 1.6.0 has 1.0's calls and what 1.1 to 1.6 added
+/* This header's version: 1.7.0 has 1.0's calls and what 1.1 to 1.7 added
 ** (each marked "since"). */
 #define GPUBLOB_VERSION_MAJOR 1
-#define GPUBLOB_VERSION_MINOR 6
+#define GPUBLOB_VERSION_MINOR 7
 #define GPUBLOB_VERSION_PATCH 0
-#define GPUBLOB_VERSION_STRING "1.6.0"
+#define GPUBLOB_VERSION_STRING "1.7.0"
 #define GPUBLOB_VERSION_NUMBER \
   (GPUBLOB_VERSION_MAJOR * 10000 + GPUBLOB_VERSION_MINOR * 100 + GPUBLOB_VERSION_PATCH)
 
@@ -252,6 +252,20 @@ enum gpublob_as {
                            clang's */
 };
 
+/* (since 1.7) The debug information a blob keeps.  Zero is the default: auto.  In the
+** cache's keys.  docs/clang.md, "Debug information". */
+enum gpublob_debug {
+  GPUBLOB_DEBUG_AUTO = 0,  /* as the module has it (its DICompileUnits' emission kind), and as
+                              clang's driver keeps it: a target whose blob tool cannot optimise
+                              with full debug information (the spec's debug_optimised: nvptx,
+                              ptxas -g) keeps line tables alone when the level is not -O0 */
+  GPUBLOB_DEBUG_NONE = 1,  /* none: the module's debug information is stripped */
+  GPUBLOB_DEBUG_LINES = 2, /* line tables alone (files, lines, inlined-at), no variables nor
+                              types; nvptx: PTX line directives and ptxas's line table */
+  GPUBLOB_DEBUG_FULL = 3   /* all the module has, at every level (nvptx: ptxas -g, whose code
+                              is not optimised, as clang's --cuda-noopt-device-debug) */
+};
+
 /* One (target, chips, features) to compile for.  target may name chips after a
 ** colon, several separated by commas: "nvptx:sm_80,sm_90"; so may chip. */
 typedef struct gpublob_target_choice {
@@ -266,9 +280,10 @@ typedef struct gpublob_target_choice {
 ** 9 (since 1.4): block_size, limits, max_registers, max_spills, max_shared, max_stack,
 ** min_occupancy.
 ** 10 (since 1.5): as, tool_memory.
+** 11 (since 1.7): debug.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
-#define GPUBLOB_OPTIONS_VERSION 10
+#define GPUBLOB_OPTIONS_VERSION 11
 
 /* gpublob_options o = GPUBLOB_OPTIONS_INIT; every field its default, this version
 ** (gpublob_options_init does the same through a call). */
@@ -365,6 +380,9 @@ typedef struct gpublob_options {
                             in-process ones (lld, nvJitLink: run in a child process of the
                             isolation helper) as the programs; past it the tool fails: TOOL;
                             0: 8192 */
+  /* version 11, since 1.7: */
+  int debug;             /* enum gpublob_debug: AUTO (0: as the module has it), NONE, LINES,
+                            FULL; another value is OPTION; in the cache's keys */
 } gpublob_options;
 
 /* (since 1.4) gpublob_options' limits: a kernel of an output over one that is set
@@ -688,7 +706,7 @@ GPUBLOB_API int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const
 #define GPUBLOB_TOOLCHAIN_ID_SIZE 33
 GPUBLOB_API int gpublob_toolchain_id(gpublob *g, const gpublob_options *opts, char *hex, size_t size);
 
-/* "1.6.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
+/* "1.7.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
 GPUBLOB_API const char *gpublob_version(void);
 
 /* Isolation (GPUBLOB_FLAG_ISOLATE).  A handle's first isolated call forks a helper
