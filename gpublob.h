@@ -252,6 +252,20 @@ enum gpublob_as {
                            clang's */
 };
 
+/* (since 1.7) The debug information a blob keeps.  Zero is the default: auto.  In the
+** cache's keys.  docs/clang.md, "Debug information". */
+enum gpublob_debug {
+  GPUBLOB_DEBUG_AUTO = 0,  /* as the module has it (its DICompileUnits' emission kind), and as
+                              clang's driver keeps it: a target whose blob tool cannot optimise
+                              with full debug information (the spec's debug_optimised: nvptx,
+                              ptxas -g) keeps line tables alone when the level is not -O0 */
+  GPUBLOB_DEBUG_NONE = 1,  /* none: the module's debug information is stripped */
+  GPUBLOB_DEBUG_LINES = 2, /* line tables alone (files, lines, inlined-at), no variables nor
+                              types; nvptx: PTX line directives and ptxas's line table */
+  GPUBLOB_DEBUG_FULL = 3   /* all the module has, at every level (nvptx: ptxas -g, whose code
+                              is not optimised, as clang's --cuda-noopt-device-debug) */
+};
+
 /* One (target, chips, features) to compile for.  target may name chips after a
 ** colon, several separated by commas: "nvptx:sm_80,sm_90"; so may chip. */
 typedef struct gpublob_target_choice {
@@ -266,7 +280,7 @@ typedef struct gpublob_target_choice {
 ** 9 (since 1.4): block_size, limits, max_registers, max_spills, max_shared, max_stack,
 ** min_occupancy.
 ** 10 (since 1.5): as, tool_memory.
-** 11 (since 1.7): remote_ca.
+** 11 (since 1.7): debug, remote_ca.
 ** Version 0 is read as version 1, so a zeroed struct of any size means defaults;
 ** a later field reads as zero when the version says it is not there. */
 #define GPUBLOB_OPTIONS_VERSION 11
@@ -370,6 +384,8 @@ typedef struct gpublob_options {
                             isolation helper) as the programs; past it the tool fails: TOOL;
                             0: 8192 */
   /* version 11, since 1.7: */
+  int debug;             /* enum gpublob_debug: AUTO (0: as the module has it), NONE, LINES,
+                            FULL; another value is OPTION; in the cache's keys */
   const char *remote_ca; /* a CA bundle file that verifies an https:// remote_cache's server;
                             NULL: $GPUBLOB_REMOTE_CA, else the system's */
 } gpublob_options;

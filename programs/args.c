@@ -126,6 +126,13 @@ static int parse_as(const char *s) {
   return !strcmp(s, "mlir") ? GPUBLOB_AS_MLIR : !strcmp(s, "clang") ? GPUBLOB_AS_CLANG : 0;
 }
 
+static int parse_debug(const char *s) {
+  static const char *const levels[] = {"", "none", "lines", "full"};
+  for (int i = 1; i < 4; i++)
+    if (!strcmp(s, levels[i])) return i;
+  return 0;
+}
+
 static void add_dir(char *list, size_t size, const char *dir) {
   size_t n = strlen(list);
   snprintf(list + n, size - n, "%s%s", n ? ":" : "", dir);
@@ -246,6 +253,8 @@ static int take_value(cli *c, int id, const char *v) {
   case OPTION_MIN_OCCUPANCY: return take_limit(o, id, v);
   case OPTION_AS:
     return !(o->as = parse_as(v)) ? fail("--as wants mlir or clang, not '%s'", v) : 0;
+  case OPTION_DEBUG:
+    return !(o->debug = parse_debug(v)) ? fail("--debug wants none, lines or full, not '%s'", v) : 0;
   case OPTION_FP_CONTRACT:
     return !(o->fp_contract = parse_fp_contract(v)) ? fail("--fp-contract wants fast, on or off, not '%s'", v) : 0;
   }

@@ -42,6 +42,8 @@
     "mlir|clang\twhose defaults: mlir (default), mlir-opt's serialisers';\nclang, clang's CUDA/HIP/OpenCL driver's: its fp\ncontraction and -mllvm options for the module's\nlanguage, ptxas's options as clang gives them (-m64)\nand no report (-v): spills unknown; explicit flags win") \
   X(FP_CONTRACT, "fp-contract", 0, 1, COMPILE, B_NONE, NULL, \
     "fast|on|off\tfuse multiplies into adds: on (default), as the IR\nsays; fast, as clang's CUDA and HIP; off, drop the\nIR's contract flags (an llvm.fmuladd stays)") \
+  X(DEBUG, "debug", 0, 1, COMPILE, B_NONE, NULL, \
+    "none|lines|full\tthe debug information the blob keeps: none;\nlines, line tables alone; full, all the module has\n(nvptx: ptxas -g, not optimised); default, the\nmodule's, as clang keeps it (nvptx above -O0: lines)") \
   X(BACKEND_ONLY, "backend-only", 0, 0, COMPILE, B_NONE, NULL, \
     "\tthe module is optimised already: the backend alone\nat -O (as llc after opt), no middle end") \
   GPUBLOB_MATH_MODES(CLI_MATH_OPTION, X) \

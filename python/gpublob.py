@@ -40,6 +40,7 @@ _ATTACH = {"binary": 1, "legacy": 2}
 _TOOL_MODES = {"auto": 0, "program": 1, "in-process": 2, "inprocess": 2}
 _FP_CONTRACT = {"on": 1, "fast": 2, "off": 3}
 _AS = {"mlir": 1, "clang": 2}
+_DEBUG = {"none": 1, "lines": 2, "full": 3}
 
 # GPUBLOB_FLAG_*, by the keyword that sets each (True) in compile().
 FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
@@ -51,8 +52,8 @@ FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
 LIMITS = {"max_registers": 0x1, "max_spills": 0x2, "max_shared": 0x4, "max_stack": 0x8,
           "min_occupancy": 0x10}
 
-# The gpublob_options version this binding fills: the fields of versions 1 to 10.
-OPTIONS_VERSION = 10
+# The gpublob_options version this binding fills: the fields of versions 1 to 11.
+OPTIONS_VERSION = 11
 
 
 class _TargetChoice(ctypes.Structure):
@@ -94,6 +95,9 @@ class _Options(ctypes.Structure):
         # version 10
         ("as", ctypes.c_int),
         ("tool_memory", ctypes.c_uint),
+        # version 11 (since 1.7)
+        ("debug", ctypes.c_int),
+        ("remote_ca", ctypes.c_char_p),
     ]
 
 
@@ -335,9 +339,10 @@ _OPTIONS = {
     "abi": ("abi", _uint(32)), "tool_options": ("tool_options", _cstr),
     "toolkit": ("toolkit", _cstr), "dump_dir": ("dump_dir", _cstr), "section": ("section", _cstr),
     "remote_cache": ("remote_cache", _cstr), "remote_timeout_ms": ("remote_timeout_ms", _uint(32)),
-    "remote_max": ("remote_max", _uint(64)),
+    "remote_max": ("remote_max", _uint(64)), "remote_ca": ("remote_ca", _cstr),
     "job_timeout": ("job_timeout", _uint(32)),
     "fp_contract": ("fp_contract", _choice(_FP_CONTRACT, "fp contraction")),
+    "debug": ("debug", _choice(_DEBUG, "debug (the debug information kept)")),
     # as is Python's keyword: as_="clang" (or **{"as": "clang"})
     "as_": ("as", _choice(_AS, "as (whose defaults)")), "as": ("as", _choice(_AS, "as (whose defaults)")),
     "block_size": ("block_size", _uint(32)),
@@ -514,6 +519,9 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
       tool_memory=MIB      a blob tool taking more data fails (default 8192)
       job_timeout=SECONDS  a job's LLVM work longer is BACKEND (default none)
       fp_contract          "on" (default: as the IR says), "fast" or "off"
+      debug                (since 1.7) the debug information the blob keeps: "none",
+                           "lines" (line tables alone) or "full"; default, the
+                           module's, as clang keeps it (nvptx above -O0: lines)
       as_                  whose defaults, whose blob byte for byte: "mlir" (default,
                            mlir-opt's serialisers') or "clang" (clang's CUDA/HIP/OpenCL
                            driver's: its fp contraction and -mllvm options for the
@@ -523,6 +531,8 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
       jobs=N               compile threads (default one per core)
       cache_dir=DIR, cache_max=BYTES   the content-addressed cache (default none)
       remote_cache=URL, remote_timeout_ms=MS, remote_max=BYTES   its remote tier
+                           (redis://, or since 1.7 http[s]://HOST/PREFIX[?layout=flat])
+      remote_ca=FILE       (since 1.7) a CA bundle for an https:// remote tier
       max_input=BYTES      refuse a larger input (IO; default 1 GiB)
       abi=N                the target's ABI version (amdgcn: 400, 500, 600)
       dump_dir=DIR         each job's intermediates are written there

@@ -137,6 +137,7 @@ static void hash_job(digest_cache *c, XXH3_state_t *st, job *j, int pack, const 
   digest_hash_u64(st, j->o->abi); /* asked for, or a default a module's own may replace */
   digest_hash_u64(st, (uint64_t)j->fp_contract);
   digest_hash_u64(st, (uint64_t)j->as); /* whose defaults: fp contraction, LLVM's and the tool's options */
+  digest_hash_u64(st, (uint64_t)j->o->debug); /* the debug information kept (AUTO: the module's, in the input) */
   /* a program's name is its path's last part: content_only knows it by its bytes alone */
   int program = !*j->provider_path && tool_choice_needs_blob_tool(j);
   digest_hash_str(st, c->content_only && program ? "program" : j->tool_name);
@@ -187,6 +188,7 @@ GPUBLOB_PRIVATE digest_key128 cache_deps_call_key(const gpublob_options *o, int 
   digest_hash_u64(&st, o->abi);
   digest_hash_u64(&st, (uint64_t)o->fp_contract);
   digest_hash_u64(&st, (uint64_t)o->as);
+  digest_hash_u64(&st, (uint64_t)o->debug);
   /* MLIR's module holds each kernel's occupancy in its #gpu.objects' kernel tables,
   ** figured for the block size: there it changes the output's bytes (LLVM IR's
   ** outputs are the blobs alone, whose occupancy is figured when read) */

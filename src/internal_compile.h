@@ -180,6 +180,10 @@ GPUBLOB_PRIVATE const char *devlib_module_lang(const job *j);
 GPUBLOB_PRIVATE void devlib_make_internal(LLVMValueRef v);
 GPUBLOB_PRIVATE int devlib_link(job *j);
 
+/* ---- src/debug_info.c (debug_info_) ---- */
+GPUBLOB_PRIVATE int debug_info_settle(job *j);
+GPUBLOB_PRIVATE int debug_info_stamp_files(job *j);
+
 /* ---- src/peer.c (peer_) ---- */
 GPUBLOB_PRIVATE int peer_job_language(job *j);
 GPUBLOB_PRIVATE int peer_llvm_options_enter(job *j);
@@ -408,6 +412,8 @@ int gpublob__llvm_option_set(const char *word, size_t n);
 void gpublob__llvm_option_reset(const char *word, size_t n);
 void gpublob__drop_contract(LLVMModuleRef m);
 LLVMModuleRef gpublob__copy_module(LLVMModuleRef m);
+int gpublob__debug_kind(LLVMModuleRef m);
+void gpublob__debug_lines(LLVMModuleRef m, int directives);
 #endif
 #if GPUBLOB_LLD
 /* src/lld.cpp: lld's ELF driver in this process (src/provider_lld_run.c's) */

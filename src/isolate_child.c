@@ -62,6 +62,7 @@ static int child_read_job(child_job *c, gpublob *g, const strbuf *rec) {
   o.job_timeout = (unsigned)cache_lookup_get_u64(&r);
   o.fp_contract = (int)cache_lookup_get_u64(&r);
   o.as = (int)cache_lookup_get_u64(&r);
+  o.debug = (int)cache_lookup_get_u64(&r);
   const char *cwd = cache_lookup_get_str(&r);
   if (r.bad || !target || !chip || !cwd || child_environment(c, &r) || chdir(cwd)) return -1;
   c->size = (size_t)cache_lookup_get_u64(&r);

@@ -45,6 +45,7 @@ GPUBLOB_PRIVATE void isolate_wire_put_job(strbuf *b, const job *j, const void *m
   cache_store_put_u64(b, o->job_timeout);
   cache_store_put_u64(b, (uint64_t)o->fp_contract);
   cache_store_put_u64(b, (uint64_t)o->as);
+  cache_store_put_u64(b, (uint64_t)o->debug);
   char *cwd = getcwd(NULL, 0);
   cache_store_put_str(b, cwd ? cwd : "/");
   free(cwd);

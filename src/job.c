@@ -10,7 +10,8 @@ static int run_blob_tool(job *j) {
     return GPUBLOB_OK;
   }
   magic_note_object_flags(j);
-  int rc = peer_job_isa_conditions(j);
+  int rc = debug_info_stamp_files(j);
+  if (!rc) rc = peer_job_isa_conditions(j);
   /* a tool started before the backend ran took none of the assembly's conditions: one
   ** that holds (ptxas's debug options) starts it again with them */
   if (!rc && j->isa_conds && j->run.p.pid) tool_end(j);
@@ -98,6 +99,7 @@ GPUBLOB_PRIVATE int job_llvm(job *j) {
   if (!rc) rc = target_machine_make(j);
   if (!rc) rc = parse_verify_module(j);
   if (!rc) rc = check_module(j);
+  if (!rc) rc = debug_info_settle(j);
   if (!rc) rc = constants_module_abi(j);
   if (!rc) target_machine_add_module_flags(j);
   if (!rc) rc = link_files(j);

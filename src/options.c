@@ -16,7 +16,7 @@ GPUBLOB_PRIVATE size_t options_size(unsigned version) {
                                 offsetof(gpublob_options, abi), offsetof(gpublob_options, link),
                                 offsetof(gpublob_options, remote_cache), offsetof(gpublob_options, job_timeout),
                                 offsetof(gpublob_options, block_size), offsetof(gpublob_options, as),
-                                offsetof(gpublob_options, remote_ca), sizeof(gpublob_options)};
+                                offsetof(gpublob_options, debug), sizeof(gpublob_options)};
   return version < sizeof ends / sizeof *ends ? ends[version] : sizeof(gpublob_options);
 }
 

@@ -73,6 +73,7 @@
 #include "devlib_share.c"
 #include "devlib.c"
 #include "peer.c"
+#include "debug_info.c"
 #include "link_files.c"
 #include "libm_names.c"
 #include "unresolved.c"

@@ -17,6 +17,8 @@
 #include "llvm-c/TargetMachine.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/OptimizationLevel.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -46,6 +48,53 @@ void gpublob__drop_contract(LLVMModuleRef m) {
         fmf.setAllowContract(false);
         i.copyFastMathFlags(fmf);
       }
+}
+
+// The most debug information m's compile units ask for (their emission kinds): 0 none,
+// 1 line directives alone, 2 line tables, 3 full.
+int gpublob__debug_kind(LLVMModuleRef m) {
+  int most = 0;
+  for (llvm::DICompileUnit *cu : llvm::unwrap(m)->debug_compile_units()) {
+    switch (cu->getEmissionKind()) {
+    case llvm::DICompileUnit::DebugDirectivesOnly: most = std::max(most, 1); break;
+    case llvm::DICompileUnit::LineTablesOnly: most = std::max(most, 2); break;
+    case llvm::DICompileUnit::FullDebug: most = 3; break;
+    default: break;
+    }
+  }
+  return most;
+}
+
+// A distinct copy of cu with emission kind kind; its arrays as they are.
+static llvm::DICompileUnit *compile_unit_of_kind(llvm::DICompileUnit *cu, llvm::DICompileUnit::DebugEmissionKind kind) {
+  return llvm::DICompileUnit::getDistinct(
+      cu->getContext(), cu->getSourceLanguage(), cu->getRawFile(), cu->getRawProducer(), cu->isOptimized(),
+      cu->getRawFlags(), cu->getRuntimeVersion(), cu->getRawSplitDebugFilename(), kind, cu->getRawEnumTypes(),
+      cu->getRawRetainedTypes(), cu->getRawGlobalVariables(), cu->getRawImportedEntities(), cu->getRawMacros(),
+      cu->getDWOId(), cu->getSplitDebugInlining(), cu->getDebugInfoForProfiling(), (unsigned)cu->getNameTableKind(),
+      cu->getRangesBaseAddress(), cu->getRawSysRoot(), cu->getRawSDK());
+}
+
+// m's debug information cut to its line tables (LLVM's stripNonLineTableDebugInfo, as
+// clang's -gline-tables-only keeps them: files, lines, inlined-at; no variables nor
+// types), each compile unit then of emission kind line-tables-only, or, with
+// directives, debug-directives-only (NVPTX: .loc lines, no DWARF sections of its own).
+void gpublob__debug_lines(LLVMModuleRef m, int directives) {
+  llvm::Module *mod = llvm::unwrap(m);
+  llvm::stripNonLineTableDebugInfo(*mod);
+  auto kind = directives ? llvm::DICompileUnit::DebugDirectivesOnly : llvm::DICompileUnit::LineTablesOnly;
+  llvm::NamedMDNode *cus = mod->getNamedMetadata("llvm.dbg.cu");
+  if (!cus) return;
+  llvm::DebugInfoFinder finder;
+  finder.processModule(*mod);
+  for (unsigned i = 0; i < cus->getNumOperands(); i++) {
+    auto *cu = llvm::dyn_cast<llvm::DICompileUnit>(cus->getOperand(i));
+    if (!cu || cu->getEmissionKind() == kind) continue;
+    llvm::DICompileUnit *now = compile_unit_of_kind(cu, kind);
+    for (llvm::DISubprogram *sp : finder.subprograms())
+      if (sp->getUnit() == cu) sp->replaceUnit(now);
+    cus->setOperand(i, now);
+  }
 }
 
 // A copy of m in its context, its values' use lists in m's order (bitcode written with

@@ -343,6 +343,9 @@ GPUBLOB_PRIVATE int resolve_levels(job *j) {
     return handle_set_error(j->g, GPUBLOB_OPTION, "unknown as %d (GPUBLOB_AS_MLIR or GPUBLOB_AS_CLANG: whose defaults "
                      "the call takes)", j->o->as);
   j->as = j->o->as ? j->o->as : GPUBLOB_AS_MLIR;
+  if (j->o->debug < GPUBLOB_DEBUG_AUTO || j->o->debug > GPUBLOB_DEBUG_FULL)
+    return handle_set_error(j->g, GPUBLOB_OPTION, "unknown debug %d (GPUBLOB_DEBUG_AUTO, NONE, LINES or FULL: the "
+                     "debug information the blob keeps)", j->o->debug);
   if (j->o->flags & ~(unsigned)(GPUBLOB_FLAG_FTZ | GPUBLOB_FLAG_FAST_MATH | GPUBLOB_FLAG_NO_DEFAULT_SEARCH |
                                 GPUBLOB_FLAG_MLIR_BYTECODE | GPUBLOB_FLAG_RETARGET | GPUBLOB_FLAG_ISOLATE |
                                 GPUBLOB_FLAG_FINITE_ONLY | GPUBLOB_FLAG_UNSAFE_MATH | GPUBLOB_FLAG_UNSAFE_SQRT |

@@ -234,6 +234,15 @@ enum gpublob_spec_form {
   X(isa_conditions, OPTIONAL, LIST, NAME_GLOB, "NAME:GLOB: condition NAME of the blob tool's templates "           \
     "({if:NAME:..}) holds when a line of the backend's assembly, its leading blanks left out, "        \
     "matches GLOB (nvptx: debug:.target*debug, the PTX of a full debug compile unit)")                 \
+  X(debug_optimised, DEFAULT("full"), CENUM(debug_level, DEBUG_LEVEL_, (none, lines, full)), NONE,            \
+    "the most debug information a module keeps by default (options' debug auto) when the level is not "  \
+    "-O0, as clang's driver keeps it: nvptx lines (ptxas -g does not optimise)")                         \
+  X(debug_lines, DEFAULT("tables"), CENUM(debug_lines, DEBUG_LINES_, (tables, directives)), NONE,           \
+    "how a module keeps line tables alone: tables, a line-tables-only compile unit (LLVM's DWARF line "  \
+    "table); directives, a debug-directives-only one (nvptx: .loc lines, from which ptxas makes the table)") \
+  X(isa_file_stamp, OPTIONAL, STRING, NONE, "DIRECTIVE:SUFFIX: each line of the backend's assembly that is "    \
+    "DIRECTIVE, a number and a quoted file name alone gets SUFFIX before the blob tool reads it, unless "  \
+    "--as clang (nvptx .file:,1,0: a fixed time stamp and size, which ptxas otherwise reads from the source file)") \
   X(internalize, DEFAULT("no"), CENUM(internalize, INTERNALIZE_, (no, yes)), NONE, "yes: a module with entry " \
     "points is a whole program in every format (the functions that are not entries become internal " \
     "before optimisation, as clang's HIP does); no: every function keeps its linkage (clang's CUDA)") \

@@ -31,6 +31,7 @@ static void hash_options(XXH3_state_t *st, const gpublob_options *o) {
   digest_hash_u64(st, o->abi);
   digest_hash_u64(st, (uint64_t)o->fp_contract); /* DEFAULT: --as clang's is the module's language's */
   digest_hash_u64(st, (uint64_t)(o->as ? o->as : GPUBLOB_AS_MLIR));
+  digest_hash_u64(st, (uint64_t)o->debug); /* AUTO stands for no one level: the module's */
   digest_hash_u64(st, o->block_size); /* MLIR's kernel tables are figured for it */
   digest_hash_u64(st, o->link ? o->nlink : 0); /* their bytes are in each job's digest */
 }

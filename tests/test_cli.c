@@ -408,7 +408,7 @@ static const struct {
     {"--ftz", 0},        {"--fast-math", 0},   {"-j", 0},               {"--jobs", 0},
     {"--isolate", 0},    {"--no-isolate", 0},  {"--max-input", 0},      {"--tool", 0},
     {"--tool-dir", 0},   {"--tool-mode", 0},   {"--tool-timeout", 0},   {"--lib-dir", 0},
-    {"--job-timeout", 0},   {"--fp-contract", 0},  {"--as", 0},  {"--tool-memory", 0},
+    {"--job-timeout", 0},   {"--fp-contract", 0},  {"--as", 0},  {"--tool-memory", 0}, {"--debug", 0},
     {"--no-default-search", 0},                {"--cache-dir", 0},      {"--cache-size", 0},
     {"--no-cache", 0},   {"--attach", 1},      {"--pipeline", 1},       {"--emit-bytecode", 1},
     {"--list-targets", 0}, {"--toolchain-id", 0}, {"--time", 0},      {"--version", 0},        {"-h", 0},

@@ -249,6 +249,22 @@ def test_options():
     mlir = gpublob.compile(plain, targets=["amdgcn:gfx90a"], format="asm", **{"as": "mlir"})
     check(b"-- Begin function" in clang[0].data and b"-- Begin function" not in mlir[0].data,
           "as_='clang' does not write clang -S's comments (or as='mlir' does)")
+    # version 11: debug keeps (lines) or strips (none) a module's line table
+    dbg = (b'target triple = "amdgcn-amd-amdhsa"\n'
+           b'define amdgpu_kernel void @k(ptr addrspace(1) %p) !dbg !5 {\n'
+           b'  store float 1.0, ptr addrspace(1) %p, !dbg !8\n  ret void, !dbg !8\n}\n'
+           b'!llvm.dbg.cu = !{!0}\n!llvm.module.flags = !{!3, !4}\n'
+           b'!0 = distinct !DICompileUnit(language: DW_LANG_C99, file: !1, emissionKind: FullDebug)\n'
+           b'!1 = !DIFile(filename: "k.c", directory: "/src")\n'
+           b'!3 = !{i32 2, !"Debug Info Version", i32 3}\n!4 = !{i32 7, !"Dwarf Version", i32 5}\n'
+           b'!5 = distinct !DISubprogram(name: "k", scope: !1, file: !1, line: 1, type: !6, unit: !0, '
+           b'spFlags: DISPFlagDefinition)\n!6 = !DISubroutineType(types: !7)\n!7 = !{null}\n'
+           b'!8 = !DILocation(line: 2, column: 3, scope: !5)\n')
+    lines = gpublob.compile(dbg, targets=["amdgcn:gfx90a"], debug="lines")
+    none = gpublob.compile(dbg, targets=["amdgcn:gfx90a"], debug="none")
+    check(b".debug_line" in lines[0].data and b".debug_line" not in none[0].data,
+          "debug='lines' keeps no .debug_line (or debug='none' keeps one)")
+    check(isinstance(raises(gpublob.compile, plain, debug="some"), ValueError), "debug='some'")
     check(mlir[0].data == on[0].data, "as='mlir' is not the default's assembly")
     check(isinstance(raises(gpublob.compile, plain, as_="gcc"), ValueError), "as_='gcc'")
 
