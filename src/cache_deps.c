@@ -130,8 +130,8 @@ static void hash_job(digest_cache *c, XXH3_state_t *st, job *j, int pack, const 
   digest_hash_str(st, j->t->name);
   digest_hash_str(st, j->chip);
   digest_hash_str(st, sb_str(&j->features));
-  /* content_only: where the tools are searched is a place; what is found is digested below */
-  unsigned neutral = OUTPUT_NEUTRAL_FLAGS | (c->content_only ? (unsigned)GPUBLOB_FLAG_NO_DEFAULT_SEARCH : 0u);
+  /* where the tools are searched is a place; what is found is digested below */
+  unsigned neutral = OUTPUT_NEUTRAL_FLAGS | PLACE_FLAGS;
   digest_hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | (j->flags & ~neutral));
   digest_hash_u64(st, (uint64_t)j->keep_asm << 32 | (uint64_t)j->abi);
   digest_hash_u64(st, j->o->abi); /* asked for, or a default a module's own may replace */
@@ -194,7 +194,7 @@ GPUBLOB_PRIVATE digest_key128 cache_deps_call_key(const gpublob_options *o, int 
   digest_hash_bytes(&st, data, size);
   const char *const strs[] = {o->target, o->chip, o->features, o->pipeline, o->tool_options, o->section};
   for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) digest_hash_str(&st, strs[i]);
-  digest_hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | (o->flags & ~OUTPUT_NEUTRAL_FLAGS));
+  digest_hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | (o->flags & ~(OUTPUT_NEUTRAL_FLAGS | PLACE_FLAGS)));
   digest_hash_u64(&st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
   digest_hash_u64(&st, o->abi);
   digest_hash_u64(&st, (uint64_t)o->fp_contract);

@@ -246,7 +246,7 @@ static int record_key(digest_cache *c, const gpublob_options *o, record *rec, gp
   jo.features = rec->features;
   jo.opt = (int)rec->opt;
   jo.format = (int)rec->format;
-  jo.flags = (unsigned)rec->flags;
+  jo.flags = ((unsigned)rec->flags & ~PLACE_FLAGS) | (o->flags & PLACE_FLAGS); /* searched where this call searches */
   jo.abi = rec->abi > 1000000 ? 1000001 : (unsigned)rec->abi; /* resolved again: a bad one is refused */
   jo.targets = NULL;
   jo.ntargets = 0;

@@ -354,6 +354,9 @@ GPUBLOB_PRIVATE void live_remove_tree(const char *dir);
 
 /* ---- src/options.c (options_) ---- */
 #define OUTPUT_NEUTRAL_FLAGS ((unsigned)(GPUBLOB_FLAG_ISOLATE | GPUBLOB_FLAG_REMOTE_READ_ONLY))
+/* Flags that say where tools and libraries are searched, not what is found: the cache's
+** keys and the toolchain identity digest what is found instead. */
+#define PLACE_FLAGS ((unsigned)GPUBLOB_FLAG_NO_DEFAULT_SEARCH)
 enum { MAX_JOBS = 4096 }; /* in one call */
 /* The largest block_size: occupancy is figured for blocks of up to this many threads
 ** (occupancy_fill's OCC_MAX_COUNT, src/occupancy.c), 16 times any chip's largest
@@ -469,7 +472,7 @@ typedef struct digest_cache {
   digest_seen *seen;        /* each file once per call: jobs share tools and libraries */
   size_t nseen;
   struct cache_remote_tier *remote; /* the Redis server behind it (src/cache_remote.c); NULL: none */
-  int content_only;         /* a program by its bytes alone, not its name, and no place-only flag:
+  int content_only;         /* a program by its bytes alone, not its name:
                                the toolchain identity's job digests (src/toolchain_id.c); no key
                                holds a file's path */
   size_t warn_from;         /* where the compile's warnings begin in the handle's: an entry
