@@ -157,12 +157,11 @@ static void entry_take_last(cache_dir_file *e, gpublob_result *out) {
   cache_dir_file_free(e);
 }
 
-enum { MAX_WARNINGS = 4096 }; /* lines an entry may keep */
-
-/* A warning's text as cache_store keeps it: one line, no control character but a tab. */
-static int warning_valid(const char *s) {
-  for (; *s; s++)
-    if ((unsigned char)*s < ' ' && *s != '\t') return 0;
+/* A warning's text as cache_store keeps it (n bytes): one line, no control character
+** but a tab. */
+GPUBLOB_PRIVATE int cache_lookup_warning_valid(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)s[i] < ' ' && s[i] != '\t') return 0;
   return 1;
 }
 
@@ -172,11 +171,11 @@ static int warning_valid(const char *s) {
 ** The caller gives them to the handle once the entry is known good. */
 GPUBLOB_PRIVATE int cache_lookup_entry_warnings(cache_lookup_reader *r, const char *name, strbuf *out) {
   uint64_t n = cache_lookup_get_u64(r);
-  if (n > MAX_WARNINGS) r->bad = 1;
+  if (n > CACHE_LOOKUP_MAX_WARNINGS) r->bad = 1;
   for (uint64_t i = 0; !r->bad && i < n; i++) {
     uint64_t labelled = cache_lookup_get_u64(r);
     const char *text = cache_lookup_get_str(r);
-    if (r->bad || labelled > 1 || !text || !warning_valid(text)) r->bad = 1;
+    if (r->bad || labelled > 1 || !text || !cache_lookup_warning_valid(text, strlen(text))) r->bad = 1;
     else sb_addf(out, "%s%s\n", labelled && name ? name : "", text);
   }
   return r->bad || out->oom ? -1 : 0;

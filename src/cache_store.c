@@ -52,17 +52,20 @@ static int cache_own_warning(const char *line, size_t n) {
 /* The compile's warnings (the handle's since c->warn_from), a line each, for its hits
 ** to give: a line that begins with the input's name (name: or name (...)) is kept
 ** without it, marked labelled, so that a hit labels it with its own call's name.
-** How many lines, then per line whether labelled, and its text. */
-static void warnings_put(strbuf *b, digest_cache *c, const char *name) {
+** How many lines, then per line whether labelled, and its text; -1 for a line or more
+** lines than a lookup takes (cache_lookup_entry_warnings): the entry is not stored. */
+static int warnings_put(strbuf *b, digest_cache *c, const char *name) {
   const strbuf *w = &c->g->warn;
   const char *p = sb_str(w) + (c->warn_from < w->len ? c->warn_from : w->len);
   size_t nn = name ? strlen(name) : 0;
   strbuf lines = {0};
   uint64_t count = 0;
+  int valid = 1;
   while (*p) {
     const char *nl = strchr(p, '\n');
     size_t n = nl ? (size_t)(nl - p) : strlen(p);
     int labelled = nn && n > nn && !memcmp(p, name, nn) && (p[nn] == ':' || p[nn] == ' ');
+    valid &= cache_lookup_warning_valid(p, n);
     if (n && !cache_own_warning(p, n)) {
       cache_store_put_u64(&lines, (uint64_t)labelled);
       cache_store_put_u64(&lines, n - (labelled ? nn : 0) + 1);
@@ -76,17 +79,18 @@ static void warnings_put(strbuf *b, digest_cache *c, const char *name) {
   sb_addn(b, lines.s ? lines.s : "", lines.len);
   if (lines.oom) b->oom = 1;
   sb_free(&lines);
+  return !valid || count > CACHE_LOOKUP_MAX_WARNINGS ? -1 : 0;
 }
 
 /* The results: the compile's warnings (warnings_put), then per output its target, chip,
 ** tool, its tool's report (src/output_report.c), suffix and bytes (the last output's
-** bytes end the entry: a hit streams them).  -1 when memory is out. */
+** bytes end the entry: a hit streams them).  -1 when memory is out, or warnings_put
+** refuses. */
 static int entry_put(strbuf *b, digest_cache *c, const char *name, const gpublob_result *r) {
-  warnings_put(b, c, name);
+  int rc = warnings_put(b, c, name);
   cache_store_put_u64(b, r->count);
   strbuf report = {0};
   unsigned block_size;
-  int rc = 0;
   for (size_t i = 0; !rc && i < r->count; i++) {
     const gpublob_output *o = &r->outputs[i];
     sb_reset(&report);

@@ -546,6 +546,7 @@ GPUBLOB_PRIVATE digest_key128 cache_deps_call_key(const gpublob_options *o, int 
 GPUBLOB_PRIVATE int toolchain_id_digest(gpublob *g, const gpublob_options *o, digest_key128 *out);
 
 /* ---- src/cache_lookup.c (cache_lookup_) ---- */
+enum { CACHE_LOOKUP_MAX_WARNINGS = 4096 }; /* lines of warning an entry may keep */
 typedef struct cache_lookup_reader {
   const unsigned char *p, *end;
   int bad;
@@ -561,6 +562,7 @@ GPUBLOB_PRIVATE int cache_lookup_get_blob(cache_lookup_reader *r, gpublob_blob *
 GPUBLOB_PRIVATE int cache_lookup_result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
                       const char *report, unsigned block_size, gpublob_blob *blob);
 GPUBLOB_PRIVATE int cache_lookup_entry_output(cache_lookup_reader *r, gpublob_result *out, int mode, unsigned block_size);
+GPUBLOB_PRIVATE int cache_lookup_warning_valid(const char *s, size_t n);
 GPUBLOB_PRIVATE int cache_lookup_entry_warnings(cache_lookup_reader *r, const char *name, strbuf *out);
 GPUBLOB_PRIVATE int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *out, unsigned block_size, const char *name,
                                            strbuf *warnings);
