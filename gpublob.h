@@ -690,7 +690,8 @@ GPUBLOB_API int gpublob_param_get(gpublob *g, const gpublob_result *r, size_t i,
 
 /* ---- what the last call did ---- */
 /* Warnings of the last call (a cache directory that cannot be written, a provider
-** library that would not load, LLVM's warnings), one per line; "" when none.
+** library that would not load, LLVM's warnings), one per line; "" when none.  A cache
+** hit gives the warnings its compile gave, named by this call's input name (since 1.7).
 ** Owned by the handle, valid until its next call. */
 GPUBLOB_API const char *gpublob_warnings(const gpublob *g);
 /* The last call's figures into out, size bytes of it (sizeof *out): OK, MISUSE. */

@@ -63,7 +63,7 @@ cmp -s "$tmp/a.mlir" "$tmp/b.mlir" || { say "the remote hit differs from the com
 "$g" --time --cache-dir "$tmp/t" --remote-cache "$url" "$tmp/in.mlir" -o "$tmp/a.mlir" 2>"$tmp/batch.time" >/dev/null
 grep -q 'time (front)' "$tmp/batch.time" || { say "the batch's remote hit was not the front's"; cat "$tmp/batch.time" >&2; exit 1; }
 # a machine that has compiled before: its digests remembered, no manifest or entry
-forget="find '$tmp/d/v2' -name '*.[me]' -delete"
+forget="find '$tmp/d/v3' -name '*.[me]' -delete"
 "$g" --cache-dir "$tmp/d" --remote-cache "$url" "$tmp/in.mlir" -o "$tmp/a.mlir" || exit 1
 say "batch: remote hit, digests remembered, against cold compile"
 batchd=$(python3 bench/pair.py "$runs" "$warmup" "batch" \

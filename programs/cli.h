@@ -111,6 +111,7 @@ void catch_signals(void);
 int read_input(const cli *c, unsigned char **data, size_t *size);
 int is_mlir(const char *path, const unsigned char *p, size_t n);
 void print_time(gpublob *g, const char *who, int remote);
+void print_warnings(const gpublob *g);
 int print_toolchain_id(const cli *c);
 
 /* list_targets.c (gpublob-compiler's alone) */

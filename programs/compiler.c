@@ -97,16 +97,6 @@ static void print_handoff_warnings(gpublob *g, const char *handoff) {
   }
 }
 
-static void print_warnings(gpublob *g) {
-  const char *w = gpublob_warnings(g);
-  while (*w) {
-    const char *nl = strchr(w, '\n');
-    size_t n = nl ? (size_t)(nl - w) : strlen(w);
-    fprintf(stderr, "gpublob: warning: %.*s\n", (int)n, w);
-    w += n + (nl != NULL);
-  }
-}
-
 
 /* ---- compile ---- */
 static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir) {

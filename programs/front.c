@@ -142,6 +142,7 @@ static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   if (rc == GPUBLOB_LIMIT) fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));
   int over = rc == GPUBLOB_LIMIT;
   if (streamed) rc = streamed < 0 ? -1 : 0;
+  if (!rc || over) print_warnings(g); /* the hit's: its compile's, labelled with this call's input name */
   if ((!rc || over) && c->time) print_time(g, "front", c->opts.remote_cache && *c->opts.remote_cache);
   if (streamed == 1) fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", c->output, r->outputs[0].blob.size);
   gpublob_stats s;

@@ -143,6 +143,15 @@ void print_time(gpublob *g, const char *who, int remote) {
             s.remote_ms, s.remote_errors ? " (off after a fault)" : "");
 }
 
+/* The handle's warnings on stderr, a line each. */
+void print_warnings(const gpublob *g) {
+  for (const char *w = gpublob_warnings(g); *w;) {
+    size_t n = strcspn(w, "\n");
+    fprintf(stderr, "gpublob: warning: %.*s\n", (int)n, w);
+    w += n + (w[n] == '\n');
+  }
+}
+
 /* --toolchain-id: the identity of the flags on stdout, exit 0; an error as a call's
 ** (exit 10 + its code).  The handle's warnings (a cache directory that cannot be
 ** written) follow on stderr. */
@@ -153,11 +162,7 @@ int print_toolchain_id(const cli *c) {
   int rc = gpublob_toolchain_id(g, &c->opts, hex, sizeof hex);
   if (rc) fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));
   else printf("%s\n", hex);
-  for (const char *w = gpublob_warnings(g); *w;) {
-    size_t n = strcspn(w, "\n");
-    fprintf(stderr, "gpublob: warning: %.*s\n", (int)n, w);
-    w += n + (w[n] == '\n');
-  }
+  print_warnings(g);
   gpublob_close(g);
   if (fflush(stdout)) return fail("%s", "cannot write the identity to stdout");
   return rc ? 10 + rc : 0;

@@ -94,10 +94,10 @@ GPUBLOB_PRIVATE void cache_deps_close(digest_cache *c) {
   c->nseen = 0;
 }
 
-/* A file's path and its bytes' digest (content_only: its bytes' alone). */
+/* A file's bytes' digest, never its path: the same bytes at another path (a toolkit
+** installed elsewhere, a copy of the device libraries) give the same key. */
 static void hash_file(digest_cache *c, XXH3_state_t *st, const char *path) {
   digest_key128 d;
-  if (!c->content_only) digest_hash_str(st, path);
   if (call_digest(c, path, &d)) digest_hash_str(st, "unreadable");
   else digest_hash_bytes(st, d.b, sizeof d.b);
 }
@@ -130,8 +130,8 @@ static void hash_job(digest_cache *c, XXH3_state_t *st, job *j, int pack, const 
   digest_hash_str(st, j->t->name);
   digest_hash_str(st, j->chip);
   digest_hash_str(st, sb_str(&j->features));
-  /* content_only: where the tools are searched is a place; what is found is digested below */
-  unsigned neutral = OUTPUT_NEUTRAL_FLAGS | (c->content_only ? (unsigned)GPUBLOB_FLAG_NO_DEFAULT_SEARCH : 0u);
+  /* where the tools are searched is a place; what is found is digested below */
+  unsigned neutral = OUTPUT_NEUTRAL_FLAGS | PLACE_FLAGS;
   digest_hash_u64(st, (uint64_t)j->format << 32 | (uint64_t)j->opt << 16 | (j->flags & ~neutral));
   digest_hash_u64(st, (uint64_t)j->keep_asm << 32 | (uint64_t)j->abi);
   digest_hash_u64(st, j->o->abi); /* asked for, or a default a module's own may replace */
@@ -161,16 +161,29 @@ GPUBLOB_PRIVATE digest_key128 cache_deps_job_key(digest_cache *c, job *j, int pa
   return digest_hash_key(&st);
 }
 
+/* Whether the input's name reaches an output: LLVM IR made of LLVM IR input (-f llvm,
+** -f ll) names its module by it (ModuleID), and so does its source_filename when the
+** input has none.  Elsewhere the name labels messages only (a hit re-labels its
+** warnings: src/cache_lookup.c), and outputs from two places are the same bytes
+** (tests/test_keys.c). */
+static int name_reaches_output(const gpublob_options *o, int input) {
+  return input != GPUBLOB_INPUT_MLIR && (o->format == GPUBLOB_FORMAT_LLVM || o->format == GPUBLOB_FORMAT_LL);
+}
+
 /* The hash of a call's input and options: the manifest's key.  Isolation, the tool
 ** timeout and the input limit change no output byte: a call with or without them
-** finds the same entry. */
+** finds the same entry.  Places are not in it (the blob tool's path, the search and
+** library directories, the toolkit's root, the link files' paths): what a job finds
+** there is digested by its bytes in the entry's key (hash_job), so a checkout or a
+** toolkit elsewhere with the same bytes finds the same entries. */
 GPUBLOB_PRIVATE digest_key128 cache_deps_call_key(const gpublob_options *o, int input, const void *data, size_t size,
                        const char *name) {
   XXH3_state_t st;
   XXH3_128bits_reset(&st);
   /* 3: a manifest's jobs carry their ABI version; 4: #gpu.objects their kernel tables, and a
-  ** manifest's jobs their tool options and link files */
-  digest_hash_str(&st, "gpublob cache 5");
+  ** manifest's jobs their tool options and link files; 6: no places, and entries keep
+  ** their warnings */
+  digest_hash_str(&st, "gpublob cache 6");
   digest_hash_str(&st, GPUBLOB_VERSION_STRING);
   digest_hash_str(&st, LLVM_VERSION_STRING);
   digest_hash_u64(&st, GPUBLOB_MLIR);
@@ -178,12 +191,11 @@ GPUBLOB_PRIVATE digest_key128 cache_deps_call_key(const gpublob_options *o, int 
   digest_hash_u64(&st, GPUBLOB_LLVM_CXX);    /* how --fp-contract fast fuses (the target machine's, or flags) */
   digest_hash_bytes(&st, digest_spec_key.b, sizeof digest_spec_key.b);
   digest_hash_u64(&st, (uint64_t)input);
-  digest_hash_str(&st, name);
+  digest_hash_str(&st, name_reaches_output(o, input) ? name : NULL);
   digest_hash_bytes(&st, data, size);
-  const char *const strs[] = {o->target, o->chip, o->features, o->tool, o->tool_dirs, o->lib_dirs,
-                              o->pipeline, o->tool_options, o->toolkit, o->section};
+  const char *const strs[] = {o->target, o->chip, o->features, o->pipeline, o->tool_options, o->section};
   for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) digest_hash_str(&st, strs[i]);
-  digest_hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | (o->flags & ~OUTPUT_NEUTRAL_FLAGS));
+  digest_hash_u64(&st, (uint64_t)o->format << 48 | (uint64_t)o->opt << 32 | (o->flags & ~(OUTPUT_NEUTRAL_FLAGS | PLACE_FLAGS)));
   digest_hash_u64(&st, (uint64_t)o->attach << 32 | (uint64_t)o->tool_mode);
   digest_hash_u64(&st, o->abi);
   digest_hash_u64(&st, (uint64_t)o->fp_contract);
@@ -195,7 +207,6 @@ GPUBLOB_PRIVATE digest_key128 cache_deps_call_key(const gpublob_options *o, int 
   digest_hash_u64(&st, input == GPUBLOB_INPUT_MLIR ? o->block_size : 0);
   digest_hash_u64(&st, o->ntargets);
   digest_hash_u64(&st, o->link ? o->nlink : 0); /* the files' bytes are in each job's key (hash_job) */
-  for (size_t i = 0; o->link && i < o->nlink; i++) digest_hash_str(&st, o->link[i]);
   for (size_t i = 0; o->targets && i < o->ntargets; i++) {
     digest_hash_str(&st, o->targets[i].target);
     digest_hash_str(&st, o->targets[i].chip);

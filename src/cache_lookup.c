@@ -157,9 +157,36 @@ static void entry_take_last(cache_dir_file *e, gpublob_result *out) {
   cache_dir_file_free(e);
 }
 
-/* An entry's outputs; one that holds none, or anything malformed, is a miss. */
-GPUBLOB_PRIVATE int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *out, unsigned block_size) {
+/* A warning's text as cache_store keeps it (n bytes): one line, no control character
+** but a tab. */
+GPUBLOB_PRIVATE int cache_lookup_warning_valid(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)s[i] < ' ' && s[i] != '\t') return 0;
+  return 1;
+}
+
+/* The warnings an entry keeps (src/cache_store.c's warnings_put), a line each into out,
+** labelled with this call's input name where the storing call's labelled them (its own
+** name): a hit's warnings name the input as this call names it.  0, or -1 when malformed.
+** The caller gives them to the handle once the entry is known good. */
+GPUBLOB_PRIVATE int cache_lookup_entry_warnings(cache_lookup_reader *r, const char *name, strbuf *out) {
+  uint64_t n = cache_lookup_get_u64(r);
+  if (n > CACHE_LOOKUP_MAX_WARNINGS) r->bad = 1;
+  for (uint64_t i = 0; !r->bad && i < n; i++) {
+    uint64_t labelled = cache_lookup_get_u64(r);
+    const char *text = cache_lookup_get_str(r);
+    if (r->bad || labelled > 1 || !text || !cache_lookup_warning_valid(text, strlen(text))) r->bad = 1;
+    else sb_addf(out, "%s%s\n", labelled && name ? name : "", text);
+  }
+  return r->bad || out->oom ? -1 : 0;
+}
+
+/* An entry's outputs, and its warnings into warnings; one that holds none, or anything
+** malformed, is a miss. */
+GPUBLOB_PRIVATE int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *out, unsigned block_size, const char *name,
+                                           strbuf *warnings) {
   cache_lookup_reader r = {e->data, e->data + e->size, 0, NULL};
+  if (cache_lookup_entry_warnings(&r, name, warnings)) return -1;
   uint64_t count = cache_lookup_get_u64(&r);
   for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
     if (cache_lookup_entry_output(&r, out, i + 1 == count ? BLOB_BORROW : BLOB_COPY, block_size)) break;
@@ -208,15 +235,17 @@ static int record_read(cache_lookup_reader *r, record *rec) {
 }
 
 /* Resolves a record's job again, as a compile would, and digests what it uses into
-** *d (its part of k1): 0, or -1. */
-static int record_key(digest_cache *c, const gpublob_options *o, const record *rec, gpublob *sink, digest_key128 *d) {
+** *d (its part of k1): 0, or -1.  Its link files that are the call's are this call's. */
+static int record_key(digest_cache *c, const gpublob_options *o, record *rec, gpublob *sink, digest_key128 *d) {
+  for (size_t k = 0; k < rec->nlink; k++) /* none: this call's link file k (manifest_put) */
+    if (!rec->link[k] && !(o->link && k < o->nlink && (rec->link[k] = o->link[k]))) return -1;
   gpublob_options jo = *o;
   jo.target = rec->target;
   jo.chip = rec->chip;
   jo.features = rec->features;
   jo.opt = (int)rec->opt;
   jo.format = (int)rec->format;
-  jo.flags = (unsigned)rec->flags;
+  jo.flags = ((unsigned)rec->flags & ~PLACE_FLAGS) | (o->flags & PLACE_FLAGS); /* searched where this call searches */
   jo.abi = rec->abi > 1000000 ? 1000001 : (unsigned)rec->abi; /* resolved again: a bad one is refused */
   jo.targets = NULL;
   jo.ntargets = 0;

@@ -2,7 +2,7 @@
 ** machines share, so a kernel compiled on one is a hit on all.  This part is the tier
 ** (the URL's scheme picks the backend, the settings, the one fault a call) and its
 ** Redis backend; http:// and https:// are src/remote_http.c's.  It holds exactly the
-** local cache's files (header and payload) under "gpublob:v2:KIND:HEX"; the local
+** local cache's files (header and payload) under "gpublob:v3:KIND:HEX"; the local
 ** cache is looked up first, a remote hit is validated as a local file is and copied
 ** into it, and a compile stores in both.  A remote value is anyone's bytes: it is
 ** fetched with a size bound, checked (length, kind, key, XXH3-128) and never served

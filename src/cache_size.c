@@ -2,7 +2,7 @@
 ** evicting the oldest files. */
 
 /* ---- the cache: its size, kept under the limit by evicting the oldest files ---- */
-typedef struct cfile { /* DIR/v2/sub/name */
+typedef struct cfile { /* DIR/v3/sub/name */
   struct timespec mtime;
   unsigned long long size;
   char sub[3], name[40];
@@ -98,7 +98,7 @@ static unsigned long long cache_evict(digest_cache *c) {
   return total;
 }
 
-/* DIR/v2/size holds the bytes the cache holds, under an flock: any process adds to
+/* DIR/v3/size holds the bytes the cache holds, under an flock: any process adds to
 ** it, and the one that takes it over the limit evicts. */
 /* The size file, opened; anything but a regular file there (a link, a FIFO) is
 ** removed and a new one made, so the cache's size stays accounted. */

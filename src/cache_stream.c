@@ -44,8 +44,8 @@ static int stream_rest(int fd, strbuf *piece, uint64_t left, XXH3_state_t *st, c
 ** s has bytes (a miss: the file goes); 2 not streamed, nothing handed on (it is
 ** read whole instead: cache_dir_read checks it, removes only a corrupt file, and asks
 ** the remote tier); -2 s failed. */
-static int entry_stream_fd(int fd, off_t file_size, const digest_key128 *k, strbuf *piece,
-                           gpublob_result *out, cache_stream_sink *s, unsigned block_size) {
+static int entry_stream_fd(int fd, off_t file_size, const digest_key128 *k, strbuf *piece, gpublob_result *out,
+                           cache_stream_sink *s, unsigned block_size, const char *name, strbuf *warnings) {
   digest_entry_header h;
   size_t want = (uint64_t)file_size < STREAM_PIECE ? (size_t)file_size : STREAM_PIECE;
   ssize_t got = read_piece(fd, piece, want); /* into room made for a piece: piece->s stays */
@@ -53,6 +53,7 @@ static int entry_stream_fd(int fd, off_t file_size, const digest_key128 *k, strb
   if (got != (ssize_t)want || entry_header_check(first, (size_t)got, k, file_size, &h)) return 2;
   const unsigned char *payload = first + sizeof h;
   cache_lookup_reader r = {payload, first + got, 0, NULL};
+  if (cache_lookup_entry_warnings(&r, name, warnings)) return 2; /* cut short by the piece, or malformed */
   uint64_t count = cache_lookup_get_u64(&r);
   for (uint64_t i = 0; !r.bad && i < count && i < MAX_JOBS; i++)
     if (cache_lookup_entry_output(&r, out, i + 1 == count ? BLOB_STREAM : BLOB_COPY, block_size)) break;
@@ -72,10 +73,10 @@ static int entry_stream_fd(int fd, off_t file_size, const digest_key128 *k, strb
 /* The entry read whole (a remote one, or one whose other outputs are big), its last
 ** output's bytes handed to s and not kept: 0, -1 a miss, -2 s failed. */
 static int entry_whole_to_sink(digest_cache *c, const digest_key128 *k, gpublob_result *out, cache_stream_sink *s,
-                               unsigned block_size) {
+                               unsigned block_size, const char *name, strbuf *warnings) {
   cache_dir_file e;
   if (cache_dir_read(c, k, 'e', &e)) return -1;
-  int rc = cache_lookup_entry_get(&e, out, block_size);
+  int rc = cache_lookup_entry_get(&e, out, block_size, name, warnings);
   cache_dir_file_free(&e);
   if (rc) return -1;
   gpublob_blob *last = &out->outputs[out->count - 1].blob;
@@ -94,30 +95,55 @@ static int same_file(int dirfd, const char *name, const struct stat *st) {
 
 /* An entry streamed to s: 0 a hit, -1 a miss, -2 s failed.  An invalid file is
 ** removed, as cache_dir_read removes one. */
-static int entry_stream(digest_cache *c, const digest_key128 *k, gpublob_result *out, cache_stream_sink *s, unsigned block_size) {
+static int entry_stream(digest_cache *c, const digest_key128 *k, gpublob_result *out, cache_stream_sink *s, unsigned block_size,
+                        const char *input_name, strbuf *warnings) {
   char name[40];
   int dirfd = c->rootfd < 0 ? -1 : cache_dir_place(c, k, 'e', name, 0), rc = 2;
   strbuf piece = {0};
   int room = dirfd >= 0 && !sb_room(&piece, STREAM_PIECE + 1);
   int fd = room ? openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
   struct stat st;
-  if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode)) rc = entry_stream_fd(fd, st.st_size, k, &piece, out, s, block_size);
+  if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode))
+    rc = entry_stream_fd(fd, st.st_size, k, &piece, out, s, block_size, input_name, warnings);
   if (!rc) futimens(fd, NULL); /* used now: the last to be evicted */
   if (fd >= 0) close(fd);
   if (rc == 1 && same_file(dirfd, name, &st) && !unlinkat(dirfd, name, 0)) cache_size_account(c, -(long long)st.st_size);
   if (dirfd >= 0) close(dirfd);
   sb_free(&piece);
   if (rc) gpublob_result_free(out);
-  if (rc == 2) return entry_whole_to_sink(c, k, out, s, block_size); /* absent here (the remote tier), or not streamed */
+  if (rc) sb_reset(warnings);
+  if (rc == 2) /* absent here (the remote tier), or not streamed */
+    return entry_whole_to_sink(c, k, out, s, block_size, input_name, warnings);
   return rc == 1 ? -1 : rc;
+}
+
+/* A hit's warnings (a line each) given to the call's handle, as its compile gave them. */
+static void give_warnings(gpublob *g, strbuf *w) {
+  for (char *p = w->s, *nl; p && *p; p = nl + 1) {
+    if (!(nl = strchr(p, '\n'))) break; /* every line is ended (cache_lookup_entry_warnings) */
+    *nl = 0;
+    handle_warn_once(g, p);
+  }
+}
+
+/* The entry of k1, with s streamed: 0 a hit (its warnings in warnings), -1 a miss, -2 s failed. */
+static int entry_lookup(digest_cache *c, const digest_key128 *k1, const gpublob_options *o, const char *name,
+                        gpublob_result *out, cache_stream_sink *s, strbuf *warnings) {
+  cache_dir_file e;
+  if (s) return entry_stream(c, k1, out, s, o->block_size, name, warnings);
+  if (cache_dir_read(c, k1, 'e', &e)) return -1;
+  int rc = cache_lookup_entry_get(&e, out, o->block_size, name, warnings);
+  cache_dir_file_free(&e);
+  return rc;
 }
 
 /* A call's result from the cache, or -1 (-2: s failed): nothing is compiled here.
 ** With s, the last output is streamed to it.  A call with a dump directory misses:
-** its dumps are made by compiling (what it compiles is stored). */
-GPUBLOB_PRIVATE int cache_stream_lookup(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, gpublob_result *out,
-                        cache_stream_sink *s) {
-  cache_dir_file m, e;
+** its dumps are made by compiling (what it compiles is stored).  A hit gives the
+** warnings its compile gave, labelled with name, this call's input's. */
+GPUBLOB_PRIVATE int cache_stream_lookup(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, const char *name,
+                                        gpublob_result *out, cache_stream_sink *s) {
+  cache_dir_file m;
   if (o->dump_dir && *o->dump_dir) return -1;
   if (cache_dir_read(c, k0, 'm', &m)) return -1;
   cache_lookup_reader r = {m.data, m.data + m.size, 0, NULL};
@@ -125,9 +151,9 @@ GPUBLOB_PRIVATE int cache_stream_lookup(digest_cache *c, const digest_key128 *k0
   int rc = cache_lookup_manifest_key(c, k0, o, &r, &k1);
   cache_dir_file_free(&m);
   if (rc) return -1;
-  if (s) return entry_stream(c, &k1, out, s, o->block_size);
-  if (cache_dir_read(c, &k1, 'e', &e)) return -1;
-  rc = cache_lookup_entry_get(&e, out, o->block_size);
-  cache_dir_file_free(&e);
+  strbuf warnings = {0};
+  rc = entry_lookup(c, &k1, o, name, out, s, &warnings);
+  if (!rc) give_warnings(c->g, &warnings);
+  sb_free(&warnings);
   return rc;
 }

@@ -364,6 +364,9 @@ GPUBLOB_PRIVATE void live_remove_tree(const char *dir);
 
 /* ---- src/options.c (options_) ---- */
 #define OUTPUT_NEUTRAL_FLAGS ((unsigned)(GPUBLOB_FLAG_ISOLATE | GPUBLOB_FLAG_REMOTE_READ_ONLY))
+/* Flags that say where tools and libraries are searched, not what is found: the cache's
+** keys and the toolchain identity digest what is found instead. */
+#define PLACE_FLAGS ((unsigned)GPUBLOB_FLAG_NO_DEFAULT_SEARCH)
 enum { MAX_JOBS = 4096 }; /* in one call */
 /* The largest block_size: occupancy is figured for blocks of up to this many threads
 ** (occupancy_fill's OCC_MAX_COUNT, src/occupancy.c), 16 times any chip's largest
@@ -453,9 +456,10 @@ GPUBLOB_PRIVATE int tool_choice_pack_way(job *j, strbuf *tool, int *way);
 
 /* ---- src/digest.c (digest_) ---- */
 /* The layout's version: the directory under DIR and the remote keys' prefix.  v2 (1.4)
-** keeps each output's tool report in an entry; v1 files stay where an older gpublob
-** still uses them. */
-#define CACHE_LAYOUT "v2"
+** keeps each output's tool report in an entry; v3 (1.7) has no places in its keys and
+** keeps the compile's warnings in an entry; older layouts' files stay where an older
+** gpublob still uses them. */
+#define CACHE_LAYOUT "v3"
 /* A call's manifest is filed under the hash of its input and options, and lists its
 ** jobs; the result is filed under that hash, the jobs' settings and the digests of
 ** every file they depend on (the blob tool or provider library, each device
@@ -478,8 +482,11 @@ typedef struct digest_cache {
   digest_seen *seen;        /* each file once per call: jobs share tools and libraries */
   size_t nseen;
   struct cache_remote_tier *remote; /* the Redis server behind it (src/cache_remote.c); NULL: none */
-  int content_only;         /* files by their bytes alone, not their paths, and no place-only flag:
-                               the toolchain identity's job digests (src/toolchain_id.c) */
+  int content_only;         /* a program by its bytes alone, not its name:
+                               the toolchain identity's job digests (src/toolchain_id.c); no key
+                               holds a file's path */
+  size_t warn_from;         /* where the compile's warnings begin in the handle's: an entry
+                               keeps them (src/cache_store.c) for its hits to give */
 } digest_cache;
 typedef struct digest_entry_header { /* every cache file starts so; 56 bytes */
   char magic[8];
@@ -561,6 +568,7 @@ GPUBLOB_PRIVATE digest_key128 cache_deps_call_key(const gpublob_options *o, int 
 GPUBLOB_PRIVATE int toolchain_id_digest(gpublob *g, const gpublob_options *o, digest_key128 *out);
 
 /* ---- src/cache_lookup.c (cache_lookup_) ---- */
+enum { CACHE_LOOKUP_MAX_WARNINGS = 4096 }; /* lines of warning an entry may keep */
 typedef struct cache_lookup_reader {
   const unsigned char *p, *end;
   int bad;
@@ -576,7 +584,10 @@ GPUBLOB_PRIVATE int cache_lookup_get_blob(cache_lookup_reader *r, gpublob_blob *
 GPUBLOB_PRIVATE int cache_lookup_result_add(gpublob_result *r, const char *target, const char *chip, const char *tool,
                       const char *report, unsigned block_size, gpublob_blob *blob);
 GPUBLOB_PRIVATE int cache_lookup_entry_output(cache_lookup_reader *r, gpublob_result *out, int mode, unsigned block_size);
-GPUBLOB_PRIVATE int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *out, unsigned block_size);
+GPUBLOB_PRIVATE int cache_lookup_warning_valid(const char *s, size_t n);
+GPUBLOB_PRIVATE int cache_lookup_entry_warnings(cache_lookup_reader *r, const char *name, strbuf *out);
+GPUBLOB_PRIVATE int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *out, unsigned block_size, const char *name,
+                                           strbuf *warnings);
 GPUBLOB_PRIVATE int cache_lookup_manifest_key(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, cache_lookup_reader *r,
                         digest_key128 *k1);
 
@@ -585,8 +596,8 @@ typedef struct cache_stream_sink {
   gpublob_write_fn write;
   void *ctx;
 } cache_stream_sink;
-GPUBLOB_PRIVATE int cache_stream_lookup(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, gpublob_result *out,
-                        cache_stream_sink *s);
+GPUBLOB_PRIVATE int cache_stream_lookup(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, const char *name,
+                                        gpublob_result *out, cache_stream_sink *s);
 
 /* ---- src/input.c (input_) ---- */
 typedef struct input_held {

@@ -35,8 +35,9 @@ GPUBLOB_PRIVATE void live_enter_dir_remove(int slot);
 GPUBLOB_PRIVATE void cache_store_put_u64(strbuf *b, uint64_t v);
 GPUBLOB_PRIVATE void cache_store_put_blob(strbuf *b, const gpublob_blob *blob);
 GPUBLOB_PRIVATE void cache_store_put_str(strbuf *b, const char *s);
-GPUBLOB_PRIVATE void cache_store(digest_cache *c, const digest_key128 *k0, const digest_key128 *k1, job *const *jobs, size_t n,
-                        const int *packed, const gpublob_result *res);
+struct plan;
+GPUBLOB_PRIVATE void cache_store(digest_cache *c, const digest_key128 *k0, const struct plan *p, const int *packed,
+                        const gpublob_result *res);
 
 /* ---- src/plan.c (plan_) ---- */
 typedef struct plan_output { /* one output of the call */

@@ -81,7 +81,7 @@ GPUBLOB_PRIVATE void ir_call_plan_entry_key(digest_cache *c, const digest_key128
 GPUBLOB_PRIVATE void ir_call_cache_store_plan(digest_cache *c, const digest_key128 *k0, plan *p, const gpublob_result *res) {
   int *packed = calloc(p->njobs ? p->njobs : 1, sizeof *packed);
   for (size_t i = 0; packed && i < p->njobs; i++) packed[i] = job_pack_way(p, i);
-  if (packed) cache_store(c, k0, &p->entry_key, p->jobs, p->njobs, packed, res);
+  if (packed) cache_store(c, k0, p, packed, res);
   free(packed);
 }
 

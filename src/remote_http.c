@@ -5,7 +5,7 @@
 ** read-only mode, a size limit, one fault a call.  Two layouts (the URL's ?layout=):
 ** bazel, the default, files each cache file under /cas/<its SHA-256> (bazel-remote checks
 ** the name) and a small record naming it under /ac/<SHA-256 of its gpublob key>; flat
-** files it under PREFIX/v2/HEX.KIND.  libcurl (and libcrypto's SHA-256, which libcurl
+** files it under PREFIX/v3/HEX.KIND.  libcurl (and libcrypto's SHA-256, which libcurl
 ** brings) is loaded by name when a call first uses the tier, so a call without it pays
 ** nothing for it and the programs need no libcurl to start; the build needs only
 ** curl/curl.h (configure, GPUBLOB_CURL).  The static front loads it too, into a libc of
@@ -34,7 +34,7 @@ typedef struct remote_http {
   strbuf user, password;  /* the URL's, or $GPUBLOB_REMOTE_PASSWORD */
   strbuf bearer;          /* "Authorization: Bearer TOKEN" ($GPUBLOB_REMOTE_TOKEN), or "" */
   strbuf ca;              /* a CA bundle file, or "" */
-  int flat;               /* the layout: 0 bazel (/ac/, /cas/), 1 flat (PREFIX/v2/HEX.KIND) */
+  int flat;               /* the layout: 0 bazel (/ac/, /cas/), 1 flat (PREFIX/v3/HEX.KIND) */
   CURL *curl;             /* made when first needed; its connection is kept for the call */
   struct curl_slist *headers;
   strbuf body;            /* a response's bytes */
@@ -277,7 +277,7 @@ static void http_hex(const unsigned char *b, size_t n, char *out) {
 }
 
 /* bazel: the /ac/ name of a cache file, the SHA-256 of its key as Redis names it
-** ("gpublob:v2:KIND:HEX"), and the record that /ac/ holds for it: the key and the
+** ("gpublob:v3:KIND:HEX"), and the record that /ac/ holds for it: the key and the
 ** file's /cas/ name and length. */
 static void http_ac_path(const digest_key128 *k, char kind, char path[80]) {
   char hex[33], key[48], name[65];
@@ -295,7 +295,7 @@ static void http_ac_record(const digest_key128 *k, char kind, const char cas[65]
   snprintf(out, HTTP_AC_RECORD_MAX, "gpublob " CACHE_LAYOUT " %c %s %s %zu\n", kind, hex, cas, len);
 }
 
-/* flat: PREFIX/v2/HEX.KIND. */
+/* flat: PREFIX/v3/HEX.KIND. */
 static void http_flat_path(const digest_key128 *k, char kind, char path[48]) {
   char hex[33];
   cache_dir_key_hex(k, hex);

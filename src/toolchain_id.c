@@ -22,7 +22,7 @@ static void hash_options(XXH3_state_t *st, const gpublob_options *o) {
   for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) digest_hash_str(st, strs[i]);
   /* a default and the value it stands for are one choice (a binding that passes format
   ** BIN, the CLI that passes none) */
-  unsigned neutral = OUTPUT_NEUTRAL_FLAGS | (unsigned)GPUBLOB_FLAG_NO_DEFAULT_SEARCH;
+  unsigned neutral = OUTPUT_NEUTRAL_FLAGS | PLACE_FLAGS;
   uint64_t format = (uint64_t)(o->format ? o->format : GPUBLOB_FORMAT_BIN);
   uint64_t opt = (uint64_t)(o->opt ? o->opt : GPUBLOB_OPT_O3);
   uint64_t attach = (uint64_t)(o->attach ? o->attach : GPUBLOB_ATTACH_BINARY);

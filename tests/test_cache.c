@@ -53,13 +53,13 @@ static const char *differs(const gpublob_result *a, const gpublob_result *b) {
   return NULL;
 }
 
-/* The first file under dir (two levels: v2/xx/) whose name ends with suffix; its
+/* The first file under dir (two levels: v3/xx/) whose name ends with suffix; its
 ** path in out.  Also counts files whose name contains part into *count, and their
 ** bytes into *bytes, when given. */
 static int find_file(const char *dir, const char *suffix, char *out, size_t size, const char *part,
                      int *count, long *bytes) {
   char layout[4200];
-  snprintf(layout, sizeof layout, "%s/v2", dir);
+  snprintf(layout, sizeof layout, "%s/v3", dir);
   DIR *top = opendir(layout);
   struct dirent *e, *f;
   int found = 0;
@@ -118,9 +118,9 @@ static void test_miss_hit(void) {
            second.outputs[0].target);
 #undef HIT
   char layout[4200];
-  snprintf(layout, sizeof layout, "%s/v2", dir);
+  snprintf(layout, sizeof layout, "%s/v3", dir);
   check(mode_of(dir) == 0700, "cache: the directory it makes has mode 0700", "%o", mode_of(dir));
-  check(mode_of(layout) == 0700, "cache: the directory it makes has mode 0700: its layout directory (v2) too", "%o", mode_of(layout));
+  check(mode_of(layout) == 0700, "cache: the directory it makes has mode 0700: its layout directory (v3) too", "%o", mode_of(layout));
   gpublob_options o2 = o;
   o2.opt = GPUBLOB_OPT_O2;
   gpublob_stats s3 = compile(&o2, "examples/saxpy_amdgcn.ll", &other, &rc3);
@@ -483,18 +483,20 @@ static void test_eviction(void) {
   size_t n;
   unsigned char *ir = slurp("examples/saxpy_amdgcn.ll", &n);
   gpublob_result r = {0};
-  char name[32];
-  for (int i = 0; ir && i < 8; i++) { /* eight names, eight entries of some 6 KiB each */
-    snprintf(name, sizeof name, "k%d.ll", i);
-    if (gpublob_module_compile_all(g, &o, ir, n, name, &r)) break;
+  char *variant[8] = {0}; /* eight inputs, a comment apart (a name is not in the key) */
+  size_t size[8] = {0};
+  for (int i = 0; ir && i < 8; i++)
+    if ((variant[i] = malloc(n + 32))) size[i] = (size_t)snprintf(variant[i], n + 32, "%s\n; variant %d\n", (char *)ir, i);
+  for (int i = 0; ir && i < 8 && variant[i]; i++) { /* eight entries of some 6 KiB each */
+    if (gpublob_module_compile_all(g, &o, variant[i], size[i], "k.ll", &r)) break;
     gpublob_result_free(&r);
   }
   long bytes = 0;
   char any[4600];
   find_file(dir, NULL, any, sizeof any, NULL, NULL, &bytes);
-  int first = ir ? gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "k0.ll"}, &r) : -1;
+  int first = variant[0] ? gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, variant[0], size[0], NULL, "k.ll"}, &r) : -1;
   gpublob_result_free(&r);
-  int last = ir ? gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, ir, n, NULL, "k7.ll"}, &r) : -1;
+  int last = variant[7] ? gpublob_cache_lookup(g, &o, &(gpublob_input){GPUBLOB_INPUT_LLVM, variant[7], size[7], NULL, "k.ll"}, &r) : -1;
   gpublob_result_free(&r);
 #define EVICT "cache: over its limit the oldest entries go: 8 entries in 24 KiB keep the newest, drop the first"
   check(ir != NULL, EVICT ": the input is read", "cannot read examples/saxpy_amdgcn.ll");
@@ -502,6 +504,7 @@ static void test_eviction(void) {
   check(first == GPUBLOB_NOTCACHED, EVICT ": the first is gone", "lookup %d", first);
   check(last == GPUBLOB_OK, EVICT ": the newest is kept", "lookup %d", last);
 #undef EVICT
+  for (int i = 0; i < 8; i++) free(variant[i]);
   free(ir);
 }
 

@@ -140,9 +140,9 @@ static void test_untrusted_dirs(void) {
 static void test_links(void) {
   const char *dir = tmp_path("c-links"), *outside = tmp_path("outside");
   char cmd[13000];
-  snprintf(cmd, sizeof cmd, "mkdir -p %s/v2 %s && chmod 700 %s %s/v2 && echo precious > %s/size-target && "
-           "ln -s %s/size-target %s/v2/size && for a in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do "
-           "for b in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do ln -s %s %s/v2/$a$b; done; done && "
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/v3 %s && chmod 700 %s %s/v3 && echo precious > %s/size-target && "
+           "ln -s %s/size-target %s/v3/size && for a in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do "
+           "for b in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do ln -s %s %s/v3/$a$b; done; done && "
            "echo keep > %s/000000000000000000000000000000.e",
            dir, outside, dir, dir, outside, outside, dir, outside, dir, outside);
   sh(cmd);
@@ -170,10 +170,10 @@ static void test_links(void) {
   free(kept);
 }
 
-/* The first cache file of kind ('m', 'e') under dir/v2. */
+/* The first cache file of kind ('m', 'e') under dir/v3. */
 static int find_kind(const char *dir, char kind, char *out, size_t size) {
   char cmd[4400];
-  snprintf(cmd, sizeof cmd, "find '%s/v2' -name '*.%c' -type f | head -n 1 > '%s'", dir, kind, tmp_path("found"));
+  snprintf(cmd, sizeof cmd, "find '%s/v3' -name '*.%c' -type f | head -n 1 > '%s'", dir, kind, tmp_path("found"));
   sh(cmd);
   size_t n;
   char *p = (char *)slurp(tmp_path("found"), &n);

@@ -302,7 +302,7 @@ static void url_of(const server *s, int flat, char *url, size_t n) {
 /* The prefix's folders that hold files: bazel's ac and cas, flat's v2. */
 static int folders_of(int flat, const char **sub) {
   if (flat) {
-    sub[0] = "flat/v2";
+    sub[0] = "flat/v3";
     return 1;
   }
   sub[0] = "bazel/ac";

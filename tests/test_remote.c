@@ -301,7 +301,7 @@ static void stream_remote(gpublob *g, gpublob_options *o, const gpublob_input *i
   check(rc == GPUBLOB_IO && r.count == 0, "shared: gpublob_cache_lookup_stream from the server, its write failing: IO",
         "rc %d, %zu outputs", rc, r.count);
   char cmd[9000];
-  snprintf(cmd, sizeof cmd, "for f in %s/v2/*/*.e; do printf X | dd of=$f bs=1 seek=0 conv=notrunc 2>/dev/null; done",
+  snprintf(cmd, sizeof cmd, "for f in %s/v3/*/*.e; do printf X | dd of=$f bs=1 seek=0 conv=notrunc 2>/dev/null; done",
            o->cache_dir);
   int spoiled = system(cmd) == 0; /* the local entry's magic: a corrupt header */
   c = (collected){0};
