@@ -299,7 +299,7 @@ static void url_of(const server *s, int flat, char *url, size_t n) {
   snprintf(url, n, "http://127.0.0.1:%d/%s%s", s->port, layouts[flat], flat ? "?layout=flat" : "");
 }
 
-/* The prefix's folders that hold files: bazel's ac and cas, flat's v2. */
+/* The prefix's folders that hold files: bazel's ac and cas, flat's v3. */
 static int folders_of(int flat, const char **sub) {
   if (flat) {
     sub[0] = "flat/v3";
