@@ -85,12 +85,12 @@ extern "C" {
 #endif
 #endif
 
-/* This header's version: 1.6.0 has 1.0's calls and what 1.1 to 1.6 added
+/* This header's version: 1.7.0 has 1.0's calls and what 1.1 to 1.7 added
 ** (each marked "since"). */
 #define GPUBLOB_VERSION_MAJOR 1
-#define GPUBLOB_VERSION_MINOR 6
+#define GPUBLOB_VERSION_MINOR 7
 #define GPUBLOB_VERSION_PATCH 0
-#define GPUBLOB_VERSION_STRING "1.6.0"
+#define GPUBLOB_VERSION_STRING "1.7.0"
 #define GPUBLOB_VERSION_NUMBER \
   (GPUBLOB_VERSION_MAJOR * 10000 + GPUBLOB_VERSION_MINOR * 100 + GPUBLOB_VERSION_PATCH)
 
@@ -137,8 +137,14 @@ enum gpublob_format {
                                 PTX of the newest; amdgcn: a clang offload bundle, an
                                 hsaco per chip); FORMAT for a target without one */
   GPUBLOB_FORMAT_FATBIN = GPUBLOB_FORMAT_PACK, /* its name before 1.0 */
-  GPUBLOB_FORMAT_LL = 5      /* LLVM IR text after linking and optimisation (.ll); LLVM IR
+  GPUBLOB_FORMAT_LL = 5,     /* LLVM IR text after linking and optimisation (.ll); LLVM IR
                                 input only (a #gpu.object holds bitcode, not text) */
+  GPUBLOB_FORMAT_OFFLOAD = 6 /* (since 1.7) one output, LLVM's OffloadBinary (.offload;
+                                docs/offload.md): an entry per (target, chip) holding its
+                                bin blob, across targets, in the call's order; FORMAT for a
+                                target whose spec names no offload_image, and for MLIR
+                                input (a #gpu.object's blob goes to the GPU runtime,
+                                which reads no OffloadBinary) */
 };
 
 /* Optimisation level.  Zero is the default: O3. */
@@ -198,6 +204,10 @@ enum gpublob_opt {
 ** without -v makes (mlir-opt's, clang's) in that note alone; with this flag it is
 ** that cubin, byte for byte.  In the cache's keys. */
 #define GPUBLOB_FLAG_NO_TOOL_REPORT 0x1000
+/* (since 1.7) GPUBLOB_FORMAT_OFFLOAD: each chip's assembly also goes in, as an entry of its
+** own after the chip's blob, where the spec names an image kind for it (offload_asm_image:
+** nvptx's PTX); the call compiles each chip's assembly too.  Other formats ignore it. */
+#define GPUBLOB_FLAG_OFFLOAD_ASM 0x2000
 
 /* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
 enum gpublob_attach {
@@ -688,7 +698,7 @@ GPUBLOB_API int gpublob_libs_find(gpublob *g, const gpublob_options *opts, const
 #define GPUBLOB_TOOLCHAIN_ID_SIZE 33
 GPUBLOB_API int gpublob_toolchain_id(gpublob *g, const gpublob_options *opts, char *hex, size_t size);
 
-/* "1.6.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
+/* "1.7.0": this library's version (GPUBLOB_VERSION_STRING at its build). */
 GPUBLOB_API const char *gpublob_version(void);
 
 /* Isolation (GPUBLOB_FLAG_ISOLATE).  A handle's first isolated call forks a helper

@@ -35,6 +35,7 @@ static int parse_format(const char *s) {
   if (!strcmp(s, "llvm")) return GPUBLOB_FORMAT_LLVM;
   if (!strcmp(s, "ll")) return GPUBLOB_FORMAT_LL;
   if (!strcmp(s, "pack") || !strcmp(s, "fatbin")) return GPUBLOB_FORMAT_PACK;
+  if (!strcmp(s, "offload")) return GPUBLOB_FORMAT_OFFLOAD;
   return -1;
 }
 
@@ -141,6 +142,7 @@ static unsigned flag_bit(int id) {
   case OPTION_RETARGET: return GPUBLOB_FLAG_RETARGET;
   case OPTION_BACKEND_ONLY: return GPUBLOB_FLAG_BACKEND_ONLY;
   case OPTION_NO_TOOL_REPORT: return GPUBLOB_FLAG_NO_TOOL_REPORT;
+  case OPTION_OFFLOAD_ASM: return GPUBLOB_FLAG_OFFLOAD_ASM;
   case OPTION_ISOLATE: return GPUBLOB_FLAG_ISOLATE;
 #define MATH_MODE_BIT(a, id, name, brief_group, brief, full) case OPTION_##id: return GPUBLOB_FLAG_##id;
   GPUBLOB_MATH_MODES(MATH_MODE_BIT, ~)
@@ -183,6 +185,8 @@ static int take_name(cli *c, int id, const char *v) {
   case OPTION_OUTPUT: c->output = v; break;
   case OPTION_DUMP_DIR: c->opts.dump_dir = v; break;
   case OPTION_EMIT_C: c->emit_c = v; break;
+  case OPTION_EMIT_OBJECT: c->emit_object = v; break;
+  case OPTION_OBJECT_ARCH: c->object_arch = v; break;
   case OPTION_TOOL: c->opts.tool = v; break;
   case OPTION_TOOL_DIR: add_dir(c->tool_dirs, sizeof c->tool_dirs, v); break;
   case OPTION_LIB_DIR: add_dir(c->lib_dirs, sizeof c->lib_dirs, v); break;
@@ -207,7 +211,7 @@ static int take_value(cli *c, int id, const char *v) {
     o->opt = GPUBLOB_OPT_O0 + (v[0] - '0');
     return 0;
   case OPTION_FORMAT:
-    return (o->format = parse_format(v)) < 0 ? fail("unknown format '%s' (use llvm, ll, asm, bin, pack or fatbin)", v) : 0;
+    return (o->format = parse_format(v)) < 0 ? fail("unknown format '%s' (use llvm, ll, asm, bin, pack, fatbin or offload)", v) : 0;
   case OPTION_TOOL_MODE:
     return (o->tool_mode = parse_tool_mode(v)) < 0 ? fail("unknown tool mode '%s' (use auto, program or in-process)", v) : 0;
   case OPTION_ATTACH:

@@ -53,6 +53,8 @@ typedef struct cli {
   const char *links[MAX_LINKS];
   const char *input, *output;
   const char *emit_c; /* --emit-c FILE.h */
+  const char *emit_object; /* --emit-object FILE.o */
+  const char *object_arch; /* --object-arch x86-64|aarch64; NULL: this host's */
   int list_targets, no_cache, time;
   int toolchain_id;     /* --toolchain-id: print it, no input */
   const char *metadata; /* --metadata FILE */

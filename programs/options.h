@@ -27,12 +27,18 @@
     "STR\tLLVM target features, e.g. +ptx80") \
   X(RETARGET, "retarget", 0, 0, TARGETS, B_NONE, NULL, \
     "\tcompile functions clang pinned to another chip\n(\"target-cpu\") for each job's chip and features") \
-  X(FORMAT, "format", 'f', 1, OUTPUT, B_OUTPUTS, "FMT\tbin (default), asm, llvm, ll, pack (alias fatbin)", \
-    "FMT\tbin (default), asm, llvm (bitcode), ll (LLVM IR text),\nor pack (alias fatbin): a target's chips in one blob") \
+  X(FORMAT, "format", 'f', 1, OUTPUT, B_OUTPUTS, "FMT\tbin (default), asm, llvm, ll, pack (alias fatbin), offload", \
+    "FMT\tbin (default), asm, llvm (bitcode), ll (LLVM IR text),\npack (alias fatbin): a target's chips in one blob, or\noffload: every (target, chip) in one LLVM OffloadBinary") \
+  X(OFFLOAD_ASM, "offload-asm", 0, 0, OUTPUT, B_NONE, NULL, \
+    "\t-f offload: each chip's assembly too, as an entry of\nits own where the spec names its kind (nvptx: PTX)") \
   X(OUTPUT, NULL, 'o', 1, OUTPUT, B_OUTPUTS, "FILE|DIR/|PATTERN\toutput; PATTERN of {stem} {target} {chip} {suffix}", \
     "FILE|DIR/|PATTERN\toutput; - for stdout; several outputs go to DIR/\nor to a PATTERN of {stem} {target} {chip} {suffix};\nDIR/ and a PATTERN's directories are made if missing") \
   X(EMIT_C, "emit-c", 0, 1, OUTPUT, B_OUTPUTS, "FILE.h\tevery output as a C array, with its kernels", \
     "FILE.h\talso every output as a C array (NAME[], NAME_size)\nand a table of its kernels, NAME from the input's\nstem, target and chip (gfx90a:xnack+: gfx90a_xnack_plus)") \
+  X(EMIT_OBJECT, "emit-object", 0, 1, OUTPUT, B_OUTPUTS, "FILE.o\t-f offload: the container in a host object", \
+    "FILE.o\t-f offload: also a host ELF object holding the\ncontainer in .llvm.offloading, with symbols STEM_offload\nand STEM_offload_size (STEM: -o's stem, else the input's)") \
+  X(OBJECT_ARCH, "object-arch", 0, 1, OUTPUT, B_NONE, NULL, \
+    "x86-64|aarch64\t--emit-object's machine (default: this host's)") \
   X(DUMP_DIR, "dump-dir", 0, 1, OUTPUT, B_OUTPUTS, "DIR\teach job's IR, ISA, object and blob tool script", \
     "DIR\teach job's IR (read, linked, optimised), ISA, object,\nand the blob tool's script and log, into DIR (made if\nmissing); such a call compiles (no cache hit)") \
   X(OPT, NULL, 'O', 1, COMPILE, B_TARGETS, "-O0 .. -O3\toptimisation level (default -O3)", "-O0 .. -O3\tdefault -O3") \
