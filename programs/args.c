@@ -341,6 +341,9 @@ int parse_args(cli *c, int argc, char **argv) {
   if (rc) return rc;
   if (c->toolchain_id && c->input) return fail("--toolchain-id takes no input ('%s'): it is of the flags alone", c->input);
   if (!c->input && !c->list_targets && !c->toolchain_id) return fail("%s", "no input (see --help)");
+  if (c->emit_object && c->opts.format != GPUBLOB_FORMAT_OFFLOAD)
+    return fail("--emit-object '%s' holds -f offload's container: give -f offload", c->emit_object);
+  if (c->object_arch && !c->emit_object) return fail("--object-arch '%s' is --emit-object's: give it too", c->object_arch);
   for (size_t k = 0; k < c->opts.ntargets; k++) c->choices[k].features = c->opts.features;
   c->opts.targets = c->opts.ntargets ? c->choices : NULL;
   c->opts.tool_dirs = *c->tool_dirs ? c->tool_dirs : NULL;

@@ -5,7 +5,8 @@
 ** Each file does one job: args.c the arguments (options.h's table), help.c
 ** --help and --help-all (the same table), output_names.c the outputs' names,
 ** output_write.c their atomic writing, text.c the growing text the others build
-** their files in, kernels.c --metadata and --verbose, emit_c.c --emit-c,
+** their files in, kernels.c --metadata and --verbose, emit_c.c --emit-c, emit_object.c
+** --emit-object,
 ** process.c the input, signals, --time and --toolchain-id, list_targets.c --list-targets.
 ** Private to programs/. */
 #ifndef GPUBLOB_CLI_H
@@ -88,7 +89,8 @@ int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths);
 size_t outputs_asked(const cli *c, int mlir);
 
 /* output_write.c */
-int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header);
+int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header,
+                  const gpublob_blob *object);
 int write_metadata(const cli *c, const text *json);
 void pending_set(char **tmps, size_t count);
 void remove_pending(void);
@@ -98,6 +100,9 @@ int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir);
 
 /* emit_c.c */
 int c_header(const cli *c, gpublob *g, const gpublob_result *r, gpublob_blob *b);
+
+/* emit_object.c */
+int host_object(const cli *c, const gpublob_result *r, gpublob_blob *b);
 
 /* process.c */
 extern volatile sig_atomic_t isolating; /* for the crash message */

@@ -32,7 +32,7 @@ enum {
   OFFLOAD_MAX_STRINGS = 64
 };
 
-GPUBLOB_PRIVATE_DATA const char offload_suffix[] = ".offload";
+GPUBLOB_PRIVATE const char offload_suffix[] = ".offload";
 
 /* LLVM's ImageKind of the spec's offload_image word (the words are in LLVM's order). */
 static unsigned offload_image_number(enum offload_image_kind k) {

@@ -258,6 +258,60 @@ static void check_asm(void) {
   gpublob_result_free(&r);
 }
 
+/* ---- the CLI: -f offload and --emit-object ---- */
+static const char host_c[] = "#include <stdio.h>\n#include <string.h>\n"
+                             "extern const unsigned char store_offload[];\n"
+                             "extern const unsigned long long store_offload_size;\n"
+                             "int main(void) {\n"
+                             "  int ok = store_offload_size > 72 && !memcmp(store_offload, \"\\x10\\xff\\x10\\xad\", 4);\n"
+                             "  printf(\"%s %llu\\n\", ok ? \"magic\" : \"none\", store_offload_size);\n"
+                             "  return !ok;\n}\n";
+
+static void check_object(void) {
+  spill(tmp_path("store.ll"), amd_ll, sizeof amd_ll - 1);
+  char *out = NULL;
+  const char *cli[] = {CLI, "--no-cache", "-t", "amdgcn:gfx90a,gfx942:xnack+", "-f", "offload", tmp_path("store.ll"),
+                       "-o", tmp_path("store.offload"), "--emit-object", tmp_path("store.o"), NULL};
+  int st = run(cli, &out);
+  check(!st && exists(tmp_path("store.offload")) && exists(tmp_path("store.o")), "CLI: -f offload --emit-object writes both",
+        "%d: %s", st, shown(out));
+  free(out);
+  const vendor *amd[] = {&vendors[1]};
+  check_listed("--emit-object: llvm-objdump --offloading lists the host object's entries", tmp_path("store.o"), amd, 1);
+  spill(tmp_path("main.c"), host_c, sizeof host_c - 1);
+  size_t n = 0;
+  unsigned char *container = slurp(tmp_path("store.offload"), &n);
+  char want[64];
+  snprintf(want, sizeof want, "magic %zu\n", n);
+  const char *cc[] = {"/usr/bin/cc", tmp_path("main.c"), tmp_path("store.o"), "-o", tmp_path("main"), NULL};
+  const char *prog[] = {tmp_path("main"), NULL};
+  out = NULL;
+  st = have_program("/usr/bin/cc") ? run(cc, &out) : -1;
+  char *ran = NULL;
+  int rst = st ? -1 : run(prog, &ran);
+  check(container && !rst && same_str(ran, want), "a C program linked with plain cc finds the container's magic and size",
+        "cc %d (%s), run %d: %s", st, shown(out), rst, shown(ran));
+  free(out);
+  free(ran);
+  free(container);
+  const char *arm[] = {CLI, "--no-cache", "-t", "amdgcn:gfx90a", "-f", "offload", tmp_path("store.ll"), "-o",
+                       tmp_path("arm.offload"), "--emit-object", tmp_path("arm.o"), "--object-arch", "aarch64", NULL};
+  st = run(arm, NULL);
+  out = NULL;
+  const char *readelf[] = {LLVM_BINDIR "/llvm-readelf", "--file-header", "--sections", tmp_path("arm.o"), NULL};
+  int rs = st ? -1 : run(readelf, &out);
+  check(!rs && contains(out, "AArch64") && contains(out, "LLVM_OFFLOADING") && contains(out, "REL (Relocatable file)"),
+        "--object-arch aarch64: an AArch64 relocatable with .llvm.offloading", "%d: %s", st, shown(out));
+  free(out);
+  const char *bad[] = {CLI, "--no-cache", "-t", "amdgcn:gfx90a", tmp_path("store.ll"), "-o", tmp_path("bad.hsaco"),
+                       "--emit-object", tmp_path("bad.o"), NULL};
+  out = NULL;
+  st = run(bad, &out);
+  check(st == 2 && contains(out, "-f offload") && !exists(tmp_path("bad.o")) && !exists(tmp_path("bad.hsaco")),
+        "--emit-object without -f offload is a usage error (2), nothing written", "%d: %s", st, shown(out));
+  free(out);
+}
+
 int main(void) {
   if (!have_program(OFFLOAD_BINARY) || !have_program(OBJDUMP)) {
     skip("offload", "no llvm-offload-binary-22 or llvm-objdump-22");
@@ -287,6 +341,7 @@ int main(void) {
   if (bytes[1]) check_hostile(bytes[1], sizes[1]);
   check_mlir();
   if (have_ptxas()) check_asm();
+  check_object();
   for (int i = 0; i < 3; i++) free(bytes[i]);
   gpublob_close(g);
   return report();
