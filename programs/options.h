@@ -27,7 +27,7 @@
     "STR\tLLVM target features, e.g. +ptx80") \
   X(RETARGET, "retarget", 0, 0, TARGETS, B_NONE, NULL, \
     "\tcompile functions clang pinned to another chip\n(\"target-cpu\") for each job's chip and features") \
-  X(FORMAT, "format", 'f', 1, OUTPUT, B_OUTPUTS, "FMT\tbin (default), asm, llvm, ll, pack (alias fatbin), offload", \
+  X(FORMAT, "format", 'f', 1, OUTPUT, B_OUTPUTS, "FMT\tbin (default), asm, llvm, ll, pack, offload", \
     "FMT\tbin (default), asm, llvm (bitcode), ll (LLVM IR text),\npack (alias fatbin): a target's chips in one blob, or\noffload: every (target, chip) in one LLVM OffloadBinary") \
   X(OFFLOAD_ASM, "offload-asm", 0, 0, OUTPUT, B_NONE, NULL, \
     "\t-f offload: each chip's assembly too, as an entry of\nits own where the spec names its kind (nvptx: PTX)") \

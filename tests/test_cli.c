@@ -420,6 +420,7 @@ static const struct {
     {"--toolkit", 0},    {"-l", 0},            {"--opts", 0},           {"--section", 1},
     {"--tool-log", 1},
     {"--dump-dir", 0},   {"--emit-c", 0},      {"--help-all", 0},
+    {"--offload-asm", 0}, {"--emit-object", 0}, {"--object-arch", 0},
     {"--remote-cache", 0}, {"--remote-read-only", 0}, {"--remote-timeout", 0}, {"--remote-max", 0},
 };
 #define NOPTIONS (sizeof options / sizeof *options)
