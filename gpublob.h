@@ -137,8 +137,14 @@ enum gpublob_format {
                                 PTX of the newest; amdgcn: a clang offload bundle, an
                                 hsaco per chip); FORMAT for a target without one */
   GPUBLOB_FORMAT_FATBIN = GPUBLOB_FORMAT_PACK, /* its name before 1.0 */
-  GPUBLOB_FORMAT_LL = 5      /* LLVM IR text after linking and optimisation (.ll); LLVM IR
+  GPUBLOB_FORMAT_LL = 5,     /* LLVM IR text after linking and optimisation (.ll); LLVM IR
                                 input only (a #gpu.object holds bitcode, not text) */
+  GPUBLOB_FORMAT_OFFLOAD = 6 /* (since 1.7) one output, LLVM's OffloadBinary (.offload;
+                                docs/offload.md): an entry per (target, chip) holding its
+                                bin blob, across targets, in the call's order; FORMAT for a
+                                target whose spec names no offload_image, and for MLIR
+                                input (a #gpu.object's blob goes to the GPU runtime,
+                                which reads no OffloadBinary) */
 };
 
 /* Optimisation level.  Zero is the default: O3. */
@@ -198,6 +204,10 @@ enum gpublob_opt {
 ** without -v makes (mlir-opt's, clang's) in that note alone; with this flag it is
 ** that cubin, byte for byte.  In the cache's keys. */
 #define GPUBLOB_FLAG_NO_TOOL_REPORT 0x1000
+/* (since 1.7) GPUBLOB_FORMAT_OFFLOAD: each chip's assembly also goes in, as an entry of its
+** own after the chip's blob, where the spec names an image kind for it (offload_asm_image:
+** nvptx's PTX); the call compiles each chip's assembly too.  Other formats ignore it. */
+#define GPUBLOB_FLAG_OFFLOAD_ASM 0x2000
 
 /* MLIR: how a gpu.module's blobs are attached.  Zero is the default: binary. */
 enum gpublob_attach {

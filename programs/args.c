@@ -35,6 +35,7 @@ static int parse_format(const char *s) {
   if (!strcmp(s, "llvm")) return GPUBLOB_FORMAT_LLVM;
   if (!strcmp(s, "ll")) return GPUBLOB_FORMAT_LL;
   if (!strcmp(s, "pack") || !strcmp(s, "fatbin")) return GPUBLOB_FORMAT_PACK;
+  if (!strcmp(s, "offload")) return GPUBLOB_FORMAT_OFFLOAD;
   return -1;
 }
 
@@ -148,6 +149,7 @@ static unsigned flag_bit(int id) {
   case OPTION_RETARGET: return GPUBLOB_FLAG_RETARGET;
   case OPTION_BACKEND_ONLY: return GPUBLOB_FLAG_BACKEND_ONLY;
   case OPTION_NO_TOOL_REPORT: return GPUBLOB_FLAG_NO_TOOL_REPORT;
+  case OPTION_OFFLOAD_ASM: return GPUBLOB_FLAG_OFFLOAD_ASM;
   case OPTION_ISOLATE: return GPUBLOB_FLAG_ISOLATE;
 #define MATH_MODE_BIT(a, id, name, brief_group, brief, full) case OPTION_##id: return GPUBLOB_FLAG_##id;
   GPUBLOB_MATH_MODES(MATH_MODE_BIT, ~)
@@ -191,6 +193,8 @@ static int take_name(cli *c, int id, const char *v) {
   case OPTION_DUMP_DIR: c->opts.dump_dir = v; break;
   case OPTION_EMIT_C: c->emit_c = v; break;
   case OPTION_DEPFILE: c->depfile = v; break;
+  case OPTION_EMIT_OBJECT: c->emit_object = v; break;
+  case OPTION_OBJECT_ARCH: c->object_arch = v; break;
   case OPTION_TOOL: c->opts.tool = v; break;
   case OPTION_TOOL_DIR: add_dir(c->tool_dirs, sizeof c->tool_dirs, v); break;
   case OPTION_LIB_DIR: add_dir(c->lib_dirs, sizeof c->lib_dirs, v); break;
@@ -216,7 +220,7 @@ static int take_value(cli *c, int id, const char *v) {
     o->opt = GPUBLOB_OPT_O0 + (v[0] - '0');
     return 0;
   case OPTION_FORMAT:
-    return (o->format = parse_format(v)) < 0 ? fail("unknown format '%s' (use llvm, ll, asm, bin, pack or fatbin)", v) : 0;
+    return (o->format = parse_format(v)) < 0 ? fail("unknown format '%s' (use llvm, ll, asm, bin, pack, fatbin or offload)", v) : 0;
   case OPTION_TOOL_MODE:
     return (o->tool_mode = parse_tool_mode(v)) < 0 ? fail("unknown tool mode '%s' (use auto, program or in-process)", v) : 0;
   case OPTION_ATTACH:
@@ -350,6 +354,9 @@ int parse_args(cli *c, int argc, char **argv) {
   if (!c->input && !c->list_targets && !c->toolchain_id) return fail("%s", "no input (see --help)");
   if (c->depfile && !c->emit_c && c->input && !strcmp(c->output ? c->output : c->input, "-"))
     return fail("%s", "--depfile names the files a call writes, and this one writes only to stdout: give -o FILE");
+  if (c->emit_object && c->opts.format != GPUBLOB_FORMAT_OFFLOAD)
+    return fail("--emit-object '%s' holds -f offload's container: give -f offload", c->emit_object);
+  if (c->object_arch && !c->emit_object) return fail("--object-arch '%s' is --emit-object's: give it too", c->object_arch);
   for (size_t k = 0; k < c->opts.ntargets; k++) c->choices[k].features = c->opts.features;
   c->opts.targets = c->opts.ntargets ? c->choices : NULL;
   c->opts.tool_dirs = *c->tool_dirs ? c->tool_dirs : NULL;

@@ -6,7 +6,7 @@
 ** --help and --help-all (the same table), output_names.c the outputs' names,
 ** output_write.c their atomic writing, text.c the growing text the others build
 ** their files in, kernels.c --metadata and --verbose, emit_c.c --emit-c,
-** depfile.c --depfile,
+** emit_object.c --emit-object, depfile.c --depfile,
 ** process.c the input, signals, --time and --toolchain-id, list_targets.c --list-targets.
 ** Private to programs/. */
 #ifndef GPUBLOB_CLI_H
@@ -55,6 +55,8 @@ typedef struct cli {
   const char *input, *output;
   const char *emit_c; /* --emit-c FILE.h */
   const char *depfile; /* --depfile FILE */
+  const char *emit_object; /* --emit-object FILE.o */
+  const char *object_arch; /* --object-arch x86-64|aarch64; NULL: this host's */
   int list_targets, no_cache, time;
   int toolchain_id;     /* --toolchain-id: print it, no input */
   const char *metadata; /* --metadata FILE */
@@ -88,7 +90,8 @@ int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths);
 size_t outputs_asked(const cli *c, int mlir);
 
 /* output_write.c */
-int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header);
+int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header,
+                  const gpublob_blob *object);
 int write_metadata(const cli *c, const text *json);
 int write_text_file(const char *path, const text *t);
 void pending_set(char **tmps, size_t count);
@@ -102,6 +105,8 @@ int c_header(const cli *c, gpublob *g, const gpublob_result *r, gpublob_blob *b)
 
 /* depfile.c */
 int depfile_text(gpublob *g, const cli *c, const gpublob_result *r, int mlir, text *t);
+/* emit_object.c */
+int host_object(const cli *c, const gpublob_result *r, gpublob_blob *b);
 
 /* process.c */
 extern volatile sig_atomic_t isolating; /* for the crash message */

@@ -79,7 +79,8 @@ static void handoff_give(gpublob *g) {
 static int streams_to_file(const cli *c, int mlir, const struct stat *in_st) {
   struct stat st;
   if (!c->output || !strcmp(c->output, "-") || strchr(c->output, '{') || is_dir(c->output) ||
-      c->metadata || c->verbose || c->emit_c || c->depfile || c->opts.limits || outputs_asked(c, mlir) > 1)
+      c->metadata || c->verbose || c->emit_c || c->emit_object || c->depfile || c->opts.limits ||
+      outputs_asked(c, mlir) > 1 || c->opts.format == GPUBLOB_FORMAT_OFFLOAD)
     return 0;
   if (stat(c->output, &st)) return errno == ENOENT;
   return S_ISREG(st.st_mode) && !(st.st_dev == in_st->st_dev && st.st_ino == in_st->st_ino);

@@ -1,7 +1,7 @@
 /* programs/kernels.c: each output's kernels, read from its blob by the public API
 ** (gpublob_kernel_get, gpublob_param_get): --metadata's JSON and --verbose's ptxas
-** -v-like lines, with each kernel's parameters; and
-** write_results, which reads them (and makes --emit-c's header) before any output
+** -v-like lines, with each kernel's parameters; and write_results, which reads
+** them (and makes --emit-c's header and --emit-object's object) before any output
 ** is written, so that a blob its reader refuses leaves nothing written. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -158,15 +158,17 @@ static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text 
 /* The outputs, with their kernels when asked: read first, so a refused blob leaves nothing written. */
 int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir) {
   text json = {0}, deps = {0};
-  gpublob_blob header = {0};
+  gpublob_blob header = {0}, object = {0};
   int rc = c->metadata || c->verbose ? read_kernels(g, c, r, &json) : 0;
   if (!rc && c->emit_c && (rc = c_header(c, g, r, &header))) rc = 10 + GPUBLOB_IO;
+  if (!rc && c->emit_object) rc = host_object(c, r, &object);
   if (!rc && c->depfile && (rc = depfile_text(g, c, r, mlir, &deps))) rc = 10 + GPUBLOB_IO;
-  if (!rc) rc = write_outputs(c, r, mlir, &header);
+  if (!rc) rc = write_outputs(c, r, mlir, &header, &object);
   if (!rc && c->metadata) rc = write_metadata(c, &json);
   if (!rc && c->depfile) rc = write_text_file(c->depfile, &deps);
   free(json.s);
   free(deps.s);
   free(header.data);
+  free(object.data);
   return rc;
 }

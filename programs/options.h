@@ -27,14 +27,20 @@
     "STR\tLLVM target features, e.g. +ptx80") \
   X(RETARGET, "retarget", 0, 0, TARGETS, B_NONE, NULL, \
     "\tcompile functions clang pinned to another chip\n(\"target-cpu\") for each job's chip and features") \
-  X(FORMAT, "format", 'f', 1, OUTPUT, B_OUTPUTS, "FMT\tbin (default), asm, llvm, ll, pack (alias fatbin)", \
-    "FMT\tbin (default), asm, llvm (bitcode), ll (LLVM IR text),\nor pack (alias fatbin): a target's chips in one blob") \
+  X(FORMAT, "format", 'f', 1, OUTPUT, B_OUTPUTS, "FMT\tbin (default), asm, llvm, ll, pack, offload", \
+    "FMT\tbin (default), asm, llvm (bitcode), ll (LLVM IR text),\npack (alias fatbin): a target's chips in one blob, or\noffload: every (target, chip) in one LLVM OffloadBinary") \
+  X(OFFLOAD_ASM, "offload-asm", 0, 0, OUTPUT, B_NONE, NULL, \
+    "\t-f offload: each chip's assembly too, as an entry of\nits own where the spec names its kind (nvptx: PTX)") \
   X(OUTPUT, NULL, 'o', 1, OUTPUT, B_OUTPUTS, "FILE|DIR/|PATTERN\toutput; PATTERN of {stem} {target} {chip} {suffix}", \
     "FILE|DIR/|PATTERN\toutput; - for stdout; several outputs go to DIR/\nor to a PATTERN of {stem} {target} {chip} {suffix};\nDIR/ and a PATTERN's directories are made if missing") \
   X(EMIT_C, "emit-c", 0, 1, OUTPUT, B_OUTPUTS, "FILE.h\tevery output as a C array, with its kernels", \
     "FILE.h\talso every output as a C array (NAME[], NAME_size)\nand a table of its kernels, NAME from the input's\nstem, target and chip (gfx90a:xnack+: gfx90a_xnack_plus)") \
   X(DEPFILE, "depfile", 0, 1, OUTPUT, B_NONE, NULL, \
     "FILE\talso write what the outputs depend on (the input,\n-l files, blob and pack tools, device libraries) in\nMake's syntax, for make, ninja and CMake's DEPFILE") \
+  X(EMIT_OBJECT, "emit-object", 0, 1, OUTPUT, B_OUTPUTS, "FILE.o\t-f offload: the container in a host object", \
+    "FILE.o\t-f offload: also a host ELF object holding the\ncontainer in .llvm.offloading, with symbols STEM_offload\nand STEM_offload_size (STEM: -o's stem, else the input's)") \
+  X(OBJECT_ARCH, "object-arch", 0, 1, OUTPUT, B_NONE, NULL, \
+    "x86-64|aarch64\t--emit-object's machine (default: this host's)") \
   X(DUMP_DIR, "dump-dir", 0, 1, OUTPUT, B_OUTPUTS, "DIR\teach job's IR, ISA, object and blob tool script", \
     "DIR\teach job's IR (read, linked, optimised), ISA, object,\nand the blob tool's script and log, into DIR (made if\nmissing); such a call compiles (no cache hit)") \
   X(OPT, NULL, 'O', 1, COMPILE, B_TARGETS, "-O0 .. -O3\toptimisation level (default -O3)", "-O0 .. -O3\tdefault -O3") \
@@ -80,7 +86,7 @@
     "DIR\tthe cache (default $GPUBLOB_CACHE_DIR, else\n$XDG_CACHE_HOME/gpublob or ~/.cache/gpublob)") \
   X(CACHE_SIZE, "cache-size", 0, 1, CACHE, B_NONE, NULL, "N[K|M|G]\tthe cache's limit (default 1G)") \
   X(NO_CACHE, "no-cache", 0, 0, CACHE, B_CACHE, "\tneither look up nor store", "\tneither look up nor store") \
-  X(REMOTE_CACHE, "remote-cache", 0, 1, CACHE, B_CACHE, "URL\ta server behind it: redis://HOST[:PORT][/DB], http[s]://...", \
+  X(REMOTE_CACHE, "remote-cache", 0, 1, CACHE, B_CACHE, "URL\ta server behind it: redis://..., http[s]://...", \
     "URL\ta server behind the cache, shared by machines:\nredis://[:PASSWORD@]HOST[:PORT][/DB] or unix:///PATH, or\nhttp[s]://HOST[:PORT]/PREFIX[?layout=flat] (bazel-remote,\nWebDAV; default $GPUBLOB_REMOTE_CACHE; password also\n$GPUBLOB_REMOTE_PASSWORD, a token $GPUBLOB_REMOTE_TOKEN)") \
   X(REMOTE_CA, "remote-ca", 0, 1, CACHE, B_NONE, NULL, "FILE\tCA bundle verifying an https server (default\n$GPUBLOB_REMOTE_CA, else the system's)") \
   X(REMOTE_READ_ONLY, "remote-read-only", 0, 0, CACHE, B_NONE, NULL, "\tlook up the remote cache, never store to it") \

@@ -199,9 +199,11 @@ int check_many(const cli *c, size_t n) {
   return 0;
 }
 
-/* Outputs the options ask for: a chip each, or a pack per -t (MLIR: the module). */
+/* Outputs the options ask for: a chip each, or a pack per -t, or one container (-f
+** offload; MLIR: the module). */
 size_t outputs_asked(const cli *c, int mlir) {
   size_t n = 0;
+  if (!mlir && c->opts.format == GPUBLOB_FORMAT_OFFLOAD) return 1; /* one container */
   for (size_t i = 0; !mlir && i < c->opts.ntargets; i++) {
     const char *colon = strchr(c->choices[i].target, ':');
     n++;

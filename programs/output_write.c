@@ -140,31 +140,58 @@ static int write_one(const char *path, const gpublob_blob *b, char **tmp) {
   return write_temp(path, b, tmp);
 }
 
-/* The blob of file k of a call's writes: its outputs, then the --emit-c header. */
-static const gpublob_blob *written_blob(const gpublob_result *r, const gpublob_blob *header, size_t k) {
-  return k < r->count ? &r->outputs[k].blob : header;
+/* The files beside the outputs: the --emit-c header, the --emit-object object. */
+typedef struct extra_files {
+  const char *flag[2], *path[2];
+  const gpublob_blob *blob[2];
+  size_t n;
+} extra_files;
+
+static extra_files extras_of(const cli *c, const gpublob_blob *header, const gpublob_blob *object) {
+  extra_files x = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}, 0};
+  if (c->emit_c) x.flag[x.n] = "--emit-c", x.path[x.n] = c->emit_c, x.blob[x.n++] = header;
+  if (c->emit_object) x.flag[x.n] = "--emit-object", x.path[x.n] = c->emit_object, x.blob[x.n++] = object;
+  return x;
+}
+
+/* The blob of file k of a call's writes: its outputs, then the extra files. */
+static const gpublob_blob *written_blob(const gpublob_result *r, const extra_files *x, size_t k) {
+  return k < r->count ? &r->outputs[k].blob : x->blob[k - r->count];
+}
+
+/* Each extra file's path after the outputs'; none of them an output's or another's. */
+static int extra_paths(const gpublob_result *r, const extra_files *x, char **paths) {
+  for (size_t e = 0; e < x->n; e++) {
+    if (!(paths[r->count + e] = strdup(x->path[e]))) return fail("%s", "out of memory");
+    for (size_t k = 0; k < r->count + e; k++)
+      if (!strcmp(paths[k], x->path[e])) {
+        fprintf(stderr, "gpublob: error: %s '%s' is also an output's path\n", x->flag[e], x->path[e]);
+        return 2;
+      }
+  }
+  return 0;
 }
 
 /* All temporaries first, then the renames: a failure leaves no output behind.  The
-** --emit-c header is one more file of the same writes. */
-int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header) {
-  size_t count = r->count + (c->emit_c != NULL);
+** --emit-c header and the --emit-object object are more files of the same writes. */
+int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header,
+                  const gpublob_blob *object) {
+  extra_files extras = extras_of(c, header, object), *x = &extras;
+  size_t count = r->count + x->n;
   char **paths = calloc(count + 1, sizeof *paths), **tmps = calloc(count + 1, sizeof *tmps);
   int rc = !paths || !tmps ? fail("%s", "out of memory") : output_paths(c, r, mlir, paths);
-  if (!rc && c->emit_c && !(paths[r->count] = strdup(c->emit_c))) rc = fail("%s", "out of memory");
-  for (size_t k = 0; !rc && c->emit_c && k < r->count; k++)
-    if (!strcmp(paths[k], c->emit_c)) rc = fail("--emit-c '%s' is also an output's path", c->emit_c);
+  if (!rc) rc = extra_paths(r, x, paths);
   if (rc) rc = rc == 2 ? 10 + GPUBLOB_IO : rc;
   if (!rc) rc = make_dirs(c, r, paths);
   pending_count = count;
   pending_tmps = tmps;
   for (size_t i = 0; !rc && i < count; i++)
-    if (write_one(paths[i], written_blob(r, header, i), &tmps[i])) {
+    if (write_one(paths[i], written_blob(r, x, i), &tmps[i])) {
       fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[i], strerror(errno));
       rc = 10 + GPUBLOB_IO;
     }
   for (size_t k = 0; !rc && k < count; k++)
-    if (tmps[k] ? rename(tmps[k], paths[k]) : is_special(paths[k]) && write_special(paths[k], written_blob(r, header, k))) {
+    if (tmps[k] ? rename(tmps[k], paths[k]) : is_special(paths[k]) && write_special(paths[k], written_blob(r, x, k))) {
       fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", paths[k], strerror(errno));
       rc = 10 + GPUBLOB_IO;
     } else if (tmps[k]) {
@@ -175,7 +202,7 @@ int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob
   for (size_t k = 0; k < count; k++) {
     if (tmps && tmps[k] && rc) unlink(tmps[k]);
     if (!rc && strcmp(paths[k], "-"))
-      fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", paths[k], written_blob(r, header, k)->size);
+      fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", paths[k], written_blob(r, x, k)->size);
     if (paths) free(paths[k]);
     if (tmps) free(tmps[k]);
   }

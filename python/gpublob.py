@@ -34,7 +34,7 @@ _NAMES = ("OK", "MISUSE", "NOMEM", "IO", "PARSE", "BITCODE", "VERIFY", "TARGET",
           "NOMLIR", "NOGPU", "LOWER", "NOTCACHED", "INTERRUPTED", "LIMIT")
 CODES = {name: value for value, name in enumerate(_NAMES)}
 
-_FORMATS = {"bin": 1, "asm": 2, "llvm": 3, "pack": 4, "fatbin": 4, "ll": 5}
+_FORMATS = {"bin": 1, "asm": 2, "llvm": 3, "pack": 4, "fatbin": 4, "ll": 5, "offload": 6}
 _KINDS = {"auto": 0, "llvm": 1, "mlir": 2}
 _ATTACH = {"binary": 1, "legacy": 2}
 _TOOL_MODES = {"auto": 0, "program": 1, "in-process": 2, "inprocess": 2}
@@ -46,7 +46,8 @@ _DEBUG = {"none": 1, "lines": 2, "full": 3}
 FLAGS = {"ftz": 0x1, "daz": 0x1, "fast_math": 0x2, "no_default_search": 0x4,
          "mlir_bytecode": 0x8, "retarget": 0x10, "isolate": 0x20, "finite_only": 0x40,
          "unsafe_math": 0x80, "unsafe_sqrt": 0x100, "tool_log": 0x200,
-         "remote_read_only": 0x400, "backend_only": 0x800, "no_tool_report": 0x1000}
+         "remote_read_only": 0x400, "backend_only": 0x800, "no_tool_report": 0x1000,
+         "offload_asm": 0x2000}
 
 # GPUBLOB_LIMIT_*, by the keyword whose value (not None) sets each in compile().
 LIMITS = {"max_registers": 0x1, "max_spills": 0x2, "max_shared": 0x4, "max_stack": 0x8,
@@ -502,14 +503,16 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
       target).  Outputs come in this order, each target's chips as given.
     format: "bin" (cubin, hsaco, SPIR-V), "asm" (PTX, AMDGCN, SPIR-V text), "llvm"
       (bitcode), "ll" (LLVM IR text), "pack" (alias "fatbin": every chip of a target in
-      one blob).
+      one blob), "offload" (since 1.7: one LLVM OffloadBinary holding every (target,
+      chip)'s bin blob; its kernels are each entry's, with their chips; docs/offload.md).
 
     Options (the fields of gpublob_options; None or absent: the library's default):
       features=STR         LLVM features added to the spec's ("+ptx80"), for each target
       opt=0..3             optimisation level (default 3)
       flags=INT            raw GPUBLOB_FLAG_* bits (or'ed with the flag keywords)
       ftz, daz, fast_math, finite_only, unsafe_math, unsafe_sqrt, no_default_search,
-      mlir_bytecode, retarget, isolate, tool_log, remote_read_only, backend_only = True: those flags
+      mlir_bytecode, retarget, isolate, tool_log, remote_read_only, backend_only,
+      offload_asm = True: those flags
       tool=PATH            the blob tool to run, instead of searching
       tool_dirs, lib_dirs  directories searched first (a ':' list, or a list)
       toolkit=DIR          a CUDA or ROCm root, searched first

@@ -43,6 +43,17 @@ static int cache_only(gpublob *g, const gpublob_options *o, const input_held *h,
   return !rc ? GPUBLOB_OK : handle_set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s", c.dir);
 }
 
+/* -f offload's lookup is bin's (its container is made of the hit); with
+** GPUBLOB_FLAG_OFFLOAD_ASM, whose assembly is a second lookup, NOTCACHED (the call compiles). */
+static int offload_lookup_options(gpublob *g, gpublob_options *o, const input_held *h) {
+  gpublob_options bin;
+  if (o->flags & GPUBLOB_FLAG_OFFLOAD_ASM)
+    return handle_set_error(g, GPUBLOB_NOTCACHED, "-f offload with its assembly entries is not looked up alone");
+  int rc = offload_options(g, o, h->kind, h->name, &bin);
+  if (!rc) *o = bin;
+  return rc;
+}
+
 static int lookup_call(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
                        gpublob_result *out, cache_stream_sink *s) {
   if (!g) return GPUBLOB_MISUSE;
@@ -57,10 +68,16 @@ static int lookup_call(gpublob *g, const gpublob_options *opts, const gpublob_in
   if (s && o.limits)
     return handle_set_error(g, GPUBLOB_OPTION, "the options' limits are checked against the outputs' bytes, which a "
                      "streamed lookup does not keep: use gpublob_cache_lookup");
+  if (s && o.format == GPUBLOB_FORMAT_OFFLOAD)
+    return handle_set_error(g, GPUBLOB_OPTION, "-f offload's container is made from the outputs' bytes, which a "
+                     "streamed lookup does not keep: use gpublob_cache_lookup");
   input_held h;
   if (input_hold(g, &o, in, &h)) return g->code;
-  int rc = cache_only(g, &o, &h, out, s);
+  int offload = o.format == GPUBLOB_FORMAT_OFFLOAD, rc = GPUBLOB_OK;
+  if (offload) rc = offload_lookup_options(g, &o, &h);
+  if (!rc) rc = cache_only(g, &o, &h, out, s);
   if (!rc) rc = limits_check(g, &o, out); /* a hit's as a compile's */
+  if (!rc && offload) rc = offload_wrap(g, out, NULL);
   free(h.data);
   g->stats.cache_ms = g->stats.wall_ms = util_now_ms() - t;
   return rc;
@@ -260,7 +277,7 @@ static void tool_info_fill(job *j, gpublob_tool_info *info) {
 /* The query's format, checked as a compile checks it; the tool is a bin's or a pack's. */
 static int query_format(job *j) {
   int format = j->o->format;
-  if (format < GPUBLOB_FORMAT_DEFAULT || format > GPUBLOB_FORMAT_LL)
+  if (format < GPUBLOB_FORMAT_DEFAULT || format > GPUBLOB_FORMAT_OFFLOAD)
     return handle_set_error(j->g, GPUBLOB_FORMAT, "unknown output format %d", format);
   if (format != GPUBLOB_FORMAT_PACK) j->opts.format = GPUBLOB_FORMAT_BIN;
   return resolve_levels(j);

@@ -13,7 +13,7 @@ static size_t outputs_planned(const gpublob_options *o) {
       chipn++;
     count += o->format == GPUBLOB_FORMAT_FATBIN || !chipn ? 1 : chipn;
   }
-  return count;
+  return o->format == GPUBLOB_FORMAT_OFFLOAD ? 1 : count;
 }
 
 /* ---- text input: how deep its brackets go, checked before a parser recurses ---- */
@@ -104,11 +104,31 @@ static int call_compile(gpublob *g, const gpublob_options *o, int input, const u
   return rc;
 }
 
+/* -f offload: the call's bin blobs (and, with GPUBLOB_FLAG_OFFLOAD_ASM, its assembly)
+** compiled as those formats' own calls, then one container of them (src/offload.c). */
+static int call_offload(gpublob *g, const gpublob_options *o, const input_held *h, gpublob_result *out) {
+  gpublob_options bin;
+  gpublob_result asm_r = {0};
+  int rc = offload_options(g, o, h->kind, h->name, &bin);
+  if (!rc && (o->flags & GPUBLOB_FLAG_OFFLOAD_ASM)) {
+    gpublob_options assembly = bin;
+    assembly.format = GPUBLOB_FORMAT_ASM;
+    assembly.limits = 0; /* checked on the blobs */
+    rc = call_compile(g, &assembly, h->kind, h->data, h->size, h->name, &asm_r);
+  }
+  if (!rc) rc = call_compile(g, &bin, h->kind, h->data, h->size, h->name, out);
+  if (!rc) rc = offload_wrap(g, out, o->flags & GPUBLOB_FLAG_OFFLOAD_ASM ? &asm_r : NULL);
+  gpublob_result_free(&asm_r);
+  if (rc) gpublob_result_free(out);
+  return rc;
+}
+
 /* in held, then compiled under o, the call's settled options. */
 static int call_input(gpublob *g, const gpublob_options *o, const gpublob_input *in, gpublob_result *out) {
   input_held h;
   int rc = input_hold(g, o, in, &h);
-  if (!rc) rc = call_compile(g, o, h.kind, h.data, h.size, h.name, out);
+  if (!rc && o->format == GPUBLOB_FORMAT_OFFLOAD) rc = call_offload(g, o, &h, out);
+  else if (!rc) rc = call_compile(g, o, h.kind, h.data, h.size, h.name, out);
   free(h.data);
   return rc;
 }

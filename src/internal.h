@@ -682,6 +682,14 @@ GPUBLOB_PRIVATE int meta_pack_read_bundle(gpublob *g, const target_desc *t, cons
 GPUBLOB_PRIVATE int meta_pack_read_fatbin(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
                                const char *chips, ktable *kt);
 
+/* ---- src/offload.c (offload_) ---- */
+GPUBLOB_PRIVATE_DATA const char offload_suffix[]; /* ".offload" */
+GPUBLOB_PRIVATE int offload_wrap(gpublob *g, gpublob_result *r, const gpublob_result *asm_r);
+GPUBLOB_PRIVATE int offload_options(gpublob *g, const gpublob_options *o, int kind, const char *name,
+                                    gpublob_options *bin);
+GPUBLOB_PRIVATE int offload_is(const unsigned char *p, size_t n);
+GPUBLOB_PRIVATE int offload_read_kernels(gpublob *g, const unsigned char *p, size_t n, unsigned block_size, ktable *kt);
+
 /* ---- src/meta_output.c (meta_output_) ---- */
 GPUBLOB_PRIVATE int meta_output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,
                           ktable *kt);

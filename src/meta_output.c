@@ -1,6 +1,7 @@
 /* src/meta_output.c: An output's kernels: which reader reads it, by its target and its
-** suffix (a bin blob's, src/meta_blob.c; a pack's, src/meta_pack.c); FORMAT for what
-** records none. */
+** suffix (a bin blob's, src/meta_blob.c; a pack's, src/meta_pack.c), or by its magic
+** for LLVM's OffloadBinary (src/offload.c: each entry by its own target); FORMAT for
+** what records none. */
 
 /* ---- an output: its target's reader for a bin blob or a pack ---- */
 /* The kernels of output o: its target's reader for a bin blob or a pack; FORMAT for
@@ -31,6 +32,11 @@ static int read_output_kernels(gpublob *g, const gpublob_output *o, ktable *kt) 
 ** of block_size threads (0: each kernel's own limit, else 1024). */
 GPUBLOB_PRIVATE int meta_output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,
                           ktable *kt) {
+  if (offload_is(o->blob.data, o->blob.size)) { /* each entry by its own target (src/offload.c) */
+    int rc = offload_read_kernels(g, o->blob.data, o->blob.size, block_size, kt);
+    if (!rc) output_report_merge(kt, report);
+    return rc;
+  }
   int rc = read_output_kernels(g, o, kt);
   if (rc) return rc;
   output_report_merge(kt, report);

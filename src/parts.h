@@ -54,6 +54,7 @@
 #include "meta_nvinfo.c"
 #include "meta_blob.c"
 #include "meta_pack.c"
+#include "offload.c"
 #include "meta_output.c"
 #include "limits.c"
 

@@ -320,6 +320,10 @@ static int resolve_features(job *j) {
 
 GPUBLOB_PRIVATE int resolve_levels(job *j) {
   j->format = j->o->format ? j->o->format : GPUBLOB_FORMAT_BIN;
+  if (j->format == GPUBLOB_FORMAT_OFFLOAD && j->t->offload_image == OFFLOAD_IMAGE_none)
+    return handle_set_error(j->g, GPUBLOB_FORMAT, "-f offload: the %s target has no image kind in LLVM's "
+                     "OffloadBinary (spec: offload_image)", j->t->name);
+  if (j->format == GPUBLOB_FORMAT_OFFLOAD) j->format = GPUBLOB_FORMAT_BIN; /* an entry's blob */
   if (j->format < GPUBLOB_FORMAT_BIN || j->format > GPUBLOB_FORMAT_LL)
     return handle_set_error(j->g, GPUBLOB_FORMAT, "unknown output format %d", j->o->format);
   if (j->format == GPUBLOB_FORMAT_FATBIN && !*j->t->pack_tool && j->t->pack_provider == PACK_PROVIDER_none)

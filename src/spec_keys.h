@@ -147,6 +147,14 @@ enum gpublob_spec_form {
     "reader of the kernels' metadata in a bin blob (gpublob_kernel_get)")                           \
   X(pack_metadata, DEFAULT("none"), CENUM(pack_metadata_kind, PACK_METADATA_, (none, offload_bundle, fatbin)), NONE, \
     "reader of a pack's members, each read by 'metadata'")                                          \
+  X(offload_image, DEFAULT("none"), CENUM(offload_image_kind, OFFLOAD_IMAGE_, (none, object, bitcode, cubin,      \
+    fatbinary, ptx, spirv)), NONE, "-f offload (src/offload.c): the image kind of a bin blob's entry in LLVM's "   \
+    "OffloadBinary (LLVM's ImageKind: cubin, object for an hsaco, spirv); none: the target has no entry") \
+  X(offload_asm_image, DEFAULT("none"), CENUM(offload_asm_image_kind, OFFLOAD_ASM_IMAGE_, (none, ptx)), NONE, \
+    "-f offload with --offload-asm: the image kind of a chip's assembly as an entry of its own (nvptx: ptx); " \
+    "none: no assembly entry")                                                                      \
+  X(offload_kind, DEFAULT("none"), CENUM(offload_producer, OFFLOAD_KIND_, (none, openmp, cuda, hip, sycl)), NONE, \
+    "-f offload: the offload kind (LLVM's OffloadKind, the producer) of the target's entries")        \
   X(occupancy, DEFAULT("none"), CENUM(occupancy_model, OCCUPANCY_, (none, cuda, amdgpu)), NONE,           \
     "the occupancy formula (src/occupancy.c, docs/kernels.md): cuda, the CUDA occupancy calculator's "  \
     "(cuda_occupancy.h); amdgpu, LLVM's AMDGPU backend's (llc's '; Occupancy:'); none: no occupancy")  \

@@ -420,7 +420,8 @@ static const struct {
     {"--toolkit", 0},    {"-l", 0},            {"--opts", 0},           {"--section", 1},
     {"--tool-log", 1},
     {"--dump-dir", 0},   {"--emit-c", 0},      {"--depfile", 0},        {"--help-all", 0},
-    {"--remote-cache", 0}, {"--remote-read-only", 0}, {"--remote-timeout", 0}, {"--remote-max", 0},
+    {"--offload-asm", 0}, {"--emit-object", 0}, {"--object-arch", 0},
+    {"--remote-cache", 0}, {"--remote-read-only", 0}, {"--remote-timeout", 0}, {"--remote-max", 0}, {"--remote-ca", 0},
 };
 #define NOPTIONS (sizeof options / sizeof *options)
 
@@ -526,7 +527,7 @@ static void test_help(void) {
       snprintf(unknown + strlen(unknown), sizeof unknown - strlen(unknown), " %.63s", l[i].name);
   }
   check(!*unknown, "--help: every option it lists is in this test's table", "unknown:%s", unknown);
-  static const char *const remote[] = {"--remote-cache", "--remote-read-only", "--remote-timeout", "--remote-max"};
+  static const char *const remote[] = {"--remote-cache", "--remote-read-only", "--remote-timeout", "--remote-max", "--remote-ca"};
   for (size_t i = 0; i < sizeof remote / sizeof *remote; i++)
     check(same_str(section_of(l, n, remote[i]), "Cache:"), "--help: the remote cache's flags are in the cache group",
           "%s: %s", remote[i], shown(section_of(l, n, remote[i])));

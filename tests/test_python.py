@@ -196,6 +196,18 @@ def test_amd_formats():
     check(len(bc) == 1 and bc[0].data[:4] == b"BC\xc0\xde", "llvm is not bitcode")
 
 
+def test_offload():
+    """format="offload": one LLVM OffloadBinary of every chip's hsaco; its kernels are each
+    entry's, with their chips, as the hsacos' own (since 1.7)."""
+    bins = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a,gfx942:xnack+"])
+    off = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a,gfx942:xnack+"], format="offload")
+    check(len(off) == 1 and off[0].data[:4] == b"\x10\xff\x10\xad" and off[0].suffix == ".offload",
+          f"offload: one container {off}")
+    check(len(off) == 1 and all(o.data in off[0].data for o in bins), "offload: each hsaco is in the container")
+    check(len(off) == 1 and off[0].kernels == [k for o in bins for k in o.kernels],
+          "offload: its kernels are the hsacos' own, in order")
+
+
 def test_chips_in_order():
     two = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a,gfx908"])
     check([o.chip for o in two] == ["gfx90a", "gfx908"], f"chips {[o.chip for o in two]}")
@@ -460,7 +472,7 @@ def test_cli():
 
 
 # The tests that compile examples/saxpy_amdgcn.ll: its expf needs ROCm's ocml.
-NEEDS_ROCM = ("test_amd_bin", "test_amd_formats", "test_chips_in_order", "test_options", "test_cli",
+NEEDS_ROCM = ("test_offload", "test_amd_bin", "test_amd_formats", "test_chips_in_order", "test_options", "test_cli",
               "test_amd_occupancy", "test_limits", "test_guest_signals")
 
 
