@@ -641,6 +641,20 @@ GPUBLOB_PRIVATE int meta_blob_read_kernels(gpublob *g, const target_desc *t, con
 /* ---- src/meta_pack.c (meta_pack_) ---- */
 #define META_PACK_BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__" /* an offload bundle starts so */
 enum { BUNDLE_MAGIC_LEN = sizeof META_PACK_BUNDLE_MAGIC - 1, PACK_MAX_MEMBERS = 4096 };
+/* A member of a pack, as its walker hands it to a visitor: its bytes, its chip, and
+** whether it is a bin blob (a cubin, a code object) or assembly (a fatbin's PTX). */
+typedef struct meta_pack_entry {
+  const unsigned char *p;
+  size_t n;
+  const char *chip;
+  int bin;                  /* 1: a bin blob; 0: the target's assembly */
+  int compressed;           /* a fatbin entry whose flags say compressed: its bytes are not the blob */
+  unsigned long long flags; /* a fatbin entry's flags; 0 for a bundle's */
+} meta_pack_entry;
+typedef int (*meta_pack_visit)(gpublob *g, void *ctx, const meta_pack_entry *e);
+GPUBLOB_PRIVATE int meta_pack_bundle_each(gpublob *g, const unsigned char *p, size_t n, meta_pack_visit visit, void *ctx);
+GPUBLOB_PRIVATE int meta_pack_fatbin_each(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
+                                          const char *chips, meta_pack_visit visit, void *ctx);
 GPUBLOB_PRIVATE int meta_pack_read_bundle(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt);
 GPUBLOB_PRIVATE int meta_pack_read_fatbin(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
                                const char *chips, ktable *kt);
