@@ -547,7 +547,7 @@ def toolchain_id(targets=None, format="bin", **options):
 
 
 def version():
-    """The library's version string, gpublob_version() ("1.6.0")."""
+    """The library's version string, gpublob_version() ("1.7.0")."""
     return _str(_lib().gpublob_version())
 
 

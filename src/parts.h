@@ -54,6 +54,7 @@
 #include "meta_blob.c"
 #include "meta_pack.c"
 #include "meta_output.c"
+#include "inspect.c"
 #include "limits.c"
 
 #if !GPUBLOB_PARTS_FRONT
@@ -97,6 +98,7 @@
 #include "provider_child.c"
 #include "pool.c"
 #include "ir_call.c"
+#include "disasm.c"
 
 /* MLIR (configure: libmlir-22-dev). */
 #if GPUBLOB_MLIR
