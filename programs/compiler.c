@@ -173,6 +173,7 @@ int main(int argc, char **argv) {
   if (inspect_is_job(argc, argv)) {
     front_tunables_take();
     catch_signals();
+    LLVMInstallFatalErrorHandler(on_llvm_fatal);
     int rc = inspect_main(argc, argv, disasm_entry);
     fflush(NULL);
     _exit(rc);

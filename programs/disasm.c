@@ -71,8 +71,9 @@ static int run_vendor(const char *program, const char *word, const gpublob_blob 
   return 0;
 }
 
-/* A blob LLVM does not disassemble: its vendor's tool, else a warning naming them. */
-static int vendor_disasm(gpublob *g, const gpublob_output *o) {
+/* A blob LLVM does not disassemble (why: the library's word, "" for none): its
+** vendor's tool, else a warning naming them. */
+static int vendor_disasm(gpublob *g, const gpublob_output *o, const char *why) {
   char dir[4096], path[4096 + 64], missing[512] = "";
   tool_dir(g, o->target, dir, sizeof dir);
   for (int i = 0; i < NTOOLS; i++) {
@@ -81,9 +82,12 @@ static int vendor_disasm(gpublob *g, const gpublob_output *o) {
     size_t n = strlen(missing);
     snprintf(missing + n, sizeof missing - n, "%s%s", n ? " nor " : "", vendor_tools[i].program);
   }
-  fprintf(stderr, "gpublob: warning: inspect --disasm: %s %s %s: no disassembly: %s%s found (PATH%s%s)\n", o->target,
-          o->chip, o->blob.suffix, *missing ? "neither " : "no disassembler for it is ", *missing ? missing : "",
-          *dir ? ", " : "", dir);
+  if (!*missing)
+    fprintf(stderr, "gpublob: warning: inspect --disasm: %s %s %s: no disassembly: %s\n", o->target, o->chip,
+            o->blob.suffix, *why ? why : "no disassembler reads it");
+  else
+    fprintf(stderr, "gpublob: warning: inspect --disasm: %s %s %s: no disassembly: neither %s found (PATH%s%s)\n",
+            o->target, o->chip, o->blob.suffix, missing, *dir ? ", " : "", dir);
   return 0;
 }
 
@@ -96,14 +100,18 @@ int disasm_entry(gpublob *g, const gpublob_result *r, size_t i) {
     for (int k = 0; k < gpublob_target_count(); k++)
       if (!gpublob_target_get(k, &t, sizeof t) && !strcmp(t.name, o->target) && !strcmp(t.suffix_asm, o->blob.suffix))
         return fwrite(o->blob.data, 1, o->blob.size, stdout), 0;
-    return vendor_disasm(g, o);
+    return vendor_disasm(g, o, "");
   }
   for (size_t k = 0; !rc && k < n; k++) {
     const char *code;
     gpublob_kernel_info info;
     if ((rc = gpublob_kernel_get(g, r, i, k, &info, sizeof info))) break;
     rc = gpublob_disasm(g, r, i, k, &code);
-    if (rc == GPUBLOB_FORMAT) return vendor_disasm(g, o);
+    if (rc == GPUBLOB_FORMAT) {
+      char why[1024];
+      snprintf(why, sizeof why, "%s", gpublob_error_message(g));
+      return vendor_disasm(g, o, why);
+    }
     if (!rc) printf("<%s>:\n%s", info.name, code);
   }
   if (rc) fprintf(stderr, "gpublob: error: inspect --disasm: %s %s: %s\n", o->target, o->chip, gpublob_error_message(g));

@@ -4,8 +4,10 @@
 ** symbol's range (st_value and st_size, within its section).  One instruction a line,
 ** "\tMNEMONIC OPERANDS", as llvm-objdump -d --no-show-raw-insn --no-leading-addr
 ** prints it before its comment; bytes LLVM cannot decode are "\t<unknown>" and the
-** next 4 (objdump's step).  A target LLVM has no disassembler for (NVPTX, SPIR-V) is
-** FORMAT; a kernel without a symbol, or one outside its section, TOOL. */
+** next 4 (objdump's step).  A chip the spec's disasm_chips does not name (every chip
+** of NVPTX and SPIR-V, which LLVM has no disassembler for; gfx6 and gfx7, which LLVM's
+** ends the process on) is FORMAT, never given to LLVM; a kernel without a symbol, or
+** one outside its section, TOOL. */
 #include <llvm-c/Disassembler.h>
 
 /* ---- a kernel's bytes: its symbol's range in the code object ---- */
@@ -37,6 +39,18 @@ static int kernel_bytes(gpublob *g, const unsigned char *p, size_t n, const char
 }
 
 /* ---- LLVM's disassembler ---- */
+/* Whether a glob of the spec's disasm_chips matches the chip (its modifiers left out):
+** LLVM ends the process on a chip its disassembler does not read. */
+static int disasm_reads(const target_desc *t, const char *chip) {
+  char cpu[64];
+  snprintf(cpu, sizeof cpu, "%.*s", (int)strcspn(chip, ":"), chip);
+  const char *list = t->disasm_chips, *w;
+  size_t n;
+  while ((w = util_next_word(&list, " ", &n)))
+    if (util_glob_match(w, n, cpu)) return 1;
+  return 0;
+}
+
 static pthread_once_t disasm_once = PTHREAD_ONCE_INIT;
 static void disasm_init(void) { LLVMInitializeAllDisassemblers(); }
 
@@ -63,6 +77,9 @@ GPUBLOB_PRIVATE int disasm_kernel(gpublob *g, const target_desc *t, const char *
   if (kernel_bytes(g, p, n, name, &at, &size, &pc)) return g->code;
   if (!resolve_target_id_valid(t, chip, strlen(chip)))
     return handle_set_error(g, GPUBLOB_CHIP, "'%.64s' is not a chip of %s: its code is not decoded", chip, t->name);
+  if (!disasm_reads(t, chip))
+    return handle_set_error(g, GPUBLOB_FORMAT, "LLVM's disassembler does not read %s:%s (the spec's disasm_chips: %s)",
+                            t->name, chip, *t->disasm_chips ? t->disasm_chips : "none");
   pthread_once(&disasm_once, disasm_init);
   strbuf cpu = {0}, features = {0};
   sb_addn(&cpu, chip, strcspn(chip, ":"));

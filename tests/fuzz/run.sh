@@ -21,7 +21,7 @@
 # Exit 1 when a crash is ours (or a harness could not run); LLVM's are counted.
 #
 #   FUZZ_SECONDS=10 ninja fuzz        a short CI pass
-#   FUZZ_ONLY="spec cache"            only these harnesses (spec ir mlir cache kernels)
+#   FUZZ_ONLY="spec cache"            only these harnesses (spec ir mlir cache kernels inspect)
 #   FUZZ_FORK=N                       libFuzzer -fork=N: N worker processes, and a
 #                                     crash, leak, timeout or OOM is saved and the
 #                                     run goes on; 0: one process that stops at its
@@ -34,7 +34,7 @@
 #                                     makes and removes a directory per input)
 cd "$(dirname "$0")/../.." || exit 2
 secs=${FUZZ_SECONDS:-60}
-only=${FUZZ_ONLY:-spec ir mlir cache kernels}
+only=${FUZZ_ONLY:-spec ir mlir cache kernels inspect}
 keep=tests/fuzz/crashes-found
 here=$(pwd -P)
 parent=${FUZZ_TMPDIR:-}
@@ -88,6 +88,7 @@ for h in $only; do
     mlir) max=8192 timeout=60 seeds="examples/saxpy.mlir tests/mlir/*.mlir" ;;
     cache) max=4096 timeout=10 seeds="" ;;
     kernels) max=65536 timeout=10 seeds="" ;;
+    inspect) max=65536 timeout=10 seeds="" ;;
     *) echo "fuzz_$h: unknown harness"; status=1; continue ;;
   esac
   ours=0 llvm=0 fixed=0 new=0 replayed=0
