@@ -53,8 +53,9 @@ static void print_inspect(void) {
   fputs("       gpublob inspect [--json] [--disasm] FILE...   what a blob file holds\n"
         "Inspect (gpublob inspect):\n"
         "      --json                 each file's kernels as --metadata writes them\n"
-        "      --disasm               each entry's machine code (AMD: LLVM's disassembler;\n"
-        "                             NVIDIA: nvdisasm or cuobjdump; SPIR-V: spirv-dis)\n",
+        "      --disasm               each entry's machine code (AMD: LLVM's\n"
+        "                             disassembler; NVIDIA: nvdisasm or cuobjdump;\n"
+        "                             SPIR-V: spirv-dis)\n",
         stdout);
 }
 
