@@ -698,6 +698,37 @@ GPUBLOB_API int gpublob_param_count(gpublob *g, const gpublob_result *r, size_t 
 GPUBLOB_API int gpublob_param_get(gpublob *g, const gpublob_result *r, size_t i, size_t k, size_t p,
                                   gpublob_param_info *out, size_t size);
 
+/* (since 1.7) The entries of one blob file, as a result the kernel calls read: an
+** output per entry (a cubin, an hsaco, SPIR-V, assembly text such as PTX; each member
+** of a pack: a fatbin's cubins and PTX, an offload bundle's code objects; each
+** #gpu.object's blob of MLIR text, a pack's members), with its target, chip and tool
+** as the file names them (a code object's target id, a cubin's ELF flags and
+** .note.nv.tkinfo, a bundle's entry ids, an object's target attribute; tool "" where
+** none is named) and its bytes copied.  in gives the file's bytes or its path
+** (gpublob_input; kind AUTO, read from the bytes).  It needs no LLVM (the
+** LLVM-free front has it).  Every file is untrusted: OK; FORMAT for a kind gpublob
+** reads not (no spec target's magic, MLIR bytecode, LLVM IR); TOOL for a blob or pack
+** its reader finds malformed (cut short, an offset or size outside it, a compressed
+** cubin), the message naming what; PARSE for MLIR text whose #gpu.object does not
+** parse; IO for a path unread; MISUSE (NULL g or out, kind not AUTO, in as
+** gpublob_compile's); NOMEM.  A compressed PTX entry of a fatbin is left out, with a
+** warning.  On failure *out is empty.  Free it with gpublob_result_free. */
+GPUBLOB_API int gpublob_inspect(gpublob *g, const gpublob_input *in, gpublob_result *out);
+
+/* (since 1.7) Kernel k of output i's machine code as text, into *text (owned by the
+** handle, valid until its next call): one instruction a line, "\tMNEMONIC OPERANDS",
+** as llvm-objdump -d --no-show-raw-insn --no-leading-addr prints them without its
+** comments, from the kernel's ELF symbol's range, by LLVM's disassembler in process
+** (the target's triple, the kernel's chip with its target id's modifiers as
+** features).  It needs LLVM: the library has it, the LLVM-free front does not.
+** Codes: OK; as gpublob_kernel_get's (FORMAT for an output that records no kernels);
+** FORMAT also for a pack (inspect it: gpublob_inspect gives each member an output)
+** and for a target LLVM has no disassembler for (NVPTX, SPIR-V: their vendors' tools,
+** nvdisasm, spirv-dis); TOOL for a kernel without a function symbol, or one outside
+** its section; CHIP for a chip not of the spec; MISUSE (a NULL text).  On failure
+** *text is "". */
+GPUBLOB_API int gpublob_disasm(gpublob *g, const gpublob_result *r, size_t i, size_t k, const char **text);
+
 /* ---- what the last call did ---- */
 /* Warnings of the last call (a cache directory that cannot be written, a provider
 ** library that would not load, LLVM's warnings), one per line; "" when none.  A cache

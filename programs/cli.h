@@ -6,7 +6,8 @@
 ** --help and --help-all (the same table), output_names.c the outputs' names,
 ** output_write.c their atomic writing, text.c the growing text the others build
 ** their files in, kernels.c --metadata and --verbose, emit_c.c --emit-c,
-** emit_object.c --emit-object, depfile.c --depfile,
+** emit_object.c --emit-object, depfile.c --depfile, inspect.c the inspect job
+** (disasm.c its --disasm, the compiler's alone),
 ** process.c the input, signals, --time and --toolchain-id, list_targets.c --list-targets.
 ** Private to programs/. */
 #ifndef GPUBLOB_CLI_H
@@ -16,6 +17,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #define MAX_TARGETS 64
@@ -99,6 +101,18 @@ void remove_pending(void);
 
 /* kernels.c */
 int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir);
+int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json);
+void verbose_kernel(FILE *f, const char *lead, const gpublob_output *o, const gpublob_kernel_info *k);
+
+/* inspect.c: gpublob inspect [--json] [--disasm] FILE... (disasm: each entry's code,
+** the compiler's disasm.c; NULL in the front, which hands --disasm to the compiler) */
+typedef int (*inspect_disasm_fn)(gpublob *g, const gpublob_result *r, size_t i);
+int inspect_is_job(int argc, char **argv);
+int inspect_wants_disasm(int argc, char **argv);
+int inspect_main(int argc, char **argv, inspect_disasm_fn disasm);
+
+/* disasm.c (gpublob-compiler's alone) */
+int disasm_entry(gpublob *g, const gpublob_result *r, size_t i);
 
 /* emit_c.c */
 int c_header(const cli *c, gpublob *g, const gpublob_result *r, gpublob_blob *b);

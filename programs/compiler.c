@@ -160,6 +160,14 @@ static void malloc_keep_freed(void) {
 
 int main(int argc, char **argv) {
   cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION, .flags = CLI_DEFAULT_FLAGS}};
+  if (inspect_is_job(argc, argv)) {
+    front_tunables_take();
+    catch_signals();
+    LLVMInstallFatalErrorHandler(on_llvm_fatal);
+    int rc = inspect_main(argc, argv, disasm_entry);
+    fflush(NULL);
+    _exit(rc);
+  }
   int rc = parse_args(&c, argc, argv);
   if (rc) return rc == 1 ? 0 : 2;
   if (c.toolchain_id) return print_toolchain_id(&c); /* as the front answers it */

@@ -157,6 +157,8 @@ static int lookup(const cli *c, gpublob_result *r, int *mlir) {
 int main(int argc, char **argv) {
   cli c = {.opts = {.version = GPUBLOB_OPTIONS_VERSION, .flags = CLI_DEFAULT_FLAGS}};
   gpublob_result r = {0};
+  if (inspect_is_job(argc, argv)) /* LLVM-free, but for --disasm's disassembler */
+    return inspect_wants_disasm(argc, argv) ? run_compiler(argv) : inspect_main(argc, argv, NULL);
   int mlir = 0, rc = parse_args(&c, argc, argv);
   if (rc) return rc == 1 ? 0 : 2; /* --help, --version: printed; a usage error: said */
   if (c.toolchain_id) return print_toolchain_id(&c); /* LLVM-free: answered here */

@@ -48,17 +48,30 @@ static void print_row(const cli_option_row *o, const char *help, int width) {
   }
 }
 
+/* The inspect job's line and its flags (programs/inspect.c reads them), in both helps. */
+static void print_inspect(void) {
+  fputs("       gpublob inspect [--json] [--disasm] FILE...   what a blob file holds\n"
+        "Inspect (gpublob inspect):\n"
+        "      --json                 each file's kernels as --metadata writes them\n"
+        "      --disasm               each entry's machine code (AMD: LLVM's\n"
+        "                             disassembler; NVIDIA: nvdisasm or cuobjdump;\n"
+        "                             SPIR-V: spirv-dis)\n",
+        stdout);
+}
+
 /* --help (all = 0): by --help's groups; --help-all: every flag in the table's order. */
 void print_help(int all) {
   size_t n = sizeof rows / sizeof *rows;
   fputs(all ? full_usage : brief_usage, stdout);
   if (all) {
+    print_inspect();
     for (size_t i = 0; i < n; i++) {
       if (!i || rows[i].group != rows[i - 1].group) printf("%s:\n", full_groups[rows[i].group]);
       if (rows[i].full) print_row(&rows[i], rows[i].full, 35);
     }
     return;
   }
+  print_inspect();
   for (int g = B_INPUTS; g < B_NONE; g++) {
     printf("%s:\n", brief_groups[g]);
     for (size_t i = 0; i < n; i++)

@@ -88,10 +88,10 @@ static int kernel_params(gpublob *g, const gpublob_result *r, size_t i, size_t k
   return rc;
 }
 
-/* One ptxas -v-like line: the figures the blob records. */
-static void verbose_kernel(const gpublob_output *o, const gpublob_kernel_info *k) {
+/* One ptxas -v-like line to f, after lead: the figures the blob records. */
+void verbose_kernel(FILE *f, const char *lead, const gpublob_output *o, const gpublob_kernel_info *k) {
   char line[1024];
-  int n = snprintf(line, sizeof line, "gpublob: %s (%s %s):", k->name, o->target, k->chip);
+  int n = snprintf(line, sizeof line, "%s%s (%s %s):", lead, k->name, o->target, k->chip);
   const struct { long long v; const char *fmt; } part[] = {
       {k->registers, " %lld registers,"}, {k->sgprs, " %lld sgprs,"}, {k->agprs, " %lld agprs,"},
       {k->spills, " %lld spills,"}, {k->shared_bytes, " %lld bytes shared,"}, {k->local_bytes, " %lld bytes stack,"},
@@ -108,13 +108,13 @@ static void verbose_kernel(const gpublob_output *o, const gpublob_kernel_info *k
                   k->occupancy_limiter, k->blocks_per_sm >= 0 ? k->blocks_per_sm : k->waves_per_simd,
                   k->blocks_per_sm >= 0 ? "blocks an SM" : "waves a SIMD", k->occupancy_block_size);
   if (n > 0 && (size_t)n < sizeof line && line[n - 1] == ',') line[n - 1] = 0;
-  fprintf(stderr, "%s\n", line);
+  fprintf(f, "%s\n", line);
 }
 
 /* The kernels of every output: --verbose lines, and --metadata's JSON into *json.
 ** An output that records none (assembly, bitcode, MLIR's module) has "kernels": null;
 ** a blob its reader refuses fails (its code), before any output is written. */
-static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json) {
+int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json) {
   text_addf(json, "{\"outputs\": [");
   for (size_t i = 0; i < r->count; i++) {
     const gpublob_output *o = &r->outputs[i];
@@ -137,7 +137,7 @@ static int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text 
       }
       text_addf(json, "%s\n    ", k ? "," : "");
       json_kernel(json, &info);
-      if (c->verbose) verbose_kernel(o, &info);
+      if (c->verbose) verbose_kernel(stderr, "gpublob: ", o, &info);
       if ((rc = kernel_params(g, r, i, k, info.name, c->verbose, json))) {
         fprintf(stderr, "gpublob: error: kernel parameters: %s\n", gpublob_error_message(g));
         return 10 + rc;

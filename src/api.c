@@ -359,6 +359,22 @@ int gpublob_toolchain_id(gpublob *g, const gpublob_options *opts, char *hex, siz
   return rc;
 }
 
+int gpublob_inspect(gpublob *g, const gpublob_input *in, gpublob_result *out) {
+  if (out) memset(out, 0, sizeof *out);
+  if (!g) return GPUBLOB_MISUSE;
+  handle_call_reset(g);
+  if (!out) return handle_set_error(g, GPUBLOB_MISUSE, "NULL result");
+  if (in && in->kind != GPUBLOB_INPUT_AUTO)
+    return handle_set_error(g, GPUBLOB_MISUSE, "an inspected file's kind is read from it: give kind AUTO, not %d", in->kind);
+  const gpublob_options defaults = {0};
+  input_held h;
+  if (input_hold(g, &defaults, in, &h)) return g->code;
+  int rc = inspect_read(g, h.data, h.size, out);
+  free(h.data);
+  if (rc) gpublob_result_free(out);
+  return rc;
+}
+
 int gpublob_input_detect(const void *data, size_t size, const char *name) {
   return input_kind_of(GPUBLOB_INPUT_AUTO, data ? data : (const void *)"", data ? size : 0, name, NULL);
 }

@@ -82,3 +82,22 @@ int gpublob_mlir_file_compile(gpublob *g, const gpublob_options *opts, const cha
   const gpublob_input in = {GPUBLOB_INPUT_MLIR, NULL, 0, path, NULL};
   return path ? compile_blob(g, opts, &in, out) : path_missing(g, out, sizeof *out);
 }
+
+/* ---- the public API: a kernel's machine code ---- */
+int gpublob_disasm(gpublob *g, const gpublob_result *r, size_t i, size_t k, const char **text) {
+  if (text) *text = "";
+  if (!g) return GPUBLOB_MISUSE;
+  gpublob_kernel_info info;
+  if (!text) return handle_call_reset(g), handle_set_error(g, GPUBLOB_MISUSE, "NULL text");
+  if (gpublob_kernel_get(g, r, i, k, &info, sizeof info)) return g->code; /* resets the handle */
+  const gpublob_output *o = &r->outputs[i];
+  const target_desc *t = resolve_target_named(o->target, strlen(o->target)); /* the reader found it */
+  if (strcmp(o->blob.suffix ? o->blob.suffix : "", t->suffix_bin))
+    return handle_set_error(g, GPUBLOB_FORMAT, "output %zu is a %s pack: its members' code is read from their own "
+                            "outputs (gpublob_inspect lists them)", i, t->name);
+  strbuf *held = &g->held[0];
+  sb_reset(held);
+  int rc = disasm_kernel(g, t, info.chip, o->blob.data, o->blob.size, info.name, held);
+  if (!rc) *text = sb_str(held);
+  return rc;
+}

@@ -32,7 +32,8 @@ GPUBLOB_PRIVATE int elf_open(gpublob *g, elf_view *e, const unsigned char *p, si
 GPUBLOB_PRIVATE elf_section elf_sec(const elf_view *e, size_t i) {
   const unsigned char *h = e->p + e->shoff + i * ELF_SHDR;
   return (elf_section){(uint32_t)elf_le_n(h, 4), (uint32_t)elf_le_n(h + 4, 4), (uint32_t)elf_le_n(h + 40, 4),
-                  (uint32_t)elf_le_n(h + 44, 4), elf_le_n(h + 24, 8), elf_le_n(h + 32, 8)};
+                  (uint32_t)elf_le_n(h + 44, 4), elf_le_n(h + 24, 8), elf_le_n(h + 32, 8),
+                  elf_le_n(h + 16, 8)};
 }
 
 /* Section i's bytes (NULL for NOBITS, or when they lie outside the blob). */

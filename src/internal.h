@@ -638,6 +638,7 @@ typedef struct elf_view {
 typedef struct elf_section {
   uint32_t name, type, link, info;
   uint64_t offset, size;
+  uint64_t addr; /* sh_addr: where a symbol's value points into it */
 } elf_section;
 GPUBLOB_PRIVATE uint64_t elf_le_n(const unsigned char *p, size_t n);
 GPUBLOB_PRIVATE int elf_in_blob(size_t size, uint64_t off, uint64_t n);
@@ -667,17 +668,36 @@ GPUBLOB_PRIVATE void occupancy_fill(const target_desc *t, const char *chip, long
 
 /* ---- src/meta_amdgpu.c (meta_amdgpu_) ---- */
 GPUBLOB_PRIVATE int meta_amdgpu_read_note(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t);
+GPUBLOB_PRIVATE int meta_amdgpu_read_target(gpublob *g, const unsigned char *p, size_t n, char *target, size_t size);
+GPUBLOB_PRIVATE void meta_amdgpu_read_tool(const elf_view *e, char *tool, size_t size);
 
 /* ---- src/meta_nvinfo.c (meta_nvinfo_) ---- */
 GPUBLOB_PRIVATE int meta_nvinfo_read(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t);
+GPUBLOB_PRIVATE void meta_nvinfo_read_tool(const elf_view *e, char *tool, size_t size);
 
 /* ---- src/meta_blob.c (meta_blob_) ---- */
 GPUBLOB_PRIVATE int meta_blob_read_kernels(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, const char *chip,
                             ktable *kt);
+GPUBLOB_PRIVATE int meta_blob_identify(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, char *chip,
+                                       size_t chip_size, char *tool, size_t tool_size);
 
 /* ---- src/meta_pack.c (meta_pack_) ---- */
 #define META_PACK_BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__" /* an offload bundle starts so */
 enum { BUNDLE_MAGIC_LEN = sizeof META_PACK_BUNDLE_MAGIC - 1, PACK_MAX_MEMBERS = 4096 };
+/* A member of a pack, as its walker hands it to a visitor: its bytes, its chip, and
+** whether it is a bin blob (a cubin, a code object) or assembly (a fatbin's PTX). */
+typedef struct meta_pack_entry {
+  const unsigned char *p;
+  size_t n;
+  const char *chip;
+  int bin;                  /* 1: a bin blob; 0: the target's assembly */
+  int compressed;           /* a fatbin entry whose flags say compressed: its bytes are not the blob */
+  unsigned long long flags; /* a fatbin entry's flags; 0 for a bundle's */
+} meta_pack_entry;
+typedef int (*meta_pack_visit)(gpublob *g, void *ctx, const meta_pack_entry *e);
+GPUBLOB_PRIVATE int meta_pack_bundle_each(gpublob *g, const unsigned char *p, size_t n, meta_pack_visit visit, void *ctx);
+GPUBLOB_PRIVATE int meta_pack_fatbin_each(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
+                                          const char *chips, meta_pack_visit visit, void *ctx);
 GPUBLOB_PRIVATE int meta_pack_read_bundle(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt);
 GPUBLOB_PRIVATE int meta_pack_read_fatbin(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
                                const char *chips, ktable *kt);
@@ -693,6 +713,9 @@ GPUBLOB_PRIVATE int offload_read_kernels(gpublob *g, const unsigned char *p, siz
 /* ---- src/meta_output.c (meta_output_) ---- */
 GPUBLOB_PRIVATE int meta_output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,
                           ktable *kt);
+
+/* ---- src/inspect.c (inspect_) ---- */
+GPUBLOB_PRIVATE int inspect_read(gpublob *g, const unsigned char *p, size_t n, gpublob_result *r);
 
 /* ---- src/limits.c (limits_) ---- */
 /* What a check has found: the first kernel over, how many are, and the limits some

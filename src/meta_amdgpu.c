@@ -148,9 +148,9 @@ static int amd_map(gpublob *g, const unsigned char *p, size_t n, ktable *t, cons
   return GPUBLOB_OK;
 }
 
-/* The kernels of a code object, from the first NT_AMDGPU_METADATA note of its note
-** sections; a code object without one is TOOL (LLVM writes one into each). */
-GPUBLOB_PRIVATE int meta_amdgpu_read_note(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
+/* The first NT_AMDGPU_METADATA note of a code object's note sections: its map's bytes
+** in *desc; a code object without one is TOOL (LLVM writes one into each). */
+static int amd_note(gpublob *g, const unsigned char *p, size_t n, const unsigned char **desc, size_t *size) {
   elf_view e;
   if (elf_open(g, &e, p, n, "code object")) return g->code;
   for (size_t i = 0; i < e.shnum; i++) {
@@ -162,10 +162,65 @@ GPUBLOB_PRIVATE int meta_amdgpu_read_note(gpublob *g, const unsigned char *p, si
       uint64_t name_at = off + 12, desc_at = name_at + ((namesz + 3) & ~(uint64_t)3);
       if (!elf_in_blob(s.size, name_at, namesz) || !elf_in_blob(s.size, desc_at, descsz))
         return amd_bad(g, "a note runs past its section");
-      if (type == NT_AMDGPU_METADATA_ && namesz == 7 && !memcmp(b + name_at, "AMDGPU", 7))
-        return amd_map(g, b + desc_at, (size_t)descsz, t, chip);
+      if (type == NT_AMDGPU_METADATA_ && namesz == 7 && !memcmp(b + name_at, "AMDGPU", 7)) {
+        *desc = b + desc_at;
+        *size = (size_t)descsz;
+        return GPUBLOB_OK;
+      }
       off = desc_at + ((descsz + 3) & ~(uint64_t)3);
     }
   }
   return amd_bad(g, "none in the code object");
+}
+
+/* The kernels of a code object, from its note (amd_note). */
+GPUBLOB_PRIVATE int meta_amdgpu_read_note(gpublob *g, const unsigned char *p, size_t n, const char *chip, ktable *t) {
+  const unsigned char *desc;
+  size_t size;
+  return amd_note(g, p, n, &desc, &size) ? g->code : amd_map(g, desc, size, t, chip);
+}
+
+/* The note's amdhsa.target ("amdgcn-amd-amdhsa--gfx90a:xnack+") into target (size
+** bytes, NUL-ended); "" when the note has none or it does not fit. */
+GPUBLOB_PRIVATE int meta_amdgpu_read_target(gpublob *g, const unsigned char *p, size_t n, char *target, size_t size) {
+  const unsigned char *desc;
+  size_t dn, pairs;
+  *target = 0;
+  if (amd_note(g, p, n, &desc, &dn)) return g->code;
+  mp_cur c = {desc, desc + dn, 0};
+  if (mp_map(&c, &pairs)) return amd_bad(g, "not a MessagePack map");
+  for (size_t i = 0; i < pairs && !c.bad; i++) {
+    const char *key, *v;
+    size_t kn, vn;
+    if (mp_str(&c, &key, &kn)) return amd_bad(g, "a key of the map is not a string");
+    if (!mp_is(key, kn, "amdhsa.target")) {
+      mp_skip(&c, MSGPACK_MAX_DEPTH);
+      continue;
+    }
+    if (mp_str(&c, &v, &vn)) return amd_bad(g, "amdhsa.target is not a string");
+    if (vn < size) memcpy(target, v, vn), target[vn] = 0;
+    return GPUBLOB_OK;
+  }
+  return c.bad ? amd_bad(g, "cut short or malformed") : GPUBLOB_OK;
+}
+
+/* The linker that made a code object, as its .comment names it ("Linker: Debian LLD
+** 22.1.8": "Debian LLD 22.1.8"), into tool (size bytes, NUL-ended); "" when it names
+** none. */
+GPUBLOB_PRIVATE void meta_amdgpu_read_tool(const elf_view *e, char *tool, size_t size) {
+  static const char linker[] = "Linker: ";
+  long i = elf_find(e, ".comment", 8);
+  elf_section s = i < 0 ? (elf_section){0} : elf_sec(e, (size_t)i);
+  const unsigned char *b = i < 0 ? NULL : elf_bytes(e, &s);
+  *tool = 0;
+  for (uint64_t at = 0; b && at < s.size;) {
+    const unsigned char *z = memchr(b + at, 0, (size_t)(s.size - at));
+    size_t n = z ? (size_t)(z - (b + at)) : (size_t)(s.size - at);
+    if (n > sizeof linker - 1 && !memcmp(b + at, linker, sizeof linker - 1) && n - (sizeof linker - 1) < size) {
+      memcpy(tool, b + at + sizeof linker - 1, n - (sizeof linker - 1));
+      tool[n - (sizeof linker - 1)] = 0;
+      return;
+    }
+    at += n + 1;
+  }
 }

@@ -213,3 +213,24 @@ GPUBLOB_PRIVATE int meta_nvinfo_read(gpublob *g, const unsigned char *p, size_t 
   for (size_t j = first; j < t->n; j++) nv_sections(&e, &t->k[j], reserved);
   return GPUBLOB_OK;
 }
+
+/* The tool that made a cubin, as its .note.nv.tkinfo names it ("ptxas", nvJitLink's
+** "nvJIT API"), into tool (size bytes, NUL-ended); "" when it names none.  The note
+** (owner "NVIDIA Corp", type 2000) holds a u32 version, then u32 offsets of its
+** strings (the object's name, the tool's, its version, its build, its options), then
+** the strings, each NUL-ended, from byte 24. */
+GPUBLOB_PRIVATE void meta_nvinfo_read_tool(const elf_view *e, char *tool, size_t size) {
+  enum { TKINFO_STRINGS = 24, TKINFO_TOOL_AT = 8 };
+  long i = elf_find(e, ".note.nv.tkinfo", 15);
+  elf_section s = i < 0 ? (elf_section){0} : elf_sec(e, (size_t)i);
+  const unsigned char *b = i < 0 ? NULL : elf_bytes(e, &s);
+  *tool = 0;
+  if (!b || s.size < 12) return;
+  uint64_t namesz = elf_le_n(b, 4), descsz = elf_le_n(b + 4, 4), desc = 12 + ((namesz + 3) & ~(uint64_t)3);
+  if (!elf_in_blob(s.size, desc, descsz) || descsz < TKINFO_STRINGS) return;
+  const unsigned char *d = b + desc;
+  uint64_t at = TKINFO_STRINGS + elf_le_n(d + TKINFO_TOOL_AT, 4);
+  const unsigned char *z = at < descsz ? memchr(d + at, 0, (size_t)(descsz - at)) : NULL;
+  size_t n = z ? (size_t)(z - (d + at)) : 0;
+  if (z && n < size) memcpy(tool, d + at, n), tool[n] = 0;
+}

@@ -27,7 +27,9 @@ static const char *bundle_chip(const char *id, size_t n, size_t *len) {
   return id + i;
 }
 
-GPUBLOB_PRIVATE int meta_pack_read_bundle(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt) {
+/* Each entry with bytes of an offload bundle to visit, in the bundle's order, under the
+** chip its id ends with; the bundle's faults are TOOL. */
+GPUBLOB_PRIVATE int meta_pack_bundle_each(gpublob *g, const unsigned char *p, size_t n, meta_pack_visit visit, void *ctx) {
   if (n >= 4 && !memcmp(p, "CCOB", 4))
     return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: compressed (CCOB); its members are not read");
   if (n < BUNDLE_MAGIC_LEN + 8 || memcmp(p, META_PACK_BUNDLE_MAGIC, BUNDLE_MAGIC_LEN))
@@ -46,9 +48,30 @@ GPUBLOB_PRIVATE int meta_pack_read_bundle(gpublob *g, const target_desc *t, cons
     char buf[KT_MAX_NAME + 1];
     memcpy(buf, chip, cl);
     buf[cl] = 0;
-    if (meta_blob_read_kernels(g, t, p + off, (size_t)size, buf, kt)) return g->code;
+    meta_pack_entry e = {p + off, (size_t)size, buf, 1, 0, 0};
+    if (visit(g, ctx, &e)) return g->code;
   }
   return GPUBLOB_OK;
+}
+
+/* A member's kernels, into the table ctx (its target's bin reader). */
+typedef struct member_read {
+  const target_desc *t;
+  ktable *kt;
+} member_read;
+
+static int read_member(gpublob *g, void *ctx, const meta_pack_entry *e) {
+  member_read *m = ctx;
+  if (!e->bin) return GPUBLOB_OK; /* assembly: no metadata */
+  if (e->compressed)
+    return handle_set_error(g, GPUBLOB_TOOL, "fatbin: the %s cubin is compressed (flags 0x%llx); not read", e->chip,
+                            e->flags);
+  return meta_blob_read_kernels(g, m->t, e->p, e->n, e->chip, m->kt);
+}
+
+GPUBLOB_PRIVATE int meta_pack_read_bundle(gpublob *g, const target_desc *t, const unsigned char *p, size_t n, ktable *kt) {
+  member_read m = {t, kt};
+  return meta_pack_bundle_each(g, p, n, read_member, &m);
 }
 
 enum { FATBIN_MAGIC = 0xBA55ED50u, FATBIN_ELF = 2, FATBIN_ENTRY_MIN = 48, FATBIN_COMPRESSED = 0x2000 | 0x8000 };
@@ -65,8 +88,10 @@ static void fatbin_chip(const target_desc *t, const char *chips, int which, uint
   }
 }
 
-GPUBLOB_PRIVATE int meta_pack_read_fatbin(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
-                               const char *chips, ktable *kt) {
+/* Each entry of a fatbin to visit, in its order, with its chip (see above); its
+** faults are TOOL. */
+GPUBLOB_PRIVATE int meta_pack_fatbin_each(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
+                                          const char *chips, meta_pack_visit visit, void *ctx) {
   if (n < 16 || elf_le_n(p, 4) != FATBIN_MAGIC) return handle_set_error(g, GPUBLOB_TOOL, "fatbin: no magic 0x%X", FATBIN_MAGIC);
   uint64_t hdr = elf_le_n(p + 6, 2), size = elf_le_n(p + 8, 8);
   if (hdr < 16 || !elf_in_blob(n, hdr, size)) return handle_set_error(g, GPUBLOB_TOOL, "fatbin: its entries lie outside its %zu bytes", n);
@@ -79,13 +104,19 @@ GPUBLOB_PRIVATE int meta_pack_read_fatbin(gpublob *g, const target_desc *t, cons
     if (eh < FATBIN_ENTRY_MIN || !elf_in_blob((size_t)end, at + eh, payload))
       return handle_set_error(g, GPUBLOB_TOOL, "fatbin: an entry lies outside the fatbin");
     char chip[64];
-    if (elf_le_n(e, 2) == FATBIN_ELF) fatbin_chip(t, chips, cubins++, sm, chip, sizeof chip);
+    int elf = elf_le_n(e, 2) == FATBIN_ELF;
+    if (elf) fatbin_chip(t, chips, cubins++, sm, chip, sizeof chip);
     else snprintf(chip, sizeof chip, "%s%llu", t->chip_prefix, (unsigned long long)sm);
-    if (elf_le_n(e, 2) == FATBIN_ELF && (flags & FATBIN_COMPRESSED))
-      return handle_set_error(g, GPUBLOB_TOOL, "fatbin: the %s cubin is compressed (flags 0x%llx); not read", chip,
-                       (unsigned long long)flags);
-    if (elf_le_n(e, 2) == FATBIN_ELF && meta_blob_read_kernels(g, t, e + eh, (size_t)payload, chip, kt)) return g->code;
+    meta_pack_entry m = {e + eh, (size_t)payload, chip, elf, (flags & FATBIN_COMPRESSED) != 0,
+                         (unsigned long long)flags};
+    if (visit(g, ctx, &m)) return g->code;
     at += eh + payload;
   }
   return GPUBLOB_OK;
+}
+
+GPUBLOB_PRIVATE int meta_pack_read_fatbin(gpublob *g, const target_desc *t, const unsigned char *p, size_t n,
+                               const char *chips, ktable *kt) {
+  member_read m = {t, kt};
+  return meta_pack_fatbin_each(g, t, p, n, chips, read_member, &m);
 }

@@ -56,6 +56,7 @@
 #include "meta_pack.c"
 #include "offload.c"
 #include "meta_output.c"
+#include "inspect.c"
 #include "limits.c"
 
 #if !GPUBLOB_PARTS_FRONT
@@ -100,6 +101,7 @@
 #include "provider_child.c"
 #include "pool.c"
 #include "ir_call.c"
+#include "disasm.c"
 
 /* MLIR (configure: libmlir-22-dev). */
 #if GPUBLOB_MLIR

@@ -185,6 +185,10 @@ enum gpublob_spec_form {
   X(attribute, REQUIRED, STRING, NONE, "MLIR attribute name of the blob")                                \
   X(suffix_asm, REQUIRED, STRING, NONE, "file suffix of assembly")                                       \
   X(suffix_bin, REQUIRED, STRING, NONE, "file suffix of the blob")                                       \
+  X(disasm_chips, OPTIONAL, LIST, GLOBS, "globs of the chips whose bin blobs LLVM's disassembler reads "  \
+    "(inspect --disasm, gpublob_disasm); none: LLVM disassembles none of the target's")             \
+  X(asm_chip, OPTIONAL, STRING, NONE, "the directive a line of the assembly text names its chip after "    \
+    "(PTX: .target), by which inspect knows the text")                                              \
   X(bin_magic, OPTIONAL, STRING, HEX, "hex bytes every blob of the bin format starts with")             \
   X(pack_magic, OPTIONAL, STRING, HEX, "hex bytes every pack starts with")                              \
   X(bin_machine, DEFAULT("0"), INTEGER(0, 65535, "ELF machine"), NONE, "the ELF e_machine of every bin "    \

@@ -412,7 +412,7 @@ static const struct {
     {"--no-default-search", 0},                {"--cache-dir", 0},      {"--cache-size", 0},
     {"--no-cache", 0},   {"--attach", 1},      {"--pipeline", 1},       {"--emit-bytecode", 1},
     {"--list-targets", 0}, {"--toolchain-id", 0}, {"--time", 0},      {"--version", 0},        {"-h", 0},
-    {"--metadata", 0},     {"--verbose", 0},
+    {"--metadata", 0},     {"--verbose", 0},       {"--json", 0},          {"--disasm", 0}, /* inspect's */
     {"--no-tool-report", 0}, {"--block-size", 0},   {"--max-registers", 0}, {"--max-spills", 0}, {"--max-shared", 0},
     {"--max-stack", 0},    {"--min-occupancy", 0},
     {"--help", 0},       {"--daz", 0},         {"--finite-only", 0},    {"--unsafe-math", 0},

@@ -21,7 +21,7 @@
 # Exit 1 when a crash is ours (or a harness could not run); LLVM's are counted.
 #
 #   FUZZ_SECONDS=10 ninja fuzz        a short CI pass
-#   FUZZ_ONLY="spec cache"            only these harnesses (spec ir mlir cache kernels offload)
+#   FUZZ_ONLY="spec cache"            only these harnesses (spec ir mlir cache kernels offload inspect)
 #   FUZZ_FORK=N                       libFuzzer -fork=N: N worker processes, and a
 #                                     crash, leak, timeout or OOM is saved and the
 #                                     run goes on; 0: one process that stops at its
@@ -89,6 +89,7 @@ for h in $only; do
     cache) max=4096 timeout=10 seeds="" ;;
     kernels) max=65536 timeout=10 seeds="" ;;
     offload) max=65536 timeout=10 seeds="" ;;
+    inspect) max=65536 timeout=10 seeds="" ;;
     *) echo "fuzz_$h: unknown harness"; status=1; continue ;;
   esac
   ours=0 llvm=0 fixed=0 new=0 replayed=0

@@ -1,0 +1,357 @@
+/* src/inspect.c: gpublob_inspect's reader (inspect_): one blob file of any kind gpublob
+** writes or reads, as an output per entry it holds, so that the kernel calls read each
+** (gpublob_kernel_count, gpublob_kernel_get).  What a file is, the spec says, never a
+** vendor's name here: a pack by its target's pack_magic (its members by the pack's
+** reader, src/meta_pack.c: a bin blob or the assembly each, under its chip), a bin blob
+** by bin_magic and bin_machine (its chip and tool as the blob names them,
+** src/meta_blob.c; its kernels read once, so a malformed blob is its reader's TOOL
+** here), assembly text by asm_chip (".target sm_90"), and MLIR text by its
+** #gpu.objects, each under the spec target whose mlir_target its target attribute
+** names: a text scan, no MLIR library, so the LLVM-free front has it too.  Every file
+** is hostile: each offset and length is checked against the bytes, and a kind none of
+** these knows is FORMAT. */
+
+/* ---- the result: an output per entry ---- */
+enum { INSPECT_MAX_OBJECTS = 4096, INSPECT_NAME = 256 };
+
+typedef struct inspect_run {
+  gpublob *g;
+  gpublob_result *r;
+} inspect_run;
+
+/* An output of n bytes at p (copied, NUL after them), its target (NULL: none), chip,
+** tool and suffix (static storage). */
+static int add_output(inspect_run *s, const target_desc *t, const char *chip, const char *tool, const char *suffix,
+                      const unsigned char *p, size_t n) {
+  if (s->r->count >= INSPECT_MAX_OBJECTS)
+    return handle_set_error(s->g, GPUBLOB_TOOL, "more than %d entries in one file", INSPECT_MAX_OBJECTS);
+  gpublob_blob b = {malloc(n + 1), n, suffix};
+  if (b.data) {
+    if (n) memcpy(b.data, p, n);
+    b.data[n] = 0;
+  }
+  if (!b.data || cache_lookup_result_add(s->r, t ? t->name : "", chip, tool, NULL, 0, &b)) {
+    free(b.data);
+    return handle_set_error(s->g, GPUBLOB_NOMEM, "out of memory (%zu bytes)", n);
+  }
+  return GPUBLOB_OK;
+}
+
+/* ---- what the bytes are, by the spec's magic ---- */
+/* p starts with the bytes of hex (the spec's magic); an empty hex matches nothing. */
+static int starts_hex(const unsigned char *p, size_t n, const char *hex) {
+  size_t i = 0;
+  for (; hex[0] && hex[1]; hex += 2, i++) {
+    char byte[3] = {hex[0], hex[1], 0};
+    if (i >= n || p[i] != (unsigned char)strtoul(byte, NULL, 16)) return 0;
+  }
+  return i > 0;
+}
+
+/* The first spec target whose packs start as p does; NULL when none. */
+static const target_desc *pack_target(const unsigned char *p, size_t n) {
+  for (int i = 0; i < target_count(); i++)
+    if (starts_hex(p, n, target_at(i)->pack_magic)) return target_at(i);
+  return NULL;
+}
+
+/* The first spec target whose bin blobs start as p does, of its ELF machine where the
+** spec names one; NULL when none. */
+static const target_desc *bin_target(const unsigned char *p, size_t n) {
+  for (int i = 0; i < target_count(); i++) {
+    const target_desc *t = target_at(i);
+    if (!starts_hex(p, n, t->bin_magic)) continue;
+    if (!t->bin_machine || (n >= 0x14 && elf_le_n(p + 0x12, 2) == (uint64_t)t->bin_machine)) return t;
+  }
+  return NULL;
+}
+
+/* ---- bin blobs and packs ---- */
+/* A bin blob of target t: its chip (chip_hint where the file around it names one) and
+** tool as it names them, its kernels read once (a malformed blob is TOOL). */
+static int add_bin(inspect_run *s, const target_desc *t, const unsigned char *p, size_t n, const char *chip_hint) {
+  char chip[INSPECT_NAME], tool[INSPECT_NAME];
+  if (meta_blob_identify(s->g, t, p, n, chip, sizeof chip, tool, sizeof tool)) return s->g->code;
+  if (chip_hint && *chip_hint) snprintf(chip, sizeof chip, "%s", chip_hint);
+  if (t->metadata != METADATA_none) {
+    ktable kt = {0};
+    int rc = meta_blob_read_kernels(s->g, t, p, n, chip, &kt);
+    kt_free(&kt);
+    if (rc) return rc;
+  }
+  return add_output(s, t, chip, tool, t->suffix_bin, p, n);
+}
+
+/* The pack's target, for its visitor. */
+typedef struct pack_walk {
+  inspect_run *s;
+  const target_desc *t;
+} pack_walk;
+
+/* A member of a pack: a bin blob, or the assembly (up to its first NUL: fatbinary pads
+** it).  A compressed cubin is TOOL, as the kernel reader says; compressed assembly
+** holds no kernels, and is a warning. */
+static int add_member(gpublob *g, void *ctx, const meta_pack_entry *e) {
+  pack_walk *pr = ctx;
+  if (e->compressed && e->bin)
+    return handle_set_error(g, GPUBLOB_TOOL, "fatbin: the %s cubin is compressed (flags 0x%llx); not read", e->chip,
+                            e->flags);
+  if (e->compressed) {
+    handle_add_warning(g, "the %s %s entry is compressed (flags 0x%llx); not read", e->chip, pr->t->suffix_asm,
+                       e->flags);
+    return GPUBLOB_OK;
+  }
+  if (e->bin) {
+    if (bin_target(e->p, e->n) != pr->t)
+      return handle_set_error(g, GPUBLOB_TOOL, "the pack's %s entry is no %s blob", e->chip, pr->t->suffix_bin);
+    return add_bin(pr->s, pr->t, e->p, e->n, e->chip);
+  }
+  const unsigned char *z = memchr(e->p, 0, e->n);
+  return add_output(pr->s, pr->t, e->chip, "", pr->t->suffix_asm, e->p, z ? (size_t)(z - e->p) : e->n);
+}
+
+/* A pack of target t: its members by its reader; a pack gpublob reads no members of
+** is one output. */
+static int add_pack(inspect_run *s, const target_desc *t, const unsigned char *p, size_t n, const char *chips) {
+  pack_walk pr = {s, t};
+  if (t->pack_metadata == PACK_METADATA_offload_bundle) return meta_pack_bundle_each(s->g, p, n, add_member, &pr);
+  if (t->pack_metadata == PACK_METADATA_fatbin) return meta_pack_fatbin_each(s->g, t, p, n, chips, add_member, &pr);
+  return add_output(s, t, chips, "", t->suffix_pack, p, n);
+}
+
+/* ---- assembly text: the line that names its chip (the spec's asm_chip) ---- */
+/* The chip a line "DIRECTIVE CHIP[,...]" of the text names, for a target with
+** asm_chip: 1 with it in chip; 0 when no line does (or the chip is not the target's). */
+static int asm_chip_of(const target_desc *t, const unsigned char *p, size_t n, char *chip, size_t size) {
+  size_t dn = strlen(t->asm_chip);
+  for (size_t at = 0; dn && at < n;) {
+    const unsigned char *nl = memchr(p + at, '\n', n - at);
+    size_t end = nl ? (size_t)(nl - p) : n, i = at;
+    while (i < end && (p[i] == ' ' || p[i] == '\t')) i++;
+    if (end - i > dn && !memcmp(p + i, t->asm_chip, dn) && (p[i + dn] == ' ' || p[i + dn] == '\t')) {
+      for (i += dn; i < end && (p[i] == ' ' || p[i] == '\t'); i++) {}
+      size_t w = i;
+      while (w < end && !strchr(" \t\r,", p[w])) w++;
+      if (w > i && w - i < size && resolve_target_id_valid(t, (const char *)p + i, w - i)) {
+        memcpy(chip, p + i, w - i);
+        chip[w - i] = 0;
+        return 1;
+      }
+    }
+    at = end + 1;
+  }
+  return 0;
+}
+
+/* Assembly text of the first target whose asm_chip line it has: 1 when added (or
+** failed: *rc), 0 when no target's. */
+static int add_asm_text(inspect_run *s, const unsigned char *p, size_t n, int *rc) {
+  char chip[INSPECT_NAME];
+  if (memchr(p, 0, n)) return 0; /* text holds no NUL */
+  for (int i = 0; i < target_count(); i++) {
+    const target_desc *t = target_at(i);
+    if (!*t->asm_chip || !asm_chip_of(t, p, n, chip, sizeof chip)) continue;
+    *rc = add_output(s, t, chip, "", t->suffix_asm, p, n);
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- MLIR text: each #gpu.object of its gpu.binary ops ---- */
+/* A cursor over the text; bad once a construct runs past its end. */
+typedef struct mcur {
+  const char *p, *end;
+} mcur;
+
+static void skip_blanks(mcur *c) {
+  while (c->p < c->end && strchr(" \t\r\n", *c->p)) c->p++;
+}
+
+/* Past a string whose opening quote c is at; 0, or -1 when it is not closed. */
+static int skip_string(mcur *c) {
+  for (c->p++; c->p < c->end; c->p++) {
+    if (*c->p == '\\') c->p++;
+    else if (*c->p == '"') return c->p++, 0;
+  }
+  return -1;
+}
+
+/* Past what follows up to the first ',' or closing bracket at depth 0 (strings and
+** nested brackets skipped; '->' is an arrow, not a bracket); -1 when the text ends first. */
+static int skip_item(mcur *c) {
+  int depth = 0;
+  while (c->p < c->end) {
+    char ch = *c->p;
+    if (ch == '"') {
+      if (skip_string(c)) return -1;
+      continue;
+    }
+    if (ch == '-' && c->p + 1 < c->end && c->p[1] == '>') {
+      c->p += 2;
+      continue;
+    }
+    if (depth == 0 && (ch == ',' || ch == '>' || ch == ']' || ch == '}' || ch == ')')) return 0;
+    if (strchr("<([{", ch)) depth++;
+    else if (strchr(">)]}", ch)) depth--;
+    c->p++;
+  }
+  return -1;
+}
+
+/* A word [A-Za-z0-9_.] at the cursor, n bytes; 0 when none. */
+static size_t word_len(const mcur *c) {
+  size_t n = 0;
+  while (c->p + n < c->end && (isalnum((unsigned char)c->p[n]) || c->p[n] == '_' || c->p[n] == '.')) n++;
+  return n;
+}
+
+/* A string literal's bytes, MLIR's escapes undone (\\, \", \n, \t, \XX), into out. */
+static int mlir_string(gpublob *g, mcur *c, strbuf *out) {
+  const char *start = c->p;
+  if (c->p >= c->end || *c->p != '"' || skip_string(c)) return handle_set_error(g, GPUBLOB_PARSE, "MLIR: a string is not closed");
+  for (const char *q = start + 1; q < c->p - 1; q++) {
+    char ch = *q;
+    if (ch == '\\' && q + 1 < c->p - 1) {
+      char e = *++q;
+      if (isxdigit((unsigned char)e) && q + 1 < c->p - 1 && isxdigit((unsigned char)q[1])) {
+        char hex[3] = {e, q[1], 0};
+        ch = (char)strtoul(hex, NULL, 16);
+        q++;
+      } else ch = e == 'n' ? '\n' : e == 't' ? '\t' : e;
+    }
+    sb_addn(out, &ch, 1);
+  }
+  return out->oom ? handle_set_error(g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
+}
+
+/* The target attribute of an object: the spec target its name is the mlir_target of,
+** and the chip its "chip = ..." names (else the spec's mlir_chip, else its chip). */
+static int object_target(gpublob *g, mcur *c, const target_desc **t, char *chip, size_t size) {
+  skip_blanks(c);
+  if (c->p >= c->end || *c->p != '#') return handle_set_error(g, GPUBLOB_PARSE, "MLIR: a #gpu.object without its target attribute");
+  c->p++;
+  size_t n = word_len(c);
+  *t = NULL;
+  for (int i = 0; i < target_count() && !*t; i++)
+    if (*target_at(i)->mlir_target && strlen(target_at(i)->mlir_target) == n && !memcmp(target_at(i)->mlir_target, c->p, n))
+      *t = target_at(i);
+  if (!*t)
+    return handle_set_error(g, GPUBLOB_FORMAT, "MLIR: a #gpu.object of #%.*s, which no spec target's mlir_target names",
+                            (int)(n < 64 ? n : 64), c->p);
+  snprintf(chip, size, "%s", *(*t)->mlir_chip ? (*t)->mlir_chip : (*t)->chip);
+  c->p += n;
+  if (c->p >= c->end || *c->p != '<') return GPUBLOB_OK;
+  c->p++;
+  for (;;) { /* KEY = VALUE, ... > */
+    skip_blanks(c);
+    size_t k = word_len(c);
+    int is_chip = k == 4 && !memcmp(c->p, "chip", 4);
+    c->p += k;
+    skip_blanks(c);
+    if (is_chip && c->p < c->end && *c->p == '=') {
+      c->p++;
+      skip_blanks(c);
+      strbuf s = {0};
+      if (mlir_string(g, c, &s)) return sb_free(&s), g->code;
+      snprintf(chip, size, "%s", sb_str(&s));
+      sb_free(&s);
+    } else if (skip_item(c)) break;
+    if (c->p < c->end && *c->p == ',') c->p++;
+    else if (c->p < c->end && *c->p == '>') return c->p++, GPUBLOB_OK;
+    else break;
+  }
+  return handle_set_error(g, GPUBLOB_PARSE, "MLIR: a #gpu.object's target attribute is not closed");
+}
+
+/* An object's blob, by its format's word: bin, fatbin (no word), assembly, offload. */
+static int add_object_blob(inspect_run *s, const target_desc *t, const char *chip, const char *format, size_t fn,
+                           const strbuf *blob) {
+  const unsigned char *p = (const unsigned char *)sb_str(blob);
+  if (util_word_is(format, fn, "bin")) {
+    if (bin_target(p, blob->len) != t)
+      return handle_set_error(s->g, GPUBLOB_TOOL, "MLIR: a #gpu.object's bin for %s:%s is no %s blob", t->name, chip,
+                              t->suffix_bin);
+    return add_bin(s, t, p, blob->len, chip);
+  }
+  if (!fn || util_word_is(format, fn, "fatbin")) {
+    if (pack_target(p, blob->len) != t)
+      return handle_set_error(s->g, GPUBLOB_TOOL, "MLIR: a #gpu.object's fatbin for %s:%s is no %s pack", t->name,
+                              chip, t->suffix_pack);
+    return add_pack(s, t, p, blob->len, chip);
+  }
+  if (util_word_is(format, fn, "assembly")) return add_output(s, t, chip, "", t->suffix_asm, p, blob->len);
+  if (util_word_is(format, fn, "offload")) return add_output(s, t, chip, "", ".bc", p, blob->len);
+  return handle_set_error(s->g, GPUBLOB_PARSE, "MLIR: a #gpu.object of format '%.*s'", (int)(fn < 32 ? fn : 32), format);
+}
+
+/* One #gpu.object<TARGET, [properties = ..., kernels = ...,] [FORMAT =] "BLOB">, the
+** cursor just past its '<'. */
+static int add_object(inspect_run *s, mcur *c) {
+  const target_desc *t = NULL;
+  char chip[INSPECT_NAME];
+  if (object_target(s->g, c, &t, chip, sizeof chip)) return s->g->code;
+  while (c->p < c->end && *c->p == ',') {
+    c->p++;
+    skip_blanks(c);
+    mcur at = *c;
+    size_t k = word_len(c);
+    c->p += k;
+    skip_blanks(c);
+    if (c->p < c->end && *c->p == '=') {
+      c->p++;
+      skip_blanks(c);
+    } else *c = at, k = 0; /* the blob alone: fatbin */
+    if (c->p < c->end && *c->p == '"' && !(k && (util_word_is(at.p, k, "properties") || util_word_is(at.p, k, "kernels")))) {
+      strbuf blob = {0};
+      int rc = mlir_string(s->g, c, &blob);
+      if (!rc) rc = add_object_blob(s, t, chip, at.p, k, &blob);
+      sb_free(&blob);
+      if (rc) return rc;
+    } else if (skip_item(c)) break;
+    skip_blanks(c);
+  }
+  if (c->p < c->end && *c->p == '>') return c->p++, GPUBLOB_OK;
+  return handle_set_error(s->g, GPUBLOB_PARSE, "MLIR: a #gpu.object is not closed");
+}
+
+/* Each #gpu.object of MLIR text; FORMAT when it has none. */
+static int add_mlir(inspect_run *s, const unsigned char *p, size_t n) {
+  static const char object[] = "#gpu.object<";
+  mcur c = {(const char *)p, (const char *)p + n};
+  size_t found = 0;
+  for (const char *o; (o = memmem(c.p, (size_t)(c.end - c.p), object, sizeof object - 1)); found++) {
+    c.p = o + sizeof object - 1;
+    if (add_object(s, &c)) return s->g->code;
+  }
+  if (!found) return handle_set_error(s->g, GPUBLOB_FORMAT, "MLIR text without a #gpu.object: no blob to inspect");
+  return GPUBLOB_OK;
+}
+
+/* ---- a file of any kind ---- */
+/* The entries of the n bytes at p (NUL at p[n]) into r: OK; FORMAT for a kind gpublob
+** reads not; TOOL for a pack or blob its reader refuses; PARSE for MLIR text whose
+** #gpu.object does not parse; NOMEM.  On failure r holds what was added (the caller
+** frees it). */
+GPUBLOB_PRIVATE int inspect_read(gpublob *g, const unsigned char *p, size_t n, gpublob_result *r) {
+  inspect_run s = {g, r};
+  const target_desc *t;
+  int rc = GPUBLOB_OK;
+  if ((t = pack_target(p, n))) return add_pack(&s, t, p, n, "");
+  if ((t = bin_target(p, n))) return add_bin(&s, t, p, n, NULL);
+  if (input_looks_like_mlir_bytecode(p, n))
+    return handle_set_error(g, GPUBLOB_FORMAT, "MLIR bytecode: inspect reads MLIR text (write it without "
+                            "--emit-bytecode, or mlir-opt-22 it to text)");
+  if (input_looks_like_bitcode(p, n))
+    return handle_set_error(g, GPUBLOB_FORMAT, "LLVM bitcode: an input, not a blob (compile it)");
+  int mlir = !memchr(p, 0, n) && input_kind_of(GPUBLOB_INPUT_AUTO, p, n, NULL, NULL) == GPUBLOB_INPUT_MLIR;
+  if (mlir && memmem(p, n, "#gpu.object<", 12)) return add_mlir(&s, p, n);
+  if (add_asm_text(&s, p, n, &rc)) return rc; /* PTX's "//" comments read as MLIR's too */
+  if (mlir) return add_mlir(&s, p, n);
+  strbuf head = {0};
+  for (size_t i = 0; i < n && i < 8; i++) sb_addf(&head, "%02x", p[i]);
+  rc = handle_set_error(g, GPUBLOB_FORMAT, "not a blob gpublob reads: %zu bytes that start with %s, no spec target's "
+                        "bin_magic, pack_magic or assembly (asm_chip), nor MLIR text with a #gpu.object",
+                        n, head.len ? sb_str(&head) : "nothing");
+  sb_free(&head);
+  return rc;
+}

@@ -1,0 +1,336 @@
+/* test_inspect: gpublob inspect FILE... and gpublob_inspect on every kind of file
+** gpublob writes (made here by build/gpublob from examples/: an hsaco, an offload
+** bundle, SPIR-V, an MLIR module's #gpu.objects; a cubin, a fatbin and PTX where
+** CUDA's ptxas is found, else skipped): each entry's target, chip and kernels;
+** --json equal to --metadata's JSON of the same blob; garbage, every prefix of an
+** hsaco and lying sizes a clean error (the library's FORMAT or TOOL; the CLI's exit
+** 1 to 127); --disasm of examples/saxpy_amdgcn.ll on every AMD chip of the spec equal
+** to llvm-objdump-22 -d's instructions kernel by kernel; NVIDIA's --disasm naming
+** the tools it misses (skipped where nvdisasm is found); SPIR-V's equal to spirv-dis
+** run directly; and the front inspecting with no gpublob-compiler beside it. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gpublob.h"
+#include "testlib.h"
+
+#define CLI "build/gpublob"
+
+/* A file made by the CLI from an example; its path, or NULL (failed: checked). */
+static const char *make(const char *name, const char *const *flags, const char *input) {
+  const char *out = tmp_path(name);
+  const char *argv[32] = {CLI, "--no-cache"};
+  int n = 2;
+  for (; *flags && n < 28; flags++) argv[n++] = *flags;
+  argv[n++] = input;
+  argv[n++] = "-o";
+  argv[n++] = out;
+  argv[n] = NULL;
+  char *log = NULL;
+  int st = run(argv, &log);
+  check(st == 0, name, "gpublob made no %s: %s", name, shown(log));
+  free(log);
+  return st == 0 ? strdup(out) : NULL;
+}
+
+/* inspect's stdout+stderr for files, and its exit status. */
+static int inspect(const char *flag, const char *file, char **out) {
+  const char *argv[] = {CLI, "inspect", flag ? flag : file, flag ? file : NULL, NULL};
+  return (run(argv, out));
+}
+
+/* The file's entries, as the CLI prints them: each "FILE: TARGET CHIP SUFFIX" line. */
+static void check_entries(const char *what, const char *file, const char *const *want) {
+  char *out = NULL;
+  int rc = inspect(NULL, file, &out);
+  check(rc == 0, what, "inspect exits %d: %s", rc, shown(out));
+  for (; *want; want++) {
+    char line[512];
+    snprintf(line, sizeof line, "%s: %s", file, *want);
+    check(contains(out, line), what, "no entry '%s' in: %s", *want, shown(out));
+  }
+  check(contains(out, "saxpy ("), what, "no kernel line in: %s", shown(out));
+  free(out);
+}
+
+/* ---- each kind of file ---- */
+static const char *hsaco, *bundle, *spv, *mlir_out, *cubin, *fatbin, *ptx;
+
+static void kinds(void) {
+  hsaco = make("s.hsaco", (const char *[]){"-t", "amdgcn:gfx90a", NULL}, "examples/saxpy_amdgcn.ll");
+  bundle = make("s.hipfb", (const char *[]){"-t", "amdgcn:gfx90a,gfx942", "-f", "pack", NULL}, "examples/saxpy_amdgcn.ll");
+  spv = make("s.spv", (const char *[]){"-t", "spirv", NULL}, "examples/saxpy_spirv.ll");
+  if (hsaco) check_entries("hsaco", hsaco, (const char *[]){"amdgcn gfx90a .hsaco", NULL});
+  if (bundle) check_entries("bundle", bundle, (const char *[]){"amdgcn gfx90a .hsaco", "amdgcn gfx942 .hsaco", NULL});
+  char *out = NULL;
+  if (spv) {
+    int rc = inspect(NULL, spv, &out);
+    check(rc == 0 && contains(out, "spirv generic .spv"), "spirv", "exit %d: %s", rc, shown(out));
+    free(out);
+  }
+  if (gpublob_mlir_enabled()) {
+    mlir_out = make("s.out.mlir", (const char *[]){"-t", "amdgcn:gfx90a", NULL}, "examples/saxpy.mlir");
+    if (mlir_out) check_entries("mlir", mlir_out, (const char *[]){"amdgcn gfx90a .hsaco", NULL});
+  } else skip("mlir", "a build without MLIR");
+  if (!have_ptxas()) {
+    skip("cubin, fatbin, ptx", "no ptxas (CUDA) found");
+    return;
+  }
+  cubin = make("s.cubin", (const char *[]){"-t", "nvptx:sm_80", NULL}, "examples/saxpy_nvptx.ll");
+  fatbin = make("s.fatbin", (const char *[]){"-t", "nvptx:sm_80,sm_90", "-f", "pack", NULL}, "examples/saxpy_nvptx.ll");
+  ptx = make("s.ptx", (const char *[]){"-t", "nvptx:sm_80", "-f", "asm", NULL}, "examples/saxpy_nvptx.ll");
+  if (cubin) check_entries("cubin", cubin, (const char *[]){"nvptx sm_80 .cubin", NULL});
+  if (fatbin) check_entries("fatbin", fatbin, (const char *[]){"nvptx sm_80 .cubin", "nvptx sm_90 .cubin", NULL});
+  if (ptx) {
+    int rc = inspect(NULL, ptx, &out);
+    check(rc == 0 && contains(out, "nvptx sm_80 .ptx"), "ptx", "exit %d: %s", rc, shown(out));
+    free(out);
+  }
+}
+
+/* ---- --json is --metadata's JSON ---- */
+static void json_same(const char *what, const char *target, const char *input) {
+  const char *blob = tmp_path("j.blob"), *meta = tmp_path("j.json");
+  const char *argv[] = {CLI, "--no-cache", "-t", target, input, "-o", blob, "--metadata", meta, NULL};
+  char *log = NULL, *out = NULL;
+  int st = run(argv, &log);
+  check(st == 0, what, "compile: %s", shown(log));
+  size_t n;
+  char *want = (char *)slurp(meta, &n);
+  const char *iv[] = {CLI, "inspect", "--json", blob, NULL};
+  int rc = (run(iv, &out));
+  check(rc == 0 && same_str(out, want), what, "inspect --json (exit %d):\n%s\n--metadata:\n%s", rc, shown(out), shown(want));
+  free(log);
+  free(out);
+  free(want);
+}
+
+/* ---- hostile files ---- */
+/* The library on bytes: FORMAT or TOOL (or PARSE), never another code, nothing left. */
+static int lib_code(gpublob *g, const unsigned char *p, size_t n) {
+  gpublob_result r;
+  gpublob_input in = {GPUBLOB_INPUT_AUTO, p, n, NULL, "hostile"};
+  int rc = gpublob_inspect(g, &in, &r);
+  int empty = rc ? r.count == 0 && r.outputs == NULL : 1;
+  for (size_t i = 0; !rc && i < r.count; i++) { /* and its kernels read cleanly */
+    size_t k = 0;
+    int krc = gpublob_kernel_count(g, &r, i, &k);
+    if (krc && krc != GPUBLOB_FORMAT && krc != GPUBLOB_TOOL) rc = -krc;
+  }
+  gpublob_result_free(&r);
+  return empty ? rc : -100;
+}
+
+static void cli_clean(const char *what, const unsigned char *p, size_t n) {
+  const char *f = tmp_path("hostile.bin");
+  spill(f, p, n);
+  char *out = NULL;
+  int rc = inspect(NULL, f, &out);
+  check(rc >= 1 && rc < 128 && contains(out, "gpublob: error: "), what, "exit %d: %s", rc, shown(out));
+  free(out);
+}
+
+static void hostile(void) {
+  gpublob *g;
+  if (gpublob_open(&g)) return check(0, "open", "no handle");
+  unsigned char garbage[4096];
+  for (size_t i = 0; i < sizeof garbage; i++) garbage[i] = (unsigned char)(i * 2654435761u >> 13);
+  check(lib_code(g, garbage, sizeof garbage) == GPUBLOB_FORMAT, "garbage: FORMAT", "%s", gpublob_error_message(g));
+  cli_clean("garbage: the CLI", garbage, sizeof garbage);
+  check(lib_code(g, (const unsigned char *)"", 0) == GPUBLOB_FORMAT, "empty: FORMAT", "%s", gpublob_error_message(g));
+  size_t n = 0;
+  unsigned char *h = hsaco ? slurp(hsaco, &n) : NULL;
+  if (h) {
+    size_t bad = 0, first = 0;
+    for (size_t len = 0; len < n; len++) { /* every prefix */
+      int rc = lib_code(g, h, len);
+      if (rc != GPUBLOB_FORMAT && rc != GPUBLOB_TOOL && !bad++) first = len;
+    }
+    check(bad == 0, "every prefix of an hsaco: FORMAT or TOOL", "%zu of %zu prefixes not (first %zu bytes)", bad, n, first);
+    for (size_t len = 1; len < n; len += n / 7) cli_clean("an hsaco cut short: the CLI", h, len);
+    unsigned char *lie = malloc(n);
+    memcpy(lie, h, n);
+    memset(lie + 0x28, 0x7f, 8); /* e_shoff past the end */
+    check(lib_code(g, lie, n) == GPUBLOB_TOOL, "an hsaco whose section table lies: TOOL", "%s", gpublob_error_message(g));
+    cli_clean("an hsaco whose section table lies: the CLI", lie, n);
+    free(lie);
+  } else check(0, "hsaco", "none made");
+  unsigned char *b = bundle ? slurp(bundle, &n) : NULL;
+  if (b) {
+    size_t second = 32 + 24 + (size_t)b[32 + 16]; /* past the host entry and its id */
+    memset(b + second + 8, 0x7f, 8); /* the second entry's size: far past the end */
+    check(lib_code(g, b, n) == GPUBLOB_TOOL, "a bundle whose entry lies: TOOL", "%s", gpublob_error_message(g));
+    cli_clean("a bundle whose entry lies: the CLI", b, n);
+    for (size_t len = 24; len < n; len += 997) check(lib_code(g, b, len) == GPUBLOB_TOOL, "a bundle cut short: TOOL", "%zu bytes: %s", len, gpublob_error_message(g));
+  }
+  free(b);
+  unsigned char *f = fatbin ? slurp(fatbin, &n) : NULL;
+  if (f) {
+    memset(f + 8, 0x7f, 8); /* the entries' size */
+    check(lib_code(g, f, n) == GPUBLOB_TOOL, "a fatbin whose size lies: TOOL", "%s", gpublob_error_message(g));
+    cli_clean("a fatbin whose size lies: the CLI", f, n);
+  }
+  free(f);
+  size_t mn = 0;
+  unsigned char *m = mlir_out ? slurp(mlir_out, &mn) : NULL;
+  for (size_t len = 0; m && len < mn; len += 97) {
+    int rc = lib_code(g, m, len);
+    if (rc != GPUBLOB_FORMAT && rc != GPUBLOB_TOOL && rc != GPUBLOB_PARSE && rc != GPUBLOB_OK)
+      check(0, "MLIR cut short", "%zu bytes: %d %s", len, rc, gpublob_error_message(g));
+  }
+  free(m);
+  gpublob_input in = {GPUBLOB_INPUT_LLVM, garbage, 4, NULL, NULL};
+  gpublob_result r;
+  check(gpublob_inspect(g, &in, &r) == GPUBLOB_MISUSE, "kind LLVM: MISUSE", "%s", gpublob_error_message(g));
+  check(gpublob_inspect(g, NULL, &r) == GPUBLOB_MISUSE, "NULL input: MISUSE", "%s", gpublob_error_message(g));
+  free(h);
+  gpublob_close(g);
+}
+
+/* ---- disassembly ---- */
+/* The instructions of text's kernel name: after its "<name>:" line, each line up to the
+** next blank line or label, without a "//" comment, blanks squeezed. */
+static char *kernel_insns(const char *text, const char *name) {
+  char label[512];
+  snprintf(label, sizeof label, "<%s>:\n", name);
+  const char *p = text ? strstr(text, label) : NULL;
+  if (!p) return NULL;
+  p += strlen(label);
+  size_t cap = strlen(p) + 1, n = 0;
+  char *out = malloc(cap);
+  for (const char *line = p; *line && *line != '\n' && *line != '<';) {
+    const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line);
+    const char *cmt = strstr(line, "//");
+    if (cmt && cmt < end) end = cmt;
+    int blank = 1;
+    for (const char *c = line; c < end; c++) {
+      int sp = *c == ' ' || *c == '\t';
+      if (sp && !blank) out[n++] = ' ';
+      if (!sp) out[n++] = *c;
+      blank = sp;
+    }
+    while (n && out[n - 1] == ' ') n--;
+    out[n++] = '\n';
+    if (!nl) break;
+    line = nl + 1;
+  }
+  out[n] = 0;
+  return out;
+}
+
+/* The kernel's symbol's range, as llvm-nm-22 -S gives it ("VALUE SIZE T NAME"), as
+** llvm-objdump's --start-address and --stop-address: objdump's listing of a symbol
+** runs on to the next one, over the section's padding (s_code_end) past its end. */
+static void symbol_range(const char *file, const char *name, char *start, char *stop, size_t size) {
+  char *out = NULL;
+  run((const char *[]){LLVM_BINDIR "/llvm-nm", "-S", file, NULL}, &out);
+  for (const char *line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+    unsigned long long value, bytes;
+    char nm[256];
+    if (sscanf(line, "%llx %llx %*s %255s", &value, &bytes, nm) == 3 && !strcmp(nm, name)) {
+      snprintf(start, size, "--start-address=0x%llx", value);
+      snprintf(stop, size, "--stop-address=0x%llx", value + bytes);
+    }
+  }
+  free(out);
+}
+
+/* Every AMD chip of the spec: saxpy's --disasm equals llvm-objdump-22 -d's over its
+** symbol's range, instruction by instruction (mnemonics and operands). */
+static void amd_disasm(void) {
+  if (!need_rocm("AMD --disasm")) return;
+  gpublob_target_info t;
+  char chips[8192] = "amdgcn:";
+  for (int i = 0; i < gpublob_target_count(); i++)
+    if (!gpublob_target_get(i, &t, sizeof t) && !strcmp(t.name, "amdgcn"))
+      for (const char *c = t.chips; *c;) {
+        size_t n = strcspn(c, " ");
+        snprintf(chips + strlen(chips), sizeof chips - strlen(chips), "%s%.*s", chips[7] ? "," : "", (int)n, c);
+        c += n + (c[n] == ' ');
+      }
+  const char *dir = tmp_path("amd/");
+  const char *argv[] = {CLI, "--no-cache", "-t", chips, "examples/saxpy_amdgcn.ll", "-o", dir, NULL};
+  char *log = NULL;
+  check(run(argv, &log) == 0, "saxpy on every AMD chip", "%s", shown(log));
+  free(log);
+  int compared = 0;
+  for (const char *c = chips + 7; *c;) {
+    size_t n = strcspn(c, ",");
+    char file[1024], name[128];
+    snprintf(file, sizeof file, "%ssaxpy_amdgcn.amdgcn.%.*s.hsaco", dir, (int)n, c);
+    snprintf(name, sizeof name, "--disasm = llvm-objdump on %.*s", (int)n, c);
+    c += n + (c[n] == ',');
+    char *ours = NULL, *theirs = NULL;
+    int rc = inspect("--disasm", file, &ours);
+    char start[64] = "--start-address=0", stop[64] = "--stop-address=0";
+    symbol_range(file, "saxpy", start, stop, sizeof start);
+    const char *od[] = {LLVM_BINDIR "/llvm-objdump", "-d", "--no-show-raw-insn", "--no-leading-addr", start, stop, file, NULL};
+    run(od, &theirs);
+    char *a = kernel_insns(ours, "saxpy"), *b = kernel_insns(theirs, "saxpy");
+    if (!b && contains(theirs, "not yet supported")) { /* gfx6, gfx7: LLVM reads them not */
+      check(rc == 0 && contains(ours, "disasm_chips"), name, "not refused cleanly: exit %d: %s", rc, shown(ours));
+      skip(name, "llvm-objdump-22 does not disassemble it either");
+      free(ours), free(theirs);
+      continue;
+    }
+    check(rc == 0 && a && b && *b && !strcmp(a, b), name, "exit %d\nours:\n%s\nllvm-objdump:\n%s", rc, shown(a), shown(b));
+    compared += a && b && !strcmp(a, b);
+    free(a), free(b), free(ours), free(theirs);
+  }
+  check(compared > 30, "AMD chips compared", "%d", compared);
+}
+
+static void other_disasm(void) {
+  char *out = NULL, *want = NULL;
+  if (spv && have_program("/usr/bin/spirv-dis")) {
+    int rc = inspect("--disasm", spv, &out);
+    run((const char *[]){"spirv-dis", spv, NULL}, &want);
+    check(rc == 0 && want && contains(out, want), "SPIR-V --disasm = spirv-dis", "exit %d\n%s\nspirv-dis:\n%s", rc, shown(out), shown(want));
+    free(out), free(want);
+  } else skip("SPIR-V --disasm", "no spirv-dis");
+  if (!cubin) return skip("NVIDIA --disasm", "no cubin (no ptxas)");
+  int rc = inspect("--disasm", cubin, &out);
+  if (contains(out, "no disassembly")) {
+    check(rc == 0 && contains(out, "nvdisasm") && contains(out, "cuobjdump"), "NVIDIA --disasm names what is missing",
+          "exit %d: %s", rc, shown(out));
+    skip("NVIDIA SASS", "neither nvdisasm nor cuobjdump is found");
+  } else check(rc == 0 && contains(out, "saxpy"), "NVIDIA --disasm: SASS", "exit %d: %s", rc, shown(out));
+  free(out);
+}
+
+/* ---- the front alone: inspect never starts the compiler ---- */
+static void front_alone(void) {
+  if (!hsaco) return;
+  const char *alone = tmp_path("alone-gpublob");
+  size_t n;
+  unsigned char *exe = slurp(CLI, &n);
+  spill(alone, exe, n);
+  free(exe);
+  chmod(alone, 0755);
+  char *out = NULL;
+  int rc = (run((const char *[]){alone, "inspect", hsaco, NULL}, &out));
+  check(rc == 0 && contains(out, "amdgcn gfx90a .hsaco"), "the front inspects without gpublob-compiler", "exit %d: %s",
+        rc, shown(out));
+  free(out);
+  rc = (run((const char *[]){CLI, "inspect", "--bogus", hsaco, NULL}, &out));
+  check(rc == 2, "an unknown inspect flag: usage error", "exit %d: %s", rc, shown(out));
+  free(out);
+  rc = (run((const char *[]){CLI, "inspect", NULL}, &out));
+  check(rc == 2, "inspect without a file: usage error", "exit %d: %s", rc, shown(out));
+  free(out);
+}
+
+int main(void) {
+  kinds();
+  json_same("--json = --metadata (hsaco)", "amdgcn:gfx90a", "examples/saxpy_amdgcn.ll");
+  json_same("--json = --metadata (SPIR-V)", "spirv", "examples/saxpy_spirv.ll");
+  hostile();
+  front_alone();
+  other_disasm();
+  amd_disasm();
+  return report();
+}
