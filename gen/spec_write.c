@@ -46,6 +46,18 @@ static int first_asm_parser(int i) {
   return 1;
 }
 
+/* Whether target i is the first of its backend whose chips LLVM's disassembler reads
+   (a disasm_chips list). */
+static int first_disassembler(int i) {
+  const char *d = targets[i].val[K_disasm_chips];
+  if (!d || !*d) return 0;
+  for (int k = 0; k < i; k++) {
+    const char *e = targets[k].val[K_disasm_chips];
+    if (!strcmp(targets[k].val[K_llvm_target], targets[i].val[K_llvm_target]) && e && *e) return 0;
+  }
+  return 1;
+}
+
 static int dialect_seen(int upto, size_t at, const char *w, size_t n) {
   if (in_list(base_dialects, w, n)) return 1;
   for (int i = 0; i <= upto; i++) {
@@ -97,14 +109,18 @@ static const char table_usage[] =
     "**     its word; an absent key is \"\".\n"
     "**   GPUBLOB_LLVM_TARGET(X): each LLVM backend, once\n"
     "**   GPUBLOB_LLVM_ASM_PARSER(X): each backend whose assembly parser a target needs\n"
+    "**   GPUBLOB_LLVM_DISASSEMBLER(X): each backend whose disassembler a target's\n"
+    "**     disasm_chips read\n"
     "**   GPUBLOB_MLIR_DIALECT(x): each MLIR dialect the MLIR pass depends on\n"
     "**   GPUBLOB_SPEC_DIGEST(b0, ..., b15): XXH3-128 (canonical bytes) of the target\n"
     "**     entries as written here, every line from the first GPUBLOB_TARGET_BEGIN to\n"
     "**     the last GPUBLOB_TARGET_END: the spec's part of the cache's keys */\n"
     "#if !defined GPUBLOB_TARGET_BEGIN && !defined GPUBLOB_TARGET_END && !defined GPUBLOB_LLVM_TARGET && \\\n"
-    "    !defined GPUBLOB_LLVM_ASM_PARSER && !defined GPUBLOB_MLIR_DIALECT && !defined GPUBLOB_SPEC_DIGEST\n"
+    "    !defined GPUBLOB_LLVM_ASM_PARSER && !defined GPUBLOB_LLVM_DISASSEMBLER && \\\n"
+    "    !defined GPUBLOB_MLIR_DIALECT && !defined GPUBLOB_SPEC_DIGEST\n"
     "#error \"gpublob_targets.def: define what you include it for first: GPUBLOB_TARGET_BEGIN and "
-    "GPUBLOB_TARGET_END, GPUBLOB_LLVM_TARGET, GPUBLOB_LLVM_ASM_PARSER, GPUBLOB_MLIR_DIALECT or "
+    "GPUBLOB_TARGET_END, GPUBLOB_LLVM_TARGET, GPUBLOB_LLVM_ASM_PARSER, GPUBLOB_LLVM_DISASSEMBLER, "
+    "GPUBLOB_MLIR_DIALECT or "
     "GPUBLOB_SPEC_DIGEST\"\n"
     "#endif\n"
     "#if defined GPUBLOB_TARGET_BEGIN != defined GPUBLOB_TARGET_END\n"
@@ -138,6 +154,9 @@ static void write_backends(FILE *o) {
   fputs("#endif\n#ifdef GPUBLOB_LLVM_ASM_PARSER\n", o);
   for (int i = 0; i < ntargets; i++)
     if (first_asm_parser(i)) fprintf(o, "GPUBLOB_LLVM_ASM_PARSER(%s)\n", targets[i].val[K_llvm_target]);
+  fputs("#endif\n#ifdef GPUBLOB_LLVM_DISASSEMBLER\n", o);
+  for (int i = 0; i < ntargets; i++)
+    if (first_disassembler(i)) fprintf(o, "GPUBLOB_LLVM_DISASSEMBLER(%s)\n", targets[i].val[K_llvm_target]);
   fputs("#endif\n", o);
 }
 
@@ -173,7 +192,7 @@ void write_table(FILE *o) {
   write_digest(o, entries, size);
   free(entries);
   fputs("#undef GPUBLOB_TARGET_BEGIN\n#undef GPUBLOB_TARGET_END\n#undef GPUBLOB_LLVM_TARGET\n"
-        "#undef GPUBLOB_LLVM_ASM_PARSER\n#undef GPUBLOB_MLIR_DIALECT\n#undef GPUBLOB_SPEC_DIGEST\n", o);
+        "#undef GPUBLOB_LLVM_ASM_PARSER\n#undef GPUBLOB_LLVM_DISASSEMBLER\n#undef GPUBLOB_MLIR_DIALECT\n#undef GPUBLOB_SPEC_DIGEST\n", o);
 }
 
 /* The LLVM components the spec's backends need, for llvm-config --libs: the

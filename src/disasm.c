@@ -52,7 +52,13 @@ static int disasm_reads(const target_desc *t, const char *chip) {
 }
 
 static pthread_once_t disasm_once = PTHREAD_ONCE_INIT;
-static void disasm_init(void) { LLVMInitializeAllDisassemblers(); }
+/* The disassemblers of the backends whose chips the spec's disasm_chips name, and no
+** other: LLVMInitializeAllDisassemblers would reference every backend LLVM was built
+** with, which a static link of libgpublob.a (pkg-config gpublob-static) has not. */
+static void disasm_init(void) {
+#define GPUBLOB_LLVM_DISASSEMBLER(x) LLVMInitialize##x##Disassembler();
+#include "gpublob_targets.def"
+}
 
 /* Each instruction of n bytes at p (address pc) into out, a line each. */
 static void decode(LLVMDisasmContextRef dc, const unsigned char *p, size_t n, uint64_t pc, strbuf *out) {
