@@ -1,9 +1,11 @@
 /* test_inspect: gpublob inspect FILE... and gpublob_inspect on every kind of file
 ** gpublob writes (made here by build/gpublob from examples/: an hsaco, an offload
 ** bundle, SPIR-V, an MLIR module's #gpu.objects; a cubin, a fatbin and PTX where
-** CUDA's ptxas is found, else skipped): each entry's target, chip and kernels;
-** --json equal to --metadata's JSON of the same blob; garbage, every prefix of an
-** hsaco and lying sizes a clean error (the library's FORMAT or TOOL; the CLI's exit
+** CUDA's ptxas is found, else skipped): each entry's target, chip and kernels,
+** each kernel's params line as the compile's --verbose printed it; --json equal to
+** --metadata's JSON of the same blob, an AMD kernel's params in it; LLVM's
+** OffloadBinary as an output per entry; garbage, every prefix of an hsaco (and of an
+** OffloadBinary file) and lying sizes a clean error (the library's FORMAT or TOOL; the CLI's exit
 ** 1 to 127); --disasm of examples/saxpy_amdgcn.ll on every AMD chip of the spec equal
 ** to llvm-objdump-22 -d's instructions kernel by kernel; NVIDIA's --disasm naming
 ** the tools it misses (skipped where nvdisasm is found); SPIR-V's equal to spirv-dis
@@ -91,6 +93,27 @@ static void kinds(void) {
     check(rc == 0 && contains(out, "nvptx sm_80 .ptx"), "ptx", "exit %d: %s", rc, shown(out));
     free(out);
   }
+}
+
+/* ---- each kernel's parameters: --verbose's line, and in --json ---- */
+/* inspect's text of an AMD blob has each kernel's "params:" line as the compile's
+** --verbose printed it; its --json a "params" list with each one's offset, size and kind. */
+static void params_shown(void) {
+  const char *blob = tmp_path("p.hsaco");
+  const char *argv[] = {CLI, "--no-cache", "--verbose", "-t", "amdgcn:gfx90a", "examples/saxpy_amdgcn.ll", "-o", blob, NULL};
+  char *log = NULL, *out = NULL, *json = NULL;
+  check(run(argv, &log) == 0, "params: compile --verbose", "%s", shown(log));
+  const char *line = log ? strstr(log, "gpublob: saxpy params: ") : NULL;
+  char want[1024] = "";
+  if (line) snprintf(want, sizeof want, "  %.*s", (int)strcspn(line + 9, "\n"), line + 9);
+  int rc = inspect(NULL, blob, &out);
+  check(rc == 0 && *want && contains(out, want) && contains(want, "@8:8 global_buffer"),
+        "inspect prints each kernel's params as --verbose does", "exit %d, want '%s' in:\n%s", rc, want, shown(out));
+  rc = inspect("--json", blob, &json);
+  check(rc == 0 && contains(json, "\"params\": [{\"index\": 0, \"offset\": 0, \"size\": 4, \"kind\": \"by_value\"") &&
+            contains(json, "{\"index\": 1, \"offset\": 8, \"size\": 8, \"kind\": \"global_buffer\""),
+        "inspect --json has an AMD kernel's params", "exit %d: %s", rc, shown(json));
+  free(log), free(out), free(json);
 }
 
 /* ---- --json is --metadata's JSON ---- */
@@ -468,6 +491,7 @@ int main(void) {
   kinds();
   json_same("--json = --metadata (hsaco)", "amdgcn:gfx90a", "examples/saxpy_amdgcn.ll");
   json_same("--json = --metadata (SPIR-V)", "spirv", "examples/saxpy_spirv.ll");
+  params_shown();
   hostile();
   offload();
   front_alone();
