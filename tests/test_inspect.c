@@ -423,21 +423,28 @@ static void offload_hostile(gpublob *g) {
 }
 
 static void offload(void) {
-  const char *amd = make("s.amd.offload", (const char *[]){"-t", "amdgcn:gfx90a,gfx942:xnack+", "-f", "offload", NULL},
+  char *amd = (char *)make("s.amd.offload", (const char *[]){"-t", "amdgcn:gfx90a,gfx942:xnack+", "-f", "offload", NULL},
                          "examples/saxpy_amdgcn.ll");
-  const char *sp = make("s.spv.offload", (const char *[]){"-t", "spirv", "-f", "offload", NULL}, "examples/saxpy_spirv.ll");
-  const char *x942 = make("s942.hsaco", (const char *[]){"-t", "amdgcn:gfx942:xnack+", NULL}, "examples/saxpy_amdgcn.ll");
+  char *sp = (char *)make("s.spv.offload", (const char *[]){"-t", "spirv", "-f", "offload", NULL}, "examples/saxpy_spirv.ll");
+  char *x942 = (char *)make("s942.hsaco", (const char *[]){"-t", "amdgcn:gfx942:xnack+", NULL}, "examples/saxpy_amdgcn.ll");
   const char *path = tmp_path("all.offload");
   FILE *f = fopen(path, "wb");
   int ok = f && append(f, amd) && append(f, sp);
   if (f) fclose(f);
+  free(amd), free(sp);
   check(ok, "an offload file of three entries", "not written");
-  if (!ok) return;
+  if (!ok) {
+    free(x942);
+    return;
+  }
   container = strdup(path);
   check_entries("offload", container, (const char *[]){"amdgcn gfx90a .hsaco", "amdgcn gfx942:xnack+ .hsaco",
                                                        "spirv generic .spv", NULL});
   gpublob *g;
-  if (gpublob_open(&g)) return check(0, "open", "no handle");
+  if (gpublob_open(&g)) {
+    free(x942);
+    return check(0, "open", "no handle");
+  }
   gpublob_result r = {0};
   gpublob_input in = {GPUBLOB_INPUT_AUTO, NULL, 0, container, NULL};
   int rc = gpublob_inspect(g, &in, &r);
@@ -446,6 +453,7 @@ static void offload(void) {
   entry_is(&r, 0, hsaco, "amdgcn", "gfx90a");
   entry_is(&r, 1, x942, "amdgcn", "gfx942:xnack+");
   entry_is(&r, 2, spv, "spirv", "generic");
+  free(x942);
   gpublob_kernel_info k;
   gpublob_param_info a;
   rc = r.count > 1 ? gpublob_kernel_get(g, &r, 1, 0, &k, sizeof k) : -1;
@@ -459,10 +467,11 @@ static void offload(void) {
   offload_hostile(g);
   gpublob_close(g);
   if (!have_ptxas()) return skip("offload: NVIDIA entries", "no ptxas (CUDA) found");
-  const char *nv = make("s.nv.offload", (const char *[]){"-t", "nvptx:sm_80,sm_90", "--offload-asm", "-f", "offload", NULL},
+  char *nv = (char *)make("s.nv.offload", (const char *[]){"-t", "nvptx:sm_80,sm_90", "--offload-asm", "-f", "offload", NULL},
                         "examples/saxpy_nvptx.ll");
   if (nv) check_entries("offload: NVIDIA", nv, (const char *[]){"nvptx sm_80 .cubin", "nvptx sm_80 .ptx",
                                                                  "nvptx sm_90 .cubin", "nvptx sm_90 .ptx", NULL});
+  free(nv);
 }
 
 /* ---- the front alone: inspect never starts the compiler ---- */
