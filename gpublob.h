@@ -701,10 +701,11 @@ GPUBLOB_API int gpublob_param_get(gpublob *g, const gpublob_result *r, size_t i,
 /* (since 1.7) The entries of one blob file, as a result the kernel calls read: an
 ** output per entry (a cubin, an hsaco, SPIR-V, assembly text such as PTX; each member
 ** of a pack: a fatbin's cubins and PTX, an offload bundle's code objects; each
-** #gpu.object's blob of MLIR text, a pack's members), with its target, chip and tool
-** as the file names them (a code object's target id, a cubin's ELF flags and
-** .note.nv.tkinfo, a bundle's entry ids, an object's target attribute; tool "" where
-** none is named) and its bytes copied.  in gives the file's bytes or its path
+** entry of LLVM's OffloadBinary; each #gpu.object's blob of MLIR text, a pack's
+** members), with its target, chip and tool as the file names them (a code object's
+** target id, a cubin's ELF flags and .note.nv.tkinfo, a bundle's entry ids, an
+** OffloadBinary entry's triple, image kind and arch, an object's target attribute;
+** tool "" where none is named) and its bytes copied.  in gives the file's bytes or its path
 ** (gpublob_input; kind AUTO, read from the bytes).  It needs no LLVM (the
 ** LLVM-free front has it).  Every file is untrusted: OK; FORMAT for a kind gpublob
 ** reads not (no spec target's magic, MLIR bytecode, LLVM IR); TOOL for a blob or pack

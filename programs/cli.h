@@ -103,6 +103,8 @@ void remove_pending(void);
 int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir);
 int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json);
 void verbose_kernel(FILE *f, const char *lead, const gpublob_output *o, const gpublob_kernel_info *k);
+int kernel_params(gpublob *g, const gpublob_result *r, size_t i, size_t k, const char *name, FILE *f, const char *lead,
+                  text *t);
 
 /* inspect.c: gpublob inspect [--json] [--disasm] FILE... (disasm: each entry's code,
 ** the compiler's disasm.c; NULL in the front, which hands --disasm to the compiler) */

@@ -1,7 +1,7 @@
 /* programs/inspect.c: the inspect job, `gpublob inspect [--json] [--disasm] FILE...`:
 ** each file read by gpublob_inspect (any blob gpublob writes or reads), and for each
-** entry its target, chip, tool and size, and each kernel's line as --verbose prints
-** it (on stdout); --json prints what --metadata writes, a document a file.  Both
+** entry its target, chip, tool and size, and each kernel's lines as --verbose prints
+** them, its figures and its parameters (on stdout); --json prints what --metadata writes, a document a file.  Both
 ** programs run it: the front (LLVM-free) for everything but --disasm, which it hands
 ** to gpublob-compiler (disasm.c, LLVM's disassembler).  A file gpublob cannot read is
 ** an error naming it (exit 10 + its code, the first one's); the other files are still
@@ -55,7 +55,8 @@ static void print_warnings_of(gpublob *g, const char *file) {
   }
 }
 
-/* Entry i's line and its kernels' lines (none for an entry that records none). */
+/* Entry i's line and its kernels' lines, each with its parameters' line (none for an
+** entry that records none). */
 static int print_entry(gpublob *g, const gpublob_result *r, size_t i, const char *file) {
   const gpublob_output *o = &r->outputs[i];
   size_t n = 0;
@@ -65,7 +66,11 @@ static int print_entry(gpublob *g, const gpublob_result *r, size_t i, const char
   if (rc == GPUBLOB_FORMAT) return 0;
   for (size_t k = 0; !rc && k < n; k++) {
     gpublob_kernel_info info;
-    if (!(rc = gpublob_kernel_get(g, r, i, k, &info, sizeof info))) verbose_kernel(stdout, "  ", o, &info);
+    if ((rc = gpublob_kernel_get(g, r, i, k, &info, sizeof info))) break;
+    verbose_kernel(stdout, "  ", o, &info);
+    text json = {0}; /* --verbose's params line; the JSON is --json's */
+    rc = kernel_params(g, r, i, k, info.name, stdout, "  ", &json);
+    free(json.s);
   }
   if (rc) fprintf(stderr, "gpublob: error: %s: kernel metadata of %s %s: %s\n", file, o->target, o->chip,
                   gpublob_error_message(g));

@@ -59,10 +59,11 @@ static void json_kernel(text *t, const gpublob_kernel_info *k) {
   json_num(t, "occupancy_block_size", k->occupancy_block_size);
 }
 
-/* Kernel k of output i's parameters as a JSON list into t, and (verbose) a line of
-** them, "INDEX@OFFSET:SIZE KIND[ SPACE]" each; the call's code. */
-static int kernel_params(gpublob *g, const gpublob_result *r, size_t i, size_t k, const char *name, int verbose,
-                         text *t) {
+/* Kernel k of output i's parameters as a JSON list into t, and (f not NULL) a line of
+** them to f after lead, "NAME params: INDEX@OFFSET:SIZE KIND[ SPACE], ..." ("none"
+** for none); the call's code. */
+int kernel_params(gpublob *g, const gpublob_result *r, size_t i, size_t k, const char *name, FILE *f, const char *lead,
+                  text *t) {
   size_t n = 0;
   text line = {0};
   char *kernel = strdup(name); /* the handle's strings last until its next call */
@@ -82,7 +83,7 @@ static int kernel_params(gpublob *g, const gpublob_result *r, size_t i, size_t k
               *a.address_space ? " " : "", a.address_space);
   }
   text_addf(t, "]");
-  if (!rc && verbose) fprintf(stderr, "gpublob: %s params: %s\n", kernel, n && line.s ? line.s : "none");
+  if (!rc && f) fprintf(f, "%s%s params: %s\n", lead, kernel, n && line.s ? line.s : "none");
   free(line.s);
   free(kernel);
   return rc;
@@ -138,7 +139,7 @@ int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json) 
       text_addf(json, "%s\n    ", k ? "," : "");
       json_kernel(json, &info);
       if (c->verbose) verbose_kernel(stderr, "gpublob: ", o, &info);
-      if ((rc = kernel_params(g, r, i, k, info.name, c->verbose, json))) {
+      if ((rc = kernel_params(g, r, i, k, info.name, c->verbose ? stderr : NULL, "gpublob: ", json))) {
         fprintf(stderr, "gpublob: error: kernel parameters: %s\n", gpublob_error_message(g));
         return 10 + rc;
       }

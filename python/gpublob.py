@@ -8,6 +8,8 @@ for quick experiments:
     for o in outs:
         print(o.target, o.chip, o.tool, len(o.data), o.kernels)
     print(outs.warnings)
+    entries = gpublob.inspect("k.offload")      # any blob file: an Output per entry
+    print(gpublob.disasm("k.hsaco", 0, "saxpy"))  # entry 0's kernel saxpy, as objdump -d
 
 The library is found as: $GPUBLOB_LIBRARY (a path) if set; else libgpublob.so.1
 or libgpublob.so beside this file, then in ../build/ (the build tree); else the
@@ -23,7 +25,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ["compile", "version", "targets", "mlir_enabled", "Error", "Output", "Outputs",
+__all__ = ["compile", "inspect", "disasm", "version", "targets", "mlir_enabled", "Error", "Output", "Outputs",
            "CODES", "FLAGS", "LIMITS", "OPTIONS_VERSION"]
 
 # ---- the C declarations, as gpublob.h has them ----
@@ -174,8 +176,12 @@ def _declare(lib):
                                                p(ctypes.c_size_t)]),
         "gpublob_param_get": (ctypes.c_int, [h, p(_Result), ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t,
                                              p(_ParamInfo), ctypes.c_size_t]),
+        # since 1.7: inspect() and disasm() say MISUSE without them
+        "gpublob_inspect": (ctypes.c_int, [h, p(_Input), p(_Result)]),
+        "gpublob_disasm": (ctypes.c_int, [h, p(_Result), ctypes.c_size_t, ctypes.c_size_t, p(ctypes.c_char_p)]),
     }
-    optional = ("gpublob_toolchain_id", "gpublob_param_count", "gpublob_param_get")
+    optional = ("gpublob_toolchain_id", "gpublob_param_count", "gpublob_param_get", "gpublob_inspect",
+                "gpublob_disasm")
     for name, (restype, argtypes) in sigs.items():
         fn = getattr(lib, name, None) if name in optional else getattr(lib, name)
         if fn is not None:
@@ -584,11 +590,96 @@ def toolchain_id(targets=None, format="bin", **options):
     (TARGET, CHIP, NOTOOL, ...) as a compile's plan would."""
     opts = _options(format, targets, options)
     with _Handle() as g:
-        if not hasattr(g.lib, "gpublob_toolchain_id"):
-            raise Error(CODES["MISUSE"], f"this libgpublob ({version()}) has no gpublob_toolchain_id (since 1.6)")
+        _since(g, "gpublob_toolchain_id", "1.6")
         buf = ctypes.create_string_buffer(33)
         g.check(g.lib.gpublob_toolchain_id(g.h, ctypes.byref(opts), buf, ctypes.sizeof(buf)), g.warnings())
         return _str(buf.value)
+
+
+def _since(g, name, release):
+    """Error MISUSE where the loaded library is older than the call name (since release)."""
+    if not hasattr(g.lib, name):
+        raise Error(CODES["MISUSE"], f"this libgpublob ({version()}) has no {name} (since {release})")
+
+
+def _inspected(g, data_or_path, name, result):
+    """gpublob_inspect of a file's bytes or path (an Output: its data) into result; its warnings."""
+    data = data_or_path.data if isinstance(data_or_path, Output) else data_or_path
+    _since(g, "gpublob_inspect", "1.7")
+    inp = _input(data, "auto", name)
+    rc = g.lib.gpublob_inspect(g.h, ctypes.byref(inp), ctypes.byref(result))
+    warnings = g.warnings()  # before the kernel calls replace them
+    g.check(rc, warnings)
+    return warnings
+
+
+def inspect(data_or_path, *, name=None):
+    """The entries of one blob file, gpublob_inspect (since 1.7): an Outputs list of
+    Output (data, target, chip, tool, suffix, kernels), one per entry, with .warnings.
+
+    data_or_path: bytes-like, a path (str or os.PathLike), or an Output (its data).  Any
+      blob gpublob writes or reads: a cubin, an hsaco, SPIR-V, PTX text (one entry); a
+      fatbin (each cubin and its PTX), an offload bundle (each code object), LLVM's
+      OffloadBinary (each entry, its arch the chip), MLIR text (each #gpu.object's
+      blob).  Target, chip and tool as the file names them ("" where it names none).
+    Each entry's kernels are compile()'s kernel dicts, "params" included; [] for an
+    entry that records none (PTX, SPIR-V).  No LLVM is needed.  Raises Error: FORMAT
+    (bytes gpublob reads not), TOOL (a malformed blob or container), PARSE, IO; MISUSE
+    where the library is older than 1.7."""
+    result = _Result()
+    with _Handle() as g:
+        warnings = _inspected(g, data_or_path, name, result)
+        try:
+            outs = Outputs(_outputs(g, result))
+        finally:
+            g.lib.gpublob_result_free(ctypes.byref(result))
+    outs.warnings = warnings
+    return outs
+
+
+def _index(v):
+    """v is an index: an int (not a bool) from 0."""
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _kernel_index(g, result, entry, kernel):
+    """Kernel kernel (an index, or a name) of entry's as an index; a name none has is MISUSE."""
+    if not isinstance(kernel, str):
+        return kernel
+    names = [d["name"] for d in _kernels(g, result, entry)] if entry < result.count else []
+    if kernel not in names:
+        raise Error(CODES["MISUSE"], f"no kernel {kernel!r} in entry {entry} of {result.count} (its kernels: "
+                    f"{', '.join(names) or 'none'})")
+    return names.index(kernel)
+
+
+def disasm(data_or_path, entry=0, kernel=0, *, name=None):
+    """The machine code of one kernel of one entry of a blob file, gpublob_disasm (since
+    1.7), as text: one instruction a line, "\tMNEMONIC OPERANDS", as llvm-objdump -d
+    --no-show-raw-insn --no-leading-addr prints them without its comments, by LLVM's
+    disassembler in process.
+
+    data_or_path: as inspect()'s (an Output of compile() or inspect() too).  entry: the
+      index of the entry, as inspect() lists them.  kernel: the kernel's index in that
+      entry, or its name.
+    Raises Error: as inspect()'s; FORMAT for an entry without kernels or a target LLVM
+    has no disassembler for (NVPTX, SPIR-V: nvdisasm, spirv-dis) or a chip the spec's
+    disasm_chips leaves out; TOOL for a kernel without its symbol; MISUSE for an entry
+    or kernel out of range, a name no kernel has, or a library older than 1.7."""
+    result = _Result()
+    with _Handle() as g:
+        _since(g, "gpublob_disasm", "1.7")
+        _inspected(g, data_or_path, name, result)
+        try:
+            text = ctypes.c_char_p()
+            k = _kernel_index(g, result, entry, kernel) if _index(entry) else None
+            if not _index(entry) or not _index(k):
+                raise Error(CODES["MISUSE"], f"disasm: entry and kernel are indexes from 0 (a kernel also a "
+                            f"name), not {entry!r} and {kernel!r}")
+            g.check(g.lib.gpublob_disasm(g.h, ctypes.byref(result), entry, k, ctypes.byref(text)))
+            return _str(text.value)
+        finally:
+            g.lib.gpublob_result_free(ctypes.byref(result))
 
 
 def version():

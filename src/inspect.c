@@ -7,7 +7,9 @@
 ** src/meta_blob.c; its kernels read once, so a malformed blob is its reader's TOOL
 ** here), assembly text by asm_chip (".target sm_90"), and MLIR text by its
 ** #gpu.objects, each under the spec target whose mlir_target its target attribute
-** names: a text scan, no MLIR library, so the LLVM-free front has it too.  Every file
+** names: a text scan, no MLIR library, so the LLVM-free front has it too; LLVM's
+** OffloadBinary by its magic, each entry by src/offload.c's reader under the spec
+** target its triple and image kind name (a bin blob as above, or its assembly).  Every file
 ** is hostile: each offset and length is checked against the bytes, and a kind none of
 ** these knows is FORMAT. */
 
@@ -117,6 +119,27 @@ static int add_pack(inspect_run *s, const target_desc *t, const unsigned char *p
   if (t->pack_metadata == PACK_METADATA_offload_bundle) return meta_pack_bundle_each(s->g, p, n, add_member, &pr);
   if (t->pack_metadata == PACK_METADATA_fatbin) return meta_pack_fatbin_each(s->g, t, p, n, chips, add_member, &pr);
   return add_output(s, t, chips, "", t->suffix_pack, p, n);
+}
+
+/* ---- LLVM's OffloadBinary: each entry by the container's reader (src/offload.c) ---- */
+/* An entry: its target's bin blob (the entry's arch its chip, the blob's where it
+** names none), its assembly, or, of no spec target (another producer's kind, a triple
+** no target has), its bytes under the target its triple names, if any, and LLVM's
+** name of its kind.  A bin entry that is no blob of its target is TOOL. */
+static int add_offload_entry(gpublob *g, void *ctx, const offload_item *e) {
+  inspect_run *s = ctx;
+  if (strlen(e->arch) >= INSPECT_NAME)
+    return handle_set_error(g, GPUBLOB_TOOL, "offload binary at byte %llu: its arch is too long",
+                            (unsigned long long)e->at);
+  if (e->t && e->assembly) return add_output(s, e->t, e->arch, "", e->t->suffix_asm, e->image, e->image_size);
+  if (e->t && bin_target(e->image, e->image_size) != e->t)
+    return handle_set_error(g, GPUBLOB_TOOL, "offload binary at byte %llu: its %s entry for %s is no %s blob",
+                            (unsigned long long)e->at, e->triple, e->arch, e->t->suffix_bin);
+  if (e->t) return add_bin(s, e->t, e->image, e->image_size, e->arch);
+  const target_desc *by_triple = NULL;
+  for (int i = 0; i < target_count() && !by_triple; i++)
+    if (!strcmp(target_at(i)->triple, e->triple)) by_triple = target_at(i);
+  return add_output(s, by_triple, e->arch, "", *e->kind_suffix ? e->kind_suffix : ".bin", e->image, e->image_size);
 }
 
 /* ---- assembly text: the line that names its chip (the spec's asm_chip) ---- */
@@ -336,6 +359,7 @@ GPUBLOB_PRIVATE int inspect_read(gpublob *g, const unsigned char *p, size_t n, g
   inspect_run s = {g, r};
   const target_desc *t;
   int rc = GPUBLOB_OK;
+  if (offload_is(p, n)) return offload_each(g, p, n, add_offload_entry, &s);
   if ((t = pack_target(p, n))) return add_pack(&s, t, p, n, "");
   if ((t = bin_target(p, n))) return add_bin(&s, t, p, n, NULL);
   if (input_looks_like_mlir_bytecode(p, n))

@@ -709,6 +709,19 @@ GPUBLOB_PRIVATE int offload_options(gpublob *g, const gpublob_options *o, int ki
                                     gpublob_options *bin);
 GPUBLOB_PRIVATE int offload_is(const unsigned char *p, size_t n);
 GPUBLOB_PRIVATE int offload_read_kernels(gpublob *g, const unsigned char *p, size_t n, unsigned block_size, ktable *kt);
+/* One entry (binary) of a container, checked, pointing into its bytes. */
+typedef struct offload_item {
+  const target_desc *t;    /* the spec target of its triple and image kind; NULL: none */
+  int assembly;            /* t's assembly (offload_asm_image), not its bin blob */
+  const char *triple, *arch; /* its strings ("" where it has none) */
+  unsigned image_kind;     /* LLVM's ImageKind */
+  const char *kind_suffix; /* LLVM's name of that kind as a suffix (".o", ".bc"; "" for none) */
+  const unsigned char *image;
+  size_t image_size;
+  uint64_t at;             /* its binary's offset in the file */
+} offload_item;
+typedef int (*offload_visit)(gpublob *g, void *ctx, const offload_item *e);
+GPUBLOB_PRIVATE int offload_each(gpublob *g, const unsigned char *p, size_t n, offload_visit visit, void *ctx);
 
 /* ---- src/meta_output.c (meta_output_) ---- */
 GPUBLOB_PRIVATE int meta_output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,

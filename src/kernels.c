@@ -111,6 +111,7 @@ static int kt_param_cmp(const void *a, const void *b) {
 ** 0), no two at one index; TOOL naming what (the reader's words) otherwise. */
 GPUBLOB_PRIVATE int kt_params_check(gpublob *g, ktable *t, size_t kernel, long long bytes, const char *what) {
   size_t first, n = kt_params_of(t, kernel, &first);
+  if (!n) return GPUBLOB_OK; /* t->p may be NULL: qsort takes no NULL, even for none */
   kt_param *p = t->p + first;
   qsort(p, n, sizeof *p, kt_param_cmp);
   for (size_t i = 0; i < n; i++) {

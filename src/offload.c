@@ -277,40 +277,75 @@ static int view_at(gpublob *g, const unsigned char *base, size_t n, uint64_t at,
   return view_strings(g, at, p, size, soff, count, v);
 }
 
-/* The spec target whose bin blob the binary holds: gpublob.target's where it names one
-** of that triple, else the first of its triple whose image kind is the entry's; NULL
-** for none (an assembly entry, another producer's kind). */
-static const target_desc *view_target(const offload_view *v) {
+/* The spec target whose image the binary holds, *assembly set where it is the target's
+** assembly (offload_asm_image): gpublob.target's where it names one of that triple
+** and kind, else the first of its triple whose image kind (or assembly's) is the
+** entry's; NULL for none (another producer's kind, a triple no target has). */
+static int holds_image(const target_desc *t, const offload_view *v, int *assembly) {
+  if (strcmp(t->triple, v->triple)) return 0;
+  if (t->offload_image != OFFLOAD_IMAGE_none && offload_image_number(t->offload_image) == v->image_kind)
+    return *assembly = 0, 1;
+  if (t->offload_asm_image != OFFLOAD_ASM_IMAGE_none && offload_asm_image_number(t->offload_asm_image) == v->image_kind)
+    return *assembly = 1, 1;
+  return 0;
+}
+
+static const target_desc *view_target(const offload_view *v, int *assembly) {
   const target_desc *named = *v->target ? resolve_target_named(v->target, strlen(v->target)) : NULL;
-  if (named && !strcmp(named->triple, v->triple) && offload_image_number(named->offload_image) == v->image_kind)
-    return named;
-  for (int i = 0; i < target_count(); i++) {
-    const target_desc *t = target_at(i);
-    if (t->offload_image != OFFLOAD_IMAGE_none && !strcmp(t->triple, v->triple) &&
-        offload_image_number(t->offload_image) == v->image_kind)
-      return t;
-  }
+  if (named && holds_image(named, v, assembly)) return named;
+  for (int i = 0; i < target_count(); i++)
+    if (holds_image(target_at(i), v, assembly)) return target_at(i);
   return NULL;
+}
+
+/* LLVM's name of an image kind (its getImageKindName), as a suffix: "" for none. */
+static const char *image_kind_suffix(unsigned kind) {
+  static const char *const suffix[] = {"", ".o", ".bc", ".cubin", ".fatbin", ".s", ".spv"};
+  return kind < sizeof suffix / sizeof *suffix ? suffix[kind] : "";
 }
 
 GPUBLOB_PRIVATE int offload_is(const unsigned char *p, size_t n) { return p && n >= 4 && !memcmp(p, offload_magic, 4); }
 
-/* Each binary's kernels, as its target's bin reader reads them, each with the
-** binary's arch as its chip and its occupancy for blocks of block_size threads.  A
-** binary of no spec target, or of one that records no metadata, holds none. */
-GPUBLOB_PRIVATE int offload_read_kernels(gpublob *g, const unsigned char *p, size_t n, unsigned block_size, ktable *kt) {
+/* Each binary of the n bytes at p, checked, to visit in the file's order: at most
+** OFFLOAD_MAX_ENTRIES; a binary that lies, or an arch past KT_MAX_NAME, is TOOL. */
+GPUBLOB_PRIVATE int offload_each(gpublob *g, const unsigned char *p, size_t n, offload_visit visit, void *ctx) {
   uint64_t at = 0;
   for (size_t entries = 0; at < n; entries++) {
     offload_view v = {0};
     if (entries == OFFLOAD_MAX_ENTRIES) return bad(g, at, "more binaries than gpublob reads (4096)");
     if (view_at(g, p, n, at, &v)) return g->code;
-    const target_desc *t = view_target(&v);
-    size_t first = kt->n;
     if (strlen(v.arch) > KT_MAX_NAME) return bad(g, at, "its arch is too long");
-    if (t && t->metadata != METADATA_none && meta_blob_read_kernels(g, t, v.image, (size_t)v.image_size, v.arch, kt))
-      return g->code;
-    for (size_t k = first; k < kt->n; k++) occupancy_fill(t, kt->k[k].chip, block_size, &kt->k[k]);
+    offload_item e = {.image = v.image, .image_size = (size_t)v.image_size, .image_kind = v.image_kind,
+                      .kind_suffix = image_kind_suffix(v.image_kind), .triple = v.triple, .arch = v.arch, .at = at};
+    e.t = view_target(&v, &e.assembly);
+    int rc = visit(g, ctx, &e);
+    if (rc) return rc;
     at += v.size;
   }
   return GPUBLOB_OK;
+}
+
+/* One binary's kernels into the ktable ctx: its target's bin reader's, each with the
+** binary's arch as its chip; none for an assembly entry, a binary of no spec target
+** or of one that records no metadata. */
+typedef struct read_run {
+  unsigned block_size;
+  ktable *kt;
+} read_run;
+
+static int read_entry(gpublob *g, void *ctx, const offload_item *e) {
+  read_run *rr = ctx;
+  size_t first = rr->kt->n;
+  if (!e->t || e->assembly || e->t->metadata == METADATA_none) return GPUBLOB_OK;
+  if (meta_blob_read_kernels(g, e->t, e->image, e->image_size, e->arch, rr->kt)) return g->code;
+  for (size_t k = first; k < rr->kt->n; k++) occupancy_fill(e->t, rr->kt->k[k].chip, rr->block_size, &rr->kt->k[k]);
+  return GPUBLOB_OK;
+}
+
+/* Each binary's kernels, as its target's bin reader reads them, each with the
+** binary's arch as its chip and its occupancy for blocks of block_size threads.  A
+** binary of no spec target, or of one that records no metadata, holds none. */
+GPUBLOB_PRIVATE int offload_read_kernels(gpublob *g, const unsigned char *p, size_t n, unsigned block_size, ktable *kt) {
+  read_run rr = {block_size, kt};
+  return offload_each(g, p, n, read_entry, &rr);
 }

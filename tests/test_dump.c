@@ -424,6 +424,11 @@ static void test_cli(void) {
 ** limiter ("-" for ""), blocks a SM and waves a SIMD; NO_KERNEL for an empty table. */
 #define KERNEL_LINE "%zu %s %lld %lld %lld %lld %.17g %s %lld %lld"
 #define NO_KERNEL "0 - -1 -1 -1 -1 -1 - -1 -1"
+/* A parameter table's line, as the reader prints it and params_expected makes it: the
+** count, then each row's PARAM_ROW (kernel:index@offset:size kind hidden space name,
+** "-" for ""); NO_PARAMS for an empty table. */
+#define PARAM_ROW " %zu:%lld@%lld:%lld %s %d %s %s"
+#define NO_PARAMS "0"
 
 /* The reader's own code, after the header: put() writes an array, show() prints a table's line. */
 static const char reader_code[] =
@@ -436,11 +441,18 @@ static const char reader_code[] =
     "  if (!n) printf(\"%s\\n\", \"" NO_KERNEL "\");\n"
     "  else printf(\"" KERNEL_LINE "\\n\", n, k->name, k->registers,\n"
     "              k->spill_store_bytes, k->spill_load_bytes, k->barriers, k->occupancy,\n"
-    "              *k->occupancy_limiter ? k->occupancy_limiter : \"-\", k->blocks_per_sm, k->waves_per_simd);\n}\n";
+    "              *k->occupancy_limiter ? k->occupancy_limiter : \"-\", k->blocks_per_sm, k->waves_per_simd);\n}\n"
+    "static void show_params(size_t n, const gpublob_emitted_param *p) {\n"
+    "  printf(\"%zu\", n);\n"
+    "  for (size_t i = 0; i < n; i++)\n"
+    "    printf(\"" PARAM_ROW "\", p[i].kernel, p[i].index, p[i].offset, p[i].size, p[i].kind, p[i].hidden,\n"
+    "           *p[i].address_space ? p[i].address_space : \"-\", *p[i].name ? p[i].name : \"-\");\n"
+    "  printf(\"\\n\");\n}\n";
 
 /* A C program including header that writes array NAMES[i] to argv[i + 1], and prints
-** each NAMES[i]'s table line (KERNEL_LINE): built with cc -std=c99 -Wall -Werror.  0 when
-** it builds. */
+** each NAMES[i]'s kernel table line (KERNEL_LINE), then each one's parameter table line
+** (NAME_params[], NAME_param_count): built with cc -std=c99 -Wall -Werror.  0 when it
+** builds. */
 static int build_reader(const char *header, const char *const *names, size_t n, const char *exe) {
   char src[8192], path[4200];
   int at = snprintf(src, sizeof src, "#include \"%s\"\n%sint main(int argc, char **argv) {\n  int bad = argc != %zu;\n",
@@ -449,7 +461,9 @@ static int build_reader(const char *header, const char *const *names, size_t n, 
     at += snprintf(src + at, sizeof src - (size_t)at,
                    "  if (!bad) bad |= put(argv[%zu], %s, %s_size);\n  show(%s_kernel_count, %s_kernels);\n",
                    i + 1, names[i], names[i], names[i], names[i]);
-  snprintf(src + at, sizeof src - (size_t)at, "  return bad;\n}\n");
+  for (size_t i = 0; i < n && !(at < 0 || (size_t)at >= sizeof src); i++)
+    at += snprintf(src + at, sizeof src - (size_t)at, "  show_params(%s_param_count, %s_params);\n", names[i], names[i]);
+  if (at >= 0 && (size_t)at < sizeof src) snprintf(src + at, sizeof src - (size_t)at, "  return bad;\n}\n");
   snprintf(path, sizeof path, "%s.c", exe);
   spill(path, src, strlen(src));
   const char *argv[] = {"cc", "-std=c99", "-Wall", "-Werror", path, "-o", exe, NULL};
@@ -472,6 +486,27 @@ static void kernels_expected(const gpublob_result *r, size_t i, char *line, size
   }
   snprintf(line, size, KERNEL_LINE "\n", n, k.name, k.registers, k.spill_store_bytes, k.spill_load_bytes, k.barriers,
            k.occupancy, *k.occupancy_limiter ? k.occupancy_limiter : "-", k.blocks_per_sm, k.waves_per_simd);
+}
+
+/* What the parameter table should say for output i of r, by gpublob_param_get: its line
+** (NO_PARAMS and PARAM_ROWs), appended to line. */
+static void params_expected(const gpublob_result *r, size_t i, char *line, size_t size) {
+  char rows[2048] = "";
+  size_t n = 0, shown = 0, at = strlen(line);
+  if (gpublob_kernel_count(g, r, i, &n)) n = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t np = 0;
+    if (gpublob_param_count(g, r, i, k, &np)) np = 0;
+    for (size_t p = 0; p < np; p++) {
+      gpublob_param_info a;
+      if (gpublob_param_get(g, r, i, k, p, &a, sizeof a)) continue;
+      size_t used = strlen(rows);
+      snprintf(rows + used, sizeof rows - used, PARAM_ROW, k, a.index, a.offset, a.size, a.kind, a.hidden,
+               *a.address_space ? a.address_space : "-", *a.name ? a.name : "-");
+      shown++;
+    }
+  }
+  if (at < size) snprintf(line + at, size - at, "%zu%s\n", shown, rows);
 }
 
 /* Whether a table's line (its first) has sensible 1.4 figures: an occupancy of 0 to 1 and a
@@ -521,13 +556,18 @@ static void test_emit_c(void) {
                             {{b2, n2, ".hsaco"}, "amdgcn", "gfx942", "ld.lld"}};
   r.outputs = outs;
   r.count = 2;
-  char want[512], line[256];
+  char want[4096], line[256];
   kernels_expected(&r, 0, want, sizeof want);
   kernels_expected(&r, 1, line, sizeof line);
   strncat(want, line, sizeof want - strlen(want) - 1);
+  params_expected(&r, 0, want, sizeof want);
+  params_expected(&r, 1, want, sizeof want);
   check(same_str(out, want) && contains(out, "1 saxpy "),
         "--emit-c: the kernel tables say what gpublob_kernel_get reads from the blobs (saxpy, each)",
         "printed %s, the library reads %s", shown(out), want);
+  check(contains(out, "\n4 0:0@0:4 by_value 0 - a 0:1@8:8 global_buffer 0 global x"),
+        "--emit-c: NAME_params[] and NAME_param_count say saxpy's parameters as gpublob_param_get does (a, x, ...)",
+        "printed %s", shown(out));
   check(kernel_line_sane(out, 0) && kernel_line_sane(out ? strchr(out, '\n') + 1 : NULL, 0),
         "--emit-c: an AMD row has the occupancy (0 to 1, a limiter), waves a SIMD and no tool report (-1)", "printed %s",
         shown(out));
@@ -558,8 +598,8 @@ static void test_emit_c(void) {
   rc |= run(mrargv, &out);
   size_t mn;
   unsigned char *m = slurp(mout, &mn);
-  check_if(m != NULL, rc == 0 && same_bytes(mgot, m, mn) && same_str(out, NO_KERNEL "\n"),
-           "--emit-c: MLIR's one output is the array named by the stem (saxpy), with an empty kernel table",
+  check_if(m != NULL, rc == 0 && same_bytes(mgot, m, mn) && same_str(out, NO_KERNEL "\n" NO_PARAMS "\n"),
+           "--emit-c: MLIR's one output is the array named by the stem (saxpy), with empty kernel and parameter tables",
            "exit %d: %s", rc, shown(out));
   free(out);
   free(m);
@@ -575,7 +615,7 @@ static void test_emit_c_nvptx(void) {
   }
   const char *h = tmp_path("nv_blobs.h"), *dir = tmp_path("emit-nv/"), *exe = tmp_path("nv_reader");
   const char *argv[] = {CLI, "-t", "nvptx:sm_90", "-o", dir, "--emit-c", h, "examples/saxpy_nvptx.ll", NULL};
-  char *out = NULL, want[512] = NO_KERNEL "\n";
+  char *out = NULL, want[2048] = NO_KERNEL "\n" NO_PARAMS "\n";
   int rc = run(argv, &out);
   free(out);
   out = NULL;
@@ -585,10 +625,14 @@ static void test_emit_c_nvptx(void) {
   gpublob_options o = GPUBLOB_OPTIONS_INIT;
   o.target = "nvptx:sm_90";
   gpublob_result r = {0};
-  if (!compile_file(&o, "examples/saxpy_nvptx.ll", GPUBLOB_INPUT_LLVM, &r)) kernels_expected(&r, 0, want, sizeof want);
+  if (!compile_file(&o, "examples/saxpy_nvptx.ll", GPUBLOB_INPUT_LLVM, &r)) {
+    kernels_expected(&r, 0, want, sizeof want);
+    params_expected(&r, 0, want, sizeof want);
+  }
   gpublob_result_free(&r);
   check(rc == 0 && same_str(out, want) && kernel_line_sane(out, 1),
-        "--emit-c: an NVIDIA row has ptxas's spill bytes (0), the occupancy and blocks a SM, as the library's compile",
+        "--emit-c: an NVIDIA row has ptxas's spill bytes (0), the occupancy and blocks a SM, and the parameter table, "
+        "as the library's compile",
         "exit %d: printed %s, the library %s", rc, shown(out), want);
   free(out);
 }

@@ -1,14 +1,17 @@
 /* test_inspect: gpublob inspect FILE... and gpublob_inspect on every kind of file
 ** gpublob writes (made here by build/gpublob from examples/: an hsaco, an offload
 ** bundle, SPIR-V, an MLIR module's #gpu.objects; a cubin, a fatbin and PTX where
-** CUDA's ptxas is found, else skipped): each entry's target, chip and kernels;
-** --json equal to --metadata's JSON of the same blob; garbage, every prefix of an
-** hsaco and lying sizes a clean error (the library's FORMAT or TOOL; the CLI's exit
+** CUDA's ptxas is found, else skipped): each entry's target, chip and kernels,
+** each kernel's params line as the compile's --verbose printed it; --json equal to
+** --metadata's JSON of the same blob, an AMD kernel's params in it; LLVM's
+** OffloadBinary as an output per entry; garbage, every prefix of an hsaco (and of an
+** OffloadBinary file) and lying sizes a clean error (the library's FORMAT or TOOL; the CLI's exit
 ** 1 to 127); --disasm of examples/saxpy_amdgcn.ll on every AMD chip of the spec equal
 ** to llvm-objdump-22 -d's instructions kernel by kernel; NVIDIA's --disasm naming
 ** the tools it misses (skipped where nvdisasm is found); SPIR-V's equal to spirv-dis
 ** run directly; and the front inspecting with no gpublob-compiler beside it. */
 #define _GNU_SOURCE
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +93,27 @@ static void kinds(void) {
     check(rc == 0 && contains(out, "nvptx sm_80 .ptx"), "ptx", "exit %d: %s", rc, shown(out));
     free(out);
   }
+}
+
+/* ---- each kernel's parameters: --verbose's line, and in --json ---- */
+/* inspect's text of an AMD blob has each kernel's "params:" line as the compile's
+** --verbose printed it; its --json a "params" list with each one's offset, size and kind. */
+static void params_shown(void) {
+  const char *blob = tmp_path("p.hsaco");
+  const char *argv[] = {CLI, "--no-cache", "--verbose", "-t", "amdgcn:gfx90a", "examples/saxpy_amdgcn.ll", "-o", blob, NULL};
+  char *log = NULL, *out = NULL, *json = NULL;
+  check(run(argv, &log) == 0, "params: compile --verbose", "%s", shown(log));
+  const char *line = log ? strstr(log, "gpublob: saxpy params: ") : NULL;
+  char want[1024] = "";
+  if (line) snprintf(want, sizeof want, "  %.*s", (int)strcspn(line + 9, "\n"), line + 9);
+  int rc = inspect(NULL, blob, &out);
+  check(rc == 0 && *want && contains(out, want) && contains(want, "@8:8 global_buffer"),
+        "inspect prints each kernel's params as --verbose does", "exit %d, want '%s' in:\n%s", rc, want, shown(out));
+  rc = inspect("--json", blob, &json);
+  check(rc == 0 && contains(json, "\"params\": [{\"index\": 0, \"offset\": 0, \"size\": 4, \"kind\": \"by_value\"") &&
+            contains(json, "{\"index\": 1, \"offset\": 8, \"size\": 8, \"kind\": \"global_buffer\""),
+        "inspect --json has an AMD kernel's params", "exit %d: %s", rc, shown(json));
+  free(log), free(out), free(json);
 }
 
 /* ---- --json is --metadata's JSON ---- */
@@ -302,6 +326,154 @@ static void other_disasm(void) {
   free(out);
 }
 
+/* ---- LLVM's OffloadBinary: an output per entry ---- */
+static const char *container; /* amdgcn gfx90a, gfx942:xnack+ and spirv, two -f offload files one after the other */
+
+/* The file's bytes appended to f's; 0 when unread. */
+static int append(FILE *f, const char *file) {
+  size_t n = 0;
+  unsigned char *p = file ? slurp(file, &n) : NULL;
+  int ok = p && fwrite(p, 1, n, f) == n;
+  free(p);
+  return ok;
+}
+
+/* Entry i of the container's library result is the blob of file byte for byte, of chip. */
+static void entry_is(const gpublob_result *r, size_t i, const char *file, const char *target, const char *chip) {
+  char name[128];
+  snprintf(name, sizeof name, "offload entry %zu: %s %s = -f bin's blob", i, target, chip);
+  size_t n = 0;
+  unsigned char *want = file ? slurp(file, &n) : NULL;
+  int ok = want && i < r->count && !strcmp(r->outputs[i].target, target) && !strcmp(r->outputs[i].chip, chip) &&
+           r->outputs[i].blob.size == n && !memcmp(r->outputs[i].blob.data, want, n);
+  check(ok, name, "%zu entries; entry: %s %s, %zu bytes (want %zu)", r->count, i < r->count ? r->outputs[i].target : "-",
+        i < r->count ? r->outputs[i].chip : "-", i < r->count ? r->outputs[i].blob.size : 0, n);
+  free(want);
+}
+
+/* The container's --disasm of its gfx942:xnack+ entry = llvm-objdump-22 -d's over the
+** hsaco llvm-offload-binary-22 extracts from it. */
+static void offload_disasm(void) {
+  const char *hs = tmp_path("x942.hsaco");
+  char image[1024];
+  snprintf(image, sizeof image, "--image=file=%s,triple=amdgcn-amd-amdhsa,arch=gfx942:xnack+", hs);
+  char *log = NULL, *ours = NULL, *theirs = NULL;
+  int st = run((const char *[]){LLVM_BINDIR "/llvm-offload-binary", container, image, NULL}, &log);
+  check(st == 0 && exists(hs), "llvm-offload-binary-22 extracts the gfx942:xnack+ entry", "exit %d: %s", st, shown(log));
+  int rc = inspect("--disasm", container, &ours);
+  char *at = ours ? strstr(ours, "amdgcn gfx942:xnack+ .hsaco") : NULL, *next = at ? strstr(at, container) : NULL;
+  if (next) *next = 0; /* up to the next entry's line */
+  char start[64] = "--start-address=0", stop[64] = "--stop-address=0";
+  symbol_range(hs, "saxpy", start, stop, sizeof start);
+  run((const char *[]){LLVM_BINDIR "/llvm-objdump", "-d", "--no-show-raw-insn", "--no-leading-addr", start, stop, hs, NULL},
+      &theirs);
+  char *a = kernel_insns(at, "saxpy"), *b = kernel_insns(theirs, "saxpy");
+  check(rc == 0 && a && b && *b && !strcmp(a, b), "offload --disasm of gfx942:xnack+ = llvm-objdump-22's",
+        "exit %d\nours:\n%s\nllvm-objdump:\n%s", rc, shown(a), shown(b));
+  free(a), free(b), free(log), free(ours), free(theirs);
+}
+
+/* A copy of the container with the u64 at off set to v: the library says TOOL, the CLI a clean error. */
+static void offload_lie(gpublob *g, const unsigned char *p, size_t n, size_t off, uint64_t v, const char *what) {
+  unsigned char *lie = malloc(n);
+  memcpy(lie, p, n);
+  for (int i = 0; i < 8; i++) lie[off + i] = (unsigned char)(v >> 8 * i);
+  check(lib_code(g, lie, n) == GPUBLOB_TOOL, what, "%s", gpublob_error_message(g));
+  cli_clean(what, lie, n);
+  free(lie);
+}
+
+/* Whether a binary of the container (p, n bytes) ends at len: each binary's size is
+** the u64 at its byte 8. */
+static int binary_ends(const unsigned char *p, size_t n, size_t len) {
+  for (size_t at = 0, size; at + 16 <= n && len > at; at += size) {
+    size = 0;
+    for (int i = 0; i < 8; i++) size |= (size_t)p[at + 8 + i] << 8 * i;
+    if (!size || at + size == len) return size != 0;
+  }
+  return 0;
+}
+
+/* Every prefix (OK only where a binary ends: the file of those before it), and each field that lies: header size, entry offset, image offset and
+** size, the strings' count; and a bin entry that is no blob of its target. */
+static void offload_hostile(gpublob *g) {
+  size_t n = 0, bad = 0, first = 0;
+  unsigned char *p = slurp(container, &n);
+  if (!p) return check(0, "offload hostile", "unread");
+  for (size_t len = 0; len < n; len++) {
+    int rc = lib_code(g, p, len);
+    if (rc != GPUBLOB_FORMAT && rc != GPUBLOB_TOOL && !(rc == GPUBLOB_OK && binary_ends(p, n, len)) && !bad++)
+      first = len;
+  }
+  check(bad == 0, "every prefix of an offload container: FORMAT or TOOL (OK where a binary ends)",
+        "%zu of %zu (first %zu bytes)", bad, n, first);
+  offload_lie(g, p, n, 8, (uint64_t)1 << 40, "an offload binary whose size lies: TOOL");
+  offload_lie(g, p, n, 16, n, "an offload binary whose entry lies outside it: TOOL");
+  offload_lie(g, p, n, 32 + 24, (uint64_t)1 << 62, "an offload entry whose image lies outside it: TOOL");
+  offload_lie(g, p, n, 32 + 32, (uint64_t)-1, "an offload entry whose image size lies: TOOL");
+  offload_lie(g, p, n, 32 + 16, 1000000000, "an offload entry of a billion strings: TOOL");
+  size_t image = (size_t)(p[32 + 24] | p[32 + 25] << 8); /* the first image's offset */
+  unsigned char *junk = malloc(n);
+  memcpy(junk, p, n);
+  memset(junk + image, 0x5a, 4); /* its ELF magic gone */
+  check(lib_code(g, junk, n) == GPUBLOB_TOOL && contains(gpublob_error_message(g), "no .hsaco blob"),
+        "an offload entry that is no blob of its target: TOOL", "%s", gpublob_error_message(g));
+  free(junk);
+  free(p);
+}
+
+static void offload(void) {
+  char *amd = (char *)make("s.amd.offload", (const char *[]){"-t", "amdgcn:gfx90a,gfx942:xnack+", "-f", "offload", NULL},
+                         "examples/saxpy_amdgcn.ll");
+  char *sp = (char *)make("s.spv.offload", (const char *[]){"-t", "spirv", "-f", "offload", NULL}, "examples/saxpy_spirv.ll");
+  char *x942 = (char *)make("s942.hsaco", (const char *[]){"-t", "amdgcn:gfx942:xnack+", NULL}, "examples/saxpy_amdgcn.ll");
+  const char *path = tmp_path("all.offload");
+  FILE *f = fopen(path, "wb");
+  int ok = f && append(f, amd) && append(f, sp);
+  if (f) fclose(f);
+  free(amd), free(sp);
+  check(ok, "an offload file of three entries", "not written");
+  if (!ok) {
+    free(x942);
+    return;
+  }
+  container = strdup(path);
+  check_entries("offload", container, (const char *[]){"amdgcn gfx90a .hsaco", "amdgcn gfx942:xnack+ .hsaco",
+                                                       "spirv generic .spv", NULL});
+  gpublob *g;
+  if (gpublob_open(&g)) {
+    free(x942);
+    return check(0, "open", "no handle");
+  }
+  gpublob_result r = {0};
+  gpublob_input in = {GPUBLOB_INPUT_AUTO, NULL, 0, container, NULL};
+  int rc = gpublob_inspect(g, &in, &r);
+  check(rc == 0 && r.count == 3, "gpublob_inspect: an output per offload entry", "%d, %zu outputs: %s", rc, r.count,
+        gpublob_error_message(g));
+  entry_is(&r, 0, hsaco, "amdgcn", "gfx90a");
+  entry_is(&r, 1, x942, "amdgcn", "gfx942:xnack+");
+  entry_is(&r, 2, spv, "spirv", "generic");
+  free(x942);
+  gpublob_kernel_info k;
+  gpublob_param_info a;
+  rc = r.count > 1 ? gpublob_kernel_get(g, &r, 1, 0, &k, sizeof k) : -1;
+  check(rc == 0 && !strcmp(k.name, "saxpy") && !strcmp(k.chip, "gfx942:xnack+"), "the gfx942:xnack+ entry's kernel",
+        "%d: %s", rc, gpublob_error_message(g));
+  rc = r.count > 1 ? gpublob_param_get(g, &r, 1, 0, 1, &a, sizeof a) : -1;
+  check(rc == 0 && a.offset == 8 && a.size == 8, "the gfx942:xnack+ entry's kernel's second parameter", "%d: %s", rc,
+        gpublob_error_message(g));
+  gpublob_result_free(&r);
+  if (need_rocm("offload --disasm")) offload_disasm();
+  offload_hostile(g);
+  gpublob_close(g);
+  if (!have_ptxas()) return skip("offload: NVIDIA entries", "no ptxas (CUDA) found");
+  char *nv = (char *)make("s.nv.offload", (const char *[]){"-t", "nvptx:sm_80,sm_90", "--offload-asm", "-f", "offload", NULL},
+                        "examples/saxpy_nvptx.ll");
+  if (nv) check_entries("offload: NVIDIA", nv, (const char *[]){"nvptx sm_80 .cubin", "nvptx sm_80 .ptx",
+                                                                 "nvptx sm_90 .cubin", "nvptx sm_90 .ptx", NULL});
+  free(nv);
+}
+
 /* ---- the front alone: inspect never starts the compiler ---- */
 static void front_alone(void) {
   if (!hsaco) return;
@@ -328,7 +500,9 @@ int main(void) {
   kinds();
   json_same("--json = --metadata (hsaco)", "amdgcn:gfx90a", "examples/saxpy_amdgcn.ll");
   json_same("--json = --metadata (SPIR-V)", "spirv", "examples/saxpy_spirv.ll");
+  params_shown();
   hostile();
+  offload();
   front_alone();
   other_disasm();
   amd_disasm();

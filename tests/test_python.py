@@ -208,6 +208,96 @@ def test_offload():
           "offload: its kernels are the hsacos' own, in order")
 
 
+def objdump_kernel(data, name):
+    """llvm-objdump-22 -d's instructions of kernel name of an hsaco (bytes) over its symbol's
+    range (llvm-nm-22 -S), a line each, comments and repeated blanks dropped."""
+    with tempfile.NamedTemporaryFile(suffix=".hsaco") as f:
+        f.write(data)
+        f.flush()
+        nm = subprocess.run([READELF.replace("readelf", "nm"), "-S", f.name], capture_output=True, text=True).stdout
+        m = re.search(r"^([0-9a-f]+) ([0-9a-f]+) \S+ " + re.escape(name) + "$", nm, re.M)
+        if not m:
+            return None
+        start, size = int(m.group(1), 16), int(m.group(2), 16)
+        out = subprocess.run([READELF.replace("readelf", "objdump"), "-d", "--no-show-raw-insn", "--no-leading-addr",
+                              f"--start-address={start:#x}", f"--stop-address={start + size:#x}", f.name],
+                             capture_output=True, text=True).stdout
+    body = out.split(f"<{name}>:\n", 1)[1] if f"<{name}>:\n" in out else ""
+    return insns(body)
+
+
+def insns(text):
+    """Instruction lines of a listing: up to the first blank line, without "//" comments,
+    blanks squeezed."""
+    lines = []
+    for line in text.split("\n"):
+        line = " ".join(line.split("//", 1)[0].split())
+        if not line:
+            break
+        lines.append(line)
+    return lines
+
+
+def test_inspect():
+    """inspect(): an Output per entry of any blob file, with compile()'s kernel dicts
+    (params included); an OffloadBinary's entries are the hsacos byte for byte; disasm()
+    of an entry's kernel is llvm-objdump-22 -d's; an older library says MISUSE (since 1.7)."""
+    bins = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a,gfx942:xnack+"])
+    off = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a,gfx942:xnack+"], format="offload")
+    if not check(len(bins) == 2 and len(off) == 1, f"compile: {bins} {off}"):
+        return
+    entries = gpublob.inspect(off[0].data)
+    check([(o.target, o.chip, o.suffix) for o in entries] ==
+          [("amdgcn", "gfx90a", ".hsaco"), ("amdgcn", "gfx942:xnack+", ".hsaco")], f"inspect: {entries}")
+    check([o.data for o in entries] == [o.data for o in bins], "inspect: each entry is its chip's hsaco")
+    check([o.kernels for o in entries] == [o.kernels for o in bins] and "params" in bins[0].kernels[0],
+          "inspect: each entry's kernels are compile()'s dicts, params included")
+    check(isinstance(entries.warnings, list), "inspect: warnings is a list")
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "k.offload")
+        with open(path, "wb") as f:
+            f.write(off[0].data)
+        check([o.data for o in gpublob.inspect(path)] == [o.data for o in bins], "inspect(path) = inspect(bytes)")
+    one = gpublob.inspect(bins[1])
+    check(len(one) == 1 and one[0].chip == "gfx942:xnack+" and one[0].kernels == bins[1].kernels,
+          f"inspect(Output): {one}")
+    e = raises(gpublob.inspect, b"not a blob at all")
+    check(isinstance(e, gpublob.Error) and e.name == "FORMAT", f"inspect(garbage): {e!r}")
+    e = raises(gpublob.inspect, off[0].data[:100])
+    check(isinstance(e, gpublob.Error) and e.name == "TOOL", f"inspect(a container cut short): {e!r}")
+    text = gpublob.disasm(off[0].data, 1, "saxpy")
+    want = objdump_kernel(bins[1].data, "saxpy")
+    check(want and insns(text) == want, f"disasm = llvm-objdump-22 -d:\n{text}\nobjdump: {want}")
+    check(gpublob.disasm(bins[1], 0, 0) == text, "disasm(Output, 0, 0) = disasm(container, 1, 'saxpy')")
+    for args, code in (((5, 0), "MISUSE"), ((0, 3), "MISUSE"), ((0, "nosuch"), "MISUSE"), ((-1, 0), "MISUSE")):
+        e = raises(gpublob.disasm, off[0].data, *args)
+        check(isinstance(e, gpublob.Error) and e.name == code, f"disasm{args}: {e!r}")
+    spv = gpublob.compile(os.path.join(ROOT, "examples", "saxpy_spirv.ll"), targets=["spirv"])
+    e = raises(gpublob.disasm, spv[0], 0, 0)
+    check(isinstance(e, gpublob.Error) and e.name == "FORMAT", f"disasm(SPIR-V): {e!r}")
+    older = _Older(gpublob._lib(), ("gpublob_inspect", "gpublob_disasm"))
+    saved, gpublob._lib_cache = gpublob._lib_cache, older
+    try:
+        for fn in (gpublob.inspect, gpublob.disasm):
+            e = raises(fn, bins[0])
+            check(isinstance(e, gpublob.Error) and e.name == "MISUSE" and "since 1.7" in e.message,
+                  f"{fn.__name__} on a library without it: {e!r}")
+    finally:
+        gpublob._lib_cache = saved
+
+
+class _Older:
+    """A loaded library as an older one looks: without the calls named."""
+
+    def __init__(self, lib, missing):
+        self._lib, self._missing = lib, missing
+
+    def __getattr__(self, name):
+        if name in self._missing:
+            raise AttributeError(name)
+        return getattr(self._lib, name)
+
+
 def test_chips_in_order():
     two = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a,gfx908"])
     check([o.chip for o in two] == ["gfx90a", "gfx908"], f"chips {[o.chip for o in two]}")
@@ -472,7 +562,7 @@ def test_cli():
 
 
 # The tests that compile examples/saxpy_amdgcn.ll: its expf needs ROCm's ocml.
-NEEDS_ROCM = ("test_offload", "test_amd_bin", "test_amd_formats", "test_chips_in_order", "test_options", "test_cli",
+NEEDS_ROCM = ("test_offload", "test_inspect", "test_amd_bin", "test_amd_formats", "test_chips_in_order", "test_options", "test_cli",
               "test_amd_occupancy", "test_limits", "test_guest_signals")
 
 

@@ -5,8 +5,9 @@
 ** gpublob_kernel_count and gpublob_kernel_get of every entry's kernels.  Any code
 ** but OK, FORMAT, TOOL and PARSE, an entry without its strings, or a kernel whose
 ** strings are missing, aborts.  The seeds (tests/fuzz/corpus/inspect) are an hsaco,
-** a bundle, a cubin, a fatbin, SPIR-V, PTX and an MLIR module's objects, made by
-** gpublob from examples/. */
+** a bundle, a cubin, a fatbin, SPIR-V, PTX, an MLIR module's objects and an
+** OffloadBinary file (SPIR-V, then an sm_80 cubin and its PTX), made by gpublob
+** from examples/. */
 #include "src/front.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
