@@ -5,7 +5,7 @@
 ** build uses, which may leave the output files undeclared, and ninja refuses a
 ** depfile naming an output its rule does not declare), else each output written
 ** (not stdout), in the call's order.  The prerequisites are
-** the input, each -l file, and, for each (target, chip) of the outputs (MLIR's
+** the inputs, each -l file, and, for each (target, chip) of the outputs (MLIR's
 ** module: of the -t choices), the blob tool (a program, or an in-process
 ** provider's library; none for one linked in), the pack tool for -f pack, and the
 ** device libraries the spec names, each found as the compile finds it
@@ -124,7 +124,8 @@ int depfile_text(gpublob *g, const cli *c, const gpublob_result *r, int mlir, te
   char **paths = calloc(r->count + 1, sizeof *paths);
   dep_list d = {0};
   int rc = !paths ? fail("%s", "out of memory") : output_paths(c, r, mlir, paths);
-  if (c->input && strcmp(c->input, "-")) dep_add(&d, c->input);
+  for (size_t i = 0; i < c->ninputs; i++)
+    if (strcmp(c->inputs[i], "-")) dep_add(&d, c->inputs[i]);
   for (size_t i = 0; i < c->opts.nlink; i++) dep_add(&d, c->links[i]);
   for (size_t i = 0; !rc && i < r->count; i++)
     if (*r->outputs[i].target) dep_target(g, c, r->outputs[i].target, r->outputs[i].chip, &d);
