@@ -366,7 +366,7 @@ int parse_args(cli *c, int argc, char **argv) {
   if (c->toolchain_id && c->input) return fail("--toolchain-id takes no input ('%s'): it is of the flags alone", c->input);
   if (!c->input && !c->list_targets && !c->toolchain_id) return fail("%s", "no input (see --help)");
   if (check_inputs(c)) return 2;
-  if (c->depfile && !c->emit_c && c->input && !strcmp(c->output ? c->output : c->input, "-"))
+  if (c->depfile && !c->emit_c && !c->emit_object && c->input && !strcmp(c->output ? c->output : c->input, "-"))
     return fail("%s", "--depfile names the files a call writes, and this one writes only to stdout: give -o FILE");
   if (c->emit_object && c->opts.format != GPUBLOB_FORMAT_OFFLOAD)
     return fail("--emit-object '%s' holds -f offload's container: give -f offload", c->emit_object);
