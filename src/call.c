@@ -254,7 +254,14 @@ GPUBLOB_PRIVATE int call_inputs(gpublob *g, const gpublob_options *o, const gpub
   int rc = held ? inputs_hold(g, o, in, n, held) : handle_set_error(g, GPUBLOB_NOMEM, "out of memory");
   int alone = !rc && n == 1 && held[0].kind == GPUBLOB_INPUT_MLIR; /* a single call */
   if (alone) rc = call_held(g, o, &held[0], out);
-  for (size_t i = 0; !rc && !alone && i < n; i++) rc = inputs_one(g, o, &held[i], i, out, &asm_r);
+  size_t jobs = 0, threads = 0; /* the stats' over every input: each compile sets its own */
+  for (size_t i = 0; !rc && !alone && i < n; i++) {
+    g->stats.jobs = g->stats.threads = 0;
+    rc = inputs_one(g, o, &held[i], i, out, &asm_r);
+    jobs += g->stats.jobs;
+    threads = threads > g->stats.threads ? threads : g->stats.threads;
+  }
+  if (!alone) g->stats.jobs = jobs, g->stats.threads = threads;
   if (!rc && !alone && o->format == GPUBLOB_FORMAT_OFFLOAD)
     rc = offload_wrap(g, out, o->flags & GPUBLOB_FLAG_OFFLOAD_ASM ? &asm_r : NULL);
   for (size_t i = 0; held && i < n; i++) free(held[i].data);
