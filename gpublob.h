@@ -541,6 +541,20 @@ GPUBLOB_API void gpublob_close(gpublob *g);
 ** its magic); NOMLIR, NOGPU, LOWER (MLIR); INTERRUPTED; NOMEM. */
 GPUBLOB_API int gpublob_compile(gpublob *g, const gpublob_options *opts, const gpublob_input *in,
                                 gpublob_result *out);
+/* (since 1.7) Several inputs in one call: clang writes one device module per
+** vendor.  Each LLVM IR input is compiled for the targets of the options that its
+** triple allows (a target whose triple has the input's architecture; an input
+** without a triple, for every one), as gpublob_compile would compile it with those
+** targets alone (its cache entry is that call's); the outputs come input by input,
+** in the inputs' order, each input's as gpublob_compile gives them
+** (gpublob_output_info's input says which input an output is of).  FORMAT_OFFLOAD
+** gives one output, the container, holding every input's blobs in that order.  One
+** input is compiled as gpublob_compile compiles it, but for its targets alone; an
+** MLIR input compiles alone (as one of several: FORMAT).  Codes: gpublob_compile's,
+** and MISUSE (NULL inputs, or ninputs 0), TARGET (an input that no named target
+** takes, naming it and its triple), OPTION (more than 1024 inputs). */
+GPUBLOB_API int gpublob_compile_inputs(gpublob *g, const gpublob_options *opts, const gpublob_input *inputs,
+                                       size_t ninputs, gpublob_result *out);
 /* Frees every output's blob and strings, and zeroes *r; NULL is fine. */
 GPUBLOB_API void gpublob_result_free(gpublob_result *r);
 
@@ -553,6 +567,7 @@ typedef struct gpublob_output_info {
   const unsigned char *data;
   size_t size;
   const char *suffix, *target, *chip, *tool;
+  size_t input; /* (since 1.7) the index of the input it is of, in gpublob_compile_inputs's list; 0 otherwise */
 } gpublob_output_info;
 GPUBLOB_API int gpublob_output_get(const gpublob_result *r, size_t i, gpublob_output_info *out, size_t size);
 

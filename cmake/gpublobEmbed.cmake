@@ -8,15 +8,30 @@
 # chip, suffix, bytes, size of each output, in the call's order) and
 # STEM_blob_count, declared in NAME.h.
 #
-# With gpublob's --emit-object (FORMAT offload: one container in an object's
-# .llvm.offloading section, with a start and a size symbol named from the output's
-# stem), STEM.c would declare those two symbols instead of including a header and
-# hold one row: {"", "", ".offload", START, SIZE}.
-foreach(_v HEADER OUT ID INDEX)
+# Its object mode, -DCONTAINER=STEM.offload instead of -DHEADER (FORMAT offload:
+# gpublob --emit-object put the container in STEM.o's .llvm.offloading section,
+# with the symbols STEM_offload and STEM_offload_size, which NAME.h declares):
+# STEM.c holds one row, {"", "", ".offload", STEM_offload, SIZE}, SIZE the
+# container file's (a constant, which the size symbol is not in C).
+foreach(_v OUT ID INDEX)
   if(NOT DEFINED ${_v})
     message(FATAL_ERROR "gpublobEmbed.cmake: -D${_v}=... is missing")
   endif()
 endforeach()
+if(DEFINED CONTAINER)
+  file(SIZE "${CONTAINER}" _size)
+  get_filename_component(_container_name "${CONTAINER}" NAME)
+  file(WRITE "${OUT}"
+       "/* ${ID}.c: made by gpublob_add_kernels (gpublobEmbed.cmake, object mode): the container\n"
+       "** ${_container_name}, linked in by gpublob --emit-object's ${ID}.o, as ${ID}_blobs[]. */\n"
+       "#include \"${INDEX}\"\n\n"
+       "const gpublob_embedded_blob ${ID}_blobs[] = {\n    {\"\", \"\", \".offload\", ${ID}_offload, ${_size}},\n};\n"
+       "const size_t ${ID}_blob_count = 1;\n")
+  return()
+endif()
+if(NOT DEFINED HEADER)
+  message(FATAL_ERROR "gpublobEmbed.cmake: -DHEADER=... (or -DCONTAINER=...) is missing")
+endif()
 
 file(STRINGS "${HEADER}" _lines
      REGEX "^(/\\* [A-Za-z0-9_]+( [^ ]+)? \\([^)]*\\): [0-9]+ bytes, .* \\*/|static const unsigned char [A-Za-z0-9_]+\\[\\] = \\{)$")

@@ -9,7 +9,8 @@
 #     [FORMAT bin|pack|offload]                  default bin: a blob per (target, chip)
 #     [OPTIONS --fast-math -O2 ...])             more flags for every compile
 #   target_link_libraries(app PRIVATE NAME)
-#   #include "NAME.h"    // NAME_STEM_blobs[], NAME_STEM_blob_count (STEM: a source's)
+#   #include "NAME.h"    // NAME_STEM_blobs[], NAME_STEM_blob_count (STEM: a source's);
+#                        // FORMAT offload: NAME_STEM_offload[], NAME_STEM_offload_size too
 #
 # NAME is an OBJECT library (C: the project enables C).  Each source is one
 # command (add_custom_command): gpublob -t ... -f FORMAT OPTIONS --emit-c
@@ -24,9 +25,16 @@
 # include/NAME.h (the table's declarations, on NAME's include path), and per
 # source ID.h, ID.c, ID.d and the blob files in ID/.
 #
-# FORMAT offload (gpublob -f offload, one container per source) comes through the
-# same header; with gpublob's --emit-object it can be one object instead (the
-# header's place), see gpublobEmbed.cmake.
+# FORMAT offload (gpublob -f offload, one container per source) comes as a host
+# object instead of a header: gpublob -f offload -o ID.offload --emit-object ID.o
+# writes the container into ID.o's allocated .llvm.offloading section, with the
+# symbols ID_offload (its first byte) and ID_offload_size (a u64), which NAME.h
+# declares.  The object is linked by its path into whatever links NAME (NAME's
+# INTERFACE link: an OBJECT library's objects are its compiled sources alone), so
+# llvm-objdump --offloading and clang-linker-wrapper find the container in the
+# program, and a plain cc link keeps it.  gpublobEmbed.cmake's object mode then
+# writes ID.c, the one-row table ID_blobs[] of the container (its size read from
+# ID.offload).  The depfile's target is ID.o.
 
 if(POLICY CMP0116)
   cmake_policy(PUSH)
@@ -74,6 +82,7 @@ function(gpublob_add_kernels name)
   set(_decls "")
   set(_ids "")
   set(_wrappers "")
+  set(_objects "")
   foreach(_s IN LISTS _gk_SOURCES)
     get_filename_component(_src "${_s}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     get_filename_component(_stem "${_s}" NAME_WLE)
@@ -88,12 +97,22 @@ function(gpublob_add_kernels name)
       set(_depfile_args --depfile "${_dir}/${_id}.d")
       set(_depfile_cmd DEPFILE "${_dir}/${_id}.d")
     endif()
+    if(_gk_FORMAT STREQUAL "offload") # the container in a host object (--emit-object)
+      set(_made "${_dir}/${_id}.o")
+      set(_emit -o "${_dir}/${_id}.offload" --emit-object "${_dir}/${_id}.o")
+      set(_embed_args "-DCONTAINER=${_dir}/${_id}.offload")
+      list(APPEND _objects "${_dir}/${_id}.o")
+      string(APPEND _decls "extern const unsigned char ${_id}_offload[]; /* ${_s}: the container */\n"
+                           "extern const unsigned long long ${_id}_offload_size;\n")
+    else()
+      set(_made "${_dir}/${_id}.h")
+      set(_emit -o "${_dir}/${_id}/{stem}.{target}.{chip}{suffix}" --emit-c "${_dir}/${_id}.h")
+      set(_embed_args "-DHEADER=${_dir}/${_id}.h")
+    endif()
     add_custom_command(
-      OUTPUT "${_dir}/${_id}.h" "${_dir}/${_id}.c"
-      COMMAND "${_exe}" ${_targets} -f "${_gk_FORMAT}" ${_gk_OPTIONS}
-              -o "${_dir}/${_id}/{stem}.{target}.{chip}{suffix}" --emit-c "${_dir}/${_id}.h" ${_depfile_args}
-              -- "${_src}"
-      COMMAND "${CMAKE_COMMAND}" "-DHEADER=${_dir}/${_id}.h" "-DOUT=${_dir}/${_id}.c" "-DID=${_id}"
+      OUTPUT ${_made} "${_dir}/${_id}.c"
+      COMMAND "${_exe}" ${_targets} -f "${_gk_FORMAT}" ${_gk_OPTIONS} ${_emit} ${_depfile_args} -- "${_src}"
+      COMMAND "${CMAKE_COMMAND}" ${_embed_args} "-DOUT=${_dir}/${_id}.c" "-DID=${_id}"
               "-DINDEX=${name}.h" -P "${_embed}"
       DEPENDS "${_src}" "${_exe}" "${_bindir}/gpublob-compiler" "${_embed}"
       ${_depfile_cmd}
@@ -121,6 +140,12 @@ function(gpublob_add_kernels name)
   file(REMOVE "${_dir}/include/${name}.h.new")
 
   add_library(${name} OBJECT ${_wrappers})
+  # FORMAT offload: each host object goes on the link line of whatever links NAME (an
+  # OBJECT library's own objects are its compiled sources alone); the custom command
+  # that writes it is NAME's, so it is made before that link
+  if(_objects)
+    target_link_libraries(${name} INTERFACE ${_objects})
+  endif()
   target_include_directories(${name} PUBLIC "${_dir}/include")
 endfunction()
 

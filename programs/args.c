@@ -265,9 +265,22 @@ static int take_value(cli *c, int id, const char *v) {
   return take_name(c, id, v);
 }
 
+/* INPUT, after those before it: several compile in one call (gpublob_compile_inputs). */
 static int take_input(cli *c, const char *a) {
-  if (c->input) return fail("more than one input ('%s')", a);
-  c->input = a;
+  if (c->ninputs == MAX_INPUTS) return fail("more than 1024 inputs ('%s')", a);
+  c->inputs[c->ninputs++] = a;
+  c->input = c->inputs[0];
+  return 0;
+}
+
+/* Several inputs: none of them stdin, and their outputs named apart ({stem}). */
+static int check_inputs(const cli *c) {
+  for (size_t i = 0; c->ninputs > 1 && i < c->ninputs; i++)
+    if (!strcmp(c->inputs[i], "-")) return fail("%s", "stdin (-) cannot be one of several inputs");
+  int one_file = c->opts.format == GPUBLOB_FORMAT_OFFLOAD; /* -f offload: one container */
+  if (c->ninputs > 1 && !one_file && c->output && strchr(c->output, '{') && !strstr(c->output, "{stem}"))
+    return fail("several inputs name their outputs by {stem}: '%s' has none (give -o DIR/ or -o PATTERN with {stem})",
+                c->output);
   return 0;
 }
 
@@ -352,7 +365,8 @@ int parse_args(cli *c, int argc, char **argv) {
   if (rc) return rc;
   if (c->toolchain_id && c->input) return fail("--toolchain-id takes no input ('%s'): it is of the flags alone", c->input);
   if (!c->input && !c->list_targets && !c->toolchain_id) return fail("%s", "no input (see --help)");
-  if (c->depfile && !c->emit_c && c->input && !strcmp(c->output ? c->output : c->input, "-"))
+  if (check_inputs(c)) return 2;
+  if (c->depfile && !c->emit_c && !c->emit_object && c->input && !strcmp(c->output ? c->output : c->input, "-"))
     return fail("%s", "--depfile names the files a call writes, and this one writes only to stdout: give -o FILE");
   if (c->emit_object && c->opts.format != GPUBLOB_FORMAT_OFFLOAD)
     return fail("--emit-object '%s' holds -f offload's container: give -f offload", c->emit_object);

@@ -22,6 +22,7 @@
 
 #define MAX_TARGETS 64
 #define MAX_LINKS 256
+#define MAX_INPUTS 1024
 
 /* The CLI would isolate by default if that cost under 3% of the single saxpy
 ** compile; bench/run.sh measures 11% (2.6 ms of 24), so --isolate asks for it.
@@ -54,7 +55,9 @@ typedef struct cli {
   char tool_dirs[8192], lib_dirs[8192], cache_dir[4096];
   const char *remote_cache; /* --remote-cache, else $GPUBLOB_REMOTE_CACHE */
   const char *links[MAX_LINKS];
-  const char *input, *output;
+  const char *input, *output; /* input: the first of inputs */
+  const char *inputs[MAX_INPUTS]; /* every INPUT, in order (since 1.7: several in one call) */
+  size_t ninputs;
   const char *emit_c; /* --emit-c FILE.h */
   const char *depfile; /* --depfile FILE */
   const char *emit_object; /* --emit-object FILE.o */
@@ -90,6 +93,7 @@ int is_dir(const char *p);
 int check_many(const cli *c, size_t n);
 int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths);
 size_t outputs_asked(const cli *c, int mlir);
+const char *output_input(const cli *c, const gpublob_result *r, size_t i);
 
 /* output_write.c */
 int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header,
@@ -130,6 +134,7 @@ void say(const char *a, const char *b);
 void stray_watch(int file, int saved);
 void catch_signals(void);
 int read_input(const cli *c, unsigned char **data, size_t *size);
+int read_input_path(const cli *c, const char *path, unsigned char **data, size_t *size);
 int is_mlir(const char *path, const unsigned char *p, size_t n);
 void print_time(gpublob *g, const char *who, int remote);
 void print_warnings(const gpublob *g);

@@ -99,24 +99,37 @@ static void print_handoff_warnings(gpublob *g, const char *handoff) {
 
 
 /* ---- compile ---- */
+/* Every input read and taken as LLVM IR or MLIR, into in (n of them); *mlir: the one
+** input is MLIR.  0, or the exit status (said). */
+static int read_inputs(const cli *c, gpublob_input *in, unsigned char **held, int *mlir) {
+  size_t n = c->ninputs;
+  for (size_t i = 0; i < n; i++) {
+    const char *path = c->inputs[i];
+    size_t size;
+    if (read_input_path(c, path, &held[i], &size)) {
+      fprintf(stderr, "gpublob: error: cannot read '%s': %s\n", path, strerror(errno));
+      return 10 + GPUBLOB_IO;
+    }
+    int kind = is_mlir(path, held[i], size) ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM;
+    in[i] = (gpublob_input){kind, held[i], size, NULL, strcmp(path, "-") ? path : "<stdin>"};
+  }
+  *mlir = n == 1 && in[0].kind == GPUBLOB_INPUT_MLIR;
+  return check_many(c, outputs_asked(c, *mlir)) ? 2 : 0;
+}
+
+/* One input: gpublob_compile; several: gpublob_compile_inputs, each for the targets
+** its triple allows. */
 static int compile_input(gpublob *g, const cli *c, gpublob_result *r, int *mlir) {
-  unsigned char *data;
-  size_t size;
-  if (read_input(c, &data, &size)) {
-    fprintf(stderr, "gpublob: error: cannot read '%s': %s\n", c->input, strerror(errno));
-    return 10 + GPUBLOB_IO;
-  }
-  const char *name = strcmp(c->input, "-") ? c->input : "<stdin>";
-  *mlir = is_mlir(c->input, data, size);
-  int rc;
-  if (check_many(c, outputs_asked(c, *mlir))) {
-    free(data);
-    return 2;
-  }
-  const gpublob_input in = {*mlir ? GPUBLOB_INPUT_MLIR : GPUBLOB_INPUT_LLVM, data, size, NULL, name};
-  stray caught = stray_begin();
-  rc = gpublob_compile(g, &c->opts, &in, r);
-  free(data);
+  gpublob_input *in = calloc(c->ninputs, sizeof *in);
+  unsigned char **held = calloc(c->ninputs, sizeof *held);
+  int status = !in || !held ? fail("%s", "out of memory") : read_inputs(c, in, held, mlir), rc = 0;
+  stray caught = status ? (stray){-1, -1} : stray_begin();
+  if (!status && c->ninputs == 1) rc = gpublob_compile(g, &c->opts, in, r);
+  else if (!status) rc = gpublob_compile_inputs(g, &c->opts, in, c->ninputs, r);
+  for (size_t i = 0; held && i < c->ninputs; i++) free(held[i]);
+  free(held);
+  free(in);
+  if (status) return status; /* said */
   stray_end(&caught); /* stderr is stderr again before anything is printed */
   /* the error is stderr's first line; the call's warnings, and what LLVM wrote, follow it */
   if (rc) fprintf(stderr, "gpublob: error: %s\n", gpublob_error_message(g));

@@ -1,11 +1,11 @@
 /* programs/depfile.c: --depfile FILE, what the call's outputs depend on, in Make's
 ** syntax, for make, ninja and CMake's DEPFILE, so that a build reruns the call when
 ** any of those files changes, not only when its input does.  The target is the
-** --emit-c header when there is one (it holds every output: the file a program's
-** build uses, which may leave the output files undeclared, and ninja refuses a
-** depfile naming an output its rule does not declare), else each output written
-** (not stdout), in the call's order.  The prerequisites are
-** the input, each -l file, and, for each (target, chip) of the outputs (MLIR's
+** --emit-object object when there is one, else the --emit-c header (each holds
+** every output: the file a program's build uses, which may leave the output files
+** undeclared, and ninja refuses a depfile naming an output its rule does not
+** declare), else each output written (not stdout), in the call's order.  The prerequisites are
+** the inputs, each -l file, and, for each (target, chip) of the outputs (MLIR's
 ** module: of the -t choices), the blob tool (a program, or an in-process
 ** provider's library; none for one linked in), the pack tool for -f pack, and the
 ** device libraries the spec names, each found as the compile finds it
@@ -124,19 +124,21 @@ int depfile_text(gpublob *g, const cli *c, const gpublob_result *r, int mlir, te
   char **paths = calloc(r->count + 1, sizeof *paths);
   dep_list d = {0};
   int rc = !paths ? fail("%s", "out of memory") : output_paths(c, r, mlir, paths);
-  if (c->input && strcmp(c->input, "-")) dep_add(&d, c->input);
+  for (size_t i = 0; i < c->ninputs; i++)
+    if (strcmp(c->inputs[i], "-")) dep_add(&d, c->inputs[i]);
   for (size_t i = 0; i < c->opts.nlink; i++) dep_add(&d, c->links[i]);
   for (size_t i = 0; !rc && i < r->count; i++)
     if (*r->outputs[i].target) dep_target(g, c, r->outputs[i].target, r->outputs[i].chip, &d);
     else
       for (size_t k = 0; k < c->opts.ntargets; k++) dep_choice(g, c, c->choices[k].target, &d);
-  const char *bad = c->emit_c && has_newline(c->emit_c) ? c->emit_c : NULL;
+  const char *held = c->emit_object ? c->emit_object : c->emit_c; /* the file that holds every output */
+  const char *bad = held && has_newline(held) ? held : NULL;
   for (size_t i = 0; !rc && paths && i < r->count; i++) bad = bad ? bad : has_newline(paths[i]) ? paths[i] : NULL;
   for (size_t i = 0; i < d.count; i++) bad = bad ? bad : has_newline(d.paths[i]) ? d.paths[i] : NULL;
   if (!rc && bad) rc = fail("--depfile: the path '%s' has a line break, which Make's syntax cannot hold", bad);
   size_t written = 0;
-  if (!rc && c->emit_c) make_path(t, c->emit_c), written++;
-  for (size_t i = 0; !rc && !c->emit_c && i < r->count; i++)
+  if (!rc && held) make_path(t, held), written++;
+  for (size_t i = 0; !rc && !held && i < r->count; i++)
     if (strcmp(paths[i], "-")) text_addf(t, "%s", written++ ? " " : ""), make_path(t, paths[i]);
   if (!rc && !written) rc = fail("%s", "--depfile: the call writes no file (only stdout) to name as its target");
   if (!rc) text_addf(t, ":");

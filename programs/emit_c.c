@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* NAME: the input's stem, the target and the chip, each made a part of a C
+/* NAME: its input's stem, the target and the chip, each made a part of a C
 ** identifier (c_name_part: gfx90a:xnack+ -> gfx90a_xnack_plus), joined by '_';
 ** MLIR's one output is the stem alone.  A name an earlier output has gets _2, _3. */
 enum { C_NAME = 512 };
 
-static void c_name_of(const cli *c, const gpublob_output *o, char *name) {
+static void c_name_of(const char *input, const gpublob_output *o, char *name) {
   const char *stem;
-  size_t n = name_stem(strcmp(c->input, "-") ? c->input : "stdin", &stem);
+  size_t n = name_stem(strcmp(input, "-") ? input : "stdin", &stem);
   name[0] = 0;
   c_name_part(name, C_NAME - 16, stem, n);
   if (!*name) name_put(name, C_NAME - 16, "blob");
@@ -163,7 +163,7 @@ int c_header(const cli *c, gpublob *g, const gpublob_result *r, gpublob_blob *b)
             "#pragma GCC diagnostic ignored \"-Wunused-const-variable\"\n#endif\n");
   for (size_t i = 0; i < r->count; i++) {
     const gpublob_output *o = &r->outputs[i];
-    c_name_of(c, o, names[i]);
+    c_name_of(output_input(c, r, i), o, names[i]);
     size_t base = strlen(names[i]);
     for (unsigned k = 2;; k++) {
       size_t same = 0;

@@ -126,13 +126,15 @@ static int lookup_streamed(const cli *c, gpublob *g, const gpublob_input *in, gp
 
 /* 0 and the outputs on a hit; 1 on a hit already written (streamed), 2 on one that
 ** could not be (said); 3 on a hit with a kernel over a limit (said, as the compiler
-** would say it); -1 for anything else. */
+** would say it); -1 for anything else.  Several inputs are the compiler's: each
+** input's lookup there is a single call's, and a hit of every input costs it no
+** compile. */
 static int lookup(const cli *c, gpublob_result *r, int *mlir) {
   unsigned char *data;
   size_t size;
   gpublob *g;
   struct stat st; /* a pipe or device read here would be gone for the compiler */
-  if (!c->opts.cache_dir || !c->input || !strcmp(c->input, "-") || stat(c->input, &st) ||
+  if (!c->opts.cache_dir || !c->input || c->ninputs > 1 || !strcmp(c->input, "-") || stat(c->input, &st) ||
       !S_ISREG(st.st_mode) || read_input(c, &data, &size))
     return -1;
   *mlir = is_mlir(c->input, data, size);

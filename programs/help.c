@@ -14,10 +14,12 @@
 static const cli_option_row rows[] = {CLI_OPTIONS(CLI_OPTION_ROW)};
 
 static const char brief_usage[] =
-    "usage: gpublob [options] INPUT   INPUT: LLVM IR or MLIR, text or binary; - stdin\n";
+    "usage: gpublob [options] INPUT... INPUT: LLVM IR or MLIR (text, binary); - stdin\n";
 static const char full_usage[] =
-    "usage: gpublob [options] INPUT     INPUT: LLVM IR or MLIR, text or binary, by its content;\n"
-    "                                   - for stdin\n";
+    "usage: gpublob [options] INPUT...  INPUT: LLVM IR or MLIR, text or binary, by\n"
+    "                                   its content; - for stdin; several: one call,\n"
+    "                                   each for the -t its triple allows (-f offload:\n"
+    "                                   one container)\n";
 static const char *const brief_groups[] = {"Inputs", "Targets", "Outputs", "Cache", "Tools", "Robustness",
                                            "Information"};
 static const char *const full_groups[] = {"Targets", "Output", "Compile", "Tools and libraries", "Cache",

@@ -166,16 +166,25 @@ int is_dir(const char *p) {
   return (n && p[n - 1] == '/') || (!stat(p, &st) && S_ISDIR(st.st_mode));
 }
 
+/* The input output i is of: its index in the call's list (gpublob_output_info's
+** input), or the one input. */
+const char *output_input(const cli *c, const gpublob_result *r, size_t i) {
+  gpublob_output_info info;
+  if (c->ninputs < 2 || gpublob_output_get(r, i, &info, sizeof info) || info.input >= c->ninputs) return c->input;
+  return c->inputs[info.input];
+}
+
 /* Where output i goes: -o as given (one output), -o DIR/ or -o PATTERN, or beside
-** the input.  MLIR: INPUT.mlir -> INPUT.out.mlir (also in DIR/), since the suffix
+** its input.  MLIR: INPUT.mlir -> INPUT.out.mlir (also in DIR/), since the suffix
 ** is the input's own. */
 static char *output_path(const cli *c, const gpublob_result *r, size_t i, int mlir) {
   const gpublob_output *o = &r->outputs[i];
+  const char *input = output_input(c, r, i);
   int pattern = c->output && strchr(c->output, '{');
   const char *mlir_suffix = !strcmp(o->blob.suffix, ".mlirbc") ? ".out.mlirbc" : ".out.mlir";
   if (r->count == 1 && c->output && !pattern && !is_dir(c->output)) return strdup(c->output);
   if (r->count == 1 && !c->output) return default_output(c->input, !mlir ? o->blob.suffix : mlir_suffix);
-  const char *slash = strrchr(c->input, '/'), *base = slash ? slash + 1 : c->input;
+  const char *slash = strrchr(input, '/'), *base = slash ? slash + 1 : input;
   const char *dot = strrchr(base, '.');
   size_t stemn = dot ? (size_t)(dot - base) : strlen(base);
   char pat[8192], *out = malloc(PATH_MAX);
@@ -184,7 +193,7 @@ static char *output_path(const cli *c, const gpublob_result *r, size_t i, int ml
   else if (c->output) snprintf(pat, sizeof pat, "%s%s{stem}%s", c->output,
                                c->output[strlen(c->output) - 1] == '/' ? "" : "/",
                                mlir ? mlir_suffix : ".{target}.{chip}{suffix}");
-  else snprintf(pat, sizeof pat, "%.*s{stem}.{target}.{chip}{suffix}", (int)(base - c->input), c->input);
+  else snprintf(pat, sizeof pat, "%.*s{stem}.{target}.{chip}{suffix}", (int)(base - input), input);
   fill_pattern(pat, base, stemn, o, out, PATH_MAX);
   return out;
 }
@@ -200,7 +209,7 @@ int check_many(const cli *c, size_t n) {
 }
 
 /* Outputs the options ask for: a chip each, or a pack per -t, or one container (-f
-** offload; MLIR: the module). */
+** offload; MLIR: the module); several inputs give one at least each. */
 size_t outputs_asked(const cli *c, int mlir) {
   size_t n = 0;
   if (!mlir && c->opts.format == GPUBLOB_FORMAT_OFFLOAD) return 1; /* one container */
@@ -209,28 +218,45 @@ size_t outputs_asked(const cli *c, int mlir) {
     n++;
     for (const char *p = colon; p && *p && c->opts.format != GPUBLOB_FORMAT_FATBIN; p++) n += *p == ',';
   }
-  return n;
+  return n < c->ninputs ? c->ninputs : n;
 }
 
-/* Every output's path, checked: not stdout for several, none twice, none the input. */
-int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths) {
-  struct stat in_st, out_st;
-  int have_in = strcmp(c->input, "-") && !stat(c->input, &in_st);
-  if (check_many(c, r->count)) return 2;
+/* An input's checks for the outputs: none named beside it unless it is a regular file. */
+static int input_names_outputs(const cli *c, const char *input) {
+  struct stat in_st, link_st;
   /* a name beside /dev/null, /dev/fd/63 or a FIFO would be a new file there; lstat: a
      link such as /dev/stdin to a regular file is no place for one either */
-  struct stat link_st;
-  if (!c->output && strcmp(c->input, "-") &&
-      (!have_in || !S_ISREG(in_st.st_mode) || lstat(c->input, &link_st) || !S_ISREG(link_st.st_mode)))
+  if (!c->output && strcmp(input, "-") &&
+      (stat(input, &in_st) || !S_ISREG(in_st.st_mode) || lstat(input, &link_st) || !S_ISREG(link_st.st_mode)))
     return fail("the input '%s' is not a regular file, so no output name can be made from it: give -o FILE "
-                "(or -o - for standard output)", c->input);
+                "(or -o - for standard output)", input);
+  return 0;
+}
+
+/* The output at out_st is one of the inputs. */
+static int is_an_input(const cli *c, const struct stat *out_st) {
+  struct stat in_st;
+  for (size_t k = 0; k < (c->ninputs ? c->ninputs : 1); k++) {
+    const char *input = c->ninputs ? c->inputs[k] : c->input;
+    if (strcmp(input, "-") && !stat(input, &in_st) && in_st.st_dev == out_st->st_dev && in_st.st_ino == out_st->st_ino)
+      return 1;
+  }
+  return 0;
+}
+
+/* Every output's path, checked: not stdout for several, none twice, none an input. */
+int output_paths(const cli *c, const gpublob_result *r, int mlir, char **paths) {
+  struct stat out_st;
+  if (check_many(c, r->count)) return 2;
+  for (size_t k = 0; k < (c->ninputs ? c->ninputs : 1); k++)
+    if (input_names_outputs(c, c->ninputs ? c->inputs[k] : c->input)) return 2;
   for (size_t i = 0; i < r->count; i++) {
     if (!(paths[i] = output_path(c, r, i, mlir))) return fail("%s", "out of memory");
     for (size_t k = 0; k < i; k++)
       if (!strcmp(paths[i], paths[k]))
         return fail("two outputs would be written to '%s': give -o PATTERN with {target} and {chip}", paths[i]);
     if (!strcmp(paths[i], "-") || stat(paths[i], &out_st)) continue;
-    if (have_in && in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino)
+    if (is_an_input(c, &out_st))
       return fail("the output '%s' is the input; give -o", paths[i]);
     if (S_ISDIR(out_st.st_mode)) /* found now, not when renames have begun */
       return fail("the output '%s' is a directory", paths[i]);

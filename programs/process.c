@@ -109,8 +109,10 @@ static int read_all_fd(int fd, unsigned char **data, size_t *size, unsigned long
   return 0;
 }
 
-int read_input(const cli *c, unsigned char **data, size_t *size) {
-  const char *path = c->input;
+int read_input(const cli *c, unsigned char **data, size_t *size) { return read_input_path(c, c->input, data, size); }
+
+/* One of several inputs (-: stdin), within --max-input. */
+int read_input_path(const cli *c, const char *path, unsigned char **data, size_t *size) {
   int is_stdin = !strcmp(path, "-"), fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   int rc = read_all_fd(fd, data, size, c->opts.max_input ? c->opts.max_input : 1ULL << 30);

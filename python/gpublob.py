@@ -25,7 +25,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ["compile", "inspect", "disasm", "version", "targets", "mlir_enabled", "Error", "Output", "Outputs",
+__all__ = ["compile", "compile_inputs", "inspect", "disasm", "version", "targets", "mlir_enabled", "Error", "Output", "Outputs",
            "CODES", "FLAGS", "LIMITS", "OPTIONS_VERSION"]
 
 # ---- the C declarations, as gpublob.h has them ----
@@ -119,6 +119,13 @@ class _Output(ctypes.Structure):
                 ("tool", ctypes.c_char_p)]
 
 
+class _OutputInfo(ctypes.Structure):
+    """gpublob_output_info as of 1.7 (it grows at the end; filled as far as our size)."""
+    _fields_ = [("data", ctypes.c_void_p), ("size", ctypes.c_size_t), ("suffix", ctypes.c_char_p),
+                ("target", ctypes.c_char_p), ("chip", ctypes.c_char_p), ("tool", ctypes.c_char_p),
+                ("input", ctypes.c_size_t)]
+
+
 class _Result(ctypes.Structure):
     _fields_ = [("outputs", ctypes.POINTER(_Output)), ("count", ctypes.c_size_t)]
 
@@ -179,9 +186,12 @@ def _declare(lib):
         # since 1.7: inspect() and disasm() say MISUSE without them
         "gpublob_inspect": (ctypes.c_int, [h, p(_Input), p(_Result)]),
         "gpublob_disasm": (ctypes.c_int, [h, p(_Result), ctypes.c_size_t, ctypes.c_size_t, p(ctypes.c_char_p)]),
+        # since 1.7: several inputs in one call (compile_inputs), and which input an output is of
+        "gpublob_compile_inputs": (ctypes.c_int, [h, p(_Options), p(_Input), ctypes.c_size_t, p(_Result)]),
+        "gpublob_output_get": (ctypes.c_int, [p(_Result), ctypes.c_size_t, p(_OutputInfo), ctypes.c_size_t]),
     }
     optional = ("gpublob_toolchain_id", "gpublob_param_count", "gpublob_param_get", "gpublob_inspect",
-                "gpublob_disasm")
+                "gpublob_disasm", "gpublob_compile_inputs", "gpublob_output_get")
     for name, (restype, argtypes) in sigs.items():
         fn = getattr(lib, name, None) if name in optional else getattr(lib, name)
         if fn is not None:
@@ -430,6 +440,7 @@ class Output:
     tool: str     # what made it: "ptxas", "nvjitlink", "ld.lld", "fatbinary", ... or ""
     suffix: str   # ".cubin", ".hsaco", ".ptx", ...
     kernels: list = field(default_factory=list)  # dicts (compile()); [] when the blob records none
+    input: int = 0  # (since 1.7) the index of its input in compile_inputs()'s list; 0 otherwise
 
     def __repr__(self):
         return (f"Output(target={self.target!r}, chip={self.chip!r}, tool={self.tool!r}, "
@@ -491,8 +502,17 @@ def _outputs(g, result):
         o = result.outputs[i]
         data = ctypes.string_at(o.blob.data, o.blob.size) if o.blob.size else b""
         outs.append(Output(data, _str(o.target), _str(o.chip), _str(o.tool),
-                           _str(o.blob.suffix), _kernels(g, result, i)))
+                           _str(o.blob.suffix), _kernels(g, result, i), _input_of(g, result, i)))
     return outs
+
+
+def _input_of(g, result, i):
+    """The index of output i's input (gpublob_output_info's input, since 1.7); 0 before."""
+    info = _OutputInfo()
+    if not hasattr(g.lib, "gpublob_compile_inputs"):
+        return 0
+    g.check(g.lib.gpublob_output_get(ctypes.byref(result), i, ctypes.byref(info), ctypes.sizeof(info)))
+    return info.input
 
 
 # ---- the calls ----
@@ -571,6 +591,37 @@ def compile(data_or_path, targets=None, format="bin", *, kind="auto", name=None,
     with _Handle() as g:
         rc = g.lib.gpublob_compile(g.h, ctypes.byref(opts), ctypes.byref(inp), ctypes.byref(result))
         warnings = g.warnings()  # before the kernel calls replace them
+        g.check(rc, warnings)
+        try:
+            outs = Outputs(_outputs(g, result))
+        finally:
+            g.lib.gpublob_result_free(ctypes.byref(result))
+    outs.warnings = warnings
+    return outs
+
+
+def compile_inputs(inputs, targets=None, format="bin", *, kind="auto", **options):
+    """(since 1.7) Several inputs in one call, gpublob_compile_inputs: each is compiled
+    for the targets its triple allows (one without a triple: every target), as
+    compile() would compile it with those alone; the outputs come input by input, each
+    Output's .input its index in inputs.  format="offload" gives one container of every
+    input's blobs, in that order.  inputs: a list of bytes-like data or paths, or of
+    (data_or_path, name) pairs; targets, format, kind and options as compile()'s.  An
+    input that no target takes is Error TARGET; an MLIR input among several, FORMAT."""
+    opts = _options(format, targets, options)
+    items = [i if isinstance(i, tuple) else (i, None) for i in inputs]
+    if not items:
+        raise ValueError("gpublob: compile_inputs wants at least one input")
+    ins = (_Input * len(items))()
+    held = [_input(d, kind, n) for d, n in items]
+    for k, one in enumerate(held):
+        ins[k] = one  # a copy: the buffers stay alive in held
+    result = _Result()
+    with _Handle() as g:
+        if not hasattr(g.lib, "gpublob_compile_inputs"):
+            raise Error(CODES["MISUSE"], f"this libgpublob ({version()}) has no gpublob_compile_inputs (since 1.7)")
+        rc = g.lib.gpublob_compile_inputs(g.h, ctypes.byref(opts), ins, len(items), ctypes.byref(result))
+        warnings = g.warnings()
         g.check(rc, warnings)
         try:
             outs = Outputs(_outputs(g, result))

@@ -120,7 +120,7 @@ int gpublob_output_get(const gpublob_result *r, size_t i, gpublob_output_info *o
   }
   const gpublob_output *o = &r->outputs[i];
   gpublob_output_info info = {o->blob.data, o->blob.size, o->blob.suffix ? o->blob.suffix : "", o->target, o->chip,
-                              o->tool};
+                              o->tool, output_report_note_input(o)};
   return copy_out(out, size, &info, sizeof info, first);
 }
 

@@ -4,14 +4,19 @@
 ** copy that everything after reads; then the call's path (src/call.c). */
 
 /* ---- the public API: compiling ---- */
-/* A call that gives a result enters: 0, with *o the settled options, or the error. */
-static int enter_for_result(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out,
-                            gpublob_options *o) {
+/* A call that gives a result, of n inputs, enters: 0, with *o the settled options, or
+** the error. */
+static int enter_for_result(gpublob *g, const gpublob_options *opts, const gpublob_input *in, size_t n,
+                            gpublob_result *out, gpublob_options *o) {
   if (!g) return GPUBLOB_MISUSE;
   handle_call_reset(g);
   if (out) memset(out, 0, sizeof *out);
   if (!out) return handle_set_error(g, GPUBLOB_MISUSE, "NULL result");
-  return input_check(g, in) || options_normalise(g, opts, o) ? g->code : GPUBLOB_OK;
+  if (!n) return handle_set_error(g, GPUBLOB_MISUSE, "no inputs (ninputs is 0)");
+  if (!in && n > 1) return handle_set_error(g, GPUBLOB_MISUSE, "NULL inputs");
+  for (size_t i = 0; i < n; i++)
+    if (input_check(g, in ? &in[i] : NULL)) return g->code;
+  return options_normalise(g, opts, o) ? g->code : GPUBLOB_OK;
 }
 
 /* A call that gives one blob enters: 0, with *o the settled options, or the error. */
@@ -26,7 +31,7 @@ static int enter_for_blob(gpublob *g, const gpublob_options *opts, gpublob_blob 
 /* in compiled into a result, or one blob: each from its entry. */
 static int compile_result(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
   gpublob_options o;
-  int rc = enter_for_result(g, opts, in, out, &o);
+  int rc = enter_for_result(g, opts, in, 1, out, &o);
   return rc ? rc : call_run(g, &o, in, out);
 }
 
@@ -45,6 +50,13 @@ static int path_missing(gpublob *g, void *out, size_t size) {
 
 int gpublob_compile(gpublob *g, const gpublob_options *opts, const gpublob_input *in, gpublob_result *out) {
   return compile_result(g, opts, in, out);
+}
+
+int gpublob_compile_inputs(gpublob *g, const gpublob_options *opts, const gpublob_input *inputs, size_t ninputs,
+                           gpublob_result *out) {
+  gpublob_options o;
+  int rc = enter_for_result(g, opts, inputs, ninputs, out, &o);
+  return rc ? rc : call_inputs(g, &o, inputs, ninputs, out);
 }
 
 int gpublob_module_compile(gpublob *g, const gpublob_options *opts, const void *ir, size_t size,

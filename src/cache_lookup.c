@@ -86,7 +86,7 @@ GPUBLOB_PRIVATE int cache_lookup_result_add(gpublob_result *r, const char *targe
   o->target = strdup(target ? target : "");
   o->chip = strdup(chip ? chip : "");
   o->tool = strdup(tool ? tool : "");
-  if (!o->target || !o->chip || !o->tool || output_report_note_set(o, report, block_size)) {
+  if (!o->target || !o->chip || !o->tool || output_report_note_set(o, report, block_size, 0)) {
     free((char *)o->target);
     free((char *)o->chip);
     free((char *)o->tool);

@@ -337,9 +337,11 @@ GPUBLOB_PRIVATE void handle_add_detail(gpublob *g, const char *detail);
 GPUBLOB_PRIVATE void handle_call_reset(gpublob *g);
 
 /* ---- src/output_report.c (output_report_) ---- */
-GPUBLOB_PRIVATE int output_report_note_set(const gpublob_output *o, const char *report, unsigned block_size);
+GPUBLOB_PRIVATE int output_report_note_set(const gpublob_output *o, const char *report, unsigned block_size,
+                                           size_t input);
 GPUBLOB_PRIVATE void output_report_note_drop(const char *key);
 GPUBLOB_PRIVATE int output_report_note_get(const gpublob_output *o, strbuf *report, unsigned *block_size);
+GPUBLOB_PRIVATE size_t output_report_note_input(const gpublob_output *o);
 GPUBLOB_PRIVATE const char *output_report_field(const char **p, const char *end, size_t *n);
 GPUBLOB_PRIVATE long long output_report_number(const char *s, size_t n);
 GPUBLOB_PRIVATE void output_report_merge(ktable *kt, const char *report);

@@ -96,8 +96,13 @@ GPUBLOB_PRIVATE int parse_module(job *j, const unsigned char *data, size_t size)
 GPUBLOB_PRIVATE int parse_verify_module(job *j);
 GPUBLOB_PRIVATE int parse_check_intrinsics(job *j);
 
+/* ---- src/triple.c (triple_) ---- */
+GPUBLOB_PRIVATE size_t triple_arch(const char *triple);
+GPUBLOB_PRIVATE int triple_is_subarch(const char *arch, size_t n, const char *spec, size_t sn);
+GPUBLOB_PRIVATE int triple_takes(const target_desc *t, const char *triple);
+GPUBLOB_PRIVATE void triple_of_module(const unsigned char *p, size_t n, char *out, size_t size);
+
 /* ---- src/module_check.c (module_check_) ---- */
-GPUBLOB_PRIVATE size_t module_check_triple_arch(const char *triple);
 GPUBLOB_PRIVATE int module_check_triple(job *j);
 GPUBLOB_PRIVATE int module_check_is_entry(const job *j, LLVMValueRef f);
 GPUBLOB_PRIVATE int module_check_entries(job *j);
@@ -398,6 +403,8 @@ GPUBLOB_PRIVATE int mlir_io_compile(gpublob *g, const gpublob_options *o, const 
 
 /* ---- src/call.c (call_) ---- */
 GPUBLOB_PRIVATE int call_run(gpublob *g, const gpublob_options *o, const gpublob_input *in, gpublob_result *out);
+GPUBLOB_PRIVATE int call_inputs(gpublob *g, const gpublob_options *o, const gpublob_input *in, size_t n,
+                                gpublob_result *out);
 GPUBLOB_PRIVATE int call_one_blob(gpublob *g, const gpublob_options *o, const gpublob_input *in, gpublob_blob *out);
 GPUBLOB_PRIVATE void call_engine_open(void);
 GPUBLOB_PRIVATE void call_engine_close(gpublob *g);

@@ -5,11 +5,11 @@
 ** architecture is TARGET, each naming the file; the module's triple and data layout
 ** are the file's once linked. */
 
-/* A file's triple names the job's architecture (module_check_triple_arch), or none: another
+/* A file's triple names the job's architecture (triple_arch), or none: another
 ** target's code would not be the job's to compile. */
 static int link_arch_ok(const char *file, const char *job) {
-  size_t n = module_check_triple_arch(job);
-  return !*file || (module_check_triple_arch(file) == n && !strncmp(file, job, n));
+  size_t n = triple_arch(job);
+  return !*file || (triple_arch(file) == n && !strncmp(file, job, n));
 }
 
 /* One file, parsed in the job's context and linked into its module. */

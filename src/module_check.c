@@ -2,24 +2,10 @@
 ** symbols, refused with a message before the backend could fail on them. */
 
 /* ---- what the module asks of its target: triple, entry points, symbols ---- */
-GPUBLOB_PRIVATE size_t module_check_triple_arch(const char *triple) {
-  const char *dash = strchr(triple, '-');
-  return dash ? (size_t)(dash - triple) : strlen(triple);
-}
-
 static const target_desc *target_of_arch(const char *triple, size_t n) {
   for (int i = 0; i < target_count(); i++)
-    if (module_check_triple_arch(target_at(i)->triple) == n && !strncmp(target_at(i)->triple, triple, n)) return target_at(i);
+    if (triple_arch(target_at(i)->triple) == n && !strncmp(target_at(i)->triple, triple, n)) return target_at(i);
   return NULL;
-}
-
-/* A version of the spec's architecture: spirv64v1.5 for spirv64. */
-static int is_subarch(const char *arch, size_t n, const char *spec, size_t sn) {
-  if (n <= sn + 1 || strncmp(arch, spec, sn) || arch[sn] != 'v' || !isdigit((unsigned char)arch[sn + 1]))
-    return 0;
-  for (size_t i = sn + 1; i < n; i++)
-    if (!isdigit((unsigned char)arch[i]) && arch[i] != '.') return 0;
-  return 1;
 }
 
 /* A module made for another architecture (its triple's first part) is refused:
@@ -27,13 +13,13 @@ static int is_subarch(const char *arch, size_t n, const char *spec, size_t sn) {
 ** version of the target's (clang -target spirv64v1.5) keeps its triple. */
 GPUBLOB_PRIVATE int module_check_triple(job *j) {
   const char *triple = LLVMGetTarget(j->llvm->mod);
-  size_t n = module_check_triple_arch(triple), sn = module_check_triple_arch(j->t->triple);
+  size_t n = triple_arch(triple), sn = triple_arch(j->t->triple);
   if (strlen(j->t->triple) >= sizeof j->triple)
     return handle_set_error(j->g, GPUBLOB_TARGET, "target %s: the spec's triple %s is longer than %zu bytes",
                      j->t->name, j->t->triple, sizeof j->triple - 1);
   strcpy(j->triple, j->t->triple);
   if (!*triple || (n == sn && !strncmp(triple, j->t->triple, n))) return GPUBLOB_OK;
-  if (is_subarch(triple, n, j->t->triple, sn) && strlen(triple) < sizeof j->triple) {
+  if (triple_is_subarch(triple, n, j->t->triple, sn) && strlen(triple) < sizeof j->triple) {
     strcpy(j->triple, triple);
     return GPUBLOB_OK;
   }
@@ -58,8 +44,8 @@ GPUBLOB_PRIVATE int module_check_is_entry(const job *j, LLVMValueRef f) {
 }
 
 static int same_arch(const target_desc *a, const target_desc *b) {
-  size_t n = module_check_triple_arch(a->triple);
-  return n == module_check_triple_arch(b->triple) && !strncmp(a->triple, b->triple, n);
+  size_t n = triple_arch(a->triple);
+  return n == triple_arch(b->triple) && !strncmp(a->triple, b->triple, n);
 }
 
 /* The target whose entry points use calling convention cc, when it is another

@@ -1,7 +1,8 @@
 /* src/output_report.c: What gpublob keeps with an output it made, beside its bytes: the
 ** blob tool's report of the compile (src/tool_report.c's lines, a kernel's spills and
 ** barriers, which the blob does not record) and the block size occupancy is figured
-** for (the options' block_size).  gpublob_output never grows (callers hold it in
+** for (the options' block_size), and, for gpublob_compile_inputs, the index of the input
+** it was made of (gpublob_output_info's input).  gpublob_output never grows (callers hold it in
 ** arrays), and a caller may make a result of its own bytes to read their kernels, so
 ** neither can ride in the output: they are kept here, in a table of the process,
 ** under the address of the output's tool string, which only gpublob_result_free
@@ -13,6 +14,7 @@ typedef struct out_note {
   const char *key; /* the output's tool string */
   char *report;    /* "" for none */
   unsigned block_size;
+  size_t input; /* the index of its input in a several-input call; 0 for the first, or the only */
   struct out_note *next;
 } out_note;
 
@@ -22,10 +24,8 @@ static out_note *notes[NOTE_SLOTS];
 
 static size_t note_slot(const void *key) { return (size_t)(((uintptr_t)key >> 4) % NOTE_SLOTS); }
 
-/* o's note: report (NULL or "" for none) and block_size (0 for the default); none
-** when both are empty.  -1 when memory is out. */
-GPUBLOB_PRIVATE int output_report_note_set(const gpublob_output *o, const char *report, unsigned block_size) {
-  if ((!report || !*report) && !block_size) return 0;
+/* A note of the output whose tool string is key; -1 when memory is out. */
+static int note_add(const char *key, const char *report, unsigned block_size, size_t input) {
   out_note *n = malloc(sizeof *n);
   char *copy = strdup(report ? report : "");
   if (!n || !copy) {
@@ -33,8 +33,8 @@ GPUBLOB_PRIVATE int output_report_note_set(const gpublob_output *o, const char *
     free(copy);
     return -1;
   }
-  *n = (out_note){o->tool, copy, block_size, NULL};
-  size_t s = note_slot(o->tool);
+  *n = (out_note){key, copy, block_size, input, NULL};
+  size_t s = note_slot(key);
   pthread_mutex_lock(&notes_mu);
   n->next = notes[s];
   notes[s] = n;
@@ -58,6 +58,16 @@ GPUBLOB_PRIVATE void output_report_note_drop(const char *key) {
   free(gone);
 }
 
+/* o's note: report (NULL or "" for none), block_size (0 for the default) and input
+** (0: the first or only); none when all are empty.  A note o had is replaced.  -1
+** when memory is out. */
+GPUBLOB_PRIVATE int output_report_note_set(const gpublob_output *o, const char *report, unsigned block_size,
+                                           size_t input) {
+  output_report_note_drop(o->tool);
+  if ((!report || !*report) && !block_size && !input) return 0;
+  return note_add(o->tool, report, block_size, input);
+}
+
 /* o's note copied into report (left empty without one) and *block_size (0 without);
 ** -1 when memory is out. */
 GPUBLOB_PRIVATE int output_report_note_get(const gpublob_output *o, strbuf *report, unsigned *block_size) {
@@ -73,6 +83,21 @@ GPUBLOB_PRIVATE int output_report_note_get(const gpublob_output *o, strbuf *repo
     }
   pthread_mutex_unlock(&notes_mu);
   return report->oom ? -1 : 0;
+}
+
+/* o's input index: 0 without a note. */
+GPUBLOB_PRIVATE size_t output_report_note_input(const gpublob_output *o) {
+  size_t input = 0;
+  if (!o->tool) return 0;
+  size_t s = note_slot(o->tool);
+  pthread_mutex_lock(&notes_mu);
+  for (out_note *n = notes[s]; n; n = n->next)
+    if (n->key == o->tool) {
+      input = n->input;
+      break;
+    }
+  pthread_mutex_unlock(&notes_mu);
+  return input;
 }
 
 /* ---- a report's figures into the kernels read from the blob ---- */

@@ -68,6 +68,7 @@
 #include "plan.c"
 #include "llvm.c"
 #include "parse.c"
+#include "triple.c"
 #include "module_check.c"
 #include "pins.c"
 #include "target_machine.c"

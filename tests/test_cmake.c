@@ -1,8 +1,8 @@
 /* test_cmake: kernels compiled at build time by a CMake project, and the CLI's
 ** --depfile that makes its rebuilds right.
 **
-** --depfile (build/gpublob): the targets (the --emit-c header alone, else each
-** output), the input, an -l file, the device libraries found in --lib-dir (a copy
+** --depfile (build/gpublob): the targets (the --emit-object object alone, else the
+** --emit-c header alone, else each output), every input of several, the input, an -l file, the device libraries found in --lib-dir (a copy
 ** of ROCm's), ld.lld with --tool-mode program and clang-offload-bundler for a pack
 ** (when they are programs here), a path with a space escaped; the front's cache
 ** hit writes the same file; a call writing only to stdout is a usage error, and
@@ -14,7 +14,10 @@
 ** app, which checks the blobs it finds linked in (tests/cmake/main.c).  Then:
 ** building again does nothing; a comment appended to one kernel reruns that
 ** kernel's commands alone; a device library touched reruns every AMD command
-** and not the NVIDIA one; and nothing rebuilds after.  AMD only unless a CUDA
+** and not the NVIDIA one; and nothing rebuilds after.  A FORMAT offload kernel
+** set (gpublob --emit-object's host object, one of the library's objects): main.c
+** finds the container's magic by the object's symbols, and llvm-objdump-22
+** --offloading lists the built object's entries.  AMD only unless a CUDA
 ** toolkit is found (ptxas and libdevice), which adds an NVIDIA kernel.  Without
 ** cmake, ninja, cc or ROCm's bitcode those checks are skipped.
 **
@@ -151,6 +154,20 @@ static void depfile_cli(const char *s, const char *libs) {
   check(rc == 2 && contains(out, "--depfile") && !exists(fmt("%s/none.d", dir)),
         "--depfile with -o - alone: usage error (exit 2), no file", "exit %d: %s", rc, tail(out));
   free(out);
+  /* --emit-object: the object is the target; several inputs: each a prerequisite */
+  const char *spv = strdup(fmt("%s/k_spv.ll", dir));
+  sh(fmt("cp examples/saxpy_spirv.ll '%s'", spv), NULL);
+  rc = run((const char *[]){"build/gpublob", "-t", "amdgcn:gfx90a", "-t", "spirv", "--no-cache", "--lib-dir", libs,
+                            "-f", "offload", "-o", fmt("%s/k.offload", dir), "--emit-object", fmt("%s/k.o", dir),
+                            "--depfile", fmt("%s/obj.d", dir), in, spv, NULL},
+           &out);
+  text = (char *)slurp(fmt("%s/obj.d", dir), NULL);
+  check(rc == 0 && text && contains(text, "/dep\\ dir/k.o: \\\n") && contains(text, "/dep\\ dir/k.ll \\\n") &&
+            contains(text, "/dep\\ dir/k_spv.ll"),
+        "--depfile with --emit-object: the object is the target, each input a prerequisite", "exit %d: %s / %s", rc,
+        tail(out), shown(text));
+  free(text);
+  free(out);
 }
 
 /* ---- gpublob_add_kernels, from an installed prefix ---- */
@@ -181,7 +198,7 @@ static void cmake_project(const char *s, const char *libs, int nvptx) {
   rc = build(b, &out);
   double t_build = now() - t0;
   check(rc == 0 && contains(out, "gpublob amd: kernels/saxpy.ll") && contains(out, "gpublob amd: kernels/scale.ll") &&
-            contains(out, "gpublob amd_pack: kernels/scale.ll"),
+            contains(out, "gpublob amd_pack: kernels/scale.ll") && contains(out, "gpublob amd_off: kernels/saxpy.ll"),
         "CMake: the build runs gpublob for each source", "exit %d: %s", rc, tail(out));
   free(out);
   rc = run((const char *[]){fmt("%s/app", b), NULL}, &out);
@@ -189,6 +206,19 @@ static void cmake_project(const char *s, const char *libs, int nvptx) {
         "exit %d: %s", rc, tail(out));
   check(contains(out, "scale pack amdgcn gfx90a,gfx942 .hipfb"), "app: the pack, one blob of both chips", "%s",
         tail(out));
+  check(contains(out, "saxpy offload magic"), "app: FORMAT offload's container found by its object's symbols, its magic",
+        "%s", tail(out));
+  free(out);
+  out = NULL;
+  rc = run((const char *[]){LLVM_BINDIR "/llvm-objdump", "--offloading", fmt("%s/gpublob/amd_off/amd_off_saxpy.o", b),
+                            NULL},
+           &out);
+  check(rc == 0 && contains(out, "arch            gfx90a\ntriple          amdgcn-amd-amdhsa") &&
+            contains(out, "arch            gfx942\ntriple          amdgcn-amd-amdhsa"),
+        "FORMAT offload: llvm-objdump --offloading lists the built object's entries", "exit %d: %s", rc, tail(out));
+  free(out);
+  out = NULL;
+  run((const char *[]){fmt("%s/app", b), NULL}, &out);
   if (nvptx) check(contains(out, "saxpy_nv nvptx sm_90 .cubin"), "app: the NVIDIA kernel's cubins", "%s", tail(out));
   else skip("app: the NVIDIA kernel's cubins", "no CUDA toolkit (ptxas, libdevice)");
   free(out);
@@ -207,8 +237,9 @@ static void cmake_project(const char *s, const char *libs, int nvptx) {
   sh(fmt("touch %s/ocml.bc", libs), NULL);
   rc = build(b, &out);
   check(rc == 0 && contains(out, "gpublob amd: kernels/saxpy.ll") && contains(out, "gpublob amd: kernels/scale.ll") &&
-            contains(out, "gpublob amd_pack: kernels/scale.ll"),
-        "CMake: a device library touched reruns every AMD kernel (DEPFILE)", "exit %d: %s", rc, tail(out));
+            contains(out, "gpublob amd_pack: kernels/scale.ll") && contains(out, "gpublob amd_off: kernels/saxpy.ll"),
+        "CMake: a device library touched reruns every AMD kernel (DEPFILE), the object's too", "exit %d: %s", rc,
+        tail(out));
   if (nvptx) check(lacks(out, "saxpy_nv"), "CMake: an AMD library touched reruns no NVIDIA kernel", "%s", tail(out));
   free(out);
   rc = build(b, &out);

@@ -11,7 +11,12 @@
 ** header, a size that lies, a billion strings, a later version: each TOOL, never a
 ** crash.  The CLI: -f offload, and --emit-object's host object, listed by
 ** llvm-objdump --offloading and linked with plain cc into a program that finds the
-** container's magic at run time. */
+** container's magic at run time.  Several inputs (gpublob_compile_inputs, the CLI's
+** INPUT...): one call of examples/saxpy_{nvptx,amdgcn,spirv}.ll for nvptx sm_80,sm_90,
+** amdgcn gfx90a,gfx942:xnack+ and spirv gives one container of five entries (three
+** without CUDA) that both LLVM tools extract, each -f bin's blob of its chip, listed in
+** the inputs' order, the same bytes on 1 to 4 threads and from the CLI; -f bin gives
+** each input's blobs with their input's index; an input no target takes is TARGET. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +263,132 @@ static void check_asm(void) {
   gpublob_result_free(&r);
 }
 
+/* ---- several inputs in one call: examples/saxpy_*.ll, one a vendor ---- */
+static const char *const example[3] = {"examples/saxpy_nvptx.ll", "examples/saxpy_amdgcn.ll", "examples/saxpy_spirv.ll"};
+
+/* gpublob_compile_inputs of the examples from first on, with the vendors' targets from
+** first on, into r. */
+static int compile_examples(int first, int format, unsigned jobs, gpublob_result *r) {
+  gpublob_target_choice choices[3];
+  gpublob_input in[3];
+  size_t n = 0;
+  for (int i = first; i < 3; i++, n++) {
+    choices[n] = (gpublob_target_choice){vendors[i].target, NULL, NULL};
+    in[n] = (gpublob_input){GPUBLOB_INPUT_AUTO, NULL, 0, example[i], NULL};
+  }
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = choices, .ntargets = n, .format = format,
+                       .jobs = jobs};
+  int rc = gpublob_compile_inputs(g, &o, in, n, r);
+  if (rc) printf("  (compile_inputs: %s)\n", gpublob_error_message(g));
+  return rc;
+}
+
+/* The example of vendor i alone, -f bin for its target: the blobs its entries must be. */
+static int example_bin(int i, gpublob_result *r) {
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = vendors[i].target, .format = GPUBLOB_FORMAT_BIN};
+  gpublob_input in = {GPUBLOB_INPUT_AUTO, NULL, 0, example[i], NULL};
+  return gpublob_compile(g, &o, &in, r);
+}
+
+/* An input that no named target takes is TARGET, naming it; MLIR among several is FORMAT. */
+static void check_inputs_refused(void) {
+  gpublob_target_choice amd = {"amdgcn:gfx90a", NULL, NULL};
+  gpublob_input in[2] = {{GPUBLOB_INPUT_AUTO, NULL, 0, example[1], NULL}, {GPUBLOB_INPUT_AUTO, NULL, 0, example[2], NULL}};
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .targets = &amd, .ntargets = 1,
+                       .format = GPUBLOB_FORMAT_OFFLOAD};
+  gpublob_result r = {0};
+  int rc = gpublob_compile_inputs(g, &o, in, 2, &r);
+  check(rc == GPUBLOB_TARGET && r.count == 0 && contains(gpublob_error_message(g), "saxpy_spirv.ll") &&
+            contains(gpublob_error_message(g), "spirv64-unknown-unknown"),
+        "several inputs: one that no named target takes is TARGET, naming it and its triple", "rc %d: %s", rc,
+        gpublob_error_message(g));
+  in[1] = (gpublob_input){GPUBLOB_INPUT_AUTO, NULL, 0, "examples/saxpy.mlir", NULL};
+  rc = gpublob_compile_inputs(g, &o, in, 2, &r);
+  check(rc == GPUBLOB_FORMAT && r.count == 0 && contains(gpublob_error_message(g), "saxpy.mlir"),
+        "several inputs: an MLIR input among them is FORMAT", "rc %d: %s", rc, gpublob_error_message(g));
+  rc = gpublob_compile_inputs(g, &o, in, 0, &r);
+  check(rc == GPUBLOB_MISUSE, "gpublob_compile_inputs of no input is MISUSE", "rc %d", rc);
+  const char *cli[] = {CLI, "--no-cache", "-t", "amdgcn:gfx90a", example[1], example[2], "-o", tmp_path("refused/"), NULL};
+  char *out = NULL;
+  int st = run(cli, &out);
+  check(st == 10 + GPUBLOB_TARGET && contains(out, "saxpy_spirv.ll") && !exists(tmp_path("refused")),
+        "CLI: an input no -t takes is TARGET (exit 17), nothing written", "%d: %s", st, shown(out));
+  free(out);
+}
+
+/* -f bin of several inputs: an output per (input, target, chip), each with its input. */
+static void check_inputs_bin(int first) {
+  gpublob_result r = {0};
+  int rc = compile_examples(first, GPUBLOB_FORMAT_BIN, 2, &r), ok = !rc;
+  size_t at = 0;
+  for (int i = first; ok && i < 3; i++) {
+    gpublob_result one = {0};
+    ok = !example_bin(i, &one);
+    for (size_t k = 0; ok && k < one.count; k++, at++) {
+      gpublob_output_info info;
+      ok = at < r.count && !gpublob_output_get(&r, at, &info, sizeof info) && info.input == (size_t)(i - first) &&
+           same_blob(&one.outputs[k].blob, info.data, info.size) && !strcmp(info.chip, one.outputs[k].chip);
+    }
+    gpublob_result_free(&one);
+  }
+  check(ok && at == r.count, "-f bin of several inputs: each input's blobs in order, each output naming its input",
+        "rc %d, %zu outputs", rc, r.count);
+  gpublob_result_free(&r);
+}
+
+/* ONE call of the three examples, -f offload: five entries (three without CUDA), each
+** the -f bin blob of its chip, with its triple and arch, the same bytes on 1 to 4
+** threads and from the CLI. */
+static void check_inputs(void) {
+  if (!need_rocm("several inputs: saxpy's expf on amdgcn")) return;
+  int first = have_ptxas() ? 0 : 1;
+  if (!first) printf("  (several inputs: five entries, nvptx, amdgcn and spirv)\n");
+  else skip("several inputs: the nvptx entries (two of five)", "no ptxas (CUDA)");
+  gpublob_result off = {0};
+  int rc = compile_examples(first, GPUBLOB_FORMAT_OFFLOAD, 1, &off);
+  check(!rc && off.count == 1, "gpublob_compile_inputs of three inputs, -f offload: one container", "rc %d, %zu", rc,
+        off.count);
+  if (rc || off.count != 1) return;
+  spill(tmp_path("inputs.offload"), off.outputs[0].blob.data, off.outputs[0].blob.size);
+  const vendor *listed[3];
+  size_t nlisted = 0;
+  for (int i = first; i < 3; i++) {
+    gpublob_result bin = {0};
+    vendor v = vendors[i];
+    v.name = i == 0 ? "inputs-nvptx" : i == 1 ? "inputs-amdgcn" : "inputs-spirv";
+    if (!example_bin(i, &bin)) check_extracted(&v, tmp_path("inputs.offload"), &bin);
+    else check(0, "-f bin of an example", "%s: %s", example[i], gpublob_error_message(g));
+    gpublob_result_free(&bin);
+    listed[nlisted++] = &vendors[i];
+  }
+  check_listed("several inputs: llvm-objdump --offloading lists every entry, the inputs' order", tmp_path("inputs.offload"),
+               listed, nlisted);
+  int same = 1;
+  for (unsigned jobs = 2; jobs <= 4; jobs++) {
+    gpublob_result again = {0};
+    same = same && !compile_examples(first, GPUBLOB_FORMAT_OFFLOAD, jobs, &again) && again.count == 1 &&
+           same_blob(&again.outputs[0].blob, off.outputs[0].blob.data, off.outputs[0].blob.size);
+    gpublob_result_free(&again);
+  }
+  check(same, "several inputs: the container is the same bytes on 1 to 4 threads", "%s", "differs");
+  const char *cli[] = {CLI, "--no-cache", "-t", vendors[0].target, "-t", vendors[1].target, "-t", vendors[2].target,
+                       "-f", "offload", example[0], example[1], example[2], "-o", tmp_path("cli.offload"), NULL};
+  char *out = NULL;
+  int st = run(first ? (const char *[]){CLI, "--no-cache", "-t", vendors[1].target, "-t", vendors[2].target, "-f",
+                                        "offload", example[1], example[2], "-o", tmp_path("cli.offload"), NULL}
+                     : cli,
+               &out);
+  size_t n = 0;
+  unsigned char *got = st ? NULL : slurp(tmp_path("cli.offload"), &n);
+  check(got && same_blob(&off.outputs[0].blob, got, n), "CLI: -f offload of several INPUTs is the library's container",
+        "%d: %s", st, shown(out));
+  free(got);
+  free(out);
+  gpublob_result_free(&off);
+  check_inputs_bin(first);
+  check_inputs_refused();
+}
+
 /* ---- the CLI: -f offload and --emit-object ---- */
 static const char host_c[] = "#include <stdio.h>\n#include <string.h>\n"
                              "extern const unsigned char store_offload[];\n"
@@ -342,6 +473,7 @@ int main(void) {
   check_mlir();
   if (have_ptxas()) check_asm();
   check_object();
+  check_inputs();
   for (int i = 0; i < 3; i++) free(bytes[i]);
   gpublob_close(g);
   return report();

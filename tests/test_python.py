@@ -298,6 +298,22 @@ class _Older:
         return getattr(self._lib, name)
 
 
+def test_compile_inputs():
+    """compile_inputs (since 1.7): two inputs, each for the targets its triple allows;
+    format="offload" holds both inputs' blobs in order; an input no target takes is
+    Error TARGET."""
+    spv = os.path.join(ROOT, "examples", "saxpy_spirv.ll")
+    outs = gpublob.compile_inputs([SAXPY_AMD, spv], targets=["amdgcn:gfx90a", "spirv"])
+    check([(o.input, o.target) for o in outs] == [(0, "amdgcn"), (1, "spirv")], f"compile_inputs: {outs}")
+    off = gpublob.compile_inputs([SAXPY_AMD, spv], targets=["amdgcn:gfx90a", "spirv"], format="offload")
+    check(len(off) == 1 and all(o.data in off[0].data for o in outs), "compile_inputs offload: both blobs in it")
+    try:
+        gpublob.compile_inputs([SAXPY_AMD, spv], targets=["amdgcn:gfx90a"])
+        check(False, "compile_inputs: an input no target takes raised nothing")
+    except gpublob.Error as e:
+        check(e.name == "TARGET" and "saxpy_spirv.ll" in e.message, f"compile_inputs: {e}")
+
+
 def test_chips_in_order():
     two = gpublob.compile(SAXPY_AMD, targets=["amdgcn:gfx90a,gfx908"])
     check([o.chip for o in two] == ["gfx90a", "gfx908"], f"chips {[o.chip for o in two]}")
@@ -562,7 +578,7 @@ def test_cli():
 
 
 # The tests that compile examples/saxpy_amdgcn.ll: its expf needs ROCm's ocml.
-NEEDS_ROCM = ("test_offload", "test_inspect", "test_amd_bin", "test_amd_formats", "test_chips_in_order", "test_options", "test_cli",
+NEEDS_ROCM = ("test_offload", "test_inspect", "test_compile_inputs", "test_amd_bin", "test_amd_formats", "test_chips_in_order", "test_options", "test_cli",
               "test_amd_occupancy", "test_limits", "test_guest_signals")
 
 

@@ -2,12 +2,16 @@
 ** amd_pack.h: each source's STEM_blobs[] table) and checks each: its target and
 ** chip, its size, and its bytes: an AMD code object's ELF header (EM_AMDGPU, the
 ** chip's EF_AMDGPU_MACH in e_flags), a clang offload bundle's magic, a cubin's
-** EM_CUDA.  Prints a line per blob and "blobs ok"; exit 1 at the first mismatch. */
+** EM_CUDA; FORMAT offload's container (amd_off.h), found by the host object's
+** symbols amd_off_saxpy_offload and amd_off_saxpy_offload_size: LLVM's OffloadBinary
+** magic 10 FF 10 AD, its size the table's.  Prints a line per blob and "blobs ok";
+** exit 1 at the first mismatch. */
 #include <stdio.h>
 #include <string.h>
 
 #include "amd.h"
 #include "amd_pack.h"
+#include "amd_off.h"
 #ifdef TEST_NVPTX
 #include "nv.h"
 #endif
@@ -50,6 +54,12 @@ int main(void) {
   expect(!strcmp(p->chip, "gfx90a,gfx942"), "the pack's chips", p);
   expect(p->size > 24 && !memcmp(p->data, "__CLANG_OFFLOAD_BUNDLE__", 24), "an offload bundle", p);
   printf("scale pack %s %s %s %zu bytes\n", p->target, p->chip, p->suffix, p->size);
+  const gpublob_embedded_blob *o = &amd_off_saxpy_blobs[0];
+  expect(amd_off_saxpy_blob_count == 1 && o->data == amd_off_saxpy_offload && o->size == amd_off_saxpy_offload_size,
+         "one container, the host object's symbols", o);
+  int magic = amd_off_saxpy_offload_size > 72 && !memcmp(amd_off_saxpy_offload, "\x10\xff\x10\xad", 4);
+  expect(magic, "an OffloadBinary's magic", o);
+  printf("saxpy offload %s %llu bytes\n", magic ? "magic" : "none", amd_off_saxpy_offload_size);
 #ifdef TEST_NVPTX
   static const char *const sms[] = {"sm_80", "sm_90"};
   expect(nv_saxpy_nv_blob_count == 2, "two chips", &nv_saxpy_nv_blobs[0]);
