@@ -34,7 +34,7 @@
 #                                     makes and removes a directory per input)
 cd "$(dirname "$0")/../.." || exit 2
 secs=${FUZZ_SECONDS:-60}
-only=${FUZZ_ONLY:-spec ir mlir cache kernels offload}
+only=${FUZZ_ONLY:-spec ir mlir cache kernels offload inspect}
 keep=tests/fuzz/crashes-found
 here=$(pwd -P)
 parent=${FUZZ_TMPDIR:-}
