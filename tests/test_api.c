@@ -531,8 +531,14 @@ static void test_output_get(void) {
   memset(&info, 0xAB, sizeof info);
   check(gpublob_output_get(&r, r.count, &info, sizeof info) == GPUBLOB_MISUSE && info.data == NULL,
         "output_get: an index past the end is MISUSE, and the struct zeroed", NULL);
-  check(gpublob_output_get(&r, 0, &info, sizeof info - 1) == GPUBLOB_MISUSE,
+  /* the first version (1.3) ends at tool; 1.7 grew input after it */
+  size_t first = offsetof(gpublob_output_info, tool) + sizeof info.tool;
+  check(gpublob_output_get(&r, 0, &info, first - 1) == GPUBLOB_MISUSE,
         "output_get: a size below the first version is MISUSE", NULL);
+  memset(&info, 0xAB, sizeof info);
+  check(gpublob_output_get(&r, 0, &info, first) == GPUBLOB_OK && info.tool == r.outputs[0].tool &&
+            info.input == (size_t)0xABABABABABABABABull,
+        "output_get: a 1.3 caller's size: filled up to tool, input (since 1.7) not written", NULL);
   check(gpublob_output_get(NULL, 0, &info, sizeof info) == GPUBLOB_MISUSE, "output_get: a NULL result is MISUSE",
         NULL);
   gpublob_result_free(&r);
