@@ -8,8 +8,9 @@
 ** (cut short, another key's, garbage, an HTML page with status 200) are misses, never
 ** served; a stopped, never started or stalled server costs at most about one timeout
 ** and one warning, exit 0; read-only never PUTs (the access log); a bearer token from
-** the environment is sent, and is in no message, no process's argv and no cache file.
-** Without libcurl in the build or nginx on the machine the server tests say skipped. */
+** the environment is sent, and is in no message, no process's argv and no cache file;
+** https with a CA of the test's own (openssl): not trusted without --remote-ca (one
+** warning, compiled locally), a hit with it.  Without libcurl in the build or nginx on the machine the server tests say skipped. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -113,10 +114,11 @@ static void stop_live(void) {
   live = 0;
 }
 
-static int nginx_start(server *s, const char *name) {
+/* tls: NULL, or {certificate, key}: the server speaks https. */
+static int nginx_start_tls(server *s, const char *name, const char *const *tls) {
   memset(s, 0, sizeof *s);
   snprintf(s->dir, sizeof s->dir, "%s", tmp_path(name));
-  char path[1100], conf[16000];
+  char path[1100], conf[16000], ssl[9000] = "";
   mkdir(s->dir, 0700);
   snprintf(path, sizeof path, "%s/root", s->dir);
   mkdir(path, 0700);
@@ -124,14 +126,15 @@ static int nginx_start(server *s, const char *name) {
   mkdir(path, 0700);
   if ((s->port = free_port()) < 0) return -1;
   const char *d = s->dir;
+  if (tls) snprintf(ssl, sizeof ssl, " ssl;\n    ssl_certificate %s;\n    ssl_certificate_key %s", tls[0], tls[1]);
   snprintf(conf, sizeof conf,
            "daemon off;\nmaster_process off;\nworker_processes 1;\n%s"
            "error_log %s/error.log;\npid %s/nginx.pid;\nevents { worker_connections 64; }\n"
            "http {\n  access_log %s/access.log;\n  client_body_temp_path %s/tmp;\n  proxy_temp_path %s/tmp;\n"
            "  fastcgi_temp_path %s/tmp;\n  uwsgi_temp_path %s/tmp;\n  scgi_temp_path %s/tmp;\n"
-           "  client_max_body_size 0;\n  server {\n    listen 127.0.0.1:%d;\n    root %s/root;\n"
+           "  client_max_body_size 0;\n  server {\n    listen 127.0.0.1:%d%s;\n    root %s/root;\n"
            "    location / { dav_methods PUT; create_full_put_path on; }\n  }\n}\n",
-           getuid() == 0 ? "user root;\n" : "", d, d, d, d, d, d, d, d, s->port, d);
+           getuid() == 0 ? "user root;\n" : "", d, d, d, d, d, d, d, d, s->port, ssl, d);
   snprintf(path, sizeof path, "%s/nginx.conf", d);
   if (spill(path, conf, strlen(conf))) return -1;
   pid_t pid = fork();
@@ -154,6 +157,8 @@ static int nginx_start(server *s, const char *name) {
   }
   return -1;
 }
+
+static int nginx_start(server *s, const char *name) { return nginx_start_tls(s, name, NULL); }
 
 static void nginx_stop(server *s) {
   if (s->pid == live) stop_live();
@@ -486,6 +491,90 @@ static void test_read_only(void) {
   nginx_stop(&s);
 }
 
+/* openssl ARGS... (no shell): 0 when it succeeded. */
+static int openssl(const char *const *args) {
+  const char *argv[24] = {"openssl"};
+  size_t n = 1;
+  while (*args && n < 23) argv[n++] = *args++;
+  argv[n] = NULL;
+  char *log = NULL;
+  int rc = run(argv, &log);
+  if (rc) printf("# openssl: %s\n", shown(log));
+  free(log);
+  return rc;
+}
+
+/* A CA of the test's own and a certificate it signed for 127.0.0.1 (EC keys: quick),
+** in the scratch folder: 0, or -1. */
+static int make_tls(const char *ca, const char *cert, const char *key) {
+  char ca_key[4200], csr[4200], ext[4200];
+  snprintf(ca_key, sizeof ca_key, "%s", tmp_path("ca.key"));
+  snprintf(csr, sizeof csr, "%s", tmp_path("server.csr"));
+  snprintf(ext, sizeof ext, "%s", tmp_path("server.ext"));
+  static const char san[] = "subjectAltName = IP:127.0.0.1\nbasicConstraints = CA:FALSE\n";
+  const char *new_ca[] = {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                          "-keyout", ca_key, "-out", ca, "-days", "2", "-subj", "/CN=gpublob test CA", NULL};
+  const char *new_req[] = {"req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                           "-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1", NULL};
+  const char *sign[] = {"x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", cert,
+                        "-days", "2", "-extfile", ext, NULL};
+  return spill(ext, san, sizeof san - 1) || openssl(new_ca) || openssl(new_req) || openssl(sign) ? -1 : 0;
+}
+
+/* https: nginx with a certificate from a CA of the test's own.  TLS verifies the server
+** by default: without --remote-ca the verification fails (one warning, exit 0, compiled
+** locally); with --remote-ca naming the CA, a store, then a remote hit. */
+static void test_https(void) {
+  char ca[4200], cert[4200], key[4200]; /* tmp_path's buffers are a ring: kept here */
+  snprintf(ca, sizeof ca, "%s", tmp_path("ca.pem"));
+  snprintf(cert, sizeof cert, "%s", tmp_path("server.pem"));
+  snprintf(key, sizeof key, "%s", tmp_path("server.key"));
+  if (!have_program("/usr/bin/openssl") && !have_program("/bin/openssl")) {
+    skip("https", "no openssl program (apt-get install openssl): the test makes its certificates with it");
+    return;
+  }
+  const char *version[] = {NGINX, "-V", NULL};
+  char *built = NULL;
+  run(version, &built);
+  int ssl = contains(built, "--with-http_ssl_module");
+  free(built);
+  if (!ssl) {
+    skip("https", "this nginx has no ssl module (nginx -V)");
+    return;
+  }
+  const char *tls[] = {cert, key};
+  server s;
+  if (make_tls(ca, cert, key) || nginx_start_tls(&s, "nginx-tls", tls)) {
+    check(0, "https: a certificate made, nginx serves https", "port %d, %s", s.port, s.dir);
+    return;
+  }
+  char url[200], *log = NULL;
+  snprintf(url, sizeof url, "https://127.0.0.1:%d/tls", s.port);
+  unsetenv("GPUBLOB_REMOTE_CA");
+  const char *store[] = {"build/gpublob", "--time", "--cache-dir", machine(), "--remote-cache", url, "--remote-ca", ca,
+                         "-t", "amdgcn:gfx90a", IN, "-o", tmp_path("tls1.hsaco"), NULL};
+  int rc = cli(store, &log);
+  check(rc == 0 && same_file(tmp_path("tls1.hsaco"), reference()) && contains(log, "2 stored") && lacks(log, "warning"),
+        "https: with --remote-ca, a compile stores over TLS", "exit %d\n%s", rc, shown(log));
+  free(log);
+  const char *unverified[] = {"build/gpublob", "--time", "--cache-dir", machine(), "--remote-cache", url, "-t",
+                              "amdgcn:gfx90a", IN, "-o", tmp_path("tls2.hsaco"), NULL};
+  rc = cli(unverified, &log);
+  check(rc == 0 && same_file(tmp_path("tls2.hsaco"), reference()) && count_lines(log, "warning: remote cache https://") == 1 &&
+            contains(log, "the call goes on without it") && lacks(log, "time (front)") && contains(log, "time (compiler)"),
+        "https: without --remote-ca the server is not trusted: one warning, compiled locally, exit 0",
+        "exit %d\n%s", rc, shown(log));
+  free(log);
+  const char *hit[] = {front_alone(), "--time", "--cache-dir", machine(), "--remote-cache", url, "--remote-ca", ca,
+                       "-t", "amdgcn:gfx90a", IN, "-o", tmp_path("tls3.hsaco"), NULL};
+  rc = cli(hit, &log);
+  check(rc == 0 && same_file(tmp_path("tls3.hsaco"), reference()) && contains(log, "time (front)") &&
+            contains(log, "remote cache 2 hits, 0 misses") && lacks(log, "warning"),
+        "https: with --remote-ca, an empty machine's front hits", "exit %d\n%s", rc, shown(log));
+  free(log);
+  nginx_stop(&s);
+}
+
 /* A token from the environment: sent as a bearer, and in no message, argv or cache file. */
 static void test_token(void) {
   static const char token[] = "tok-5ecret-7e11tale";
@@ -585,6 +674,7 @@ int main(void) {
   test_faults(&s);
   test_read_only();
   test_token();
+  test_https();
 #else
   skip("http", "this build has no HTTP tier: configure found no curl/curl.h (apt-get install libcurl4-openssl-dev)");
 #endif
