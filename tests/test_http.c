@@ -10,9 +10,11 @@
 ** and one warning, exit 0; read-only never PUTs (the access log); a bearer token from
 ** the environment is sent, and is in no message, no process's argv and no cache file;
 ** https with a CA of the test's own (openssl): not trusted without --remote-ca (one
-** warning, compiled locally), a hit with it.  Without libcurl in the build or nginx on the machine the server tests say skipped. */
+** warning, compiled locally), a hit with it; the static front's house rule (its objects
+** call no dlopen, and alone it fails cleanly on an http:// tier).  Without libcurl in the build or nginx on the machine the server tests say skipped. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -626,6 +628,106 @@ static void test_token(void) {
 }
 #endif
 
+/* Whether the ELF file at path asks for an interpreter (PT_INTERP): a dynamically
+** linked program does, a static one does not.  -1 when it is not a readable ELF64. */
+static int has_interp(const char *path) {
+  size_t n;
+  unsigned char *b = slurp(path, &n);
+  int interp = -1;
+  Elf64_Ehdr eh;
+  if (b && is_elf(b, n) && n >= sizeof eh) {
+    memcpy(&eh, b, sizeof eh);
+    interp = eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
+             eh.e_phoff <= n && eh.e_phnum <= (n - eh.e_phoff) / sizeof(Elf64_Phdr) ? 0 : -1;
+    for (unsigned i = 0; !interp && i < eh.e_phnum; i++) {
+      Elf64_Phdr ph;
+      memcpy(&ph, b + eh.e_phoff + i * sizeof ph, sizeof ph);
+      interp = ph.p_type == PT_INTERP;
+    }
+  }
+  free(b);
+  return interp;
+}
+
+/* The objects build.ninja links into build/gpublob (its "build build/gpublob:" line,
+** with its continuations), space-separated, into out: their count. */
+static int front_objects(char *out, size_t size) {
+  size_t n;
+  char *ninja = (char *)slurp("build.ninja", &n), *line = ninja ? strstr(ninja, "\nbuild build/gpublob: ") : NULL;
+  int count = 0;
+  out[0] = 0;
+  char *save = NULL;
+  for (char *w = line ? strtok_r(line + 22, " \n", &save) : NULL; w; w = strtok_r(NULL, " \n", &save)) {
+    if (!strcmp(w, "$")) continue; /* a line's continuation */
+    if (w[0] == '$' || strchr(w, '=')) break;
+    size_t len = strlen(w), at = strlen(out);
+    if (len > 2 && !strcmp(w + len - 2, ".o") && at + len + 2 < size) {
+      snprintf(out + at, size - at, "%s ", w);
+      count++;
+    }
+  }
+  free(ninja);
+  return count;
+}
+
+/* The house rule: the static front loads no library (one would bring a second libc).
+** Its own objects call no dlopen (static glibc itself links dlopen in, for its own
+** NSS, iconv and IDN modules, so the program's symbol table has it whatever gpublob
+** does: the objects are what is checked), it names no libcurl, and a call with an
+** http:// tier through build/gpublob alone (no gpublob-front beside it to hand the
+** call to, no compiler) fails cleanly, loading nothing. */
+static void test_static_front(void) {
+  int interp = has_interp("build/gpublob");
+  if (interp != 0) {
+    skip("static front", interp < 0 ? "build/gpublob is not an ELF64 program" : "build/gpublob is linked dynamically");
+    return;
+  }
+  const char *nm = have_program("/usr/lib/llvm-22/bin/llvm-nm") ? "/usr/lib/llvm-22/bin/llvm-nm" : "nm";
+  char objects[8192], cmd[8400];
+  int nobj = front_objects(objects, sizeof objects);
+  check(nobj >= 2 && contains(objects, "build/front/gpublob.o"), "static front: its objects, from build.ninja", "%s",
+        objects);
+  snprintf(cmd, sizeof cmd, "%s -u %s 2>&1 | grep -E '\\bdl(m?open|sym)\\b'", nm, objects);
+  char *found = NULL;
+  const char *sh[] = {"sh", "-c", cmd, NULL};
+  int rc = run(sh, &found);
+  check(rc == 1 && found && !*found, "static front: none of its objects calls dlopen or dlsym", "%s\n%s", cmd,
+        shown(found));
+  free(found);
+  /* the same look finds what is there: the dynamic twin's core loads libcurl */
+  snprintf(cmd, sizeof cmd, "%s -u build/front_twin/gpublob.o 2>&1 | grep -E '\\bdlopen\\b'", nm);
+  found = NULL;
+  rc = run(sh, &found);
+  if (GPUBLOB_CURL)
+    check(rc == 0 && contains(found, "dlopen"), "static front: the same look finds the dynamic twin's dlopen", "%s\n%s",
+          cmd, shown(found));
+  free(found);
+  size_t n;
+  unsigned char *bin = slurp("build/gpublob", &n);
+  check(bin && !memmem(bin, n, "libcurl.so", 10) && !memmem(bin, n, "libcrypto.so", 12),
+        "static front: names no libcurl or libcrypto to load", "%zu bytes", n);
+  free(bin);
+  const char *alone = tmp_path("static-alone");
+  char prog[4300];
+  mkdir(alone, 0700);
+  snprintf(prog, sizeof prog, "%s/gpublob", alone);
+  bin = slurp("build/gpublob", &n);
+  check(bin && !spill(prog, bin, n) && !chmod(prog, 0755), "static front: copied alone", "%s", prog);
+  free(bin);
+  int strace = have_program("/usr/bin/strace");
+  const char *call[] = {"/usr/bin/strace", "-f", "-e", "trace=openat,open,execve", prog, "--cache-dir", machine(),
+                        "--remote-cache", "http://127.0.0.1:1/alone", "-t", "amdgcn:gfx90a", IN, "-o",
+                        tmp_path("alone.hsaco"), NULL};
+  char *log = NULL;
+  rc = run(strace ? call : call + 4, &log);
+  check(rc >= 1 && rc <= 127 && contains(log, "gpublob: error: cannot run the compiler") && !exists(tmp_path("alone.hsaco")),
+        "static front: an http:// tier with neither twin nor compiler beside it fails cleanly (exit 1..127)",
+        "exit %d\n%s", rc, shown(log));
+  if (strace) check(lacks(log, "libcurl") && lacks(log, ".so"), "static front: it opens no library (strace)", "%s", shown(log));
+  else skip("static front: strace", "no strace: what the call opens is not watched");
+  free(log);
+}
+
 /* A URL the tier refuses (no host, another query, a fragment), and a build without
 ** libcurl: one warning, never an error. */
 static void test_refused_urls(void) {
@@ -654,6 +756,7 @@ int main(void) {
   unsetenv("GPUBLOB_REMOTE_FAULT");
   signal(SIGPIPE, SIG_IGN);
   test_refused_urls();
+  test_static_front();
 #if GPUBLOB_CURL
   atexit(stop_live);
   if (!have_program(NGINX)) {
