@@ -91,6 +91,14 @@ GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, c
   r->ops->put(c, k, kind, head, hn, data, n);
 }
 
+/* Where a call is about to ask the tier (a local miss): a backend with slow
+** preparation of its own starts it on a thread (src/remote_http.c loads libcurl), so
+** that the caller's work meanwhile overlaps it.  1 when started. */
+GPUBLOB_PRIVATE int cache_remote_warm(digest_cache *c) {
+  cache_remote_tier *r = c->remote;
+  return r && r->ops->warm ? r->ops->warm(r) : 0;
+}
+
 /* The call's end: the connection closed. */
 GPUBLOB_PRIVATE void cache_remote_close(digest_cache *c) {
   cache_remote_tier *r = c->remote;

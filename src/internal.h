@@ -487,6 +487,8 @@ typedef struct digest_cache {
                                holds a file's path */
   size_t warn_from;         /* where the compile's warnings begin in the handle's: an entry
                                keeps them (src/cache_store.c) for its hits to give */
+  const gpublob_options *foreseen; /* a lookup's options while it reads its manifest: their
+                               jobs' digests are made while the remote tier gets ready */
 } digest_cache;
 typedef struct digest_entry_header { /* every cache file starts so; 56 bytes */
   char magic[8];
@@ -528,7 +530,8 @@ struct cache_remote_tier;
 ** src/remote_redis.c: one part a protocol), called by the tier: wants says whether a
 ** URL is its; open reads its URL and settings into tier->backend (0), or warns once
 ** and gives -1; get and put are cache_remote_get's and cache_remote_put's for one
-** file; off (or NULL) drops a connection after a fault; close frees the state. */
+** file; off (or NULL) drops a connection after a fault; close frees the state; warm
+** (or NULL) starts a slow preparation on a thread (cache_remote_warm). */
 typedef struct cache_remote_ops {
   int (*wants)(const char *url);
   int (*open)(digest_cache *c, struct cache_remote_tier *r, const gpublob_options *o);
@@ -537,6 +540,7 @@ typedef struct cache_remote_ops {
               size_t n);
   void (*off)(struct cache_remote_tier *r);
   void (*close)(struct cache_remote_tier *r);
+  int (*warm)(struct cache_remote_tier *r);
 } cache_remote_ops;
 /* The tier: the settings every backend shares, and its backend's operations and state. */
 typedef struct cache_remote_tier {
@@ -555,6 +559,7 @@ GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, ch
 GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
                        size_t n);
 GPUBLOB_PRIVATE void cache_remote_close(digest_cache *c);
+GPUBLOB_PRIVATE int cache_remote_warm(digest_cache *c);
 
 /* ---- src/remote_http.c (remote_http_) ---- */
 GPUBLOB_PRIVATE_DATA const cache_remote_ops remote_http_ops;
@@ -600,6 +605,7 @@ GPUBLOB_PRIVATE int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *ou
                                            strbuf *warnings);
 GPUBLOB_PRIVATE int cache_lookup_manifest_key(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, cache_lookup_reader *r,
                         digest_key128 *k1);
+GPUBLOB_PRIVATE void cache_lookup_foresee(digest_cache *c, const gpublob_options *o);
 
 /* ---- src/cache_stream.c (cache_stream_) ---- */
 typedef struct cache_stream_sink {

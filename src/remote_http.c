@@ -18,6 +18,9 @@
 #ifndef GPUBLOB_CURL
 #define GPUBLOB_CURL 0
 #endif
+#ifndef GPUBLOB_STATIC_FRONT
+#define GPUBLOB_STATIC_FRONT 0
+#endif
 
 /* http:// or https://: this backend's. */
 static int http_wants(const char *url) {
@@ -41,6 +44,8 @@ typedef struct remote_http {
   unsigned long long limit; /* a body longer than this is not taken (a miss) */
   int too_long;
   char error[CURL_ERROR_SIZE];
+  pthread_t warm;         /* loading the library meanwhile (http_warm), until joined */
+  int warming;
 } remote_http;
 
 /* ---- libcurl and libcrypto, loaded by name at the first use ---- */
@@ -89,6 +94,28 @@ static void http_lib_load(void) {
   http_lib.ok = 1;
 }
 
+static void *http_warm_main(void *arg) {
+  (void)arg;
+  pthread_once(&http_lib_once, http_lib_load);
+  return NULL;
+}
+
+static void http_warm_join(remote_http *h) {
+  if (h->warming) pthread_join(h->warm, NULL);
+  h->warming = 0;
+}
+
+/* The library loaded on a thread of its own, started where a call is about to use the
+** tier (a local miss): the few milliseconds of mapping libcurl's libraries overlap
+** the caller's work meanwhile (a lookup digests its tools).  1 when started; the first
+** request waits for it.  Not in the static front, which loads nothing. */
+static int http_warm(cache_remote_tier *r) {
+  remote_http *h = r->backend;
+  if (GPUBLOB_STATIC_FRONT || r->dead || r->not_here || h->curl || h->warming) return 0;
+  h->warming = !pthread_create(&h->warm, NULL, http_warm_main, NULL);
+  return h->warming;
+}
+
 /* ---- the URL: http[s]://[USER[:PASSWORD]@]HOST[:PORT][/PREFIX][?layout=bazel|flat] ---- */
 static int http_parse(remote_http *h, const char *url) {
   const char *host = strstr(url, "//") + 2;
@@ -125,6 +152,7 @@ static void http_shown(strbuf *shown, const remote_http *h, const char *url) {
 }
 
 static void http_free(remote_http *h) {
+  http_warm_join(h);
   if (h->curl) http_lib.easy_cleanup(h->curl);
   if (h->headers) http_lib.slist_free_all(h->headers);
   strbuf *const secrets[] = {&h->password, &h->bearer};
@@ -172,6 +200,7 @@ static size_t http_take(char *bytes, size_t size, size_t count, void *arg) {
 ** the fault. */
 static int http_ready(digest_cache *c, remote_http *h) {
   cache_remote_tier *r = c->remote;
+  http_warm_join(h); /* first: no thread of its own outlives the first request */
   if (r->dead || r->not_here) return -1;
   if (h->curl) return 0;
 #if GPUBLOB_STATIC_FRONT
@@ -414,7 +443,8 @@ static int http_get_file(digest_cache *c, const digest_key128 *k, char kind, cac
 static void http_put_file(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
                           const void *data, size_t n) {}
 static void http_close(cache_remote_tier *r) {}
+static int http_warm(cache_remote_tier *r) { return 0; }
 #endif
 
 GPUBLOB_PRIVATE const cache_remote_ops remote_http_ops = {http_wants, http_open, http_get_file, http_put_file,
-                                                          NULL, http_close};
+                                                          NULL, http_close, http_warm};

@@ -280,4 +280,4 @@ static void redis_close(cache_remote_tier *r) {}
 #endif
 
 GPUBLOB_PRIVATE const cache_remote_ops remote_redis_ops = {redis_wants, redis_open, redis_get, redis_put,
-                                                           redis_off, redis_close};
+                                                           redis_off, redis_close, NULL};
