@@ -54,7 +54,7 @@ until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 
   [ $i -lt 100 ] || { say "nginx did not start"; cat "$tmp/error.log" >&2; exit 1; }
   sleep 0.05
 done
-g=$PWD/build/gpublob
+g=${GPUBLOB:-$PWD/build/gpublob} # another build's front to compare: GPUBLOB=DIR/gpublob (its gpublob-front beside it)
 
 # pair NAME URL FLAGS...: remote hit (empty local cache) against local hit (a copy of a filled one)
 pair() {

@@ -166,6 +166,7 @@ static int cache_valid(const digest_key128 *k, char kind, cache_dir_file *m) {
 ** bad value is a miss, never served, and the compile's store overwrites it), then
 ** copied into the local cache. */
 static int cache_read_remote(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
+  if (kind == 'm' && c->foreseen && cache_remote_warm(c)) cache_lookup_foresee(c, c->foreseen);
   int got = c->remote ? cache_remote_get(c, k, kind, m) : -2;
   if (got) {
     if (got == -1) c->g->stats.remote_misses++; /* asked, and not there (-2: not asked) */

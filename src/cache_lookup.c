@@ -272,6 +272,28 @@ static int record_key(digest_cache *c, const gpublob_options *o, record *rec, gp
   return rc ? -1 : 0;
 }
 
+/* While the remote tier gets ready to fetch a manifest (cache_remote_warm), the jobs
+** the call's options name (one target each) are resolved as a record of theirs
+** would be, and their tools and libraries digested: the digests the manifest's
+** records then ask for are the call's already (cache_deps: once per call).  A guess
+** only: a manifest's records are resolved again all the same, and the digests of a
+** job it does not hold are its cost.  Targets an MLIR input names are not guessed. */
+GPUBLOB_PRIVATE void cache_lookup_foresee(digest_cache *c, const gpublob_options *o) {
+  gpublob sink = {0};
+  size_t n = o->targets ? o->ntargets : o->target ? 1 : 0;
+  for (size_t i = 0; i < n; i++) {
+    record rec = {.target = o->targets ? o->targets[i].target : o->target,
+                  .chip = o->targets ? o->targets[i].chip : o->chip,
+                  .features = o->targets ? o->targets[i].features : o->features,
+                  .opt = (uint64_t)o->opt, .format = (uint64_t)o->format, .flags = o->flags, .abi = o->abi,
+                  .tool_options = o->tool_options};
+    digest_key128 d;
+    if (rec.target && !o->link) record_key(c, o, &rec, &sink, &d);
+  }
+  sb_free(&sink.msg);
+  sb_free(&sink.warn);
+}
+
 /* A record already resolved in this lookup: its bytes (in the manifest), their
 ** XXH3-64 (compared first) and its part of k1. */
 typedef struct record_seen {

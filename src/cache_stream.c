@@ -145,7 +145,10 @@ GPUBLOB_PRIVATE int cache_stream_lookup(digest_cache *c, const digest_key128 *k0
                                         gpublob_result *out, cache_stream_sink *s) {
   cache_dir_file m;
   if (o->dump_dir && *o->dump_dir) return -1;
-  if (cache_dir_read(c, k0, 'm', &m)) return -1;
+  c->foreseen = o;
+  int missed = cache_dir_read(c, k0, 'm', &m);
+  c->foreseen = NULL;
+  if (missed) return -1;
   cache_lookup_reader r = {m.data, m.data + m.size, 0, NULL};
   digest_key128 k1;
   int rc = cache_lookup_manifest_key(c, k0, o, &r, &k1);

@@ -483,12 +483,14 @@ typedef struct digest_cache {
   gpublob *g;               /* warnings and figures */
   digest_seen *seen;        /* each file once per call: jobs share tools and libraries */
   size_t nseen;
-  struct cache_remote_tier *remote; /* the Redis server behind it (src/cache_remote.c); NULL: none */
+  struct cache_remote_tier *remote; /* the server behind it (src/cache_remote.c); NULL: none */
   int content_only;         /* a program by its bytes alone, not its name:
                                the toolchain identity's job digests (src/toolchain_id.c); no key
                                holds a file's path */
   size_t warn_from;         /* where the compile's warnings begin in the handle's: an entry
                                keeps them (src/cache_store.c) for its hits to give */
+  const gpublob_options *foreseen; /* a lookup's options while it reads its manifest: their
+                               jobs' digests are made while the remote tier gets ready */
 } digest_cache;
 typedef struct digest_entry_header { /* every cache file starts so; 56 bytes */
   char magic[8];
@@ -525,18 +527,32 @@ GPUBLOB_PRIVATE void cache_dir_file_free(cache_dir_file *m);
 GPUBLOB_PRIVATE int cache_dir_read(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
 
 /* ---- src/cache_remote.c (cache_remote_) ---- */
-/* The tier: the settings every backend shares, and one backend's state: Redis's
-** fields here, or an HTTP server's (src/remote_http.c) behind http. */
+struct cache_remote_tier;
+/* A backend's operations (remote_http_ops in src/remote_http.c, remote_redis_ops in
+** src/remote_redis.c: one part a protocol), called by the tier: wants says whether a
+** URL is its; open reads its URL and settings into tier->backend (0), or warns once
+** and gives -1; get and put are cache_remote_get's and cache_remote_put's for one
+** file; off (or NULL) drops a connection after a fault; close frees the state; warm
+** (or NULL) starts a slow preparation on a thread (cache_remote_warm). */
+typedef struct cache_remote_ops {
+  int (*wants)(const char *url);
+  int (*open)(digest_cache *c, struct cache_remote_tier *r, const gpublob_options *o);
+  int (*get)(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
+  void (*put)(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
+              size_t n);
+  void (*off)(struct cache_remote_tier *r);
+  void (*close)(struct cache_remote_tier *r);
+  int (*warm)(struct cache_remote_tier *r);
+} cache_remote_ops;
+/* The tier: the settings every backend shares, and its backend's operations and state. */
 typedef struct cache_remote_tier {
   strbuf shown;            /* the URL without its credentials, for messages */
-  strbuf host, path, user, password;
-  int port, db;
   unsigned timeout_ms;
   unsigned long long max;  /* payload bytes; larger files are not stored */
   int read_only, dead;
-  int not_here;            /* a host name this program leaves to another (host_needs_module) */
-  void *ctx;               /* redisContext, NULL until first needed */
-  struct remote_http *http; /* an http:// or https:// server's state; NULL: Redis */
+  int not_here;            /* a server this program leaves to another (the static front) */
+  const cache_remote_ops *ops;
+  void *backend;           /* the backend's state (its open makes it, its close frees it) */
   pthread_mutex_t mu;      /* a call's threads take turns on the one connection */
 } cache_remote_tier;
 GPUBLOB_PRIVATE void cache_remote_open(digest_cache *c, const gpublob_options *o);
@@ -545,14 +561,13 @@ GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, ch
 GPUBLOB_PRIVATE void cache_remote_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn, const void *data,
                        size_t n);
 GPUBLOB_PRIVATE void cache_remote_close(digest_cache *c);
+GPUBLOB_PRIVATE int cache_remote_warm(digest_cache *c);
 
 /* ---- src/remote_http.c (remote_http_) ---- */
-GPUBLOB_PRIVATE int remote_http_wants(const char *url);
-GPUBLOB_PRIVATE int remote_http_open(digest_cache *c, cache_remote_tier *r, const gpublob_options *o);
-GPUBLOB_PRIVATE int remote_http_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);
-GPUBLOB_PRIVATE void remote_http_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
-                                     const void *data, size_t n);
-GPUBLOB_PRIVATE void remote_http_close(cache_remote_tier *r);
+GPUBLOB_PRIVATE_DATA const cache_remote_ops remote_http_ops;
+
+/* ---- src/remote_redis.c (remote_redis_) ---- */
+GPUBLOB_PRIVATE_DATA const cache_remote_ops remote_redis_ops;
 
 /* ---- src/cache_size.c (cache_size_) ---- */
 GPUBLOB_PRIVATE void cache_size_account(digest_cache *c, long long delta);
@@ -592,6 +607,7 @@ GPUBLOB_PRIVATE int cache_lookup_entry_get(cache_dir_file *e, gpublob_result *ou
                                            strbuf *warnings);
 GPUBLOB_PRIVATE int cache_lookup_manifest_key(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, cache_lookup_reader *r,
                         digest_key128 *k1);
+GPUBLOB_PRIVATE void cache_lookup_foresee(digest_cache *c, const gpublob_options *o);
 
 /* ---- src/cache_stream.c (cache_stream_) ---- */
 typedef struct cache_stream_sink {

@@ -40,6 +40,7 @@
 #include "cache_dir.c"
 #include "cache_remote.c"
 #include "remote_http.c"
+#include "remote_redis.c"
 #include "cache_size.c"
 #include "cache_deps.c"
 #include "toolchain_id.c"

@@ -1,7 +1,7 @@
 /* src/remote_http.c: The remote tier's HTTP backend: http:// and https:// servers that
 ** build farms already run, bazel-remote (and BuildBuddy, NativeLink, Buildbarn) or a
 ** WebDAV share (nginx, Apache), through libcurl.  The tier around it (src/cache_remote.c)
-** is the Redis one's: behind the local cache, every value validated before it is served,
+** is every backend's: behind the local cache, every value validated before it is served,
 ** read-only mode, a size limit, one fault a call.  Two layouts (the URL's ?layout=):
 ** bazel, the default, files each cache file under /cas/<its SHA-256> (bazel-remote checks
 ** the name) and a small record naming it under /ac/<SHA-256 of its gpublob key>; flat
@@ -18,9 +18,12 @@
 #ifndef GPUBLOB_CURL
 #define GPUBLOB_CURL 0
 #endif
+#ifndef GPUBLOB_STATIC_FRONT
+#define GPUBLOB_STATIC_FRONT 0
+#endif
 
 /* http:// or https://: this backend's. */
-GPUBLOB_PRIVATE int remote_http_wants(const char *url) {
+static int http_wants(const char *url) {
   return !strncmp(url, "http://", 7) || !strncmp(url, "https://", 8);
 }
 
@@ -41,6 +44,8 @@ typedef struct remote_http {
   unsigned long long limit; /* a body longer than this is not taken (a miss) */
   int too_long;
   char error[CURL_ERROR_SIZE];
+  pthread_t warm;         /* loading the library meanwhile (http_warm), until joined */
+  int warming;
 } remote_http;
 
 /* ---- libcurl and libcrypto, loaded by name at the first use ---- */
@@ -89,6 +94,28 @@ static void http_lib_load(void) {
   http_lib.ok = 1;
 }
 
+static void *http_warm_main(void *arg) {
+  (void)arg;
+  pthread_once(&http_lib_once, http_lib_load);
+  return NULL;
+}
+
+static void http_warm_join(remote_http *h) {
+  if (h->warming) pthread_join(h->warm, NULL);
+  h->warming = 0;
+}
+
+/* The library loaded on a thread of its own, started where a call is about to use the
+** tier (a local miss): the few milliseconds of mapping libcurl's libraries overlap
+** the caller's work meanwhile (a lookup digests its tools).  1 when started; the first
+** request waits for it.  Not in the static front, which loads nothing. */
+static int http_warm(cache_remote_tier *r) {
+  remote_http *h = r->backend;
+  if (GPUBLOB_STATIC_FRONT || r->dead || r->not_here || h->curl || h->warming) return 0;
+  h->warming = !pthread_create(&h->warm, NULL, http_warm_main, NULL);
+  return h->warming;
+}
+
 /* ---- the URL: http[s]://[USER[:PASSWORD]@]HOST[:PORT][/PREFIX][?layout=bazel|flat] ---- */
 static int http_parse(remote_http *h, const char *url) {
   const char *host = strstr(url, "//") + 2;
@@ -125,6 +152,7 @@ static void http_shown(strbuf *shown, const remote_http *h, const char *url) {
 }
 
 static void http_free(remote_http *h) {
+  http_warm_join(h);
   if (h->curl) http_lib.easy_cleanup(h->curl);
   if (h->headers) http_lib.slist_free_all(h->headers);
   strbuf *const secrets[] = {&h->password, &h->bearer};
@@ -136,7 +164,7 @@ static void http_free(remote_http *h) {
 }
 
 /* The tier's HTTP state from its URL and the environment: 0, or -1 with one warning. */
-GPUBLOB_PRIVATE int remote_http_open(digest_cache *c, cache_remote_tier *r, const gpublob_options *o) {
+static int http_open(digest_cache *c, cache_remote_tier *r, const gpublob_options *o) {
   remote_http *h = calloc(1, sizeof *h);
   if (!h || http_parse(h, o->remote_cache)) {
     handle_add_warning(c->g, "remote cache %s: not an http[s]://[USER[:PASSWORD]@]HOST[:PORT][/PREFIX]"
@@ -151,7 +179,7 @@ GPUBLOB_PRIVATE int remote_http_open(digest_cache *c, cache_remote_tier *r, cons
   if (token && *token) sb_addf(&h->bearer, "Authorization: Bearer %s", token);
   if (ca && *ca) sb_add(&h->ca, ca);
   http_shown(&r->shown, h, o->remote_cache);
-  r->http = h;
+  r->backend = h;
   return 0;
 }
 
@@ -172,6 +200,7 @@ static size_t http_take(char *bytes, size_t size, size_t count, void *arg) {
 ** the fault. */
 static int http_ready(digest_cache *c, remote_http *h) {
   cache_remote_tier *r = c->remote;
+  http_warm_join(h); /* first: no thread of its own outlives the first request */
   if (r->dead || r->not_here) return -1;
   if (h->curl) return 0;
 #if GPUBLOB_STATIC_FRONT
@@ -211,7 +240,7 @@ enum { HTTP_FAULT = -1, HTTP_TOO_LONG = -2 };
 ** or a PUT of body.  The HTTP status; HTTP_TOO_LONG when the answer was over the limit
 ** (a miss); HTTP_FAULT after a fault (the tier is off). */
 static long http_request(digest_cache *c, const char *path, const void *body, size_t n, unsigned long long limit) {
-  remote_http *h = c->remote->http;
+  remote_http *h = c->remote->backend;
   if (http_ready(c, h)) return HTTP_FAULT;
   CURL *e = h->curl;
   strbuf url = {0};
@@ -306,7 +335,7 @@ static void http_flat_path(const digest_key128 *k, char kind, char path[48]) {
 ** a miss), then its /cas/ value, whose length and SHA-256 must be the record's.
 ** 0 with the bytes in h->body; -1 a miss; -2 a fault. */
 static int http_get_bazel(digest_cache *c, const digest_key128 *k, char kind, unsigned long long limit) {
-  remote_http *h = c->remote->http;
+  remote_http *h = c->remote->backend;
   char path[80], cas[65], want[HTTP_AC_RECORD_MAX];
   if (http_ready(c, h)) return -2;
   http_ac_path(k, kind, path);
@@ -332,9 +361,9 @@ static int http_get_bazel(digest_cache *c, const digest_key128 *k, char kind, un
 /* The server's bytes for the file, at most the header and max payload bytes, into
 ** m->bytes: 0; -1 when the server has none (or one that is not this key's); -2 when
 ** it was not asked (the tier off, a fault now).  The tier validates them. */
-GPUBLOB_PRIVATE int remote_http_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
+static int http_get_file(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) {
   cache_remote_tier *r = c->remote;
-  remote_http *h = r->http;
+  remote_http *h = r->backend;
   pthread_mutex_lock(&r->mu);
   double t = util_now_ms();
   unsigned long long limit = r->max + sizeof(digest_entry_header);
@@ -362,10 +391,10 @@ GPUBLOB_PRIVATE int remote_http_get(digest_cache *c, const digest_key128 *k, cha
 /* The file (head, then payload) stored: flat, under its path; bazel, the value under
 ** /cas/ first, then its record under /ac/ (a reader never finds a record before its
 ** value).  A fault is the tier's one warning. */
-GPUBLOB_PRIVATE void remote_http_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
-                                     const void *data, size_t n) {
+static void http_put_file(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
+                          const void *data, size_t n) {
   cache_remote_tier *r = c->remote;
-  remote_http *h = r->http;
+  remote_http *h = r->backend;
   pthread_mutex_lock(&r->mu);
   double t = util_now_ms();
   unsigned char *value = malloc(hn + n);
@@ -399,19 +428,23 @@ GPUBLOB_PRIVATE void remote_http_put(digest_cache *c, const digest_key128 *k, ch
   pthread_mutex_unlock(&r->mu);
 }
 
-GPUBLOB_PRIVATE void remote_http_close(cache_remote_tier *r) {
-  http_free(r->http);
-  r->http = NULL;
+static void http_close(cache_remote_tier *r) {
+  http_free(r->backend);
+  r->backend = NULL;
 }
 #else
 /* Built without libcurl: a URL is one warning, and the call goes on without the tier. */
-GPUBLOB_PRIVATE int remote_http_open(digest_cache *c, cache_remote_tier *r, const gpublob_options *o) {
+static int http_open(digest_cache *c, cache_remote_tier *r, const gpublob_options *o) {
   handle_add_warning(c->g, "remote cache %s: this gpublob was built without libcurl; not used", sb_str(&r->shown));
   c->g->stats.remote_errors = 1;
   return -1;
 }
-GPUBLOB_PRIVATE int remote_http_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) { return -2; }
-GPUBLOB_PRIVATE void remote_http_put(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
-                                     const void *data, size_t n) {}
-GPUBLOB_PRIVATE void remote_http_close(cache_remote_tier *r) {}
+static int http_get_file(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m) { return -2; }
+static void http_put_file(digest_cache *c, const digest_key128 *k, char kind, const void *head, size_t hn,
+                          const void *data, size_t n) {}
+static void http_close(cache_remote_tier *r) {}
+static int http_warm(cache_remote_tier *r) { return 0; }
 #endif
+
+GPUBLOB_PRIVATE const cache_remote_ops remote_http_ops = {http_wants, http_open, http_get_file, http_put_file,
+                                                          NULL, http_close, http_warm};

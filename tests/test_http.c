@@ -8,10 +8,13 @@
 ** (cut short, another key's, garbage, an HTML page with status 200) are misses, never
 ** served; a stopped, never started or stalled server costs at most about one timeout
 ** and one warning, exit 0; read-only never PUTs (the access log); a bearer token from
-** the environment is sent, and is in no message, no process's argv and no cache file.
-** Without libcurl in the build or nginx on the machine the server tests say skipped. */
+** the environment is sent, and is in no message, no process's argv and no cache file;
+** https with a CA of the test's own (openssl): not trusted without --remote-ca (one
+** warning, compiled locally), a hit with it; the static front's house rule (its objects
+** call no dlopen, and alone it fails cleanly on an http:// tier).  Without libcurl in the build or nginx on the machine the server tests say skipped. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -113,10 +116,11 @@ static void stop_live(void) {
   live = 0;
 }
 
-static int nginx_start(server *s, const char *name) {
+/* tls: NULL, or {certificate, key}: the server speaks https. */
+static int nginx_start_tls(server *s, const char *name, const char *const *tls) {
   memset(s, 0, sizeof *s);
   snprintf(s->dir, sizeof s->dir, "%s", tmp_path(name));
-  char path[1100], conf[16000];
+  char path[1100], conf[16000], ssl[9000] = "";
   mkdir(s->dir, 0700);
   snprintf(path, sizeof path, "%s/root", s->dir);
   mkdir(path, 0700);
@@ -124,14 +128,15 @@ static int nginx_start(server *s, const char *name) {
   mkdir(path, 0700);
   if ((s->port = free_port()) < 0) return -1;
   const char *d = s->dir;
+  if (tls) snprintf(ssl, sizeof ssl, " ssl;\n    ssl_certificate %s;\n    ssl_certificate_key %s", tls[0], tls[1]);
   snprintf(conf, sizeof conf,
            "daemon off;\nmaster_process off;\nworker_processes 1;\n%s"
            "error_log %s/error.log;\npid %s/nginx.pid;\nevents { worker_connections 64; }\n"
            "http {\n  access_log %s/access.log;\n  client_body_temp_path %s/tmp;\n  proxy_temp_path %s/tmp;\n"
            "  fastcgi_temp_path %s/tmp;\n  uwsgi_temp_path %s/tmp;\n  scgi_temp_path %s/tmp;\n"
-           "  client_max_body_size 0;\n  server {\n    listen 127.0.0.1:%d;\n    root %s/root;\n"
+           "  client_max_body_size 0;\n  server {\n    listen 127.0.0.1:%d%s;\n    root %s/root;\n"
            "    location / { dav_methods PUT; create_full_put_path on; }\n  }\n}\n",
-           getuid() == 0 ? "user root;\n" : "", d, d, d, d, d, d, d, d, s->port, d);
+           getuid() == 0 ? "user root;\n" : "", d, d, d, d, d, d, d, d, s->port, ssl, d);
   snprintf(path, sizeof path, "%s/nginx.conf", d);
   if (spill(path, conf, strlen(conf))) return -1;
   pid_t pid = fork();
@@ -154,6 +159,8 @@ static int nginx_start(server *s, const char *name) {
   }
   return -1;
 }
+
+static int nginx_start(server *s, const char *name) { return nginx_start_tls(s, name, NULL); }
 
 static void nginx_stop(server *s) {
   if (s->pid == live) stop_live();
@@ -486,6 +493,90 @@ static void test_read_only(void) {
   nginx_stop(&s);
 }
 
+/* openssl ARGS... (no shell): 0 when it succeeded. */
+static int openssl(const char *const *args) {
+  const char *argv[24] = {"openssl"};
+  size_t n = 1;
+  while (*args && n < 23) argv[n++] = *args++;
+  argv[n] = NULL;
+  char *log = NULL;
+  int rc = run(argv, &log);
+  if (rc) printf("# openssl: %s\n", shown(log));
+  free(log);
+  return rc;
+}
+
+/* A CA of the test's own and a certificate it signed for 127.0.0.1 (EC keys: quick),
+** in the scratch folder: 0, or -1. */
+static int make_tls(const char *ca, const char *cert, const char *key) {
+  char ca_key[4200], csr[4200], ext[4200];
+  snprintf(ca_key, sizeof ca_key, "%s", tmp_path("ca.key"));
+  snprintf(csr, sizeof csr, "%s", tmp_path("server.csr"));
+  snprintf(ext, sizeof ext, "%s", tmp_path("server.ext"));
+  static const char san[] = "subjectAltName = IP:127.0.0.1\nbasicConstraints = CA:FALSE\n";
+  const char *new_ca[] = {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                          "-keyout", ca_key, "-out", ca, "-days", "2", "-subj", "/CN=gpublob test CA", NULL};
+  const char *new_req[] = {"req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                           "-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1", NULL};
+  const char *sign[] = {"x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", cert,
+                        "-days", "2", "-extfile", ext, NULL};
+  return spill(ext, san, sizeof san - 1) || openssl(new_ca) || openssl(new_req) || openssl(sign) ? -1 : 0;
+}
+
+/* https: nginx with a certificate from a CA of the test's own.  TLS verifies the server
+** by default: without --remote-ca the verification fails (one warning, exit 0, compiled
+** locally); with --remote-ca naming the CA, a store, then a remote hit. */
+static void test_https(void) {
+  char ca[4200], cert[4200], key[4200]; /* tmp_path's buffers are a ring: kept here */
+  snprintf(ca, sizeof ca, "%s", tmp_path("ca.pem"));
+  snprintf(cert, sizeof cert, "%s", tmp_path("server.pem"));
+  snprintf(key, sizeof key, "%s", tmp_path("server.key"));
+  if (!have_program("/usr/bin/openssl") && !have_program("/bin/openssl")) {
+    skip("https", "no openssl program (apt-get install openssl): the test makes its certificates with it");
+    return;
+  }
+  const char *version[] = {NGINX, "-V", NULL};
+  char *built = NULL;
+  run(version, &built);
+  int ssl = contains(built, "--with-http_ssl_module");
+  free(built);
+  if (!ssl) {
+    skip("https", "this nginx has no ssl module (nginx -V)");
+    return;
+  }
+  const char *tls[] = {cert, key};
+  server s;
+  if (make_tls(ca, cert, key) || nginx_start_tls(&s, "nginx-tls", tls)) {
+    check(0, "https: a certificate made, nginx serves https", "port %d, %s", s.port, s.dir);
+    return;
+  }
+  char url[200], *log = NULL;
+  snprintf(url, sizeof url, "https://127.0.0.1:%d/tls", s.port);
+  unsetenv("GPUBLOB_REMOTE_CA");
+  const char *store[] = {"build/gpublob", "--time", "--cache-dir", machine(), "--remote-cache", url, "--remote-ca", ca,
+                         "-t", "amdgcn:gfx90a", IN, "-o", tmp_path("tls1.hsaco"), NULL};
+  int rc = cli(store, &log);
+  check(rc == 0 && same_file(tmp_path("tls1.hsaco"), reference()) && contains(log, "2 stored") && lacks(log, "warning"),
+        "https: with --remote-ca, a compile stores over TLS", "exit %d\n%s", rc, shown(log));
+  free(log);
+  const char *unverified[] = {"build/gpublob", "--time", "--cache-dir", machine(), "--remote-cache", url, "-t",
+                              "amdgcn:gfx90a", IN, "-o", tmp_path("tls2.hsaco"), NULL};
+  rc = cli(unverified, &log);
+  check(rc == 0 && same_file(tmp_path("tls2.hsaco"), reference()) && count_lines(log, "warning: remote cache https://") == 1 &&
+            contains(log, "the call goes on without it") && lacks(log, "time (front)") && contains(log, "time (compiler)"),
+        "https: without --remote-ca the server is not trusted: one warning, compiled locally, exit 0",
+        "exit %d\n%s", rc, shown(log));
+  free(log);
+  const char *hit[] = {front_alone(), "--time", "--cache-dir", machine(), "--remote-cache", url, "--remote-ca", ca,
+                       "-t", "amdgcn:gfx90a", IN, "-o", tmp_path("tls3.hsaco"), NULL};
+  rc = cli(hit, &log);
+  check(rc == 0 && same_file(tmp_path("tls3.hsaco"), reference()) && contains(log, "time (front)") &&
+            contains(log, "remote cache 2 hits, 0 misses") && lacks(log, "warning"),
+        "https: with --remote-ca, an empty machine's front hits", "exit %d\n%s", rc, shown(log));
+  free(log);
+  nginx_stop(&s);
+}
+
 /* A token from the environment: sent as a bearer, and in no message, argv or cache file. */
 static void test_token(void) {
   static const char token[] = "tok-5ecret-7e11tale";
@@ -537,6 +628,106 @@ static void test_token(void) {
 }
 #endif
 
+/* Whether the ELF file at path asks for an interpreter (PT_INTERP): a dynamically
+** linked program does, a static one does not.  -1 when it is not a readable ELF64. */
+static int has_interp(const char *path) {
+  size_t n;
+  unsigned char *b = slurp(path, &n);
+  int interp = -1;
+  Elf64_Ehdr eh;
+  if (b && is_elf(b, n) && n >= sizeof eh) {
+    memcpy(&eh, b, sizeof eh);
+    interp = eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
+             eh.e_phoff <= n && eh.e_phnum <= (n - eh.e_phoff) / sizeof(Elf64_Phdr) ? 0 : -1;
+    for (unsigned i = 0; !interp && i < eh.e_phnum; i++) {
+      Elf64_Phdr ph;
+      memcpy(&ph, b + eh.e_phoff + i * sizeof ph, sizeof ph);
+      interp = ph.p_type == PT_INTERP;
+    }
+  }
+  free(b);
+  return interp;
+}
+
+/* The objects build.ninja links into build/gpublob (its "build build/gpublob:" line,
+** with its continuations), space-separated, into out: their count. */
+static int front_objects(char *out, size_t size) {
+  size_t n;
+  char *ninja = (char *)slurp("build.ninja", &n), *line = ninja ? strstr(ninja, "\nbuild build/gpublob: ") : NULL;
+  int count = 0;
+  out[0] = 0;
+  char *save = NULL;
+  for (char *w = line ? strtok_r(line + 22, " \n", &save) : NULL; w; w = strtok_r(NULL, " \n", &save)) {
+    if (!strcmp(w, "$")) continue; /* a line's continuation */
+    if (w[0] == '$' || strchr(w, '=')) break;
+    size_t len = strlen(w), at = strlen(out);
+    if (len > 2 && !strcmp(w + len - 2, ".o") && at + len + 2 < size) {
+      snprintf(out + at, size - at, "%s ", w);
+      count++;
+    }
+  }
+  free(ninja);
+  return count;
+}
+
+/* The house rule: the static front loads no library (one would bring a second libc).
+** Its own objects call no dlopen (static glibc itself links dlopen in, for its own
+** NSS, iconv and IDN modules, so the program's symbol table has it whatever gpublob
+** does: the objects are what is checked), it names no libcurl, and a call with an
+** http:// tier through build/gpublob alone (no gpublob-front beside it to hand the
+** call to, no compiler) fails cleanly, loading nothing. */
+static void test_static_front(void) {
+  int interp = has_interp("build/gpublob");
+  if (interp != 0) {
+    skip("static front", interp < 0 ? "build/gpublob is not an ELF64 program" : "build/gpublob is linked dynamically");
+    return;
+  }
+  const char *nm = have_program("/usr/lib/llvm-22/bin/llvm-nm") ? "/usr/lib/llvm-22/bin/llvm-nm" : "nm";
+  char objects[8192], cmd[8400];
+  int nobj = front_objects(objects, sizeof objects);
+  check(nobj >= 2 && contains(objects, "build/front/gpublob.o"), "static front: its objects, from build.ninja", "%s",
+        objects);
+  snprintf(cmd, sizeof cmd, "%s -u %s 2>&1 | grep -E '\\bdl(m?open|sym)\\b'", nm, objects);
+  char *found = NULL;
+  const char *sh[] = {"sh", "-c", cmd, NULL};
+  int rc = run(sh, &found);
+  check(rc == 1 && found && !*found, "static front: none of its objects calls dlopen or dlsym", "%s\n%s", cmd,
+        shown(found));
+  free(found);
+  /* the same look finds what is there: the dynamic twin's core loads libcurl */
+  snprintf(cmd, sizeof cmd, "%s -u build/front_twin/gpublob.o 2>&1 | grep -E '\\bdlopen\\b'", nm);
+  found = NULL;
+  rc = run(sh, &found);
+  if (GPUBLOB_CURL)
+    check(rc == 0 && contains(found, "dlopen"), "static front: the same look finds the dynamic twin's dlopen", "%s\n%s",
+          cmd, shown(found));
+  free(found);
+  size_t n;
+  unsigned char *bin = slurp("build/gpublob", &n);
+  check(bin && !memmem(bin, n, "libcurl.so", 10) && !memmem(bin, n, "libcrypto.so", 12),
+        "static front: names no libcurl or libcrypto to load", "%zu bytes", n);
+  free(bin);
+  const char *alone = tmp_path("static-alone");
+  char prog[4300];
+  mkdir(alone, 0700);
+  snprintf(prog, sizeof prog, "%s/gpublob", alone);
+  bin = slurp("build/gpublob", &n);
+  check(bin && !spill(prog, bin, n) && !chmod(prog, 0755), "static front: copied alone", "%s", prog);
+  free(bin);
+  int strace = have_program("/usr/bin/strace");
+  const char *call[] = {"/usr/bin/strace", "-f", "-e", "trace=openat,open,execve", prog, "--cache-dir", machine(),
+                        "--remote-cache", "http://127.0.0.1:1/alone", "-t", "amdgcn:gfx90a", IN, "-o",
+                        tmp_path("alone.hsaco"), NULL};
+  char *log = NULL;
+  rc = run(strace ? call : call + 4, &log);
+  check(rc >= 1 && rc <= 127 && contains(log, "gpublob: error: cannot run the compiler") && !exists(tmp_path("alone.hsaco")),
+        "static front: an http:// tier with neither twin nor compiler beside it fails cleanly (exit 1..127)",
+        "exit %d\n%s", rc, shown(log));
+  if (strace) check(lacks(log, "libcurl") && lacks(log, ".so"), "static front: it opens no library (strace)", "%s", shown(log));
+  else skip("static front: strace", "no strace: what the call opens is not watched");
+  free(log);
+}
+
 /* A URL the tier refuses (no host, another query, a fragment), and a build without
 ** libcurl: one warning, never an error. */
 static void test_refused_urls(void) {
@@ -565,6 +756,7 @@ int main(void) {
   unsetenv("GPUBLOB_REMOTE_FAULT");
   signal(SIGPIPE, SIG_IGN);
   test_refused_urls();
+  test_static_front();
 #if GPUBLOB_CURL
   atexit(stop_live);
   if (!have_program(NGINX)) {
@@ -585,6 +777,7 @@ int main(void) {
   test_faults(&s);
   test_read_only();
   test_token();
+  test_https();
 #else
   skip("http", "this build has no HTTP tier: configure found no curl/curl.h (apt-get install libcurl4-openssl-dev)");
 #endif
