@@ -383,11 +383,11 @@ GPUBLOB_PRIVATE void ir_call_cache_store_plan(digest_cache *c, const digest_key1
 GPUBLOB_PRIVATE int ir_call_compile(gpublob *g, const gpublob_options *opts, const unsigned char *data, size_t size,
                       const char *name, digest_cache *c, const digest_key128 *k0, gpublob_result *out);
 
-#if GPUBLOB_MLIR /* the MLIR parts the call reaches (src/call.c) */
 /* ---- src/disasm.c (disasm_) ---- */
 GPUBLOB_PRIVATE int disasm_kernel(gpublob *g, const target_desc *t, const char *chip, const unsigned char *p, size_t n,
                                   const char *name, strbuf *out);
 
+#if GPUBLOB_MLIR /* the MLIR parts the call reaches (src/call.c) */
 /* ---- src/mlir_serialize.c (mlir_serialize_) ---- */
 /* gpublob_mlir_compile's: the module printed into res, and stored in the cache. */
 typedef struct mlir_serialize_out {
