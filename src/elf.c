@@ -13,6 +13,11 @@ GPUBLOB_PRIVATE uint64_t elf_le_n(const unsigned char *p, size_t n) {
 /* n bytes at off lie inside the blob. */
 GPUBLOB_PRIVATE int elf_in_blob(size_t size, uint64_t off, uint64_t n) { return off <= size && n <= size - off; }
 
+/* [a, a+an) and [b, b+bn) share a byte (each already inside one blob). */
+GPUBLOB_PRIVATE int elf_overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn) {
+  return an && bn && a < b + bn && b < a + an;
+}
+
 /* An ELF64 little-endian file whose section table lies inside it; -1 (TOOL) else. */
 GPUBLOB_PRIVATE int elf_open(gpublob *g, elf_view *e, const unsigned char *p, size_t n, const char *what) {
   memset(e, 0, sizeof *e);

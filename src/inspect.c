@@ -123,7 +123,7 @@ static int add_pack(inspect_run *s, const target_desc *t, const unsigned char *p
 
 /* ---- LLVM's OffloadBinary: each entry by the container's reader (src/offload.c) ---- */
 /* An entry: its target's bin blob (the entry's arch its chip, the blob's where it
-** names none), its assembly, or, of no spec target (another producer's kind, a triple
+** names none; an arch that is not the blob's own processor is TOOL), its assembly, or, of no spec target (another producer's kind, a triple
 ** no target has), its bytes under the target its triple names, if any, and LLVM's
 ** name of its kind.  A bin entry that is no blob of its target is TOOL. */
 static int add_offload_entry(gpublob *g, void *ctx, const offload_item *e) {
@@ -135,7 +135,7 @@ static int add_offload_entry(gpublob *g, void *ctx, const offload_item *e) {
   if (e->t && bin_target(e->image, e->image_size) != e->t)
     return handle_set_error(g, GPUBLOB_TOOL, "offload binary at byte %llu: its %s entry for %s is no %s blob",
                             (unsigned long long)e->at, e->triple, e->arch, e->t->suffix_bin);
-  if (e->t) return add_bin(s, e->t, e->image, e->image_size, e->arch);
+  if (e->t) return offload_check_arch(g, e) ? g->code : add_bin(s, e->t, e->image, e->image_size, e->arch);
   const target_desc *by_triple = NULL;
   for (int i = 0; i < target_count() && !by_triple; i++)
     if (!strcmp(target_at(i)->triple, e->triple)) by_triple = target_at(i);

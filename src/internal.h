@@ -660,6 +660,7 @@ typedef struct elf_section {
 } elf_section;
 GPUBLOB_PRIVATE uint64_t elf_le_n(const unsigned char *p, size_t n);
 GPUBLOB_PRIVATE int elf_in_blob(size_t size, uint64_t off, uint64_t n);
+GPUBLOB_PRIVATE int elf_overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn);
 GPUBLOB_PRIVATE int elf_open(gpublob *g, elf_view *e, const unsigned char *p, size_t n, const char *what);
 GPUBLOB_PRIVATE elf_section elf_sec(const elf_view *e, size_t i);
 GPUBLOB_PRIVATE const unsigned char *elf_bytes(const elf_view *e, const elf_section *s);
@@ -740,6 +741,7 @@ typedef struct offload_item {
 } offload_item;
 typedef int (*offload_visit)(gpublob *g, void *ctx, const offload_item *e);
 GPUBLOB_PRIVATE int offload_each(gpublob *g, const unsigned char *p, size_t n, offload_visit visit, void *ctx);
+GPUBLOB_PRIVATE int offload_check_arch(gpublob *g, const offload_item *e);
 
 /* ---- src/meta_output.c (meta_output_) ---- */
 GPUBLOB_PRIVATE int meta_output_kernels(gpublob *g, const gpublob_output *o, const char *report, unsigned block_size,

@@ -13,7 +13,12 @@
 **   state space (w >> 8 & 0xf: 0 not a pointer; a PTX .ptr's 1 .local, 2 .shared, 4
 **   .global (.const too), 5 generic), bank (w >> 12 & 0x1f), size (w >> 18), as checked
 **   against the PTX's .param lines (tests/test_params.c) and public reverse-engineering
-**   (CuAssembler's CuNVInfo).
+**   (CuAssembler's CuNVInfo).  Past 4 KiB of parameters (ptxas 13.0's PTX 8.1 large
+**   kernel parameters; 4000 bytes still 0x17, 4400 not) it writes KPARAM_INFO_V2 0x45
+**   instead: 12 bytes, u32 index (0), u16 ordinal, u16 offset, u32 size in bytes, no
+**   state space (read as by_value, no address space), as checked against the PTX's
+**   .param lines (tests/test_params.c).  A kernel whose bank holds bytes but that has
+**   neither record is TOOL, never an empty list.
 ** The registers are also the high byte of .text.<kernel>'s sh_info; static shared
 ** memory is the size of .nv.shared.<kernel> (NOBITS), less the shared memory the
 ** chip reserves, which ptxas and nvJitLink lay before a kernel's own where the cubin
@@ -30,6 +35,7 @@ enum {
   EIATTR_FRAME_SIZE = 0x11,
   EIATTR_KPARAM_INFO = 0x17,
   EIATTR_CBANK_PARAM_SIZE = 0x19,
+  EIATTR_KPARAM_INFO_V2 = 0x45,
   EIATTR_REGCOUNT = 0x2f,
   NV_RESERVED_SHARED = 1024
 };
@@ -62,18 +68,20 @@ static int nv_bad(gpublob *g, const char *sec, size_t n, const char *what) {
   return handle_set_error(g, GPUBLOB_TOOL, "cubin: section %.*s: %s", (int)(n < 80 ? n : 80), sec, what);
 }
 
-/* A KPARAM_INFO record: a parameter of the table's last kernel (see above). */
+/* A KPARAM_INFO or KPARAM_INFO_V2 record: a parameter of the table's last kernel (see
+** above). */
 static int nv_param(gpublob *g, ktable *t, const nvrec *r, const char *nm, size_t nl) {
   static const char *const spaces[16] = {"", "local", "shared", "", "global", "generic"};
   if (r->fmt != EIFMT_SVAL || r->n != 12) return nv_bad(g, nm, nl, "a KPARAM_INFO record is not 12 bytes");
   uint64_t w = elf_le_n(r->v + 8, 4);
-  unsigned space = (unsigned)(w >> 8 & 0xf);
+  int v2 = r->attr == EIATTR_KPARAM_INFO_V2;
+  unsigned space = v2 ? 0 : (unsigned)(w >> 8 & 0xf);
   const char *kind = space ? "pointer" : "by_value";
   gpublob_param_info *a = kt_param_add(g, t, t->n - 1, kind, strlen(kind));
   if (!a) return g->code;
   a->index = (long long)elf_le_n(r->v + 4, 2);
   a->offset = (long long)elf_le_n(r->v + 6, 2);
-  a->size = (long long)(w >> 18 & 0x3fff);
+  a->size = (long long)(v2 ? w : w >> 18 & 0x3fff);
   a->address_space = spaces[space];
   return GPUBLOB_OK;
 }
@@ -105,8 +113,14 @@ static int nv_kernel_section(gpublob *g, const unsigned char *b, uint64_t size, 
 static int nv_kernel_params(gpublob *g, const unsigned char *b, uint64_t size, const char *nm, size_t nl, ktable *t) {
   uint64_t off = 0;
   nvrec r;
+  size_t records = 0;
   while (nv_next(b, size, &off, &r) > 0)
-    if (r.attr == EIATTR_KPARAM_INFO && nv_param(g, t, &r, nm, nl)) return g->code;
+    if (r.attr == EIATTR_KPARAM_INFO || r.attr == EIATTR_KPARAM_INFO_V2) {
+      if (nv_param(g, t, &r, nm, nl)) return g->code;
+      records++;
+    }
+  if (!records && t->k[t->n - 1].params_bytes > 0)
+    return nv_bad(g, nm, nl, "the kernel has bytes of parameters but no KPARAM_INFO record (0x17 or 0x45)");
   char what[128];
   snprintf(what, sizeof what, "cubin: section %.*s: KPARAM_INFO", (int)(nl < 80 ? nl : 80), nm);
   return kt_params_check(g, t, t->n - 1, t->k[t->n - 1].params_bytes, what);

@@ -4,7 +4,9 @@
 **   offload_bundle: a clang offload bundle (the layout of src/pack_bundle.c); each
 **     entry with bytes is a code object, its chip the target id its id ends with
 **     (hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+: gfx90a:xnack+).  A compressed bundle
-**     (clang-offload-bundler -compress, magic CCOB) is TOOL, not guessed at.
+**     (clang-offload-bundler -compress, magic CCOB) is TOOL, not guessed at, and so
+**     are entries whose bytes overlap (each member is copied once: no more bytes than
+**     the bundle's; a fatbin's entries lie one after another, so cannot).
 **   fatbin: CUDA's fatbin, as fatbinary writes it: a header (magic 0xBA55ED50, u16
 **     version, u16 header size, u64 size of the entries), then entries, each a header
 **     (u16 kind: 1 PTX, 2 ELF; u32 header size at 4; u64 payload size at 8; u32 sm at
@@ -27,15 +29,19 @@ static const char *bundle_chip(const char *id, size_t n, size_t *len) {
   return id + i;
 }
 
-/* Each entry with bytes of an offload bundle to visit, in the bundle's order, under the
-** chip its id ends with; the bundle's faults are TOOL. */
-GPUBLOB_PRIVATE int meta_pack_bundle_each(gpublob *g, const unsigned char *p, size_t n, meta_pack_visit visit, void *ctx) {
-  if (n >= 4 && !memcmp(p, "CCOB", 4))
-    return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: compressed (CCOB); its members are not read");
-  if (n < BUNDLE_MAGIC_LEN + 8 || memcmp(p, META_PACK_BUNDLE_MAGIC, BUNDLE_MAGIC_LEN))
-    return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: no %s magic", META_PACK_BUNDLE_MAGIC);
-  uint64_t count = elf_le_n(p + BUNDLE_MAGIC_LEN, 8), at = BUNDLE_MAGIC_LEN + 8;
-  if (count > PACK_MAX_MEMBERS) return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: %llu entries", (unsigned long long)count);
+/* The entry [off, off+size) shares a byte with one of the earlier entries' ranges
+** (2 u64s each, count of them). */
+static int bundle_overlaps(const uint64_t *ranges, uint64_t count, uint64_t off, uint64_t size) {
+  for (uint64_t i = 0; i < count; i++)
+    if (elf_overlap(ranges[2 * i], ranges[2 * i + 1], off, size)) return 1;
+  return 0;
+}
+
+/* The entries of the bundle (count checked by the caller), as meta_pack_bundle_each
+** says; ranges holds room for each entry's offset and size. */
+static int bundle_each(gpublob *g, const unsigned char *p, size_t n, uint64_t *ranges, meta_pack_visit visit,
+                       void *ctx) {
+  uint64_t count = elf_le_n(p + BUNDLE_MAGIC_LEN, 8), at = BUNDLE_MAGIC_LEN + 8, kept = 0;
   for (uint64_t i = 0; i < count; i++) {
     if (!elf_in_blob(n, at, 24)) return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: entry %llu's header is cut short", (unsigned long long)i);
     uint64_t off = elf_le_n(p + at, 8), size = elf_le_n(p + at + 8, 8), idn = elf_le_n(p + at + 16, 8);
@@ -45,6 +51,10 @@ GPUBLOB_PRIVATE int meta_pack_bundle_each(gpublob *g, const unsigned char *p, si
     const char *chip = bundle_chip((const char *)p + at + 24, (size_t)idn, &cl);
     at += 24 + idn;
     if (!size) continue; /* the empty host entry */
+    if (bundle_overlaps(ranges, kept, off, size))
+      return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: entry %llu's bytes (%llu at %llu) overlap an earlier "
+                              "entry's", (unsigned long long)i, (unsigned long long)size, (unsigned long long)off);
+    ranges[2 * kept] = off, ranges[2 * kept + 1] = size, kept++;
     char buf[KT_MAX_NAME + 1];
     memcpy(buf, chip, cl);
     buf[cl] = 0;
@@ -52,6 +62,23 @@ GPUBLOB_PRIVATE int meta_pack_bundle_each(gpublob *g, const unsigned char *p, si
     if (visit(g, ctx, &e)) return g->code;
   }
   return GPUBLOB_OK;
+}
+
+/* Each entry with bytes of an offload bundle to visit, in the bundle's order, under the
+** chip its id ends with; the bundle's faults are TOOL, among them entries whose bytes
+** overlap (so that the members' bytes together are at most the bundle's). */
+GPUBLOB_PRIVATE int meta_pack_bundle_each(gpublob *g, const unsigned char *p, size_t n, meta_pack_visit visit, void *ctx) {
+  if (n >= 4 && !memcmp(p, "CCOB", 4))
+    return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: compressed (CCOB); its members are not read");
+  if (n < BUNDLE_MAGIC_LEN + 8 || memcmp(p, META_PACK_BUNDLE_MAGIC, BUNDLE_MAGIC_LEN))
+    return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: no %s magic", META_PACK_BUNDLE_MAGIC);
+  uint64_t count = elf_le_n(p + BUNDLE_MAGIC_LEN, 8);
+  if (count > PACK_MAX_MEMBERS) return handle_set_error(g, GPUBLOB_TOOL, "offload bundle: %llu entries", (unsigned long long)count);
+  uint64_t *ranges = malloc(2 * sizeof *ranges * (count ? (size_t)count : 1));
+  if (!ranges) return handle_set_error(g, GPUBLOB_NOMEM, "out of memory (%llu bundle entries)", (unsigned long long)count);
+  int rc = bundle_each(g, p, n, ranges, visit, ctx);
+  free(ranges);
+  return rc;
 }
 
 /* A member's kernels, into the table ctx (its target's bin reader). */

@@ -230,9 +230,6 @@ static int bad(gpublob *g, uint64_t at, const char *what) {
   return handle_set_error(g, GPUBLOB_TOOL, "offload binary at byte %llu: %s", (unsigned long long)at, what);
 }
 
-/* [a, a+an) and [b, b+bn) share a byte. */
-static int overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn) { return an && bn && a < b + bn && b < a + an; }
-
 /* The string at off of the binary p (size bytes): NUL-ended within it, else NULL. */
 static const char *string_at(const unsigned char *p, uint64_t size, uint64_t off) {
   if (off >= size) return NULL;
@@ -270,8 +267,9 @@ static int view_at(gpublob *g, const unsigned char *base, size_t n, uint64_t at,
   if (count > OFFLOAD_MAX_STRINGS) return bad(g, at, "more strings than gpublob reads (64)");
   if (!elf_in_blob((size_t)size, soff, count * OFFLOAD_STRING) || !elf_in_blob((size_t)size, ioff, isize))
     return bad(g, at, "its strings or its image lie outside it");
-  if (overlap(ioff, isize, 0, OFFLOAD_HEADER) || overlap(ioff, isize, eoff, OFFLOAD_ENTRY) ||
-      overlap(ioff, isize, soff, count * OFFLOAD_STRING) || overlap(soff, count * OFFLOAD_STRING, eoff, OFFLOAD_ENTRY))
+  if (elf_overlap(ioff, isize, 0, OFFLOAD_HEADER) || elf_overlap(ioff, isize, eoff, OFFLOAD_ENTRY) ||
+      elf_overlap(ioff, isize, soff, count * OFFLOAD_STRING) ||
+      elf_overlap(soff, count * OFFLOAD_STRING, eoff, OFFLOAD_ENTRY))
     return bad(g, at, "its image, entry and strings overlap");
   *v = (offload_view){.image_kind = (unsigned)elf_le_n(e, 2), .image = p + ioff, .image_size = isize, .size = size};
   return view_strings(g, at, p, size, soff, count, v);
@@ -325,6 +323,27 @@ GPUBLOB_PRIVATE int offload_each(gpublob *g, const unsigned char *p, size_t n, o
   return GPUBLOB_OK;
 }
 
+/* The processor of a chip or target id: up to its first ':' (gfx90a:xnack+: gfx90a). */
+static size_t processor_len(const char *chip) { return strcspn(chip, ":"); }
+
+/* The entry's arch names its blob's own processor: the same, or, where the blob's ELF
+** flags give only a number (the spec's bin_chip = flags:..., sm_90 for sm_90a), that
+** with a suffix that is no digit.
+** An entry without an arch, or of no spec target or assembly, is not checked; a
+** mismatch is TOOL naming both (the arch is a label, the blob what runs). */
+GPUBLOB_PRIVATE int offload_check_arch(gpublob *g, const offload_item *e) {
+  char chip[KT_MAX_NAME + 1], tool[KT_MAX_NAME + 1];
+  if (!e->t || e->assembly || !*e->arch) return GPUBLOB_OK;
+  if (meta_blob_identify(g, e->t, e->image, e->image_size, chip, sizeof chip, tool, sizeof tool)) return g->code;
+  size_t own = processor_len(chip), named = processor_len(e->arch);
+  if (own == named ? !memcmp(chip, e->arch, own)
+                   : named > own && !memcmp(chip, e->arch, own) && !isdigit((unsigned char)e->arch[own]) &&
+                         !strncmp(e->t->bin_chip, "flags:", 6))
+    return GPUBLOB_OK;
+  return handle_set_error(g, GPUBLOB_TOOL, "offload binary at byte %llu: its arch %s is not its blob's own chip %.*s",
+                          (unsigned long long)e->at, e->arch, (int)own, chip);
+}
+
 /* One binary's kernels into the ktable ctx: its target's bin reader's, each with the
 ** binary's arch as its chip; none for an assembly entry, a binary of no spec target
 ** or of one that records no metadata. */
@@ -337,7 +356,7 @@ static int read_entry(gpublob *g, void *ctx, const offload_item *e) {
   read_run *rr = ctx;
   size_t first = rr->kt->n;
   if (!e->t || e->assembly || e->t->metadata == METADATA_none) return GPUBLOB_OK;
-  if (meta_blob_read_kernels(g, e->t, e->image, e->image_size, e->arch, rr->kt)) return g->code;
+  if (offload_check_arch(g, e) || meta_blob_read_kernels(g, e->t, e->image, e->image_size, e->arch, rr->kt)) return g->code;
   for (size_t k = first; k < rr->kt->n; k++) occupancy_fill(e->t, rr->kt->k[k].chip, rr->block_size, &rr->kt->k[k]);
   return GPUBLOB_OK;
 }

@@ -5,8 +5,10 @@
 ** each kernel's params line as the compile's --verbose printed it; --json equal to
 ** --metadata's JSON of the same blob, an AMD kernel's params in it; LLVM's
 ** OffloadBinary as an output per entry; garbage, every prefix of an hsaco (and of an
-** OffloadBinary file) and lying sizes a clean error (the library's FORMAT or TOOL; the CLI's exit
-** 1 to 127); --disasm of examples/saxpy_amdgcn.ll on every AMD chip of the spec equal
+** OffloadBinary file), lying sizes, a bundle whose entries overlap (4096 over one
+** member) and an OffloadBinary entry whose arch is not its blob's own processor a clean
+** error (the library's FORMAT or TOOL; the CLI's exit 1 to 127), an arch with the
+** blob's processor and a feature (gfx90a:xnack+) the entry's chip; --disasm of examples/saxpy_amdgcn.ll on every AMD chip of the spec equal
 ** to llvm-objdump-22 -d's instructions kernel by kernel; NVIDIA's --disasm naming
 ** the tools it misses (skipped where nvdisasm is found); SPIR-V's equal to spirv-dis
 ** run directly; and the front inspecting with no gpublob-compiler beside it. */
@@ -158,6 +160,35 @@ static void cli_clean(const char *what, const unsigned char *p, size_t n) {
   free(out);
 }
 
+/* An offload bundle of 4096 entries, every one the same n bytes of the hsaco h (each
+** copied, a member the size of the file each: 4096 times its bytes): TOOL at its
+** second entry, whose bytes overlap the first's, in the library and the CLI. */
+static void overlapping_bundle(gpublob *g, const unsigned char *h, size_t n) {
+  static const char magic[] = "__CLANG_OFFLOAD_BUNDLE__", id[] = "hipv4-amdgcn-amd-amdhsa--gfx90a";
+  enum { ENTRIES = 4096, ENTRY = 24 + sizeof id - 1 };
+  size_t head = sizeof magic - 1 + 8 + (size_t)ENTRIES * ENTRY, size = head + n;
+  unsigned char *b = malloc(size);
+  memcpy(b, magic, sizeof magic - 1);
+  unsigned char *at = b + sizeof magic - 1;
+  uint64_t fields[3] = {ENTRIES, head, n};
+  for (int i = 0; i < 8; i++) at[i] = (unsigned char)(fields[0] >> 8 * i);
+  at += 8;
+  for (size_t e = 0; e < ENTRIES; e++, at += ENTRY) {
+    for (int i = 0; i < 8; i++)
+      at[i] = (unsigned char)(fields[1] >> 8 * i), at[8 + i] = (unsigned char)(fields[2] >> 8 * i),
+      at[16 + i] = (unsigned char)((uint64_t)(sizeof id - 1) >> 8 * i);
+    memcpy(at + 24, id, sizeof id - 1);
+  }
+  memcpy(b + head, h, n);
+  int rc = lib_code(g, b, size);
+  check(rc == GPUBLOB_TOOL && contains(gpublob_error_message(g), "entry 1's bytes") &&
+        contains(gpublob_error_message(g), "overlap"),
+        "a bundle of 4096 entries over one member: TOOL at the second (overlapping) entry", "%d: %s", rc,
+        gpublob_error_message(g));
+  cli_clean("a bundle of 4096 entries over one member: the CLI", b, size);
+  free(b);
+}
+
 static void hostile(void) {
   gpublob *g;
   if (gpublob_open(&g)) return check(0, "open", "no handle");
@@ -168,6 +199,7 @@ static void hostile(void) {
   check(lib_code(g, (const unsigned char *)"", 0) == GPUBLOB_FORMAT, "empty: FORMAT", "%s", gpublob_error_message(g));
   size_t n = 0;
   unsigned char *h = hsaco ? slurp(hsaco, &n) : NULL;
+  size_t n0 = n;
   if (h) {
     size_t bad = 0, first = 0;
     for (size_t len = 0; len < n; len++) { /* every prefix */
@@ -192,6 +224,7 @@ static void hostile(void) {
     for (size_t len = 24; len < n; len += 997) check(lib_code(g, b, len) == GPUBLOB_TOOL, "a bundle cut short: TOOL", "%zu bytes: %s", len, gpublob_error_message(g));
   }
   free(b);
+  if (h) overlapping_bundle(g, h, n0);
   unsigned char *f = fatbin ? slurp(fatbin, &n) : NULL;
   if (f) {
     memset(f + 8, 0x7f, 8); /* the entries' size */
@@ -422,6 +455,64 @@ static void offload_hostile(gpublob *g) {
   free(p);
 }
 
+/* The blob file wrapped by llvm-offload-binary-22 as the one entry of triple and arch,
+** into scratch's name: its path, or NULL (checked).  The tool takes the image's kind
+** from its file name: an hsaco is copied to a ".o" (LLVM's object, as -f offload's). */
+static const char *wrap(const char *file, const char *triple, const char *arch, const char *name) {
+  const char *out = tmp_path(name), *image_file = file;
+  size_t len = strlen(file), n = 0;
+  if (len > 6 && !strcmp(file + len - 6, ".hsaco")) {
+    unsigned char *p = slurp(file, &n);
+    image_file = tmp_path("wrapped.o");
+    if (!p || spill(image_file, p, n)) image_file = file;
+    free(p);
+  }
+  char image[1024];
+  snprintf(image, sizeof image, "--image=file=%s,triple=%s,arch=%s", image_file, triple, arch);
+  char *log = NULL;
+  int st = run((const char *[]){LLVM_BINDIR "/llvm-offload-binary", "-o", out, image, NULL}, &log);
+  check(st == 0 && exists(out), "llvm-offload-binary-22 wraps a blob", "%s as %s: exit %d: %s", file, arch, st, shown(log));
+  free(log);
+  return st == 0 ? out : NULL;
+}
+
+/* An entry whose arch names another processor than its blob's own (an sm_80 cubin
+** labelled sm_90, a gfx90a hsaco labelled gfx1100) is TOOL naming both, in inspect and
+** in gpublob_kernel_count of the container; an arch of the blob's own processor with a
+** target-id feature (gfx90a:xnack+) is the entry's chip. */
+static void offload_arch(gpublob *g) {
+  struct { const char *file, *triple, *arch, *own, *target; } lie[] = {
+      {hsaco, "amdgcn-amd-amdhsa", "gfx1100", "gfx90a", "amdgcn"},
+      {cubin, "nvptx64-nvidia-cuda", "sm_90", "sm_80", "nvptx"},
+  };
+  char what[300];
+  for (size_t i = 0; i < sizeof lie / sizeof *lie; i++) {
+    if (!lie[i].file) continue; /* no cubin without ptxas: skipped with it */
+    const char *f = wrap(lie[i].file, lie[i].triple, lie[i].arch, "lie.offload");
+    size_t n = 0;
+    unsigned char *p = f ? slurp(f, &n) : NULL;
+    if (!p) continue;
+    snprintf(what, sizeof what, "an offload entry of a %s blob labelled arch %s: TOOL naming both", lie[i].own,
+             lie[i].arch);
+    int rc = lib_code(g, p, n);
+    const char *msg = gpublob_error_message(g);
+    check(rc == GPUBLOB_TOOL && contains(msg, lie[i].arch) && contains(msg, lie[i].own), what, "%d: %s", rc, msg);
+    cli_clean(what, p, n);
+    gpublob_output o = {{p, n, ".offload"}, lie[i].target, lie[i].arch, ""};
+    gpublob_result r = {&o, 1};
+    size_t k = 0;
+    rc = gpublob_kernel_count(g, &r, 0, &k);
+    snprintf(what, sizeof what, "gpublob_kernel_count of a container whose %s entry says %s: TOOL", lie[i].own,
+             lie[i].arch);
+    check(rc == GPUBLOB_TOOL && contains(gpublob_error_message(g), lie[i].own), what, "%d: %s", rc,
+          gpublob_error_message(g));
+    free(p);
+  }
+  const char *f = hsaco ? wrap(hsaco, "amdgcn-amd-amdhsa", "gfx90a:xnack+", "xnack.offload") : NULL;
+  if (f) check_entries("an offload entry of a gfx90a hsaco labelled gfx90a:xnack+: its chip", f,
+                       (const char *[]){"amdgcn gfx90a:xnack+ .hsaco", NULL});
+}
+
 static void offload(void) {
   char *amd = (char *)make("s.amd.offload", (const char *[]){"-t", "amdgcn:gfx90a,gfx942:xnack+", "-f", "offload", NULL},
                          "examples/saxpy_amdgcn.ll");
@@ -465,6 +556,7 @@ static void offload(void) {
   gpublob_result_free(&r);
   if (need_rocm("offload --disasm")) offload_disasm();
   offload_hostile(g);
+  offload_arch(g);
   gpublob_close(g);
   if (!have_ptxas()) return skip("offload: NVIDIA entries", "no ptxas (CUDA) found");
   char *nv = (char *)make("s.nv.offload", (const char *[]){"-t", "nvptx:sm_80,sm_90", "--offload-asm", "-f", "offload", NULL},

@@ -8,7 +8,8 @@
 **   double, a 12-byte struct, a pointer, a __grid_constant__ struct); each parameter
 **   equals what the PTX's .param lines imply (gpublob -f asm): its size, its offset (laid
 **   out by each .align), "pointer" and its state space for a .ptr one; the parameter
-**   bank ends where the last one does.
+**   bank ends where the last one does.  A kernel past 4 KiB of parameters (ptxas's
+**   KPARAM_INFO_V2) has the PTX's too; with those records spoilt it is TOOL.
 **   The CLI's --metadata gives the same parameters from the cache (a second run with
 **   --cache-dir, in the LLVM-free front) as from the compile.
 **   Hostile blobs (a KPARAM_INFO record cut short, a size past the bank, two at one
@@ -26,6 +27,8 @@
 #define SRC "tests/clang/"
 
 static gpublob *g;
+static int count_of(unsigned char *b, size_t n, const char *target, const char *chip, const char *suffix);
+static unsigned char *find_bytes(unsigned char *b, size_t n, const void *pattern, size_t m);
 
 /* A parameter, its strings copied (the handle's last only until its next call). */
 typedef struct param {
@@ -328,6 +331,57 @@ static void nvidia(void) {
   nvidia_chip("sm_90");
 }
 
+/* A kernel past 4 KiB of parameters (PTX ISA 8.1), which ptxas 13.0 records with
+** KPARAM_INFO_V2 (0x45), not 0x17: its parameters are the PTX's; with those records
+** spoilt, the kernel's bank has bytes and no record, which is TOOL. */
+static const char big_ptx[] = ".version 8.1\n.target sm_80\n.address_size 64\n\n.visible .entry big(\n"
+                              "\t.param .u32 big_a,\n\t.param .align 8 .b8 big_p[20000],\n\t.param .u64 big_q\n)\n"
+                              "{\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [big_q];\n\tst.global.u64 [%rd1], %rd1;\n"
+                              "\tret;\n}\n";
+
+static void nvidia_large(void) {
+  if (!have_ptxas()) {
+    skip("nvptx: parameters past 4 KiB (KPARAM_INFO_V2)", "no ptxas (the CUDA toolkit, /usr/local/cuda)");
+    return;
+  }
+  gpublob_options o = {.version = GPUBLOB_OPTIONS_VERSION, .target = "nvptx", .tool_mode = GPUBLOB_TOOL_PROGRAM};
+  char ptxas[4096], label[300];
+  const char *ptx = tmp_path("big.ptx"), *cubin = tmp_path("big.cubin");
+  int have = tool_path(g, &o, ptxas, sizeof ptxas) == 0 && *ptxas && !spill(ptx, big_ptx, sizeof big_ptx - 1);
+  const char *argv[] = {ptxas, "-arch", "sm_80", ptx, "-o", cubin, NULL};
+  char *log = NULL;
+  int rc = have ? run(argv, &log) : -1;
+  size_t n = 0;
+  unsigned char *b = rc ? NULL : slurp(cubin, &n);
+  check(b && n, "nvptx: ptxas assembles a kernel with 20016 bytes of parameters", "exit %d: %s", rc, shown(log));
+  free(log);
+  if (!b) return;
+  pparam want[MAXP];
+  param got[MAXP];
+  long long end;
+  int nw = ptx_params(big_ptx, "big", want, &end), code = 0;
+  gpublob_output out = {{b, n, ".cubin"}, "nvptx", "sm_80", ""};
+  gpublob_result r = {&out, 1};
+  int ng = params_of(&r, 0, 0, got, &code), same = nw == 3 && ng == nw, bad = -1;
+  for (int p = 0; same && p < ng; p++)
+    if (got[p].p.index != p || got[p].p.offset != want[p].offset || got[p].p.size != want[p].size ||
+        strcmp(got[p].kind, "by_value"))
+      same = 0, bad = p;
+  check(same, "nvptx: a kernel past 4 KiB of parameters has the PTX's 3, each at its offset and size (KPARAM_INFO_V2)",
+        "%d of %d (%s); parameter %d: %lld@%lld:%lld, PTX @%lld:%lld", ng, nw, gpublob_error_message(g), bad,
+        bad >= 0 ? got[bad].p.index : -1, bad >= 0 ? got[bad].p.offset : -1, bad >= 0 ? got[bad].p.size : -1,
+        bad >= 0 ? want[bad].offset : -1, bad >= 0 ? want[bad].size : -1);
+  static const unsigned char v2[] = {0x04, 0x45, 0x0c, 0x00};
+  int spoilt = 0;
+  for (unsigned char *at; (at = find_bytes(b, n, v2, sizeof v2)); spoilt++) at[1] = 0x01; /* an attribute unread */
+  rc = count_of(b, n, "nvptx", "sm_80", ".cubin");
+  snprintf(label, sizeof label, "hostile cubin: a kernel with bytes of parameters but no KPARAM_INFO record is TOOL, "
+           "not an empty list");
+  check(spoilt == 3 && rc == GPUBLOB_TOOL && contains(gpublob_error_message(g), "no KPARAM_INFO record"), label,
+        "%d records spoilt: %d %s", spoilt, rc, gpublob_error_message(g));
+  free(b);
+}
+
 /* ---- the CLI: --metadata from the compile and from the cache ---- */
 static void cli_cache(void) {
   const char *cache = tmp_path("cache"), *m1 = tmp_path("miss.json"), *m2 = tmp_path("hit.json");
@@ -455,6 +509,7 @@ int main(void) {
   if (gpublob_open(&g)) return 1;
   amd();
   nvidia();
+  nvidia_large();
   cli_cache();
   hostile_nvidia();
   hostile_amd();
