@@ -96,10 +96,12 @@ size_t outputs_asked(const cli *c, int mlir);
 const char *output_input(const cli *c, const gpublob_result *r, size_t i);
 
 /* output_write.c */
-int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header,
-                  const gpublob_blob *object);
-int write_metadata(const cli *c, const text *json);
-int write_text_file(const char *path, const text *t);
+/* The files written beside the outputs, each where its flag asks for it. */
+typedef struct written_files {
+  gpublob_blob header, object; /* --emit-c, --emit-object */
+  gpublob_blob metadata, depfile; /* --metadata, --depfile: their text */
+} written_files;
+int write_outputs(const cli *c, const gpublob_result *r, int mlir, const written_files *w);
 void pending_set(char **tmps, size_t count);
 void remove_pending(void);
 

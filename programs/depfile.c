@@ -6,15 +6,16 @@
 ** undeclared, and ninja refuses a depfile naming an output its rule does not
 ** declare), else each output written (not stdout), in the call's order.  The prerequisites are
 ** the inputs, each -l file, and, for each (target, chip) of the outputs (MLIR's
-** module: of the -t choices), the blob tool (a program, or an in-process
-** provider's library; none for one linked in), the pack tool for -f pack, and the
+** module, -f offload's container of several targets: of the -t choices), the blob
+** tool (a program, or an in-process provider's library; none for one linked in)
+** for -f bin, pack and offload, the pack tool for -f pack, and the
 ** device libraries the spec names, each found as the compile finds it
 ** (gpublob_tool_info_get, gpublob_libs_find: the same in the LLVM-free front and
 ** in the compiler).  Only regular files are listed, each once; each also gets an
 ** empty rule of its own, as gcc -MP writes, so that make does not stop at a
 ** device library removed since.  Its text is made before any output is written
 ** (a path with a newline cannot be written in Make's syntax: usage error), and
-** written as the outputs are (output_write.c). */
+** written with the outputs, all renamed into place at once (output_write.c). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -88,7 +89,8 @@ static void dep_target(gpublob *g, const cli *c, const char *name, const char *c
     o.targets = NULL;
     o.ntargets = 0;
     if (!chip) d->oom = 1;
-    if (format == GPUBLOB_FORMAT_DEFAULT || format == GPUBLOB_FORMAT_BIN || format == GPUBLOB_FORMAT_PACK)
+    if (format == GPUBLOB_FORMAT_DEFAULT || format == GPUBLOB_FORMAT_BIN || format == GPUBLOB_FORMAT_PACK ||
+        format == GPUBLOB_FORMAT_OFFLOAD)
       dep_tool(g, &o, GPUBLOB_FORMAT_BIN, d);
     if (format == GPUBLOB_FORMAT_PACK) dep_tool(g, &o, GPUBLOB_FORMAT_PACK, d);
     dep_libs(g, &o, d);
@@ -105,6 +107,10 @@ static void dep_choice(gpublob *g, const cli *c, const char *choice, dep_list *d
   else dep_target(g, c, name, choice[n] ? choice + n + 1 : "", d);
   free(name);
 }
+
+/* An output of no one target: MLIR's module ("") or -f offload's container of several
+** ("nvptx,amdgcn", whose chips cannot be told apart by target): the -t choices are its. */
+static int joins_targets(const char *target) { return !*target || strchr(target, ','); }
 
 /* path as Make reads it: a space, '#' and a backslash before them escaped, '$' doubled. */
 static void make_path(text *t, const char *path) {
@@ -128,7 +134,7 @@ int depfile_text(gpublob *g, const cli *c, const gpublob_result *r, int mlir, te
     if (strcmp(c->inputs[i], "-")) dep_add(&d, c->inputs[i]);
   for (size_t i = 0; i < c->opts.nlink; i++) dep_add(&d, c->links[i]);
   for (size_t i = 0; !rc && i < r->count; i++)
-    if (*r->outputs[i].target) dep_target(g, c, r->outputs[i].target, r->outputs[i].chip, &d);
+    if (!joins_targets(r->outputs[i].target)) dep_target(g, c, r->outputs[i].target, r->outputs[i].chip, &d);
     else
       for (size_t k = 0; k < c->opts.ntargets; k++) dep_choice(g, c, c->choices[k].target, &d);
   const char *held = c->emit_object ? c->emit_object : c->emit_c; /* the file that holds every output */

@@ -156,20 +156,21 @@ int read_kernels(gpublob *g, const cli *c, const gpublob_result *r, text *json) 
 }
 
 
-/* The outputs, with their kernels when asked: read first, so a refused blob leaves nothing written. */
+/* The outputs, with their kernels when asked: read first, so a refused blob leaves
+** nothing written; then every file of the call written at once (write_outputs). */
 int write_results(gpublob *g, const cli *c, const gpublob_result *r, int mlir) {
   text json = {0}, deps = {0};
-  gpublob_blob header = {0}, object = {0};
+  written_files w = {{0}, {0}, {0}, {0}};
   int rc = c->metadata || c->verbose ? read_kernels(g, c, r, &json) : 0;
-  if (!rc && c->emit_c && (rc = c_header(c, g, r, &header))) rc = 10 + GPUBLOB_IO;
-  if (!rc && c->emit_object) rc = host_object(c, r, &object);
+  if (!rc && c->emit_c && (rc = c_header(c, g, r, &w.header))) rc = 10 + GPUBLOB_IO;
+  if (!rc && c->emit_object) rc = host_object(c, r, &w.object);
   if (!rc && c->depfile && (rc = depfile_text(g, c, r, mlir, &deps))) rc = 10 + GPUBLOB_IO;
-  if (!rc) rc = write_outputs(c, r, mlir, &header, &object);
-  if (!rc && c->metadata) rc = write_metadata(c, &json);
-  if (!rc && c->depfile) rc = write_text_file(c->depfile, &deps);
+  w.metadata = (gpublob_blob){(unsigned char *)json.s, json.len, ""};
+  w.depfile = (gpublob_blob){(unsigned char *)deps.s, deps.len, ""};
+  if (!rc) rc = write_outputs(c, r, mlir, &w);
   free(json.s);
   free(deps.s);
-  free(header.data);
-  free(object.data);
+  free(w.header.data);
+  free(w.object.data);
   return rc;
 }

@@ -1,6 +1,6 @@
 /* programs/output_write.c: the outputs written atomically.  Every output (and the
-** --emit-c header) goes into a temporary beside its path first, then all are
-** renamed into place: a failure leaves no output behind, and a signal's handler
+** --emit-c header, the --emit-object object, the --metadata and --depfile files)
+** goes into a temporary beside its path first, then all are renamed into place: a failure leaves no output behind, and a signal's handler
 ** (process.c) removes the temporaries in flight and the directories this call
 ** made.  An existing output that is not a regular file (a device, a FIFO) is
 ** written into, as a shell's > would. */
@@ -140,17 +140,28 @@ static int write_one(const char *path, const gpublob_blob *b, char **tmp) {
   return write_temp(path, b, tmp);
 }
 
-/* The files beside the outputs: the --emit-c header, the --emit-object object. */
+/* The files beside the outputs: the --emit-c header, the --emit-object object, the
+** --metadata and --depfile text (a call's text file: it may share stdout, "-", with
+** an output, and gets no "wrote" line). */
+#define EXTRA_FILES 4
 typedef struct extra_files {
-  const char *flag[2], *path[2];
-  const gpublob_blob *blob[2];
+  const char *flag[EXTRA_FILES], *path[EXTRA_FILES];
+  const gpublob_blob *blob[EXTRA_FILES];
+  int call_text[EXTRA_FILES];
   size_t n;
 } extra_files;
 
-static extra_files extras_of(const cli *c, const gpublob_blob *header, const gpublob_blob *object) {
-  extra_files x = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}, 0};
-  if (c->emit_c) x.flag[x.n] = "--emit-c", x.path[x.n] = c->emit_c, x.blob[x.n++] = header;
-  if (c->emit_object) x.flag[x.n] = "--emit-object", x.path[x.n] = c->emit_object, x.blob[x.n++] = object;
+static void extra_add(extra_files *x, const char *flag, const char *path, const gpublob_blob *blob, int text) {
+  if (!path) return;
+  x->flag[x->n] = flag, x->path[x->n] = path, x->blob[x->n] = blob, x->call_text[x->n++] = text;
+}
+
+static extra_files extras_of(const cli *c, const written_files *w) {
+  extra_files x = {{NULL}, {NULL}, {NULL}, {0}, 0};
+  extra_add(&x, "--emit-c", c->emit_c, &w->header, 0);
+  extra_add(&x, "--emit-object", c->emit_object, &w->object, 0);
+  extra_add(&x, "--metadata", c->metadata, &w->metadata, 1);
+  extra_add(&x, "--depfile", c->depfile, &w->depfile, 1);
   return x;
 }
 
@@ -163,7 +174,8 @@ static const gpublob_blob *written_blob(const gpublob_result *r, const extra_fil
 static int extra_paths(const gpublob_result *r, const extra_files *x, char **paths) {
   for (size_t e = 0; e < x->n; e++) {
     if (!(paths[r->count + e] = strdup(x->path[e]))) return fail("%s", "out of memory");
-    for (size_t k = 0; k < r->count + e; k++)
+    int to_stdout = x->call_text[e] && !strcmp(x->path[e], "-");
+    for (size_t k = 0; !to_stdout && k < r->count + e; k++)
       if (!strcmp(paths[k], x->path[e])) {
         fprintf(stderr, "gpublob: error: %s '%s' is also an output's path\n", x->flag[e], x->path[e]);
         return 2;
@@ -173,10 +185,10 @@ static int extra_paths(const gpublob_result *r, const extra_files *x, char **pat
 }
 
 /* All temporaries first, then the renames: a failure leaves no output behind.  The
-** --emit-c header and the --emit-object object are more files of the same writes. */
-int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob_blob *header,
-                  const gpublob_blob *object) {
-  extra_files extras = extras_of(c, header, object), *x = &extras;
+** --emit-c header, the --emit-object object, the --metadata and --depfile files are
+** more files of the same writes. */
+int write_outputs(const cli *c, const gpublob_result *r, int mlir, const written_files *w) {
+  extra_files extras = extras_of(c, w), *x = &extras;
   size_t count = r->count + x->n;
   char **paths = calloc(count + 1, sizeof *paths), **tmps = calloc(count + 1, sizeof *tmps);
   int rc = !paths || !tmps ? fail("%s", "out of memory") : output_paths(c, r, mlir, paths);
@@ -201,7 +213,7 @@ int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob
     }
   for (size_t k = 0; k < count; k++) {
     if (tmps && tmps[k] && rc) unlink(tmps[k]);
-    if (!rc && strcmp(paths[k], "-"))
+    if (!rc && strcmp(paths[k], "-") && !(k >= r->count && x->call_text[k - r->count]))
       fprintf(stderr, "gpublob: wrote %s (%zu bytes)\n", paths[k], written_blob(r, x, k)->size);
     if (paths) free(paths[k]);
     if (tmps) free(tmps[k]);
@@ -212,27 +224,4 @@ int write_outputs(const cli *c, const gpublob_result *r, int mlir, const gpublob
   free(paths);
   free(tmps);
   return rc;
-}
-
-/* --metadata's file, written as the outputs are: a temporary renamed into place. */
-int write_metadata(const cli *c, const text *json) { return write_text_file(c->metadata, json); }
-
-/* A text file of the call (--metadata's, --depfile's) at path, as the outputs are
-** written: a temporary renamed into place. */
-int write_text_file(const char *path, const text *t) {
-  const gpublob_blob b = {(unsigned char *)t->s, t->len, ""};
-  char *tmp[1] = {NULL};
-  pending_tmps = tmp; /* the signal handler's to remove until renamed */
-  pending_count = 1;
-  int rc = write_one(path, &b, &tmp[0]);
-  if (!rc && tmp[0]) rc = rename(tmp[0], path);
-  else if (!rc && is_special(path)) rc = write_special(path, &b);
-  if (rc) fprintf(stderr, "gpublob: error: cannot write '%s': %s\n", path, strerror(errno));
-  char *done = tmp[0];
-  tmp[0] = NULL;
-  pending_tmps = NULL;
-  pending_count = 0;
-  if (rc && done) unlink(done);
-  free(done);
-  return rc ? 10 + GPUBLOB_IO : 0;
 }

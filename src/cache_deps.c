@@ -163,11 +163,13 @@ GPUBLOB_PRIVATE digest_key128 cache_deps_job_key(digest_cache *c, job *j, int pa
 
 /* Whether the input's name reaches an output: LLVM IR made of LLVM IR input (-f llvm,
 ** -f ll) names its module by it (ModuleID), and so does its source_filename when the
-** input has none.  Elsewhere the name labels messages only (a hit re-labels its
-** warnings: src/cache_lookup.c), and outputs from two places are the same bytes
-** (tests/test_keys.c). */
+** input has none; MLIR written as bytecode (--emit-bytecode) keeps every location,
+** which names the input (src/mlir_io.c), where MLIR text prints none.  Elsewhere the
+** name labels messages only (a hit re-labels its warnings: src/cache_lookup.c), and
+** outputs from two places are the same bytes (tests/test_keys.c). */
 static int name_reaches_output(const gpublob_options *o, int input) {
-  return input != GPUBLOB_INPUT_MLIR && (o->format == GPUBLOB_FORMAT_LLVM || o->format == GPUBLOB_FORMAT_LL);
+  if (input == GPUBLOB_INPUT_MLIR) return (o->flags & GPUBLOB_FLAG_MLIR_BYTECODE) != 0;
+  return o->format == GPUBLOB_FORMAT_LLVM || o->format == GPUBLOB_FORMAT_LL;
 }
 
 /* The hash of a call's input and options: the manifest's key.  Isolation, the tool

@@ -81,6 +81,66 @@ static int libs_of(const char *target, const char *lib_dirs, char *buf, size_t s
   return rc;
 }
 
+/* -f offload of an NVIDIA and an AMD module: each (target, chip)'s blob tool and
+** device libraries, as -f bin lists them (ptxas, libdevice; ocml.bc, ockl.bc). */
+static void depfile_offload_nvptx(const char *dir, const char *amd, const char *libs) {
+  const char *what = "--depfile of -f offload, nvptx:sm_80 and amdgcn:gfx90a";
+  char devlibs[8192], ptxas[4096] = "";
+  gpublob *g;
+  gpublob_options o = GPUBLOB_OPTIONS_INIT;
+  gpublob_tool_info info;
+  o.target = "nvptx";
+  o.chip = "sm_80";
+  if (!gpublob_open(&g)) {
+    if (!gpublob_tool_info_get(g, &o, 1, &info, sizeof info)) snprintf(ptxas, sizeof ptxas, "%s", info.path);
+    gpublob_close(g);
+  }
+  if (!have_ptxas() || !*ptxas || libs_of("nvptx", NULL, devlibs, sizeof devlibs)) {
+    skip(what, "no CUDA toolkit (ptxas, libdevice)");
+    return;
+  }
+  const char *nv = strdup(fmt("%s/nv.ll", dir)), *dep = strdup(fmt("%s/two.d", dir));
+  sh(fmt("cp bench/kernels/saxpy_nvptx.ll '%s'", nv), NULL);
+  char *out = NULL;
+  int rc = run((const char *[]){"build/gpublob", "-t", "nvptx:sm_80", "-t", "amdgcn:gfx90a", "--no-cache", "--lib-dir",
+                                libs, "-f", "offload", "-o", fmt("%s/two.offload", dir), "--emit-object",
+                                fmt("%s/two.o", dir), "--depfile", dep, nv, amd, NULL},
+               &out);
+  char *text = (char *)slurp(dep, NULL);
+  check(rc == 0 && text && contains(text, "/dep\\ dir/two.o: \\\n"), fmt("%s: exit 0, the object the target", what),
+        "exit %d: %s / %s", rc, tail(out), shown(text));
+  check(contains(text, fmt("%s \\\n", ptxas)), fmt("%s: nvptx's blob tool (ptxas)", what), "want %s: %s", ptxas,
+        shown(text));
+  int each = 1;
+  for (char *line = devlibs, *nl; *line && (nl = strchr(line, '\n')); line = nl + 1) {
+    *nl = 0;
+    each = each && contains(text, fmt("%s \\\n", line));
+  }
+  check(each, fmt("%s: nvptx's device libraries (libdevice)", what), "%s", shown(text));
+  check(contains(text, fmt("%s/ocml.bc", libs)) && contains(text, fmt("%s/ockl.bc", libs)),
+        fmt("%s: amdgcn's device libraries (ocml.bc, ockl.bc)", what), "%s", shown(text));
+  free(text);
+  free(out);
+  free((char *)nv);
+  free((char *)dep);
+}
+
+/* A --depfile that cannot be written: the call fails (13) and writes no output. */
+static void depfile_failed(const char *dir, const char *in, const char *spv, const char *libs) {
+  char *out = NULL, *left = NULL;
+  int rc = run((const char *[]){"build/gpublob", "-t", "amdgcn:gfx90a", "-t", "spirv", "--no-cache", "--lib-dir", libs,
+                                "-f", "offload", "-o", fmt("%s/fail.offload", dir), "--emit-object",
+                                fmt("%s/fail.o", dir), "--metadata", fmt("%s/fail.json", dir), "--depfile",
+                                fmt("%s/no such dir/fail.d", dir), in, spv, NULL},
+               &out);
+  sh(fmt("ls -a '%s' | grep fail", dir), &left);
+  check(rc == 10 + GPUBLOB_IO && contains(out, "no such dir/fail.d") && (!left || !*left),
+        "--depfile into a missing folder: exit 13, and no output, object, --metadata file nor temporary left",
+        "exit %d: %s / left: %s", rc, tail(out), shown(left));
+  free(out);
+  free(left);
+}
+
 /* ---- --depfile, the CLI's ---- */
 static void depfile_cli(const char *s, const char *libs) {
   const char *dir = strdup(fmt("%s/dep dir", s)), *in = strdup(fmt("%s/dep dir/k.ll", s));
@@ -166,8 +226,13 @@ static void depfile_cli(const char *s, const char *libs) {
             contains(text, "/dep\\ dir/k_spv.ll"),
         "--depfile with --emit-object: the object is the target, each input a prerequisite", "exit %d: %s / %s", rc,
         tail(out), shown(text));
+  check(contains(text, fmt("%s/ocml.bc", libs)) && contains(text, fmt("%s/ockl.bc", libs)),
+        "--depfile of -f offload of two targets (its container's \"amdgcn,spirv\"): amdgcn's device libraries",
+        "%s", shown(text));
   free(text);
   free(out);
+  depfile_offload_nvptx(dir, in, libs);
+  depfile_failed(dir, in, spv, libs);
 }
 
 /* ---- gpublob_add_kernels, from an installed prefix ---- */

@@ -5,7 +5,8 @@
 ** is) at another path hits, one changed byte of a copy misses; link files at other
 ** paths hit; a hit's stored warning is labelled with the second call's input name;
 ** the outputs of the same input from two folders are the same bytes, but -f ll of LLVM
-** IR (its ModuleID is the name) and debug info (its paths are the input's bytes); the
+** IR (its ModuleID is the name), MLIR bytecode (its locations name the input: MLIR
+** text prints none) and debug info (its paths are the input's bytes); the
 ** toolchain identity is the same wherever the toolkit lies; the layout is v3. */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -112,6 +113,7 @@ static void checkouts(void) {
       {"bench/kernels/saxpy_amdgcn.ll", "amdgcn:gfx90a", "bin", ".hsaco"},
       {"bench/kernels/saxpy_amdgcn.ll", "amdgcn:gfx90a", "asm", ".s"},
       {"bench/kernels/matmul_amdgcn.ll", "amdgcn:gfx90a,gfx942", "pack", ".hipfb"},
+      {"bench/kernels/matmul_amdgcn.ll", "amdgcn:gfx90a,gfx942", "offload", ".offload"},
       {"bench/kernels/saxpy_nvptx.ll", "nvptx:sm_80", "asm", ".ptx"},
       {"bench/kernels/saxpy_nvptx.ll", "nvptx:sm_80", "bin", ".cubin"},
       {"examples/saxpy_spirv.ll", "spirv", "bin", ".spv"},
@@ -131,36 +133,59 @@ static void checkouts(void) {
   }
 }
 
-/* ---- the input's name reaches -f ll (and -f llvm) of LLVM IR: it stays in the key ---- */
-static void name_in_ll(void) {
-  const char *name = "keys: -f ll of LLVM IR names its input (ModuleID)";
-  if (put("bench/kernels/saxpy_amdgcn.ll", one, "src/k.ll") || put("bench/kernels/saxpy_amdgcn.ll", two, "src/k.ll") ||
-      put("bench/kernels/saxpy_amdgcn.ll", two, "lib/other.ll")) {
-    check(0, name, "could not copy the input");
+/* ---- the input's name reaches an output: it stays in the key ---- */
+typedef struct name_case {
+  const char *src, *ext, *args, *what; /* ext: the output's; args: the call's, less input and -o */
+} name_case;
+
+/* The case's input as src/k.EXT in checkout one, as lib/other.EXT (another name) and
+** src/k.EXT (the same name) in checkout two (EXT: the input's): another name misses and its output holds
+** that name, not the first's; the same name in another folder hits, the same bytes. */
+static void name_reaches(const name_case *n) {
+  char r1[64], r2[64], label[400];
+  const char *in_ext = strrchr(n->src, '.');
+  snprintf(r1, sizeof r1, "src/k%s", in_ext);
+  snprintf(r2, sizeof r2, "lib/other%s", in_ext);
+  if (put(n->src, one, r1) || put(n->src, two, r1) || put(n->src, two, r2)) {
+    check(0, n->what, "could not copy the input");
     return;
   }
-  char *a = NULL, *b = NULL, *c = NULL, o1[4200], o2[4200], o3[4200];
-  snprintf(o1, sizeof o1, "%s/n1.ll", one);
-  snprintf(o2, sizeof o2, "%s/n2.ll", two);
-  snprintf(o3, sizeof o3, "%s/n3.ll", two);
-  char args[9000];
-  snprintf(args, sizeof args, "--time -t amdgcn:gfx90a -f ll src/k.ll -o '%s'", o1);
+  char *a = NULL, *b = NULL, *c = NULL, o1[4200], o2[4200], o3[4200], args[9000];
+  snprintf(o1, sizeof o1, "%s/n1%s", one, n->ext);
+  snprintf(o2, sizeof o2, "%s/n2%s", two, n->ext);
+  snprintf(o3, sizeof o3, "%s/n3%s", two, n->ext);
+  snprintf(args, sizeof args, "--time %s %s -o '%s'", n->args, r1, o1);
   int rc1 = in_checkout(one, front, args, &a);
-  snprintf(args, sizeof args, "--time -t amdgcn:gfx90a -f ll lib/other.ll -o '%s'", o2);
+  snprintf(args, sizeof args, "--time %s %s -o '%s'", n->args, r2, o2);
   int rc2 = in_checkout(two, front, args, &b);
-  snprintf(args, sizeof args, "--time -t amdgcn:gfx90a -f ll src/k.ll -o '%s'", o3);
+  snprintf(args, sizeof args, "--time %s %s -o '%s'", n->args, r1, o3);
   int rc3 = in_checkout(two, front, args, &c);
-  char *t2 = (char *)slurp(o2, NULL);
-  check(rc1 == 0 && rc2 == 0 && !front_hit(b) && contains(t2, "lib/other.ll"),
-        "keys: -f ll of LLVM IR under another name misses, and its output names that name", "exit %d %d: %s", rc1, rc2,
-        shown(b));
-  check(rc3 == 0 && front_hit(c) && same_bytes(o1, o3),
-        "keys: -f ll of LLVM IR under the same name in another folder is the front's hit, the same bytes", "exit %d: %s",
-        rc3, shown(c));
+  size_t n2 = 0;
+  char *t2 = (char *)slurp(o2, &n2);
+  int named = t2 && memmem(t2, n2, r2, strlen(r2)) && !memmem(t2, n2, r1, strlen(r1));
+  snprintf(label, sizeof label, "%s: under another name misses, and its output names that name, not the first's", n->what);
+  check(rc1 == 0 && rc2 == 0 && contains(b, "cache 0 hits, 1 misses") && named, label, "exit %d %d: %s", rc1, rc2, shown(b));
+  snprintf(label, sizeof label, "%s: under the same name in another folder is the front's hit, the same bytes", n->what);
+  check(rc3 == 0 && front_hit(c) && same_bytes(o1, o3), label, "exit %d: %s", rc3, shown(c));
   free(t2);
   free(a);
   free(b);
   free(c);
+}
+
+static void names_in_outputs(void) {
+  static const name_case cases[] = {
+      {"bench/kernels/saxpy_amdgcn.ll", ".ll", "-t amdgcn:gfx90a -f ll", "keys: -f ll of LLVM IR names its input (ModuleID)"},
+      {"examples/saxpy.mlir", ".mlirbc", "--emit-bytecode -t amdgcn:gfx90a",
+       "keys: MLIR bytecode names its input (its locations)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    if (strstr(cases[i].src, ".mlir") && !gpublob_mlir_enabled()) {
+      skip(cases[i].what, "gpublob was configured without MLIR");
+      continue;
+    }
+    name_reaches(&cases[i]);
+  }
 }
 
 /* ---- debug info: its paths are the input's bytes, which the key holds ---- */
@@ -417,7 +442,7 @@ int main(void) {
   snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s'", one, two);
   if (sh(cmd)) check(0, "keys: the checkouts' folders", "could not make them");
   checkouts();
-  name_in_ll();
+  names_in_outputs();
   debug_paths();
   relabelled_warning();
   link_files();
