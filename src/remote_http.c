@@ -117,23 +117,24 @@ static int http_warm(cache_remote_tier *r) {
 }
 
 /* ---- the URL: http[s]://[USER[:PASSWORD]@]HOST[:PORT][/PREFIX][?layout=bazel|flat] ---- */
+/* The credentials end at the URL's last '@' (cache_remote_credentials_end: a password
+** may hold '@', '/', '?' and '#'; a prefix's '@' is written %40), the host starts after
+** it: the host, the prefix and the layout are only ever read from what messages show. */
 static int http_parse(remote_http *h, const char *url) {
-  const char *host = strstr(url, "//") + 2;
-  const char *path = host + strcspn(host, "/?#");
-  if (*path == '#') return -1;
-  const char *at = memrchr(host, '@', (size_t)(path - host));
+  const char *auth = strstr(url, "//") + 2, *at = cache_remote_credentials_end(url);
   if (at) {
-    const char *colon = memchr(host, ':', (size_t)(at - host));
-    sb_addn(&h->user, host, (size_t)((colon ? colon : at) - host));
+    const char *colon = memchr(auth, ':', (size_t)(at - auth));
+    sb_addn(&h->user, auth, (size_t)((colon ? colon : at) - auth));
     if (colon) sb_addn(&h->password, colon + 1, (size_t)(at - colon - 1));
   }
-  const char *hostport = at ? at + 1 : host;
-  if (hostport == path) return -1; /* no host */
+  const char *hostport = at ? at + 1 : auth;
+  const char *path = hostport + strcspn(hostport, "/?#");
+  if (*path == '#' || hostport == path) return -1; /* a fragment, or no host */
   const char *query = strchr(path, '?');
   size_t prefix = query ? (size_t)(query - path) : strlen(path);
   while (prefix && path[prefix - 1] == '/') prefix--;
   if (memchr(path, '#', prefix)) return -1;
-  sb_addn(&h->base, url, (size_t)(host - url));
+  sb_addn(&h->base, url, (size_t)(auth - url));
   sb_addn(&h->base, hostport, (size_t)(path - hostport));
   sb_addn(&h->base, path, prefix);
   if (query && strcmp(query, "?layout=bazel") && strcmp(query, "?layout=flat")) return -1;
@@ -141,13 +142,14 @@ static int http_parse(remote_http *h, const char *url) {
   return h->base.oom || h->user.oom || h->password.oom ? -1 : 0;
 }
 
-/* The URL for messages: the base, "***@" where credentials were, and the layout. */
+/* The URL for messages: the base (no credentials: http_parse reads it after them),
+** "***@" where credentials were, and the layout. */
 static void http_shown(strbuf *shown, const remote_http *h, const char *url) {
-  const char *host = strstr(url, "//") + 2;
+  size_t scheme = (size_t)(strstr(url, "//") + 2 - url);
   sb_reset(shown);
-  sb_addn(shown, url, (size_t)(host - url));
-  if (h->user.len || h->password.len) sb_add(shown, "***@");
-  sb_add(shown, sb_str(&h->base) + (host - url));
+  sb_addn(shown, sb_str(&h->base), scheme);
+  if (cache_remote_credentials_end(url)) sb_add(shown, "***@");
+  sb_add(shown, sb_str(&h->base) + scheme);
   if (h->flat) sb_add(shown, "?layout=flat");
 }
 

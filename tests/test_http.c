@@ -9,6 +9,7 @@
 ** served; a stopped, never started or stalled server costs at most about one timeout
 ** and one warning, exit 0; read-only never PUTs (the access log); a bearer token from
 ** the environment is sent, and is in no message, no process's argv and no cache file;
+** a password holding '/', '@', '?' and '#' works and is in no message, hand-off or argv;
 ** https with a CA of the test's own (openssl): not trusted without --remote-ca (one
 ** warning, compiled locally), a hit with it; the static front's house rule (its objects
 ** call no dlopen, and alone it fails cleanly on an http:// tier).  Without libcurl in the build or nginx on the machine the server tests say skipped. */
@@ -626,6 +627,132 @@ static void test_token(void) {
   snprintf(cmd, sizeof cmd, "grep -rqa -e '%s' -e pa55word '%s'", token, dir);
   check(system(cmd) != 0, "token: in no cache file", "%s", dir);
 }
+
+/* Whether text holds none of the password: neither whole, nor any of its pieces
+** between '/', '@', '?', '#' and ':' of 4 bytes or more. */
+static int password_free(const char *text, const char *password) {
+  if (!text || !lacks(text, password)) return 0;
+  char piece[64];
+  for (const char *p = password; *p;) {
+    size_t n = strcspn(p, "/@?#:");
+    snprintf(piece, sizeof piece, "%.*s", (int)n, p);
+    if (n >= 4 && !lacks(text, piece)) return 0;
+    p += n + (p[n] != 0);
+  }
+  return 1;
+}
+
+/* A folder with the front's programs and, as gpublob-compiler, a script that writes
+** the front's hand-off ($GPUBLOB_REMOTE_FAULT) to a file, then runs the real compiler. */
+static const char *handoff_probe(const char *handoff) {
+  static char front[4400];
+  const char *dir = tmp_path("probe");
+  mkdir(dir, 0700);
+  char cwd[2048], script[9000], path[4400];
+  if (!getcwd(cwd, sizeof cwd)) return NULL;
+  const char *names[] = {"gpublob-front", "gpublob"};
+  for (size_t i = 0; i < 2; i++) {
+    snprintf(front, sizeof front, "%s/%s", dir, names[i]);
+    char from[64];
+    snprintf(from, sizeof from, "build/%s", names[i]);
+    size_t n;
+    unsigned char *bytes = slurp(from, &n);
+    int ok = bytes && !spill(front, bytes, n) && !chmod(front, 0755);
+    free(bytes);
+    if (!ok) return NULL;
+  }
+  snprintf(script, sizeof script, "#!/bin/sh\nprintf '%%s' \"$GPUBLOB_REMOTE_FAULT\" > '%s'\nexec '%s/build/gpublob-compiler' \"$@\"\n",
+           handoff, cwd);
+  snprintf(path, sizeof path, "%s/gpublob-compiler", dir);
+  return spill(path, script, strlen(script)) || chmod(path, 0755) ? NULL : front;
+}
+
+/* A password holding '/', '@', '?' and '#' (the URL's, or $GPUBLOB_REMOTE_PASSWORD's):
+** the host is read after the URL's last '@', so against nginx (which takes any
+** credentials) the URL stores and hits in both layouts; against a stalled server, the
+** password is in no message, not in the front's hand-off to the compiler, and in no
+** process's argv (ps), the URL and password given by the environment. */
+static void test_password(const server *s) {
+  static const char *const passwords[] = {"hunter2/x", "Pa55/w0rd@s3cr#t?next"};
+  for (int flat = 0; flat < 2; flat++) {
+    const char *pw = passwords[1];
+    char url[400], name[200], *log = NULL;
+    snprintf(url, sizeof url, "http://alice:%s@127.0.0.1:%d/pw-%s%s", pw, s->port, layouts[flat],
+             flat ? "?layout=flat" : "");
+    setenv("GPUBLOB_REMOTE_CACHE", url, 1);
+    int rc = compile(machine(), NULL, tmp_path("pw1.hsaco"), NULL, &log);
+    snprintf(name, sizeof name, "password: a URL whose password holds /@?# stores (%s)", layouts[flat]);
+    check(rc == 0 && contains(log, "2 stored") && lacks(log, "warning") && password_free(log, pw), name,
+          "exit %d\n%s", rc, shown(log));
+    free(log);
+    const char *argv[] = {front_alone(), "--time", "--cache-dir", machine(), "-t", "amdgcn:gfx90a", IN, "-o",
+                          tmp_path("pw2.hsaco"), NULL};
+    rc = cli(argv, &log);
+    snprintf(name, sizeof name, "password: a URL whose password holds /@?#: an empty machine's front hits (%s)",
+             layouts[flat]);
+    check(rc == 0 && same_file(tmp_path("pw2.hsaco"), reference()) && contains(log, "remote cache 2 hits"), name,
+          "exit %d\n%s", rc, shown(log));
+    free(log);
+    unsetenv("GPUBLOB_REMOTE_CACHE");
+  }
+  char *access = access_log(s), want[64];
+  snprintf(want, sizeof want, "PUT /pw-bazel/cas/");
+  check(contains(access, want) && contains(access, "GET /pw-flat/v3/") && password_free(access, passwords[1]),
+        "password: nginx was asked at the URL's host and prefix (its access log)", "%s", shown(access));
+  free(access);
+  static raw stall;
+  if (raw_start(&stall, "HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\nGP")) {
+    check(0, "password: a raw server", "%s", strerror(errno));
+    return;
+  }
+  for (int w = 0; w < 3; w++) { /* the URL's (two), then the environment's */
+    const char *pw = passwords[w < 2 ? w : 1];
+    char url[400], handoff[4300];
+    if (w < 2) snprintf(url, sizeof url, "http://alice:%s@127.0.0.1:%d/pw", pw, stall.port);
+    else snprintf(url, sizeof url, "http://alice@127.0.0.1:%d/pw", stall.port);
+    if (w == 2) setenv("GPUBLOB_REMOTE_PASSWORD", pw, 1);
+    setenv("GPUBLOB_REMOTE_CACHE", url, 1);
+    snprintf(handoff, sizeof handoff, "%s", tmp_path("handoff.txt"));
+    unlink(handoff);
+    const char *front = handoff_probe(handoff), *dir = machine(), *logfile = tmp_path("pw.log");
+    check(front != NULL, "password: the hand-off probe is made", "%s", strerror(errno));
+    if (!front) return;
+    pid_t pid = fork();
+    if (pid == 0) {
+      int fd = open(logfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      execl(front, front, "--cache-dir", dir, "--remote-timeout", "1500", "-t", "amdgcn:gfx90a", IN, "-o",
+            tmp_path("pw3.hsaco"), (char *)NULL);
+      _exit(127);
+    }
+    usleep(600000); /* the front is waiting on the stalled server */
+    const char *ps[] = {"ps", "-eo", "args", NULL};
+    char *procs = NULL;
+    int ps_rc = run(ps, &procs), st = 0;
+    waitpid(pid, &st, 0);
+    unsetenv("GPUBLOB_REMOTE_CACHE");
+    unsetenv("GPUBLOB_REMOTE_PASSWORD");
+    size_t n;
+    char *log = (char *)slurp(logfile, &n), *given = (char *)slurp(handoff, &n), name[200];
+    const char *where = w == 2 ? "$GPUBLOB_REMOTE_PASSWORD" : pw;
+    snprintf(name, sizeof name, "password %s: the call goes on, one warning, the URL shown without it", where);
+    check(WIFEXITED(st) && !WEXITSTATUS(st) && same_file(tmp_path("pw3.hsaco"), reference()) &&
+              count_lines(log, "warning: remote cache http://***@127.0.0.1:") == 1,
+          name, "status %d\n%s", st, shown(log));
+    snprintf(name, sizeof name, "password %s: in no message", where);
+    check(password_free(log, pw) && lacks(log, "alice"), name, "%s", shown(log));
+    snprintf(name, sizeof name, "password %s: not in the front's hand-off to the compiler", where);
+    check(given && contains(given, "remote-off") && contains(given, "warning remote cache http://***@") &&
+              password_free(given, pw),
+          name, "%s", shown(given));
+    snprintf(name, sizeof name, "password %s: in no process's argv (ps)", where);
+    check(ps_rc == 0 && contains(procs, "probe/gpublob") && password_free(procs, pw), name, "%s", shown(procs));
+    free(procs);
+    free(log);
+    free(given);
+  }
+}
 #endif
 
 /* Whether the ELF file at path asks for an interpreter (PT_INTERP): a dynamically
@@ -774,6 +901,7 @@ int main(void) {
     test_shared(&s, flat);
     test_hostile(&s, flat);
   }
+  test_password(&s);
   test_faults(&s);
   test_read_only();
   test_token();
