@@ -31,6 +31,7 @@ static int http_wants(const char *url) {
 #include <curl/curl.h>
 
 enum { HTTP_AC_RECORD_MAX = 256 }; /* an /ac/ record is one short line */
+enum { HTTP_PUT_ANSWER_MAX = 64 << 10 }; /* a PUT's answer page read (and dropped) before the transfer stops */
 
 typedef struct remote_http {
   strbuf base;            /* scheme://HOST[:PORT][/PREFIX], no credentials, no '/' at the end */
@@ -40,8 +41,10 @@ typedef struct remote_http {
   int flat;               /* the layout: 0 bazel (/ac/, /cas/), 1 flat (PREFIX/v3/HEX.KIND) */
   CURL *curl;             /* made when first needed; its connection is kept for the call */
   struct curl_slist *headers;
-  strbuf body;            /* a response's bytes */
+  strbuf body;            /* a GET's response bytes */
   unsigned long long limit; /* a body longer than this is not taken (a miss) */
+  unsigned long long answered; /* the response's bytes so far */
+  int dropping;           /* a PUT's: its response's bytes are dropped, its status decides */
   int too_long;
   char error[CURL_ERROR_SIZE];
   pthread_t warm;         /* loading the library meanwhile (http_warm), until joined */
@@ -185,15 +188,17 @@ static int http_open(digest_cache *c, cache_remote_tier *r, const gpublob_option
   return 0;
 }
 
-/* libcurl's bytes, kept up to the limit; past it the transfer stops (a miss). */
+/* libcurl's bytes up to the limit; past it the transfer stops (a GET's miss).  A GET's
+** are kept; a PUT's answer (Apache's mod_dav sends a page with its 201) is dropped. */
 static size_t http_take(char *bytes, size_t size, size_t count, void *arg) {
   remote_http *h = arg;
   size_t n = size * count;
-  if (h->body.len + n > h->limit) {
+  if (h->answered + n > h->limit) {
     h->too_long = 1;
     return 0;
   }
-  sb_addn(&h->body, bytes, n);
+  h->answered += n;
+  if (!h->dropping) sb_addn(&h->body, bytes, n);
   return h->body.oom ? 0 : n;
 }
 
@@ -239,8 +244,10 @@ static int http_ready(digest_cache *c, remote_http *h) {
 enum { HTTP_FAULT = -1, HTTP_TOO_LONG = -2 };
 
 /* One request of base + path: a GET (body NULL; its bytes into h->body, at most limit)
-** or a PUT of body.  The HTTP status; HTTP_TOO_LONG when the answer was over the limit
-** (a miss); HTTP_FAULT after a fault (the tier is off). */
+** or a PUT of body (its answer's bytes dropped: its status decides, whatever page comes
+** with it; past HTTP_PUT_ANSWER_MAX the transfer stops, the status known).  The HTTP
+** status; HTTP_TOO_LONG when a GET's answer was over the limit (a miss); HTTP_FAULT
+** after a fault (the tier is off). */
 static long http_request(digest_cache *c, const char *path, const void *body, size_t n, unsigned long long limit) {
   remote_http *h = c->remote->backend;
   if (http_ready(c, h)) return HTTP_FAULT;
@@ -248,7 +255,9 @@ static long http_request(digest_cache *c, const char *path, const void *body, si
   strbuf url = {0};
   sb_addf(&url, "%s%s", sb_str(&h->base), path);
   sb_reset(&h->body);
-  h->limit = limit;
+  h->limit = body ? HTTP_PUT_ANSWER_MAX : limit;
+  h->answered = 0;
+  h->dropping = body != NULL;
   h->too_long = 0;
   h->error[0] = 0;
   http_lib.easy_setopt(e, CURLOPT_URL, sb_str(&url));
@@ -265,6 +274,7 @@ static long http_request(digest_cache *c, const char *path, const void *body, si
   CURLcode rc = url.oom ? CURLE_OUT_OF_MEMORY : http_lib.easy_perform(e);
   sb_free(&url);
   long status = 0;
+  if (rc == CURLE_WRITE_ERROR && h->too_long && body) rc = CURLE_OK; /* a long page after the status: not wanted */
   if (rc == CURLE_FILESIZE_EXCEEDED || (rc == CURLE_WRITE_ERROR && h->too_long)) return HTTP_TOO_LONG;
   if (rc == CURLE_OK) http_lib.easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
   if (rc != CURLE_OK) {
@@ -291,7 +301,7 @@ static int http_get(digest_cache *c, const char *path, unsigned long long limit)
   return -2;
 }
 
-/* A PUT: 0 when stored (2xx), else -1 and the fault. */
+/* A PUT: 0 when stored (2xx, whatever page comes with it), else -1 and the fault. */
 static int http_put(digest_cache *c, const char *path, const void *body, size_t n) {
   long status = http_request(c, path, body, n, 0);
   if (status >= 200 && status < 300) return 0;
