@@ -20,11 +20,20 @@ enum { REMOTE_TIMEOUT_MS = 50 };
 /* The backends, by the URL's scheme: the first that wants it (Redis's takes the rest). */
 static const cache_remote_ops *const remote_backends[] = {&remote_http_ops, &remote_redis_ops};
 
-/* The URL for messages: whatever is between "//" and the last "@" (a user, a password,
-** which may hold '@' or '/' itself) hidden. */
+/* Where a URL's credentials end: its last '@' after "//" (a password may hold '@', '/',
+** '?' and '#' itself, so the first '/' cannot end them), or NULL when it has none.
+** Every backend's parser and the shown URL take this one rule: what a parser reads as
+** the host is never a part of what messages hide. */
+GPUBLOB_PRIVATE const char *cache_remote_credentials_end(const char *url) {
+  const char *auth = strstr(url, "//");
+  return auth ? strrchr(auth + 2, '@') : NULL;
+}
+
+/* The URL for messages: whatever is between "//" and the credentials' end (a user, a
+** password) hidden. */
 static void remote_shown(strbuf *b, const char *url) {
-  const char *auth = strstr(url, "//"), *at = auth ? strrchr(auth + 2, '@') : NULL;
-  if (at) sb_addf(b, "%.*s***%s", (int)(auth + 2 - url), url, at);
+  const char *at = cache_remote_credentials_end(url);
+  if (at) sb_addf(b, "%.*s***%s", (int)(strstr(url, "//") + 2 - url), url, at);
   else sb_add(b, url);
 }
 

@@ -555,6 +555,7 @@ typedef struct cache_remote_tier {
   void *backend;           /* the backend's state (its open makes it, its close frees it) */
   pthread_mutex_t mu;      /* a call's threads take turns on the one connection */
 } cache_remote_tier;
+GPUBLOB_PRIVATE const char *cache_remote_credentials_end(const char *url);
 GPUBLOB_PRIVATE void cache_remote_open(digest_cache *c, const gpublob_options *o);
 GPUBLOB_PRIVATE void cache_remote_fault(digest_cache *c, const char *what, const char *detail);
 GPUBLOB_PRIVATE int cache_remote_get(digest_cache *c, const digest_key128 *k, char kind, cache_dir_file *m);

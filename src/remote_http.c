@@ -31,6 +31,7 @@ static int http_wants(const char *url) {
 #include <curl/curl.h>
 
 enum { HTTP_AC_RECORD_MAX = 256 }; /* an /ac/ record is one short line */
+enum { HTTP_PUT_ANSWER_MAX = 64 << 10 }; /* a PUT's answer page read (and dropped) before the transfer stops */
 
 typedef struct remote_http {
   strbuf base;            /* scheme://HOST[:PORT][/PREFIX], no credentials, no '/' at the end */
@@ -40,8 +41,10 @@ typedef struct remote_http {
   int flat;               /* the layout: 0 bazel (/ac/, /cas/), 1 flat (PREFIX/v3/HEX.KIND) */
   CURL *curl;             /* made when first needed; its connection is kept for the call */
   struct curl_slist *headers;
-  strbuf body;            /* a response's bytes */
+  strbuf body;            /* a GET's response bytes */
   unsigned long long limit; /* a body longer than this is not taken (a miss) */
+  unsigned long long answered; /* the response's bytes so far */
+  int dropping;           /* a PUT's: its response's bytes are dropped, its status decides */
   int too_long;
   char error[CURL_ERROR_SIZE];
   pthread_t warm;         /* loading the library meanwhile (http_warm), until joined */
@@ -117,23 +120,24 @@ static int http_warm(cache_remote_tier *r) {
 }
 
 /* ---- the URL: http[s]://[USER[:PASSWORD]@]HOST[:PORT][/PREFIX][?layout=bazel|flat] ---- */
+/* The credentials end at the URL's last '@' (cache_remote_credentials_end: a password
+** may hold '@', '/', '?' and '#'; a prefix's '@' is written %40), the host starts after
+** it: the host, the prefix and the layout are only ever read from what messages show. */
 static int http_parse(remote_http *h, const char *url) {
-  const char *host = strstr(url, "//") + 2;
-  const char *path = host + strcspn(host, "/?#");
-  if (*path == '#') return -1;
-  const char *at = memrchr(host, '@', (size_t)(path - host));
+  const char *auth = strstr(url, "//") + 2, *at = cache_remote_credentials_end(url);
   if (at) {
-    const char *colon = memchr(host, ':', (size_t)(at - host));
-    sb_addn(&h->user, host, (size_t)((colon ? colon : at) - host));
+    const char *colon = memchr(auth, ':', (size_t)(at - auth));
+    sb_addn(&h->user, auth, (size_t)((colon ? colon : at) - auth));
     if (colon) sb_addn(&h->password, colon + 1, (size_t)(at - colon - 1));
   }
-  const char *hostport = at ? at + 1 : host;
-  if (hostport == path) return -1; /* no host */
+  const char *hostport = at ? at + 1 : auth;
+  const char *path = hostport + strcspn(hostport, "/?#");
+  if (*path == '#' || hostport == path) return -1; /* a fragment, or no host */
   const char *query = strchr(path, '?');
   size_t prefix = query ? (size_t)(query - path) : strlen(path);
   while (prefix && path[prefix - 1] == '/') prefix--;
   if (memchr(path, '#', prefix)) return -1;
-  sb_addn(&h->base, url, (size_t)(host - url));
+  sb_addn(&h->base, url, (size_t)(auth - url));
   sb_addn(&h->base, hostport, (size_t)(path - hostport));
   sb_addn(&h->base, path, prefix);
   if (query && strcmp(query, "?layout=bazel") && strcmp(query, "?layout=flat")) return -1;
@@ -141,13 +145,14 @@ static int http_parse(remote_http *h, const char *url) {
   return h->base.oom || h->user.oom || h->password.oom ? -1 : 0;
 }
 
-/* The URL for messages: the base, "***@" where credentials were, and the layout. */
+/* The URL for messages: the base (no credentials: http_parse reads it after them),
+** "***@" where credentials were, and the layout. */
 static void http_shown(strbuf *shown, const remote_http *h, const char *url) {
-  const char *host = strstr(url, "//") + 2;
+  size_t scheme = (size_t)(strstr(url, "//") + 2 - url);
   sb_reset(shown);
-  sb_addn(shown, url, (size_t)(host - url));
-  if (h->user.len || h->password.len) sb_add(shown, "***@");
-  sb_add(shown, sb_str(&h->base) + (host - url));
+  sb_addn(shown, sb_str(&h->base), scheme);
+  if (cache_remote_credentials_end(url)) sb_add(shown, "***@");
+  sb_add(shown, sb_str(&h->base) + scheme);
   if (h->flat) sb_add(shown, "?layout=flat");
 }
 
@@ -183,15 +188,17 @@ static int http_open(digest_cache *c, cache_remote_tier *r, const gpublob_option
   return 0;
 }
 
-/* libcurl's bytes, kept up to the limit; past it the transfer stops (a miss). */
+/* libcurl's bytes up to the limit; past it the transfer stops (a GET's miss).  A GET's
+** are kept; a PUT's answer (Apache's mod_dav sends a page with its 201) is dropped. */
 static size_t http_take(char *bytes, size_t size, size_t count, void *arg) {
   remote_http *h = arg;
   size_t n = size * count;
-  if (h->body.len + n > h->limit) {
+  if (h->answered + n > h->limit) {
     h->too_long = 1;
     return 0;
   }
-  sb_addn(&h->body, bytes, n);
+  h->answered += n;
+  if (!h->dropping) sb_addn(&h->body, bytes, n);
   return h->body.oom ? 0 : n;
 }
 
@@ -237,8 +244,10 @@ static int http_ready(digest_cache *c, remote_http *h) {
 enum { HTTP_FAULT = -1, HTTP_TOO_LONG = -2 };
 
 /* One request of base + path: a GET (body NULL; its bytes into h->body, at most limit)
-** or a PUT of body.  The HTTP status; HTTP_TOO_LONG when the answer was over the limit
-** (a miss); HTTP_FAULT after a fault (the tier is off). */
+** or a PUT of body (its answer's bytes dropped: its status decides, whatever page comes
+** with it; past HTTP_PUT_ANSWER_MAX the transfer stops, the status known).  The HTTP
+** status; HTTP_TOO_LONG when a GET's answer was over the limit (a miss); HTTP_FAULT
+** after a fault (the tier is off). */
 static long http_request(digest_cache *c, const char *path, const void *body, size_t n, unsigned long long limit) {
   remote_http *h = c->remote->backend;
   if (http_ready(c, h)) return HTTP_FAULT;
@@ -246,7 +255,9 @@ static long http_request(digest_cache *c, const char *path, const void *body, si
   strbuf url = {0};
   sb_addf(&url, "%s%s", sb_str(&h->base), path);
   sb_reset(&h->body);
-  h->limit = limit;
+  h->limit = body ? HTTP_PUT_ANSWER_MAX : limit;
+  h->answered = 0;
+  h->dropping = body != NULL;
   h->too_long = 0;
   h->error[0] = 0;
   http_lib.easy_setopt(e, CURLOPT_URL, sb_str(&url));
@@ -263,6 +274,7 @@ static long http_request(digest_cache *c, const char *path, const void *body, si
   CURLcode rc = url.oom ? CURLE_OUT_OF_MEMORY : http_lib.easy_perform(e);
   sb_free(&url);
   long status = 0;
+  if (rc == CURLE_WRITE_ERROR && h->too_long && body) rc = CURLE_OK; /* a long page after the status: not wanted */
   if (rc == CURLE_FILESIZE_EXCEEDED || (rc == CURLE_WRITE_ERROR && h->too_long)) return HTTP_TOO_LONG;
   if (rc == CURLE_OK) http_lib.easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
   if (rc != CURLE_OK) {
@@ -289,7 +301,7 @@ static int http_get(digest_cache *c, const char *path, unsigned long long limit)
   return -2;
 }
 
-/* A PUT: 0 when stored (2xx), else -1 and the fault. */
+/* A PUT: 0 when stored (2xx, whatever page comes with it), else -1 and the fault. */
 static int http_put(digest_cache *c, const char *path, const void *body, size_t n) {
   long status = http_request(c, path, body, n, 0);
   if (status >= 200 && status < 300) return 0;

@@ -45,7 +45,7 @@ static int redis_parse(remote_redis *r, const char *url) {
     return 0;
   }
   if (strncmp(url, "redis://", 8)) return -1;
-  const char *s = url + 8, *at = strrchr(s, '@'); /* a password may hold '@' and '/' */
+  const char *s = url + 8, *at = cache_remote_credentials_end(url); /* a password may hold '@' and '/' */
   const char *end = (at ? at : s) + strcspn(at ? at : s, "/");
   if (at) {
     const char *colon = memchr(s, ':', (size_t)(at - s));

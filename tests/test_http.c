@@ -9,7 +9,9 @@
 ** served; a stopped, never started or stalled server costs at most about one timeout
 ** and one warning, exit 0; read-only never PUTs (the access log); a bearer token from
 ** the environment is sent, and is in no message, no process's argv and no cache file;
-** https with a CA of the test's own (openssl): not trusted without --remote-ca (one
+** a password holding '/', '@', '?' and '#' works and is in no message, hand-off or argv;
+** a WebDAV server of the test's own answering PUT as Apache does (201 and a page):
+** every file stored, then hit; https with a CA of the test's own (openssl): not trusted without --remote-ca (one
 ** warning, compiled locally), a hit with it; the static front's house rule (its objects
 ** call no dlopen, and alone it fails cleanly on an http:// tier).  Without libcurl in the build or nginx on the machine the server tests say skipped. */
 #define _GNU_SOURCE
@@ -236,6 +238,149 @@ static int raw_start(raw *r, const char *answer) {
   r->port = ntohs(a.sin_port);
   pthread_t t;
   if (pthread_create(&t, NULL, raw_accept, r)) return -1;
+  pthread_detach(t);
+  return 0;
+}
+
+/* ---- the dav server: a WebDAV store as Apache's mod_dav answers it ---- */
+/* It keeps each PUT's body in memory under its path and serves it to a GET (404 with
+** a page when it has none); a PUT is answered with put_status and a page of page_len
+** bytes (Apache: "201 Created" and a short HTML page), whatever nginx would send. */
+typedef struct dav_file {
+  char path[256];
+  unsigned char *bytes;
+  size_t len;
+} dav_file;
+
+typedef struct dav {
+  int fd, port, puts;
+  const char *put_status; /* "201 Created", "403 Forbidden" */
+  size_t page_len;        /* the PUT answer's page */
+  dav_file files[16];
+  int nfiles;
+  pthread_mutex_t mu;
+} dav;
+
+typedef struct dav_conn {
+  dav *d;
+  int fd;
+} dav_conn;
+
+static int write_all_fd(int fd, const void *p, size_t n) {
+  for (const char *b = p; n;) {
+    ssize_t w = write(fd, b, n);
+    if (w <= 0) return -1;
+    b += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* A page of n bytes, HTML as Apache writes it (padded with a comment past its text). */
+static char *dav_page(size_t n) {
+  static const char html[] = "<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<html><head><title>201 Created"
+                             "</title></head><body><h1>Created</h1><p>Resource has been created.</p></body></html>\n";
+  char *page = malloc(n + 1);
+  if (!page) return NULL;
+  for (size_t i = 0; i < n; i++) page[i] = i < sizeof html - 1 ? html[i] : "<!-- page -->\n"[(i - sizeof html + 1) % 14];
+  page[n] = 0;
+  return page;
+}
+
+/* One request on the connection: its head and body read, its answer written; 0, or
+** -1 when the client has gone.  buf holds *have bytes already read. */
+static int dav_request(dav *d, int fd, char *buf, size_t cap, size_t *have) {
+  char *end;
+  while (!(buf[*have] = 0, end = strstr(buf, "\r\n\r\n"))) {
+    ssize_t n = *have < cap - 1 ? read(fd, buf + *have, cap - 1 - *have) : -1;
+    if (n <= 0) return -1;
+    *have += (size_t)n;
+  }
+  char method[8] = "", path[256] = "";
+  sscanf(buf, "%7s %255s", method, path);
+  const char *cl = strcasestr(buf, "\r\nContent-Length:");
+  size_t head = (size_t)(end + 4 - buf), len = cl && cl < end ? strtoull(cl + 17, NULL, 10) : 0;
+  unsigned char *body = malloc(len + 1);
+  size_t got = *have - head < len ? *have - head : len;
+  if (!body) return -1;
+  memcpy(body, buf + head, got);
+  for (ssize_t n; got < len && (n = read(fd, body + got, len - got)) > 0;) got += (size_t)n;
+  *have = 0; /* libcurl sends one request at a time: nothing after this one's body */
+  if (got < len) return free(body), -1;
+  char answer[512];
+  int rc = 0;
+  pthread_mutex_lock(&d->mu);
+  if (!strcmp(method, "PUT")) {
+    d->puts++;
+    int i = 0;
+    while (i < d->nfiles && strcmp(d->files[i].path, path)) i++;
+    if (i < 16 && !strncmp(d->put_status, "2", 1)) {
+      if (i == d->nfiles) snprintf(d->files[d->nfiles++].path, sizeof d->files[0].path, "%s", path);
+      free(d->files[i].bytes);
+      d->files[i].bytes = body, d->files[i].len = len, body = NULL;
+    }
+    char *page = dav_page(d->page_len);
+    snprintf(answer, sizeof answer, "HTTP/1.1 %s\r\nLocation: http://127.0.0.1:%d%s\r\nContent-Type: text/html; "
+             "charset=iso-8859-1\r\nContent-Length: %zu\r\n\r\n", d->put_status, d->port, path, d->page_len);
+    rc = !page || write_all_fd(fd, answer, strlen(answer)) || write_all_fd(fd, page, d->page_len) ? -1 : 0;
+    free(page);
+  } else {
+    int i = 0;
+    while (i < d->nfiles && strcmp(d->files[i].path, path)) i++;
+    static const char none[] = "<html><body><h1>Not Found</h1></body></html>\n";
+    const void *bytes = i < d->nfiles ? (const void *)d->files[i].bytes : none;
+    size_t n = i < d->nfiles ? d->files[i].len : sizeof none - 1;
+    snprintf(answer, sizeof answer, "HTTP/1.1 %s\r\nContent-Length: %zu\r\n\r\n", i < d->nfiles ? "200 OK" : "404 Not Found", n);
+    rc = write_all_fd(fd, answer, strlen(answer)) || write_all_fd(fd, bytes, n) ? -1 : 0;
+  }
+  pthread_mutex_unlock(&d->mu);
+  free(body);
+  return rc;
+}
+
+static void *dav_serve(void *arg) {
+  dav_conn *c = arg;
+  char *buf = malloc(65536);
+  size_t have = 0;
+  struct pollfd p = {c->fd, POLLIN, 0};
+  while (buf && poll(&p, 1, 5000) > 0 && !dav_request(c->d, c->fd, buf, 65536, &have)) {}
+  free(buf);
+  close(c->fd);
+  free(c);
+  return NULL;
+}
+
+static void *dav_accept(void *arg) {
+  dav *d = arg;
+  for (int fd; (fd = accept(d->fd, NULL, NULL)) >= 0;) {
+    dav_conn *c = malloc(sizeof *c);
+    pthread_t t;
+    if (!c) break;
+    *c = (dav_conn){d, fd};
+    if (pthread_create(&t, NULL, dav_serve, c)) {
+      close(fd);
+      free(c);
+      continue;
+    }
+    pthread_detach(t);
+  }
+  return NULL;
+}
+
+static int dav_start(dav *d, const char *put_status, size_t page_len) {
+  memset(d, 0, sizeof *d);
+  pthread_mutex_init(&d->mu, NULL);
+  d->put_status = put_status;
+  d->page_len = page_len;
+  d->fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t len = sizeof a;
+  if (d->fd < 0 || bind(d->fd, (struct sockaddr *)&a, sizeof a) || listen(d->fd, 64) ||
+      getsockname(d->fd, (struct sockaddr *)&a, &len))
+    return -1;
+  d->port = ntohs(a.sin_port);
+  pthread_t t;
+  if (pthread_create(&t, NULL, dav_accept, d)) return -1;
   pthread_detach(t);
   return 0;
 }
@@ -626,6 +771,184 @@ static void test_token(void) {
   snprintf(cmd, sizeof cmd, "grep -rqa -e '%s' -e pa55word '%s'", token, dir);
   check(system(cmd) != 0, "token: in no cache file", "%s", dir);
 }
+
+/* A server that answers PUT with a page (Apache's mod_dav: "201 Created" and HTML; a
+** page past the tier's bound, 200 KB): its status decides, the page is dropped, the
+** files are stored (both layouts: bazel's /ac/ record goes after its /cas/ value), and
+** an empty machine's front hits them.  A refused PUT (403 and a page) is the tier's one
+** warning. */
+static void test_put_answers(void) {
+  static dav servers[3];
+  static const char *const status[] = {"201 Created", "201 Created", "403 Forbidden"};
+  static const size_t page[] = {201, 200 << 10, 180};
+  for (int i = 0; i < 3; i++) {
+    dav *d = &servers[i];
+    if (dav_start(d, status[i], page[i])) {
+      check(0, "put answers: the dav server starts", "%s", strerror(errno));
+      return;
+    }
+    for (int flat = 0; flat < 2; flat++) {
+      char url[200], name[200], *log = NULL;
+      snprintf(url, sizeof url, "http://127.0.0.1:%d/%s%s", d->port, layouts[flat], flat ? "?layout=flat" : "");
+      pthread_mutex_lock(&d->mu);
+      int puts0 = d->puts;
+      pthread_mutex_unlock(&d->mu);
+      int rc = compile(machine(), url, tmp_path("dav1.hsaco"), NULL, &log);
+      pthread_mutex_lock(&d->mu);
+      int puts = d->puts - puts0;
+      pthread_mutex_unlock(&d->mu);
+      if (i == 2) {
+        snprintf(name, sizeof name, "put answers: a PUT refused with a page (%s) is one warning, exit 0", layouts[flat]);
+        check(rc == 0 && same_file(tmp_path("dav1.hsaco"), reference()) && contains(log, "0 stored") &&
+                  count_lines(log, "warning: remote cache") == 1 && contains(log, "PUT failed (HTTP 403)") && puts == 1,
+              name, "exit %d, %d PUTs\n%s", rc, puts, shown(log));
+        free(log);
+        continue;
+      }
+      snprintf(name, sizeof name, "put answers: %s with a %zu-byte page (%s): both files stored, no warning",
+               status[i], page[i], layouts[flat]);
+      check(rc == 0 && same_file(tmp_path("dav1.hsaco"), reference()) && contains(log, "2 stored") &&
+                lacks(log, "warning") && puts == (flat ? 2 : 4),
+            name, "exit %d, %d PUTs\n%s", rc, puts, shown(log));
+      free(log);
+      const char *argv[] = {front_alone(), "--time", "--cache-dir", machine(), "--remote-cache", url, "-t",
+                            "amdgcn:gfx90a", IN, "-o", tmp_path("dav2.hsaco"), NULL};
+      rc = cli(argv, &log);
+      snprintf(name, sizeof name, "put answers: %s with a %zu-byte page (%s): an empty machine's front hits",
+               status[i], page[i], layouts[flat]);
+      check(rc == 0 && same_file(tmp_path("dav2.hsaco"), reference()) && contains(log, "time (front)") &&
+                contains(log, "remote cache 2 hits, 0 misses, 0 stored"),
+            name, "exit %d\n%s", rc, shown(log));
+      free(log);
+    }
+  }
+}
+
+/* Whether text holds none of the password: neither whole, nor any of its pieces
+** between '/', '@', '?', '#' and ':' of 4 bytes or more. */
+static int password_free(const char *text, const char *password) {
+  if (!text || !lacks(text, password)) return 0;
+  char piece[64];
+  for (const char *p = password; *p;) {
+    size_t n = strcspn(p, "/@?#:");
+    snprintf(piece, sizeof piece, "%.*s", (int)n, p);
+    if (n >= 4 && !lacks(text, piece)) return 0;
+    p += n + (p[n] != 0);
+  }
+  return 1;
+}
+
+/* A folder with the front's programs and, as gpublob-compiler, a script that writes
+** the front's hand-off ($GPUBLOB_REMOTE_FAULT) to a file, then runs the real compiler. */
+static const char *handoff_probe(const char *handoff) {
+  static char front[4400];
+  const char *dir = tmp_path("probe");
+  mkdir(dir, 0700);
+  char cwd[2048], script[9000], path[4400];
+  if (!getcwd(cwd, sizeof cwd)) return NULL;
+  const char *names[] = {"gpublob-front", "gpublob"};
+  for (size_t i = 0; i < 2; i++) {
+    snprintf(front, sizeof front, "%s/%s", dir, names[i]);
+    char from[64];
+    snprintf(from, sizeof from, "build/%s", names[i]);
+    size_t n;
+    unsigned char *bytes = slurp(from, &n);
+    int ok = bytes && !spill(front, bytes, n) && !chmod(front, 0755);
+    free(bytes);
+    if (!ok) return NULL;
+  }
+  snprintf(script, sizeof script, "#!/bin/sh\nprintf '%%s' \"$GPUBLOB_REMOTE_FAULT\" > '%s'\nexec '%s/build/gpublob-compiler' \"$@\"\n",
+           handoff, cwd);
+  snprintf(path, sizeof path, "%s/gpublob-compiler", dir);
+  return spill(path, script, strlen(script)) || chmod(path, 0755) ? NULL : front;
+}
+
+/* A password holding '/', '@', '?' and '#' (the URL's, or $GPUBLOB_REMOTE_PASSWORD's):
+** the host is read after the URL's last '@', so against nginx (which takes any
+** credentials) the URL stores and hits in both layouts; against a stalled server, the
+** password is in no message, not in the front's hand-off to the compiler, and in no
+** process's argv (ps), the URL and password given by the environment. */
+static void test_password(const server *s) {
+  static const char *const passwords[] = {"hunter2/x", "Pa55/w0rd@s3cr#t?next"};
+  for (int flat = 0; flat < 2; flat++) {
+    const char *pw = passwords[1];
+    char url[400], name[200], *log = NULL;
+    snprintf(url, sizeof url, "http://alice:%s@127.0.0.1:%d/pw-%s%s", pw, s->port, layouts[flat],
+             flat ? "?layout=flat" : "");
+    setenv("GPUBLOB_REMOTE_CACHE", url, 1);
+    int rc = compile(machine(), NULL, tmp_path("pw1.hsaco"), NULL, &log);
+    snprintf(name, sizeof name, "password: a URL whose password holds /@?# stores (%s)", layouts[flat]);
+    check(rc == 0 && contains(log, "2 stored") && lacks(log, "warning") && password_free(log, pw), name,
+          "exit %d\n%s", rc, shown(log));
+    free(log);
+    const char *argv[] = {front_alone(), "--time", "--cache-dir", machine(), "-t", "amdgcn:gfx90a", IN, "-o",
+                          tmp_path("pw2.hsaco"), NULL};
+    rc = cli(argv, &log);
+    snprintf(name, sizeof name, "password: a URL whose password holds /@?#: an empty machine's front hits (%s)",
+             layouts[flat]);
+    check(rc == 0 && same_file(tmp_path("pw2.hsaco"), reference()) && contains(log, "remote cache 2 hits"), name,
+          "exit %d\n%s", rc, shown(log));
+    free(log);
+    unsetenv("GPUBLOB_REMOTE_CACHE");
+  }
+  char *access = access_log(s), want[64];
+  snprintf(want, sizeof want, "PUT /pw-bazel/cas/");
+  check(contains(access, want) && contains(access, "GET /pw-flat/v3/") && password_free(access, passwords[1]),
+        "password: nginx was asked at the URL's host and prefix (its access log)", "%s", shown(access));
+  free(access);
+  static raw stall;
+  if (raw_start(&stall, "HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\nGP")) {
+    check(0, "password: a raw server", "%s", strerror(errno));
+    return;
+  }
+  for (int w = 0; w < 3; w++) { /* the URL's (two), then the environment's */
+    const char *pw = passwords[w < 2 ? w : 1];
+    char url[400], handoff[4300];
+    if (w < 2) snprintf(url, sizeof url, "http://alice:%s@127.0.0.1:%d/pw", pw, stall.port);
+    else snprintf(url, sizeof url, "http://alice@127.0.0.1:%d/pw", stall.port);
+    if (w == 2) setenv("GPUBLOB_REMOTE_PASSWORD", pw, 1);
+    setenv("GPUBLOB_REMOTE_CACHE", url, 1);
+    snprintf(handoff, sizeof handoff, "%s", tmp_path("handoff.txt"));
+    unlink(handoff);
+    const char *front = handoff_probe(handoff), *dir = machine(), *logfile = tmp_path("pw.log");
+    check(front != NULL, "password: the hand-off probe is made", "%s", strerror(errno));
+    if (!front) return;
+    pid_t pid = fork();
+    if (pid == 0) {
+      int fd = open(logfile, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      execl(front, front, "--cache-dir", dir, "--remote-timeout", "1500", "-t", "amdgcn:gfx90a", IN, "-o",
+            tmp_path("pw3.hsaco"), (char *)NULL);
+      _exit(127);
+    }
+    usleep(600000); /* the front is waiting on the stalled server */
+    const char *ps[] = {"ps", "-eo", "args", NULL};
+    char *procs = NULL;
+    int ps_rc = run(ps, &procs), st = 0;
+    waitpid(pid, &st, 0);
+    unsetenv("GPUBLOB_REMOTE_CACHE");
+    unsetenv("GPUBLOB_REMOTE_PASSWORD");
+    size_t n;
+    char *log = (char *)slurp(logfile, &n), *given = (char *)slurp(handoff, &n), name[200];
+    const char *where = w == 2 ? "$GPUBLOB_REMOTE_PASSWORD" : pw;
+    snprintf(name, sizeof name, "password %s: the call goes on, one warning, the URL shown without it", where);
+    check(WIFEXITED(st) && !WEXITSTATUS(st) && same_file(tmp_path("pw3.hsaco"), reference()) &&
+              count_lines(log, "warning: remote cache http://***@127.0.0.1:") == 1,
+          name, "status %d\n%s", st, shown(log));
+    snprintf(name, sizeof name, "password %s: in no message", where);
+    check(password_free(log, pw) && lacks(log, "alice"), name, "%s", shown(log));
+    snprintf(name, sizeof name, "password %s: not in the front's hand-off to the compiler", where);
+    check(given && contains(given, "remote-off") && contains(given, "warning remote cache http://***@") &&
+              password_free(given, pw),
+          name, "%s", shown(given));
+    snprintf(name, sizeof name, "password %s: in no process's argv (ps)", where);
+    check(ps_rc == 0 && contains(procs, "probe/gpublob") && password_free(procs, pw), name, "%s", shown(procs));
+    free(procs);
+    free(log);
+    free(given);
+  }
+}
 #endif
 
 /* Whether the ELF file at path asks for an interpreter (PT_INTERP): a dynamically
@@ -774,9 +1097,11 @@ int main(void) {
     test_shared(&s, flat);
     test_hostile(&s, flat);
   }
+  test_password(&s);
   test_faults(&s);
   test_read_only();
   test_token();
+  test_put_answers();
   test_https();
 #else
   skip("http", "this build has no HTTP tier: configure found no curl/curl.h (apt-get install libcurl4-openssl-dev)");
