@@ -185,6 +185,7 @@ typedef struct argvec {
 typedef struct toolrun { /* a blob tool in flight */
   workdir w;
   int made;      /* w.dir exists */
+  int file;      /* it reads w.in, a file in w.dir (tool_reads_file) */
   argvec args;
   strbuf output; /* the tool's stdout and stderr */
   proc p;

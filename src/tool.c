@@ -51,15 +51,27 @@ GPUBLOB_PRIVATE int tool_make_dir(job *j, workdir *w) {
   return rc;
 }
 
-/* The job's private directory, and the paths of the tool's input and output. */
-static int make_workdir(job *j, workdir *w) {
+/* Whether the tool reads its input from a file in its private directory: the spec's
+** tool_input = file, and any tool started once the backend's output is there (one
+** started early again, for an isa_conditions that holds: ptxas -g).  A file's name is
+** the same each run; a tool that copies its stdin to a temporary file of its own may
+** record that copy's name in the blob (ptxas -g: tmpxft_<pid>_..._stdin in the
+** cubin's .note.nv.tkinfo), and a pipe cannot be read twice (ptxas -g reads its input
+** again for the PTX text it keeps, .nv_debug_ptx_txt). */
+static int tool_reads_file(const job *j) {
+  return j->t->tool_input == INPUT_file || j->out.data;
+}
+
+/* The job's private directory, and the paths of the tool's input (a file where file)
+** and output. */
+static int make_workdir(job *j, workdir *w, int file) {
   int rc = tool_make_dir(j, w);
   if (rc) return rc;
   const char *dir = sb_str(&w->dir), *suffix = j->t->emit == EMIT_asm ? j->t->suffix_asm : ".o";
   sb_addf(&w->out, "%s/out%s", dir, tool_blob_suffix(j));
-  if (j->t->tool_input == INPUT_stdin) sb_add(&w->in, "-");
-  else if (j->t->tool_input == INPUT_pipe) sb_add(&w->in, "/dev/fd/3");
-  else sb_addf(&w->in, "%s/in%s", dir, suffix);
+  if (file) sb_addf(&w->in, "%s/in%s", dir, suffix);
+  else if (j->t->tool_input == INPUT_stdin) sb_add(&w->in, "-");
+  else sb_add(&w->in, "/dev/fd/3");
   if (!w->in.oom && !w->out.oom) return GPUBLOB_OK;
   tool_workdir_remove(w);
   return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
@@ -215,30 +227,30 @@ GPUBLOB_PRIVATE int tool_read_output(job *j, const char *path) {
   return GPUBLOB_OK;
 }
 
-static enum proc_input proc_input_of(const job *j) {
-  return j->t->tool_input == INPUT_stdin ? PROC_STDIN : j->t->tool_input == INPUT_pipe ? PROC_PIPE3 : PROC_NONE;
+static enum proc_input proc_input_of(const job *j, int file) {
+  return file ? PROC_NONE : j->t->tool_input == INPUT_stdin ? PROC_STDIN : PROC_PIPE3;
 }
 
 /* Starts the tool.  A file tool starts once its input file is written; a stdin or
-** pipe tool starts before the backend runs and waits for its input. */
+** pipe tool starts before the backend runs and waits for its input (started again
+** after it, it reads a file: tool_reads_file). */
 GPUBLOB_PRIVATE int tool_start(job *j) {
   toolrun *r = &j->run;
-  int file = j->t->tool_input == INPUT_file;
-  int rc = make_workdir(j, &r->w);
+  int file = r->file = tool_reads_file(j);
+  int rc = make_workdir(j, &r->w, file);
   if (rc) return rc;
   r->made = 1;
   if (file && io_write_file(sb_str(&r->w.in), j->out.data, j->out.size))
     return handle_set_error(j->g, GPUBLOB_IO, "cannot write %s: %s", sb_str(&r->w.in), strerror(errno));
   char **argv = tool_build_argv(j, j->tool, &r->w, &r->args);
   if (!argv) return handle_set_error(j->g, GPUBLOB_NOMEM, "out of memory");
-  return tool_spawn(j, &r->p, argv, proc_input_of(j), sb_str(&r->w.dir));
+  return tool_spawn(j, &r->p, argv, proc_input_of(j, file), sb_str(&r->w.dir));
 }
 
 /* Hands the backend's output to the tool (unless a file did), waits for its exit. */
 GPUBLOB_PRIVATE int tool_finish(job *j) {
   toolrun *r = &j->run;
-  int file = j->t->tool_input == INPUT_file;
-  int rc = tool_wait(j, &r->p, r->args.argv[0], j->out.data, file ? 0 : j->out.size, &r->output);
+  int rc = tool_wait(j, &r->p, r->args.argv[0], j->out.data, r->file ? 0 : j->out.size, &r->output);
   return rc ? rc : tool_read_output(j, sb_str(&r->w.out));
 }
 

@@ -6,7 +6,8 @@
 ** lines) is gpublob's as it is clang's; --as clang gives clang's blob byte for byte where
 ** its ptxas run is reproducible (line directives alone, and every HIP compile); --debug
 ** none leaves no .debug_line, lines no variable's DIE; a source touched and compiled
-** again gives the same bytes, and a cache hit the miss's.  CUDA parts skip without the
+** again gives the same bytes, and a cache hit the miss's; -O0 -g CUDA compiled twice
+** gives the same cubin.  CUDA parts skip without the
 ** toolkit (ptxas). */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -277,6 +278,23 @@ static void cuda_O0_ir_optimised(const char *src) {
         "cuda -O0 -g IR at -O3: compiles, with a line table and no full DWARF (as clang -O3 -g)", "exit %d", rc);
 }
 
+/* -O0 -g CUDA IR at -O0 (ptxas -g) twice, each a new process: the same cubin.  ptxas -g
+** records its input's name in .note.nv.tkinfo: a file's of a fixed name, not the
+** temporary copy of its stdin (tmpxft_<pid>_..._stdin); and it keeps the PTX's text
+** (.nv_debug_ptx_txt), which it reads again from its input. */
+static void cuda_O0g_reproducible(const char *src) {
+  static const char *const level[2] = {"-O0", "-g"};
+  char ll[4400], a[4400], b[4400];
+  if (clang_make(&cuda, src, level, 1, at(ll, sizeof ll, "O0g_twice", "ll"))) return;
+  const char *args[] = {"-t", cuda.target, "-O0", ll, "-o", at(a, sizeof a, "O0g_twice1", "cubin"), NULL};
+  int rc = gpublob_cli(args);
+  args[5] = at(b, sizeof b, "O0g_twice2", "cubin");
+  int rc2 = rc ? rc : gpublob_cli(args);
+  check(rc == 0 && rc2 == 0 && has_section(a, ".debug_info") && has_section(a, ".nv_debug_ptx_txt") && same_file(a, b),
+        "cuda -O0 -g IR at -O0, two runs (--no-cache): the same cubin, with its DWARF and PTX text",
+        "exit %d, %d; %s and %s", rc, rc2, a, b);
+}
+
 static void bad_level(void) {
   const char *argv[] = {CLI, "--debug", "some", "examples/saxpy_amdgcn.ll", "-o", tmp_path("bad.hsaco"), NULL};
   char *log = NULL;
@@ -311,10 +329,11 @@ int main(void) {
     return report();
   }
   snprintf(cuda_path, sizeof cuda_path, "--cuda-path=%s", "/usr/local/cuda");
-  lines_as_clang(&cuda, cu, O0g, 0); /* ptxas -g records its input's temporary name */
+  lines_as_clang(&cuda, cu, O0g, 0); /* ptxas -g records its input's name: clang's a temporary file's */
   lines_as_clang(&cuda, cu, O3l, 1);
   levels(&cuda, cu);
   touch_and_cache(&cuda, cu);
   cuda_O0_ir_optimised(cu);
+  cuda_O0g_reproducible(cu);
   return report();
 }
