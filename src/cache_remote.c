@@ -17,7 +17,8 @@
 enum { REMOTE_TIMEOUT_MS = 50 };
 #define REMOTE_MAX_DEFAULT (64ULL << 20)
 
-/* The backends, by the URL's scheme: the first that wants it (Redis's takes the rest). */
+/* The backends, by the URL's scheme: the one that wants it.  A scheme none wants is
+** the tier's one warning. */
 static const cache_remote_ops *const remote_backends[] = {&remote_http_ops, &remote_redis_ops};
 
 /* Where a URL's credentials end: its last '@' after "//" (a password may hold '@', '/',
@@ -52,15 +53,22 @@ static void remote_settle(cache_remote_tier *r, const gpublob_options *o) {
 }
 
 /* The tier of the options, if they name one: kept for the call, connected when first
-** needed.  A URL not understood, or a build without the backend's library, is one
-** warning (the backend's open says it). */
+** needed.  A URL of no backend's scheme is one warning here; a URL its backend does not
+** understand, or a build without the backend's library, is one warning its open says. */
 GPUBLOB_PRIVATE void cache_remote_open(digest_cache *c, const gpublob_options *o) {
   if (!o->remote_cache || !*o->remote_cache) return;
   cache_remote_tier *r = calloc(1, sizeof *r);
   if (!r) return;
   remote_shown(&r->shown, o->remote_cache);
-  size_t i = 0;
-  while (!remote_backends[i]->wants(o->remote_cache)) i++; /* the last wants any */
+  size_t i = 0, n = sizeof remote_backends / sizeof *remote_backends;
+  while (i < n && !remote_backends[i]->wants(o->remote_cache)) i++;
+  if (i == n) {
+    handle_add_warning(c->g, "remote cache %s: not a redis://[[USER]:PASSWORD@]HOST[:PORT][/DB], unix:///PATH, "
+                       "http://HOST[:PORT]/PREFIX or https:// URL; not used", sb_str(&r->shown));
+    c->g->stats.remote_errors = 1;
+    remote_free(r);
+    return;
+  }
   r->ops = remote_backends[i];
   remote_settle(r, o);
   if (r->ops->open(c, r, o)) {
