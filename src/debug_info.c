@@ -27,6 +27,11 @@ static int job_level(job *j, int have) {
                                    [DEBUG_LEVEL_full] = GPUBLOB_DEBUG_FULL};
   int want = j->o->debug;
   if (want == GPUBLOB_DEBUG_AUTO) want = j->opt ? spec_level[j->t->debug_optimised] : GPUBLOB_DEBUG_FULL;
+#if !GPUBLOB_LLVM_CXX
+  /* No line-tables cut without src/passes.cpp: auto keeps what the module has, as 1.6
+  ** did (nvptx: ptxas -g); an explicit lines is OPTION (debug_info_settle). */
+  if (j->o->debug == GPUBLOB_DEBUG_AUTO && want == GPUBLOB_DEBUG_LINES) want = GPUBLOB_DEBUG_FULL;
+#endif
   return want < have ? want : have;
 }
 
