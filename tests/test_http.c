@@ -704,13 +704,15 @@ static void test_https(void) {
   char url[200], *log = NULL;
   snprintf(url, sizeof url, "https://127.0.0.1:%d/tls", s.port);
   unsetenv("GPUBLOB_REMOTE_CA");
-  const char *store[] = {"build/gpublob", "--time", "--cache-dir", machine(), "--remote-cache", url, "--remote-ca", ca,
+  const char *store[] = {"build/gpublob", "--time", "--remote-timeout", HIT_TIMEOUT, "--cache-dir", machine(),
+                         "--remote-cache", url, "--remote-ca", ca,
                          "-t", "amdgcn:gfx90a", IN, "-o", tmp_path("tls1.hsaco"), NULL};
   int rc = cli(store, &log);
   check(rc == 0 && same_file(tmp_path("tls1.hsaco"), reference()) && contains(log, "2 stored") && lacks(log, "warning"),
         "https: with --remote-ca, a compile stores over TLS", "exit %d\n%s", rc, shown(log));
   free(log);
-  const char *unverified[] = {"build/gpublob", "--time", "--cache-dir", machine(), "--remote-cache", url, "-t",
+  const char *unverified[] = {"build/gpublob", "--time", "--remote-timeout", HIT_TIMEOUT, "--cache-dir", machine(),
+                              "--remote-cache", url, "-t",
                               "amdgcn:gfx90a", IN, "-o", tmp_path("tls2.hsaco"), NULL};
   rc = cli(unverified, &log);
   check(rc == 0 && same_file(tmp_path("tls2.hsaco"), reference()) && count_lines(log, "warning: remote cache https://") == 1 &&
