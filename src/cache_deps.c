@@ -3,9 +3,15 @@
 
 /* ---- the cache: digests of the files a result depends on ---- */
 /* A file's digest is remembered with its device, inode, size and times: a file that
-** is written or replaced gets new ones (ctime cannot be set back), and is hashed again. */
+** is written or replaced gets new ones (ctime cannot be set back), and is hashed again.
+** The chunk read into is page-aligned: read() copying a page cache's pages into a
+** buffer 16 bytes past a page's start (malloc's header on a block it maps, as a
+** strbuf's 128 KB is) measured 4 times slower on this project's machines (ptxas's
+** 37 MB: 34 ms against 7.7), the largest cost of a cold cache's hit. */
 static int digest_fd(int fd, digest_key128 *out) {
-  strbuf chunk = {0};
+  enum { PAGE = 4096 };
+  strbuf chunk = {.s = aligned_alloc(PAGE, READ_CHUNK + PAGE), .cap = READ_CHUNK + PAGE};
+  if (!chunk.s) return -1;
   XXH3_state_t hs;
   XXH3_128bits_reset(&hs);
   ssize_t n;
