@@ -754,7 +754,7 @@ static void test_token(void) {
     _exit(127);
   }
   usleep(700000); /* the call is waiting on the stalled server */
-  const char *ps[] = {"ps", "-eo", "args", NULL};
+  const char *ps[] = {"ps", "-eww", "-o", "args", NULL};
   char *procs = NULL;
   int ps_rc = run(ps, &procs);
   int st = 0;
@@ -846,6 +846,22 @@ static int password_free(const char *text, const char *password) {
   return 1;
 }
 
+/* The lines of text that hold needle (a fresh string): ps's lines for gpublob's own
+** processes.  The password's pieces are looked for there, not in every process on
+** the machine: a CI runner's own programs may well have "next" in their argv. */
+static char *lines_holding(const char *text, const char *needle) {
+  size_t size = text ? strlen(text) + 1 : 1, used = 0;
+  char *out = calloc(1, size);
+  for (const char *line = text; out && line && *line;) {
+    size_t n = strcspn(line, "\n");
+    char *piece = strndup(line, n);
+    if (piece && strstr(piece, needle)) used += (size_t)snprintf(out + used, size - used, "%s\n", piece);
+    free(piece);
+    line += n + (line[n] == '\n');
+  }
+  return out;
+}
+
 /* A folder with the front's programs and, as gpublob-compiler, a script that writes
 ** the front's hand-off ($GPUBLOB_REMOTE_FAULT) to a file, then runs the real compiler. */
 static const char *handoff_probe(const char *handoff) {
@@ -931,9 +947,11 @@ static void test_password(const server *s) {
       _exit(127);
     }
     usleep(600000); /* the front is waiting on the stalled server */
-    const char *ps[] = {"ps", "-eo", "args", NULL};
-    char *procs = NULL;
-    int ps_rc = run(ps, &procs), st = 0;
+    const char *ps[] = {"ps", "-eww", "-o", "args", NULL};
+    char *all_procs = NULL;
+    int ps_rc = run(ps, &all_procs), st = 0;
+    char *procs = lines_holding(all_procs, "gpublob");
+    free(all_procs);
     waitpid(pid, &st, 0);
     unsetenv("GPUBLOB_REMOTE_CACHE");
     unsetenv("GPUBLOB_REMOTE_PASSWORD");
