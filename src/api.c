@@ -35,7 +35,7 @@ static int cache_only(gpublob *g, const gpublob_options *o, const input_held *h,
   if (!cache_dir_open(&c, g, o))
     return handle_set_error(g, GPUBLOB_NOTCACHED, "not in the cache %s: %s", o->cache_dir, gpublob_warnings(g));
   digest_key128 k0 = cache_deps_call_key(o, h->kind, h->data, h->size, h->name);
-  int rc = cache_stream_lookup(&c, &k0, o, h->name, out, s);
+  int rc = cache_stream_lookup(&c, &k0, o, h->name, h->kind == GPUBLOB_INPUT_MLIR ? h->data : NULL, h->size, out, s);
   cache_deps_close(&c);
   if (!rc) g->stats.cache_hits++;
   else g->stats.cache_misses++;

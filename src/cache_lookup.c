@@ -275,16 +275,21 @@ static int record_key(digest_cache *c, const gpublob_options *o, record *rec, gp
 /* While the remote tier gets ready to fetch a manifest (cache_remote_warm), the jobs
 ** the call's options name (one target each) are resolved as a record of theirs
 ** would be, and their tools and libraries digested: the digests the manifest's
-** records then ask for are the call's already (cache_deps: once per call).  A guess
-** only: a manifest's records are resolved again all the same, and the digests of a
-** job it does not hold are its cost.  Targets an MLIR input names are not guessed. */
+** records then ask for are the call's already (cache_deps: once per call).  An MLIR
+** input whose options name no target names its jobs in its target attributes
+** (inspect_mlir_targets: #nvvm.target<chip = "sm_90">).  A guess only: a manifest's
+** records are resolved again all the same, and the digests of a job it does not
+** hold are its cost. */
 GPUBLOB_PRIVATE void cache_lookup_foresee(digest_cache *c, const gpublob_options *o) {
+  enum { MLIR_GUESSES = 16 };
   gpublob sink = {0};
-  size_t n = o->targets ? o->ntargets : o->target ? 1 : 0;
+  inspect_target named[MLIR_GUESSES];
+  size_t n = o->targets ? o->ntargets : o->target ? 1 : 0, nnamed = 0;
+  if (!n && c->foreseen_mlir) n = nnamed = inspect_mlir_targets(c->foreseen_mlir, c->foreseen_mlir_size, named, MLIR_GUESSES);
   for (size_t i = 0; i < n; i++) {
-    record rec = {.target = o->targets ? o->targets[i].target : o->target,
-                  .chip = o->targets ? o->targets[i].chip : o->chip,
-                  .features = o->targets ? o->targets[i].features : o->features,
+    record rec = {.target = nnamed ? named[i].t->name : o->targets ? o->targets[i].target : o->target,
+                  .chip = nnamed ? named[i].chip : o->targets ? o->targets[i].chip : o->chip,
+                  .features = nnamed ? NULL : o->targets ? o->targets[i].features : o->features,
                   .opt = (uint64_t)o->opt, .format = (uint64_t)o->format, .flags = o->flags, .abi = o->abi,
                   .tool_options = o->tool_options};
     digest_key128 d;

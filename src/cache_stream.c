@@ -140,14 +140,19 @@ static int entry_lookup(digest_cache *c, const digest_key128 *k1, const gpublob_
 /* A call's result from the cache, or -1 (-2: s failed): nothing is compiled here.
 ** With s, the last output is streamed to it.  A call with a dump directory misses:
 ** its dumps are made by compiling (what it compiles is stored).  A hit gives the
-** warnings its compile gave, labelled with name, this call's input's. */
+** warnings its compile gave, labelled with name, this call's input's.  mlir: an MLIR
+** input's text (NULL for another), whose jobs a remote lookup guesses from it. */
 GPUBLOB_PRIVATE int cache_stream_lookup(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, const char *name,
-                                        gpublob_result *out, cache_stream_sink *s) {
+                                        const unsigned char *mlir, size_t mlir_size, gpublob_result *out,
+                                        cache_stream_sink *s) {
   cache_dir_file m;
   if (o->dump_dir && *o->dump_dir) return -1;
   c->foreseen = o;
+  c->foreseen_mlir = (const char *)mlir;
+  c->foreseen_mlir_size = mlir ? mlir_size : 0;
   int missed = cache_dir_read(c, k0, 'm', &m);
   c->foreseen = NULL;
+  c->foreseen_mlir = NULL;
   if (missed) return -1;
   cache_lookup_reader r = {m.data, m.data + m.size, 0, NULL};
   digest_key128 k1;

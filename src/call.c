@@ -70,7 +70,7 @@ static int call_compile(gpublob *g, const gpublob_options *o, int input, const u
   int cached = cache_dir_open(&c, g, o), rc = -1;
   if (cached) {
     k0 = cache_deps_call_key(o, input, data, size, name);
-    rc = cache_stream_lookup(&c, &k0, o, name, out, NULL);
+    rc = cache_stream_lookup(&c, &k0, o, name, input == GPUBLOB_INPUT_MLIR ? data : NULL, size, out, NULL);
     c.warn_from = g->warn.len; /* a compile's warnings begin here: its entry keeps them */
     g->stats.cache_ms += util_now_ms() - t0;
     if (rc) g->stats.cache_misses++;

@@ -247,6 +247,14 @@ static int mlir_string(gpublob *g, mcur *c, strbuf *out) {
   return out->oom ? handle_set_error(g, GPUBLOB_NOMEM, "out of memory") : GPUBLOB_OK;
 }
 
+/* The spec target whose mlir_target is the n bytes at name (nvvm.target); NULL: none. */
+GPUBLOB_PRIVATE const target_desc *inspect_target_of_attr(const char *name, size_t n) {
+  for (int i = 0; i < target_count(); i++)
+    if (*target_at(i)->mlir_target && strlen(target_at(i)->mlir_target) == n && !memcmp(target_at(i)->mlir_target, name, n))
+      return target_at(i);
+  return NULL;
+}
+
 /* The target attribute of an object: the spec target its name is the mlir_target of,
 ** and the chip its "chip = ..." names (else the spec's mlir_chip, else its chip). */
 static int object_target(gpublob *g, mcur *c, const target_desc **t, char *chip, size_t size) {
@@ -254,11 +262,7 @@ static int object_target(gpublob *g, mcur *c, const target_desc **t, char *chip,
   if (c->p >= c->end || *c->p != '#') return handle_set_error(g, GPUBLOB_PARSE, "MLIR: a #gpu.object without its target attribute");
   c->p++;
   size_t n = word_len(c);
-  *t = NULL;
-  for (int i = 0; i < target_count() && !*t; i++)
-    if (*target_at(i)->mlir_target && strlen(target_at(i)->mlir_target) == n && !memcmp(target_at(i)->mlir_target, c->p, n))
-      *t = target_at(i);
-  if (!*t)
+  if (!(*t = inspect_target_of_attr(c->p, n)))
     return handle_set_error(g, GPUBLOB_FORMAT, "MLIR: a #gpu.object of #%.*s, which no spec target's mlir_target names",
                             (int)(n < 64 ? n : 64), c->p);
   snprintf(chip, size, "%s", *(*t)->mlir_chip ? (*t)->mlir_chip : (*t)->chip);
@@ -284,6 +288,32 @@ static int object_target(gpublob *g, mcur *c, const target_desc **t, char *chip,
     else break;
   }
   return handle_set_error(g, GPUBLOB_PARSE, "MLIR: a #gpu.object's target attribute is not closed");
+}
+
+/* The targets and chips an MLIR text's target attributes name (#nvvm.target<chip =
+** "sm_80", ...>, each spec target's mlir_target; no chip: its mlir_chip), each pair
+** once, at most max, into out: how many.  Read as object_target reads a #gpu.object's,
+** anywhere in the text: a guess (one in a comment counts too), with which a remote
+** lookup digests an MLIR call's tools while libcurl loads (cache_lookup_foresee). */
+GPUBLOB_PRIVATE size_t inspect_mlir_targets(const char *text, size_t size, inspect_target *out, size_t max) {
+  enum { TRIES = 64, SPAN = 4096 }; /* attributes read at most, and how far each (a guess) */
+  gpublob sink = {0};
+  size_t n = 0, tries = 0;
+  for (const char *p = text, *end = text + size;
+       n < max && tries < TRIES && p < end && (p = memchr(p, '#', (size_t)(end - p))); p++) {
+    mcur c = {p + 1, end - p > SPAN ? p + SPAN : end};
+    inspect_target found;
+    if (!inspect_target_of_attr(c.p, word_len(&c))) continue; /* #llvm..., #gpu.object, #loc: no message made */
+    tries++;
+    c.p = p;
+    if (object_target(&sink, &c, &found.t, found.chip, sizeof found.chip)) continue;
+    int seen = 0;
+    for (size_t i = 0; i < n && !seen; i++) seen = out[i].t == found.t && !strcmp(out[i].chip, found.chip);
+    if (!seen) out[n++] = found;
+  }
+  sb_free(&sink.msg);
+  sb_free(&sink.warn);
+  return n;
 }
 
 /* An object's blob, by its format's word: bin, fatbin (no word), assembly, offload. */

@@ -492,6 +492,9 @@ typedef struct digest_cache {
                                keeps them (src/cache_store.c) for its hits to give */
   const gpublob_options *foreseen; /* a lookup's options while it reads its manifest: their
                                jobs' digests are made while the remote tier gets ready */
+  const char *foreseen_mlir; /* and its input's text, an MLIR one's (NULL: another kind),
+                               whose target attributes name the jobs when no option does */
+  size_t foreseen_mlir_size;
 } digest_cache;
 typedef struct digest_entry_header { /* every cache file starts so; 56 bytes */
   char magic[8];
@@ -617,7 +620,8 @@ typedef struct cache_stream_sink {
   void *ctx;
 } cache_stream_sink;
 GPUBLOB_PRIVATE int cache_stream_lookup(digest_cache *c, const digest_key128 *k0, const gpublob_options *o, const char *name,
-                                        gpublob_result *out, cache_stream_sink *s);
+                                        const unsigned char *mlir, size_t mlir_size, gpublob_result *out,
+                                        cache_stream_sink *s);
 
 /* ---- src/input.c (input_) ---- */
 typedef struct input_held {
@@ -751,6 +755,12 @@ GPUBLOB_PRIVATE int meta_output_kernels(gpublob *g, const gpublob_output *o, con
 
 /* ---- src/inspect.c (inspect_) ---- */
 GPUBLOB_PRIVATE int inspect_read(gpublob *g, const unsigned char *p, size_t n, gpublob_result *r);
+typedef struct inspect_target { /* a target attribute an MLIR text names */
+  const target_desc *t;
+  char chip[64];
+} inspect_target;
+GPUBLOB_PRIVATE const target_desc *inspect_target_of_attr(const char *name, size_t n);
+GPUBLOB_PRIVATE size_t inspect_mlir_targets(const char *text, size_t size, inspect_target *out, size_t max);
 
 /* ---- src/limits.c (limits_) ---- */
 /* What a check has found: the first kernel over, how many are, and the limits some

@@ -39,14 +39,12 @@ static void gm_name(MlirOperation gm, strbuf *b) {
   sb_addf(b, "gpu.module @%.*s", (int)n.n, n.s);
 }
 
+/* The spec target of an attribute's text, "#nvvm.target<...>" (n bytes): the word
+** between '#' and '<' (or the end) is its mlir_target. */
 static const target_desc *target_of_attr(const char *text, size_t n) {
-  for (int i = 0; i < target_count(); i++) {
-    size_t k = strlen(target_at(i)->mlir_target);
-    if (k && n >= k + 1 && text[0] == '#' && !strncmp(text + 1, target_at(i)->mlir_target, k) &&
-        (n == k + 1 || text[k + 1] == '<'))
-      return target_at(i);
-  }
-  return NULL;
+  if (n < 2 || text[0] != '#') return NULL;
+  const char *open = memchr(text + 1, '<', n - 1);
+  return inspect_target_of_attr(text + 1, open ? (size_t)(open - text - 1) : n - 1);
 }
 
 /* p at a string's opening quote: its closing quote (escapes skipped), or the NUL

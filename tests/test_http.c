@@ -509,6 +509,47 @@ static void test_shared(server *s, int flat) {
   check(n == 2 && good == 2, "bazel: each /cas/ name is sha256sum of its file", "%d of %d", good, n);
 }
 
+/* An MLIR input names its jobs in its target attributes, and no option does: while
+** libcurl loads, the lookup digests the tools and libraries those attributes name
+** (a guess: one in a comment, or of a chip no spec knows, costs only its own try).
+** A second, empty machine's front hits all the same, the same bytes, no warning. */
+static void test_mlir_shared(server *s) {
+  const char *ver_argv[] = {"build/gpublob", "--version", NULL};
+  char *ver = NULL, *log = NULL, url[4400];
+  run(ver_argv, &ver);
+  int mlir = contains(ver, "and MLIR");
+  free(ver);
+  if (!mlir) {
+    skip("mlir: a remote hit of an MLIR input", "this build has no MLIR");
+    return;
+  }
+  size_t n;
+  unsigned char *text = slurp("tests/mlir/offload_rocdl.mlir", &n);
+  const char *input = tmp_path("guess.mlir");
+  FILE *f = fopen(input, "w");
+  int made = text && f && fprintf(f, "// decoys: #rocdl.target<chip = \"gfx9999\"> #nvvm.target<O = 3, chip = \"sm_1\"\n"
+                                     "// #rocdl.target<chip = \"gfx90a\"\n%.*s", (int)n, (const char *)text) > 0;
+  made = f && !fclose(f) && made;
+  free(text);
+  check(made, "mlir: the input is written", "%s", input);
+  if (!made) return;
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/mlir", s->port);
+  const char *first[] = {"build/gpublob", "--time", "--remote-timeout", HIT_TIMEOUT, "--cache-dir", machine(),
+                         "--remote-cache", url, input, "-o", tmp_path("guess-a.mlir"), NULL};
+  int rc = cli(first, &log);
+  check(rc == 0 && contains(log, "2 stored") && lacks(log, "warning"), "mlir: the first machine compiles and stores",
+        "exit %d\n%s", rc, shown(log));
+  free(log);
+  const char *second[] = {front_alone(), "--time", "--remote-timeout", HIT_TIMEOUT, "--cache-dir", machine(),
+                          "--remote-cache", url, input, "-o", tmp_path("guess-b.mlir"), NULL};
+  rc = cli(second, &log);
+  check(rc == 0 && same_file(tmp_path("guess-a.mlir"), tmp_path("guess-b.mlir")) &&
+            contains(log, "time (front): remote cache 2 hits, 0 misses") && lacks(log, "warning"),
+        "mlir: a second, empty machine: the front's remote hit, the same bytes (decoy target attributes guessed)",
+        "exit %d\n%s", rc, shown(log));
+  free(log);
+}
+
 /* Hostile values put straight into nginx's root: each a miss, never served, exit 0,
 ** and the compile's store puts the right bytes back. */
 static void test_hostile(server *s, int flat) {
@@ -1123,6 +1164,7 @@ int main(void) {
     test_shared(&s, flat);
     test_hostile(&s, flat);
   }
+  test_mlir_shared(&s);
   test_password(&s);
   test_faults(&s);
   test_read_only();

@@ -7,7 +7,9 @@
 ** strings are missing, aborts.  The seeds (tests/fuzz/corpus/inspect) are an hsaco,
 ** a bundle, a cubin, a fatbin, SPIR-V, PTX, an MLIR module's objects and an
 ** OffloadBinary file (SPIR-V, then an sm_80 cubin and its PTX), made by gpublob
-** from examples/. */
+** from examples/.  The same bytes are also read as an MLIR text whose target
+** attributes a remote lookup guesses its jobs from (inspect_mlir_targets): every
+** guess a spec target, its chip's string ended. */
 #include "src/front.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -31,6 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (gpublob_kernel_get(g, &r, i, k, &ki, sizeof ki) || !ki.name || !ki.chip) abort();
     }
   }
+  inspect_target guessed[16];
+  size_t nguessed = inspect_mlir_targets((const char *)file, size, guessed, 16);
+  for (size_t i = 0; i < nguessed; i++)
+    if (nguessed > 16 || !guessed[i].t || !memchr(guessed[i].chip, 0, sizeof guessed[i].chip)) abort();
   gpublob_result_free(&r);
   gpublob_close(g);
   free(file);
