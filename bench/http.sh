@@ -9,6 +9,9 @@
 #     (the command removes it first) against a local hit starting from a copy of a
 #     filled one (the command copies it first), in turns (bench/pair.py, RUNS,
 #     default 7, after WARMUP, default 1); the bazel layout and the flat one;
+#   - the remote tier's own cost: the same remote hit of the one module starting
+#     from a copy of a folder that holds only the file digests (ptxas's 37 MB is
+#     digested once per cache folder), against the same local hit;
 #   - the batch, 16 gpu.modules x 2 chips (bench/modules.py, sm_80,sm_90, lowered
 #     to the llvm dialect once), the same two sides (bazel layout).
 # The ratio is remote / local (the bar: at most 2).  Prints a Markdown table
@@ -72,17 +75,34 @@ pair() {
   "$g" --time --cache-dir "$tmp/c" --remote-cache "$url" "$@" -o "$tmp/c.out" 2>&1 >/dev/null | grep -q 'time (front): remote cache 2 hits' ||
     { say "$name: the remote hit was not the front's"; exit 1; }
 }
+# memo NAME URL FLAGS...: the remote tier's own cost, the file digests aside: a remote
+# hit starting from a copy of a folder that holds only the filled one's file digests
+# (.d: the tools' and libraries' digests, which an empty folder makes first: ptxas's
+# 37 MB), against the same local hit.  Run after pair NAME's, which filled it.
+memo() {
+  name=$1 url=$2
+  shift 2
+  rm -rf "$tmp/memo" && cp -a "$tmp/filled" "$tmp/memo" && find "$tmp/memo" -type f ! -name '*.d' ! -name size -delete ||
+    exit 1
+  say "$name: remote hit (file digests remembered) against local hit"
+  python3 bench/pair.py "$runs" "$warmup" "$name" \
+    -- sh -c "rm -rf '$tmp/a' && cp -a '$tmp/memo' '$tmp/a' && exec '$g' --cache-dir '$tmp/a' --remote-cache '$url' \"\$@\" -o '$tmp/a.out'" sh "$@" \
+    -- sh -c "rm -rf '$tmp/b' && cp -a '$tmp/filled' '$tmp/b' && exec '$g' --cache-dir '$tmp/b' \"\$@\" -o '$tmp/b.out'" sh "$@" ||
+    exit 1
+  cmp -s "$tmp/a.out" "$tmp/ref" || { say "$name: a hit differs from the compile"; exit 1; }
+}
 small=bench/kernels/saxpy_nvptx.ll
 one=$(pair "one, bazel" "http://127.0.0.1:$port/b1" -t nvptx:sm_90 "$small") || exit 1
+onem=$(memo "one, bazel, file digests remembered" "http://127.0.0.1:$port/b1" -t nvptx:sm_90 "$small") || exit 1
 onef=$(pair "one, flat" "http://127.0.0.1:$port/f1?layout=flat" -t nvptx:sm_90 "$small") || exit 1
 lower="builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts))"
 python3 bench/modules.py 16 sm_80,sm_90 >"$tmp/gpu.mlir" || exit 1
 mlir-opt-22 "$tmp/gpu.mlir" --pass-pipeline="$lower" -o "$tmp/in.mlir" || exit 1
 batch=$(pair "batch, bazel" "http://127.0.0.1:$port/b2" "$tmp/in.mlir") || exit 1
 
-python3 - "$one" "$onef" "$batch" >"$tmp/table" <<'EOF'
+python3 - "$one" "$onef" "$onem" "$batch" >"$tmp/table" <<'EOF'
 import json, sys
-print("| case (whole process, loopback nginx) | remote hit, empty local cache | local hit, copy of a filled one | remote / local |")
+print("| case (whole process, loopback nginx) | remote hit, empty local cache (or its file digests alone) | local hit, copy of a filled one | remote / local |")
 print("|---|---|---|---|")
 for arg in sys.argv[1:]:
     r = json.loads(arg)
