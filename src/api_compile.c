@@ -103,7 +103,11 @@ int gpublob_disasm(gpublob *g, const gpublob_result *r, size_t i, size_t k, cons
   if (!text) return handle_call_reset(g), handle_set_error(g, GPUBLOB_MISUSE, "NULL text");
   if (gpublob_kernel_get(g, r, i, k, &info, sizeof info)) return g->code; /* resets the handle */
   const gpublob_output *o = &r->outputs[i];
-  const target_desc *t = resolve_target_named(o->target, strlen(o->target)); /* the reader found it */
+  const target_desc *t = resolve_target_named(o->target ? o->target : "", o->target ? strlen(o->target) : 0);
+  if (!t) /* several targets' container (-f offload), or an entry of a triple no spec target has */
+    return handle_set_error(g, GPUBLOB_FORMAT, "output %zu is not one spec target's (its target is \"%s\"): its "
+                            "entries' code is read from their own outputs (gpublob_inspect lists them)", i,
+                            o->target ? o->target : "");
   if (strcmp(o->blob.suffix ? o->blob.suffix : "", t->suffix_bin))
     return handle_set_error(g, GPUBLOB_FORMAT, "output %zu is a %s pack: its members' code is read from their own "
                             "outputs (gpublob_inspect lists them)", i, t->name);

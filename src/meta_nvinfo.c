@@ -71,11 +71,12 @@ static int nv_bad(gpublob *g, const char *sec, size_t n, const char *what) {
 /* A KPARAM_INFO or KPARAM_INFO_V2 record: a parameter of the table's last kernel (see
 ** above). */
 static int nv_param(gpublob *g, ktable *t, const nvrec *r, const char *nm, size_t nl) {
-  static const char *const spaces[16] = {"", "local", "shared", "", "global", "generic"};
+  static const char *const spaces[] = {"", "local", "shared", "", "global", "generic"};
   if (r->fmt != EIFMT_SVAL || r->n != 12) return nv_bad(g, nm, nl, "a KPARAM_INFO record is not 12 bytes");
   uint64_t w = elf_le_n(r->v + 8, 4);
   int v2 = r->attr == EIATTR_KPARAM_INFO_V2;
   unsigned space = v2 ? 0 : (unsigned)(w >> 8 & 0xf);
+  if (space >= sizeof spaces / sizeof *spaces) return nv_bad(g, nm, nl, "a KPARAM_INFO record names no state space ptxas writes");
   const char *kind = space ? "pointer" : "by_value";
   gpublob_param_info *a = kt_param_add(g, t, t->n - 1, kind, strlen(kind));
   if (!a) return g->code;

@@ -349,6 +349,12 @@ static void check_inputs(void) {
   check(!rc && off.count == 1, "gpublob_compile_inputs of three inputs, -f offload: one container", "rc %d, %zu", rc,
         off.count);
   if (rc || off.count != 1) return;
+  size_t nk = 0;
+  const char *code = NULL;
+  int krc = gpublob_kernel_count(g, &off, 0, &nk), drc = krc || !nk ? -1 : gpublob_disasm(g, &off, 0, 0, &code);
+  check(drc == GPUBLOB_FORMAT && code && !*code && contains(gpublob_error_message(g), "not one spec target's"),
+        "several targets' container: gpublob_disasm of its kernel is FORMAT (an entry's code is its own output's)",
+        "count %d (%zu kernels), disasm %d: %s", krc, nk, drc, gpublob_error_message(g));
   spill(tmp_path("inputs.offload"), off.outputs[0].blob.data, off.outputs[0].blob.size);
   const vendor *listed[3];
   size_t nlisted = 0;

@@ -13,7 +13,8 @@
 **   The CLI's --metadata gives the same parameters from the cache (a second run with
 **   --cache-dir, in the LLVM-free front) as from the compile.
 **   Hostile blobs (a KPARAM_INFO record cut short, a size past the bank, two at one
-**   ordinal, an .args size past the kernarg segment) are TOOL; misuse is MISUSE. */
+**   ordinal, a state space ptxas never writes, an .args size past the kernarg
+**   segment) are TOOL; misuse is MISUSE. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -414,12 +415,14 @@ static void cli_cache(void) {
 }
 
 /* ---- hostile blobs and misuse ---- */
-/* A result of one output of bytes b (n) taken as target's suffix blob for chip. */
+/* A result of one output of bytes b (n) taken as target's suffix blob for chip: its
+** kernels counted, then each one's parameters: the first code but OK. */
 static int count_of(unsigned char *b, size_t n, const char *target, const char *chip, const char *suffix) {
   gpublob_output o = {{b, n, suffix}, target, chip, ""};
   gpublob_result r = {&o, 1};
-  size_t k = 0;
+  size_t k = 0, np = 0;
   int rc = gpublob_kernel_count(g, &r, 0, &k);
+  for (size_t i = 0; !rc && i < k; i++) rc = gpublob_param_count(g, &r, 0, i, &np);
   return rc;
 }
 
@@ -448,6 +451,7 @@ static void hostile_nvidia(void) {
       {"a KPARAM_INFO record 8 bytes long", 2, 0x08, "not 12 bytes"},
       {"a parameter's size past the parameter bank", 15, 0xff, "lies outside"},
       {"two parameters at one ordinal", 8, 0x03, "two parameters at index 3"},
+      {"a pointer's state space that ptxas never writes (7)", 13, 0x07, "names no state space"},
   };
   for (size_t i = 0; i < sizeof spoil / sizeof *spoil; i++) {
     unsigned char *b = malloc(n);
