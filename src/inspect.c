@@ -57,14 +57,17 @@ static const target_desc *pack_target(const unsigned char *p, size_t n) {
   return NULL;
 }
 
-/* The first spec target whose bin blobs start as p does, of its ELF machine where the
-** spec names one; NULL when none. */
+/* Whether p starts as target t's bin blobs do, of its ELF machine where the spec
+** names one (SPIR-V's magic is spirv's, xevm's and spirv_env's alike). */
+static int is_bin_of(const target_desc *t, const unsigned char *p, size_t n) {
+  return starts_hex(p, n, t->bin_magic) &&
+         (!t->bin_machine || (n >= 0x14 && elf_le_n(p + 0x12, 2) == (uint64_t)t->bin_machine));
+}
+
+/* The first spec target whose bin blobs p is one of; NULL when none. */
 static const target_desc *bin_target(const unsigned char *p, size_t n) {
-  for (int i = 0; i < target_count(); i++) {
-    const target_desc *t = target_at(i);
-    if (!starts_hex(p, n, t->bin_magic)) continue;
-    if (!t->bin_machine || (n >= 0x14 && elf_le_n(p + 0x12, 2) == (uint64_t)t->bin_machine)) return t;
-  }
+  for (int i = 0; i < target_count(); i++)
+    if (is_bin_of(target_at(i), p, n)) return target_at(i);
   return NULL;
 }
 
@@ -104,7 +107,7 @@ static int add_member(gpublob *g, void *ctx, const meta_pack_entry *e) {
     return GPUBLOB_OK;
   }
   if (e->bin) {
-    if (bin_target(e->p, e->n) != pr->t)
+    if (!is_bin_of(pr->t, e->p, e->n))
       return handle_set_error(g, GPUBLOB_TOOL, "the pack's %s entry is no %s blob", e->chip, pr->t->suffix_bin);
     return add_bin(pr->s, pr->t, e->p, e->n, e->chip);
   }
@@ -132,7 +135,7 @@ static int add_offload_entry(gpublob *g, void *ctx, const offload_item *e) {
     return handle_set_error(g, GPUBLOB_TOOL, "offload binary at byte %llu: its arch is too long",
                             (unsigned long long)e->at);
   if (e->t && e->assembly) return add_output(s, e->t, e->arch, "", e->t->suffix_asm, e->image, e->image_size);
-  if (e->t && bin_target(e->image, e->image_size) != e->t)
+  if (e->t && !is_bin_of(e->t, e->image, e->image_size))
     return handle_set_error(g, GPUBLOB_TOOL, "offload binary at byte %llu: its %s entry for %s is no %s blob",
                             (unsigned long long)e->at, e->triple, e->arch, e->t->suffix_bin);
   if (e->t) return offload_check_arch(g, e) ? g->code : add_bin(s, e->t, e->image, e->image_size, e->arch);
@@ -321,7 +324,7 @@ static int add_object_blob(inspect_run *s, const target_desc *t, const char *chi
                            const strbuf *blob) {
   const unsigned char *p = (const unsigned char *)sb_str(blob);
   if (util_word_is(format, fn, "bin")) {
-    if (bin_target(p, blob->len) != t)
+    if (!is_bin_of(t, p, blob->len))
       return handle_set_error(s->g, GPUBLOB_TOOL, "MLIR: a #gpu.object's bin for %s:%s is no %s blob", t->name, chip,
                               t->suffix_bin);
     return add_bin(s, t, p, blob->len, chip);

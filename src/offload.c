@@ -329,11 +329,12 @@ static size_t processor_len(const char *chip) { return strcspn(chip, ":"); }
 /* The entry's arch names its blob's own processor: the same, or, where the blob's ELF
 ** flags give only a number (the spec's bin_chip = flags:..., sm_90 for sm_90a), that
 ** with a suffix that is no digit.
-** An entry without an arch, or of no spec target or assembly, is not checked; a
-** mismatch is TOOL naming both (the arch is a label, the blob what runs). */
+** An entry without an arch, of no spec target or assembly, or of a target whose blobs
+** name no chip (no bin_chip: SPIR-V's), is not checked; a mismatch is TOOL naming
+** both (the arch is a label, the blob what runs). */
 GPUBLOB_PRIVATE int offload_check_arch(gpublob *g, const offload_item *e) {
   char chip[KT_MAX_NAME + 1], tool[KT_MAX_NAME + 1];
-  if (!e->t || e->assembly || !*e->arch) return GPUBLOB_OK;
+  if (!e->t || e->assembly || !*e->arch || !*e->t->bin_chip) return GPUBLOB_OK;
   if (meta_blob_identify(g, e->t, e->image, e->image_size, chip, sizeof chip, tool, sizeof tool)) return g->code;
   size_t own = processor_len(chip), named = processor_len(e->arch);
   if (own == named ? !memcmp(chip, e->arch, own)

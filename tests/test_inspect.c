@@ -513,6 +513,21 @@ static void offload_arch(gpublob *g) {
                        (const char *[]){"amdgcn gfx90a:xnack+ .hsaco", NULL});
 }
 
+/* Targets whose blobs share a magic (SPIR-V's: spirv, xevm, spirv_env): an xevm
+** container's entry is read as xevm's, under its arch, not refused as no spirv blob. */
+static void offload_shared_magic(void) {
+  char *x = (char *)make("s.xevm.offload", (const char *[]){"-t", "xevm:pvc", "-f", "offload", NULL},
+                         "examples/saxpy_spirv.ll");
+  char *out = NULL;
+  int rc = x ? inspect(NULL, x, &out) : -1;
+  char want[4400];
+  snprintf(want, sizeof want, "%s: xevm pvc .spv", x ? x : "");
+  check(rc == 0 && contains(out, want), "offload: an xevm entry (SPIR-V's magic, which spirv's blobs have too) is xevm's",
+        "exit %d: %s", rc, shown(out));
+  free(out);
+  free(x);
+}
+
 static void offload(void) {
   char *amd = (char *)make("s.amd.offload", (const char *[]){"-t", "amdgcn:gfx90a,gfx942:xnack+", "-f", "offload", NULL},
                          "examples/saxpy_amdgcn.ll");
@@ -595,6 +610,7 @@ int main(void) {
   params_shown();
   hostile();
   offload();
+  offload_shared_magic();
   front_alone();
   other_disasm();
   amd_disasm();
