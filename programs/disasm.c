@@ -54,13 +54,19 @@ static int run_vendor(const char *program, const char *word, const gpublob_blob 
     if (fd >= 0) unlink(tmp);
     return fail("inspect --disasm: cannot write a temporary file: %s", strerror(errno));
   }
+  size_t n = 0, k = 0;
+  while (environ[n]) n++;
+  char **env = calloc(n + 1, sizeof *env); /* the remote tier's strings withheld, as from every tool */
+  for (size_t i = 0; env && i < n; i++)
+    if (strncmp(environ[i], "GPUBLOB_REMOTE_", 15)) env[k++] = environ[i];
   fflush(stdout);
-  pid_t pid = fork();
+  pid_t pid = env ? fork() : -1;
   if (pid == 0) {
     const char *argv[] = {program, word ? word : tmp, word ? tmp : NULL, NULL};
-    execv(program, (char *const *)argv);
+    execve(program, (char *const *)argv, env);
     _exit(127);
   }
+  free(env);
   int st = 0;
   while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
   unlink(tmp);

@@ -252,6 +252,7 @@ GPUBLOB_PRIVATE int tool_report_take(job *j);
 ** unblocks them. */
 enum proc_input { PROC_NONE, PROC_STDIN, PROC_PIPE3 };
 enum { WAIT_EXITED, WAIT_TIMEOUT, WAIT_LOST };
+GPUBLOB_PRIVATE int proc_env_withheld(const char *entry);
 GPUBLOB_PRIVATE int proc_spawn(proc *p, char **argv, enum proc_input mode, const char *tmpdir, unsigned long long mem);
 GPUBLOB_PRIVATE void proc_end(proc *p);
 GPUBLOB_PRIVATE int proc_pidfd_of(pid_t pid);

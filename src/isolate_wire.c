@@ -49,10 +49,12 @@ GPUBLOB_PRIVATE void isolate_wire_put_job(strbuf *b, const job *j, const void *m
   char *cwd = getcwd(NULL, 0);
   cache_store_put_str(b, cwd ? cwd : "/");
   free(cwd);
-  size_t n = 0;
+  size_t n = 0, shipped = 0;
   while (environ[n]) n++;
-  cache_store_put_u64(b, n);
-  for (size_t i = 0; i < n; i++) cache_store_put_str(b, environ[i]);
+  for (size_t i = 0; i < n; i++) shipped += !proc_env_withheld(environ[i]);
+  cache_store_put_u64(b, shipped);
+  for (size_t i = 0; i < n; i++)
+    if (!proc_env_withheld(environ[i])) cache_store_put_str(b, environ[i]);
   cache_store_put_u64(b, size);
   sb_addn(b, module, size);
 }

@@ -5,7 +5,13 @@
 
 /* ---- processes: one spawn and one wait for every tool ---- */
 
-/* environ with TMPDIR set to tmpdir; the array is malloc'd, the strings are not. */
+/* Whether an environment string is the remote tier's ($GPUBLOB_REMOTE_TOKEN,
+** _PASSWORD, and _CACHE, whose URL may hold a password): never a tool's, nor the
+** isolation helper's, which runs none of the tier. */
+GPUBLOB_PRIVATE int proc_env_withheld(const char *entry) { return !strncmp(entry, "GPUBLOB_REMOTE_", 15); }
+
+/* environ with TMPDIR set to tmpdir, the remote tier's strings withheld; the array is
+** malloc'd, the strings are not. */
 static char **tool_environ(const char *tmpdir, strbuf *store) {
   size_t n = 0;
   while (environ[n]) n++;
@@ -17,7 +23,7 @@ static char **tool_environ(const char *tmpdir, strbuf *store) {
   }
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
-    if (!tmpdir || strncmp(environ[i], "TMPDIR=", 7)) env[k++] = environ[i];
+    if ((!tmpdir || strncmp(environ[i], "TMPDIR=", 7)) && !proc_env_withheld(environ[i])) env[k++] = environ[i];
   if (tmpdir) env[k] = store->s;
   return env;
 }

@@ -634,6 +634,41 @@ static void test_tunables(void) {
   unsetenv("GPUBLOB_FRONT_TUNABLES");
 }
 
+/* The remote tier's environment ($GPUBLOB_REMOTE_TOKEN, _PASSWORD, and _CACHE, whose
+** URL may hold a password) reaches no tool, in the compiler's process or through the
+** isolation helper: a script before ld.lld writes the environment it was given. */
+static void test_tool_env_withheld(void) {
+  char script[PATH_MAX], env_file[PATH_MAX], out[PATH_MAX], body[PATH_MAX + 256];
+  at(script, sizeof script, "ld.lld-env-remote.sh");
+  at(env_file, sizeof env_file, "tool-remote.env");
+  at(out, sizeof out, "remote-env.hsaco");
+  int n = snprintf(body, sizeof body, "#!/bin/sh\nenv > '%s'\nexec " LLVM_BINDIR "/ld.lld \"$@\"\n", env_file);
+  spill(script, body, (size_t)n);
+  chmod(script, 0755);
+  setenv("GPUBLOB_REMOTE_TOKEN", "tok-5ecret-in-env", 1);
+  setenv("GPUBLOB_REMOTE_PASSWORD", "pa55-in-env", 1);
+  setenv("GPUBLOB_REMOTE_CACHE", "http://alice:pa55-in-url@127.0.0.1:9/x", 1);
+  static const char *const modes[] = {"--no-isolate", "--isolate"};
+  for (int i = 0; i < 2; i++) {
+    remove(env_file);
+    const char *argv[] = {CLI, "--no-cache", modes[i], "--tool-mode", "program", "--tool", script, "-t", "amdgcn:gfx90a",
+                          "bench/kernels/saxpy_amdgcn.ll", "-o", out, NULL};
+    char *log = NULL, name[200];
+    int rc = run(argv, &log);
+    size_t size;
+    char *tool = (char *)slurp(env_file, &size);
+    snprintf(name, sizeof name, "remote credentials (%s): the tool's environment holds none of the tier's", modes[i]);
+    check(rc == 0 && tool && contains(tool, "PATH=") && lacks(tool, "tok-5ecret-in-env") && lacks(tool, "pa55-in-env") &&
+              lacks(tool, "pa55-in-url") && lacks(tool, "GPUBLOB_REMOTE_"),
+          name, "exit %d: %s\n%s", rc, shown(log), shown(tool));
+    free(log), free(tool);
+  }
+  unsetenv("GPUBLOB_REMOTE_TOKEN");
+  unsetenv("GPUBLOB_REMOTE_PASSWORD");
+  unsetenv("GPUBLOB_REMOTE_CACHE");
+  remove(env_file);
+}
+
 /* ---- --toolchain-id ---- */
 /* The identity the CLI cli prints for the flags args (NULL-ended) into hex (32 digits),
 ** with a cache directory of the test's own; its exit status.  *log: stdout and stderr. */
@@ -828,6 +863,7 @@ int main(void) {
   test_short_help();
   test_list_targets();
   test_tunables();
+  test_tool_env_withheld();
   test_toolchain_id();
   return report();
 }
