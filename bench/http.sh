@@ -12,6 +12,8 @@
 #   - the remote tier's own cost: the same remote hit of the one module starting
 #     from a copy of a folder that holds only the file digests (ptxas's 37 MB is
 #     digested once per cache folder), against the same local hit;
+#   - the floor: a process that loads libcurl and does nothing else
+#     (bench/curl_load.c: dlopen and curl_global_init), against the same local hit;
 #   - the batch, 16 gpu.modules x 2 chips (bench/modules.py, sm_80,sm_90, lowered
 #     to the llvm dialect once), the same two sides (bazel layout).
 # The ratio is remote / local (the bar: at most 2).  Prints a Markdown table
@@ -95,14 +97,21 @@ small=bench/kernels/saxpy_nvptx.ll
 one=$(pair "one, bazel" "http://127.0.0.1:$port/b1" -t nvptx:sm_90 "$small") || exit 1
 onem=$(memo "one, bazel, file digests remembered" "http://127.0.0.1:$port/b1" -t nvptx:sm_90 "$small") || exit 1
 onef=$(pair "one, flat" "http://127.0.0.1:$port/f1?layout=flat" -t nvptx:sm_90 "$small") || exit 1
+# the floor: a process that only loads libcurl (bench/curl_load.c), against the same local hit
+cc -O2 -o "$tmp/curl_load" bench/curl_load.c -ldl || exit 1
+say "libcurl's load alone against local hit"
+load=$(python3 bench/pair.py "$runs" "$warmup" "libcurl.so.4 loaded, nothing else (curl_load.c)" \
+  -- sh -c "exec '$tmp/curl_load'" \
+  -- sh -c "rm -rf '$tmp/b' && cp -a '$tmp/filled' '$tmp/b' && exec '$g' --cache-dir '$tmp/b' \"\$@\" -o '$tmp/b.out'" sh -t nvptx:sm_90 "$small") ||
+  exit 1
 lower="builtin.module(gpu.module(convert-scf-to-cf,convert-gpu-to-nvvm,reconcile-unrealized-casts))"
 python3 bench/modules.py 16 sm_80,sm_90 >"$tmp/gpu.mlir" || exit 1
 mlir-opt-22 "$tmp/gpu.mlir" --pass-pipeline="$lower" -o "$tmp/in.mlir" || exit 1
 batch=$(pair "batch, bazel" "http://127.0.0.1:$port/b2" "$tmp/in.mlir") || exit 1
 
-python3 - "$one" "$onef" "$onem" "$batch" >"$tmp/table" <<'EOF'
+python3 - "$one" "$onef" "$onem" "$load" "$batch" >"$tmp/table" <<'EOF'
 import json, sys
-print("| case (whole process, loopback nginx) | remote hit, empty local cache (or its file digests alone) | local hit, copy of a filled one | remote / local |")
+print("| case (whole process, loopback nginx) | remote hit, empty local cache (or as the case says) | local hit, copy of a filled one | remote / local |")
 print("|---|---|---|---|")
 for arg in sys.argv[1:]:
     r = json.loads(arg)
