@@ -11,9 +11,12 @@
 #include "programs/cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,12 +49,24 @@ static void tool_dir(gpublob *g, const char *target, char *dir, size_t size) {
   if (slash) snprintf(dir, size, "%.*s", (int)(slash - info.path), info.path);
 }
 
-/* program [word] FILE, the blob in a private temporary file, its stdout to ours. */
+/* program [word] FILE, the blob in a private temporary file, its stdout to ours.  The
+** file is the signal handler's to remove (pending_set) until it is removed here; the
+** program dies with this process (PR_SET_PDEATHSIG). */
 static int run_vendor(const char *program, const char *word, const gpublob_blob *b) {
-  char tmp[] = "/tmp/gpublob-disasm-XXXXXX";
+  static char tmp[PATH_MAX];
+  static char *pending[1];
+  const char *dir = getenv("TMPDIR");
+  snprintf(tmp, sizeof tmp, "%s/gpublob-disasm-XXXXXX", dir && *dir ? dir : "/tmp");
+  pending[0] = tmp;
+  sigset_t all, was;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, &was); /* no handler between the file's making and its pending entry */
   int fd = mkstemp(tmp);
+  if (fd >= 0) pending_set(pending, 1);
+  sigprocmask(SIG_SETMASK, &was, NULL);
   if (fd < 0 || write_all(fd, b->data, b->size) || close(fd)) {
     if (fd >= 0) unlink(tmp);
+    pending_set(NULL, 0);
     return fail("inspect --disasm: cannot write a temporary file: %s", strerror(errno));
   }
   size_t n = 0, k = 0;
@@ -60,8 +75,9 @@ static int run_vendor(const char *program, const char *word, const gpublob_blob 
   for (size_t i = 0; env && i < n; i++)
     if (strncmp(environ[i], "GPUBLOB_REMOTE_", 15)) env[k++] = environ[i];
   fflush(stdout);
-  pid_t pid = env ? fork() : -1;
+  pid_t parent = getpid(), pid = env ? fork() : -1;
   if (pid == 0) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent) _exit(127); /* the parent gone already */
     const char *argv[] = {program, word ? word : tmp, word ? tmp : NULL, NULL};
     execve(program, (char *const *)argv, env);
     _exit(127);
@@ -70,6 +86,7 @@ static int run_vendor(const char *program, const char *word, const gpublob_blob 
   int st = 0;
   while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
   unlink(tmp);
+  pending_set(NULL, 0);
   if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
     fprintf(stderr, "gpublob: error: inspect --disasm: %s failed\n", program);
     return 10 + GPUBLOB_TOOL;

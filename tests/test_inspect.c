@@ -17,7 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "gpublob.h"
@@ -359,6 +363,58 @@ static void other_disasm(void) {
   free(out);
 }
 
+/* An interrupted --disasm: the disassembler (a stand-in for spirv-dis, first on PATH,
+** that waits) dies with gpublob, and gpublob's temporary copy of the blob (under
+** $TMPDIR) is removed; the exit is INTERRUPTED's, not a signal's. */
+static void disasm_interrupted(void) {
+  if (!spv) return skip("an interrupted --disasm", "no .spv blob");
+  const char *bin = tmp_path("slowdis"), *tmpdir = tmp_path("disasm-tmp");
+  char script[4400], pidfile[4400], body[9000], path[9000];
+  mkdir(bin, 0700);
+  mkdir(tmpdir, 0700);
+  snprintf(script, sizeof script, "%s/spirv-dis", bin);
+  snprintf(pidfile, sizeof pidfile, "%s/pid", bin);
+  int n = snprintf(body, sizeof body, "#!/bin/sh\necho $$ > '%s.part' && mv '%s.part' '%s'\nexec sleep 30\n", pidfile,
+                   pidfile, pidfile);
+  spill(script, body, (size_t)n);
+  chmod(script, 0755);
+  snprintf(path, sizeof path, "%s:%s", bin, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("PATH", path, 1);
+    setenv("TMPDIR", tmpdir, 1);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1);
+    dup2(null, 2);
+    execl(CLI, CLI, "inspect", "--disasm", spv, (char *)NULL);
+    _exit(127);
+  }
+  long dis = 0;
+  for (int i = 0; i < 1000 && !dis; i++) { /* up to 10 s for the stand-in to start */
+    size_t sz;
+    char *text = (char *)slurp(pidfile, &sz);
+    dis = text ? strtol(text, NULL, 10) : 0;
+    free(text);
+    if (!dis) usleep(10000);
+  }
+  int copies = leftovers(tmpdir, "gpublob-disasm-"), st = 0;
+  kill(pid, SIGTERM);
+  waitpid(pid, &st, 0);
+  int gone = 0;
+  for (int i = 0; i < 300 && dis > 0 && !gone; i++) { /* the kernel's SIGKILL to it is not at once */
+    gone = kill((pid_t)dis, 0) && errno == ESRCH;
+    if (!gone) usleep(10000);
+  }
+  check(dis > 0 && copies == 1, "--disasm: the disassembler runs on a copy of the blob under $TMPDIR", "pid %ld, %d copies",
+        dis, copies);
+  check(exit_code(st) == 10 + GPUBLOB_INTERRUPTED, "--disasm interrupted (SIGTERM): INTERRUPTED's exit, not a signal's",
+        "status %d", exit_code(st));
+  check(dis > 0 && gone, "--disasm interrupted: the disassembler dies with gpublob", "pid %ld still there", dis);
+  check(leftovers(tmpdir, "gpublob-") == 0, "--disasm interrupted: the blob's temporary copy is removed", "%d left",
+        leftovers(tmpdir, "gpublob-"));
+  if (dis > 0 && !gone) kill((pid_t)dis, SIGKILL);
+}
+
 /* ---- LLVM's OffloadBinary: an output per entry ---- */
 static const char *container; /* amdgcn gfx90a, gfx942:xnack+ and spirv, two -f offload files one after the other */
 
@@ -613,6 +669,7 @@ int main(void) {
   offload_shared_magic();
   front_alone();
   other_disasm();
+  disasm_interrupted();
   amd_disasm();
   return report();
 }
