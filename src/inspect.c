@@ -21,12 +21,24 @@ typedef struct inspect_run {
   gpublob_result *r;
 } inspect_run;
 
+/* A name the file gives (a chip, a tool, an arch, a bundle id), into out: a control
+** byte is '?', so that printing one moves no terminal. */
+static void shown_name(const char *name, char out[INSPECT_NAME]) {
+  size_t i = 0;
+  for (; name[i] && i + 1 < INSPECT_NAME; i++)
+    out[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+  out[i] = 0;
+}
+
 /* An output of n bytes at p (copied, NUL after them), its target (NULL: none), chip,
 ** tool and suffix (static storage). */
-static int add_output(inspect_run *s, const target_desc *t, const char *chip, const char *tool, const char *suffix,
-                      const unsigned char *p, size_t n) {
+static int add_output(inspect_run *s, const target_desc *t, const char *chip_given, const char *tool_given,
+                      const char *suffix, const unsigned char *p, size_t n) {
   if (s->r->count >= INSPECT_MAX_OBJECTS)
     return handle_set_error(s->g, GPUBLOB_TOOL, "more than %d entries in one file", INSPECT_MAX_OBJECTS);
+  char chip[INSPECT_NAME], tool[INSPECT_NAME];
+  shown_name(chip_given, chip);
+  shown_name(tool_given, tool);
   gpublob_blob b = {malloc(n + 1), n, suffix};
   if (b.data) {
     if (n) memcpy(b.data, p, n);

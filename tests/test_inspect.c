@@ -193,6 +193,30 @@ static void overlapping_bundle(gpublob *g, const unsigned char *h, size_t n) {
   free(b);
 }
 
+/* A blob's tool name with a terminal escape in it (.comment's "LLD" made ESC "[31m"):
+** inspect shows it with '?' for the control byte, in the library's output and the CLI's
+** line, and moves no terminal. */
+static void escape_in_tool(void) {
+  size_t n = 0;
+  unsigned char *h = hsaco ? slurp(hsaco, &n) : NULL;
+  unsigned char *at = NULL;
+  for (size_t i = 0; h && i + 3 <= n && !at; i++)
+    if (!memcmp(h + i, "LLD", 3)) at = h + i;
+  if (!at) {
+    free(h);
+    return skip("a tool name with an escape", "no hsaco with LLD's .comment");
+  }
+  at[0] = 0x1b, at[1] = '[', at[2] = '1';
+  const char *path = tmp_path("escape.hsaco");
+  spill(path, h, n);
+  free(h);
+  char *out = NULL;
+  int rc = inspect(NULL, path, &out);
+  check(rc == 0 && contains(out, "?[1 ") && !strchr(out, 0x1b),
+        "a blob's tool name with an ESC: shown with '?', no control byte printed", "exit %d: %s", rc, shown(out));
+  free(out);
+}
+
 static void hostile(void) {
   gpublob *g;
   if (gpublob_open(&g)) return check(0, "open", "no handle");
@@ -665,6 +689,7 @@ int main(void) {
   json_same("--json = --metadata (SPIR-V)", "spirv", "examples/saxpy_spirv.ll");
   params_shown();
   hostile();
+  escape_in_tool();
   offload();
   offload_shared_magic();
   front_alone();
