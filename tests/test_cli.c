@@ -135,12 +135,7 @@ static void test_pattern(void) {
 
 /* MLIR's one output in DIR/ is named as beside the input: saxpy.mlir -> saxpy.out.mlir. */
 static void test_mlir_dir(void) {
-  char *ver = NULL;
-  const char *v[] = {CLI, "--version", NULL};
-  run(v, &ver);
-  int mlir = contains(ver, "and MLIR");
-  free(ver);
-  if (!mlir) {
+  if (!built_with_mlir(CLI)) {
     skip("-o DIR/: MLIR's output in a made DIR/", "gpublob is built without MLIR");
     return;
   }

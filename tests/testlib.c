@@ -141,6 +141,15 @@ int have_program(const char *path) {
   return path && *path && !stat(path, &st) && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+int built_with_mlir(const char *cli) {
+  const char *argv[] = {cli, "--version", NULL};
+  char *ver = NULL;
+  run(argv, &ver);
+  int mlir = contains(ver, "and MLIR");
+  free(ver);
+  return mlir;
+}
+
 int have_rocm_bitcode(void) { return *ROCM_BITCODE && exists(ROCM_BITCODE "/ocml.bc"); }
 
 int need_rocm(const char *what) {

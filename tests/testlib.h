@@ -56,6 +56,8 @@ int exists(const char *path);
 /* A program at path that can run (path not NULL or ""): where a tool the tests use
 ** is missing (configure's summary lists them), its checks say skipped, not failed. */
 int have_program(const char *path);
+/* Whether the gpublob program at cli was built with MLIR ("and MLIR" in its --version). */
+int built_with_mlir(const char *cli);
 /* ROCm's device libraries (ocml.bc in ROCM_BITCODE): AMD kernels that call ocml or
 ** ockl, as saxpy's expf does, need them; without, their checks say skipped. */
 int have_rocm_bitcode(void);
